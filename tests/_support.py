@@ -1,0 +1,37 @@
+"""Helpers for tests: run a magic in a real shell and capture what it displays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+
+@dataclass
+class Shown:
+    """What a magic displayed and returned."""
+
+    result: Any
+    stdout: str
+    outputs: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(o.get("text/plain", "") for o in self.outputs)
+
+    @property
+    def html(self) -> str:
+        return "\n".join(o.get("text/html", "") for o in self.outputs)
+
+
+def run_magic(shell: InteractiveShell, line: str, cell: str | None = None) -> Shown:
+    """Run ``%name args`` (or ``%%name args`` with a cell) and capture what it shows."""
+    name, _, args = line.lstrip("%").partition(" ")
+    with capture_output() as captured:
+        if cell is None:
+            result = shell.run_line_magic(name, args)
+        else:
+            result = shell.run_cell_magic(name, args, cell)
+    return Shown(result, captured.stdout, [o.data for o in captured.outputs])

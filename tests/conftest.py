@@ -1,0 +1,36 @@
+"""Shared fixtures: a real IPython shell with the extension loaded, and display capture."""
+
+from __future__ import annotations
+
+import os
+
+# Quiet TensorFlow's C++ logs before anything imports it (level alone is not enough).
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+from collections.abc import Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from IPython.utils.capture import capture_output  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def bare_shell() -> InteractiveShell:
+    """The process's real InteractiveShell, without the extension."""
+    return InteractiveShell.instance()
+
+
+@pytest.fixture
+def shell(bare_shell: InteractiveShell) -> Iterator[InteractiveShell]:
+    """A real InteractiveShell with tfnb_debug loaded; unloaded and cleaned after the test."""
+    with capture_output():
+        bare_shell.run_line_magic("load_ext", "tfnb_debug")
+    user_keys = set(bare_shell.user_ns)
+    try:
+        yield bare_shell
+    finally:
+        for key in set(bare_shell.user_ns) - user_keys:
+            bare_shell.user_ns.pop(key, None)
+        with capture_output():
+            bare_shell.run_line_magic("unload_ext", "tfnb_debug")

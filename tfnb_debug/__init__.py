@@ -1,0 +1,49 @@
+"""tfnb_debug: a Jupyter-native debugger for TensorFlow and Keras.
+
+``%load_ext tfnb_debug`` registers the magics.  The public functions below work
+without IPython; each magic is a thin wrapper over one of them.  Importing this
+package is light: TensorFlow, matplotlib and ipywidgets load when a feature
+first needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tfnb_debug._version import __version__ as __version__
+from tfnb_debug.errors import TfnbDebugError as TfnbDebugError
+from tfnb_debug.errors import TfnbDebugWarning as TfnbDebugWarning
+from tfnb_debug.reports import Finding as Finding
+from tfnb_debug.reports import Report as Report
+
+# Public name -> the module that defines it, imported on first use.
+_LAZY = {
+    "EnvReport": "tfnb_debug.env",
+    "check_environment": "tfnb_debug.env",
+}
+
+__all__ = sorted(["Finding", "Report", "TfnbDebugError", "TfnbDebugWarning", "__version__", *_LAZY])
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tfnb_debug' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+def load_ipython_extension(shell: Any) -> None:
+    from tfnb_debug._extension import load
+
+    load(shell)
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    from tfnb_debug._extension import unload
+
+    unload(shell)

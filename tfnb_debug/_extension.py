@@ -1,0 +1,68 @@
+"""``%load_ext tfnb_debug`` and ``%unload_ext tfnb_debug``: transactional and symmetric."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from tfnb_debug._state import ExtensionState, state_for
+
+
+def load(shell: Any) -> None:
+    """Register the magics, turn on GPU memory growth and print one status line.
+
+    Loading twice is harmless: whatever an earlier load added is removed first,
+    so each magic and callback exists once.
+    """
+    from tfnb_debug import env
+
+    state = state_for(shell)
+    if state.loaded:
+        unload(shell)
+    backend, legacy = env.keras_backend()
+    problem = env.backend_problem(backend, legacy)
+    if problem is not None:
+        print(problem.to_text())
+        return
+    growth = env.enable_memory_growth()
+    try:
+        _register_magics(shell, state)
+    except BaseException:
+        unload(shell)
+        raise
+    state.loaded = True
+    print(env.status_line(backend, growth))
+    for item in growth.findings:
+        print(item.to_text())
+
+
+def unload(shell: Any) -> None:
+    """Remove every magic, event callback and open widget this extension added."""
+    state = state_for(shell)
+    manager = shell.magics_manager
+    for kind, name in state.magics:
+        manager.magics[kind].pop(name, None)
+    for cls_name in state.magic_classes:
+        manager.registry.pop(cls_name, None)
+    for event, callback in state.callbacks:
+        with contextlib.suppress(ValueError):
+            shell.events.unregister(event, callback)
+    closers, state.closers = state.closers, []
+    for close in closers:
+        close()
+    state.magics.clear()
+    state.magic_classes.clear()
+    state.callbacks.clear()
+    state.loaded = False
+
+
+def _register_magics(shell: Any, state: ExtensionState) -> None:
+    from tfnb_debug.magics import magic_classes
+
+    manager = shell.magics_manager
+    for cls in magic_classes():
+        instance = cls(shell)
+        manager.register(instance)
+        state.magic_classes.append(cls.__name__)
+        for kind, names in instance.magics.items():
+            state.magics.extend((kind, name) for name in names)

@@ -1,0 +1,121 @@
+"""Glue shared by every magic: running the user's cell, finding names, showing reports.
+
+Imported only when the extension loads or a magic runs, never by ``import tfnb_debug``.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.core.magic_arguments import argument
+
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.reports import Report
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def run_user_code(shell: InteractiveShell, source: str) -> Any:
+    """Run a cell's code once, in the user namespace, and return its last expression's value.
+
+    Not ``shell.run_cell``: nested inside a magic that would mark the cell as
+    successful even when the user's code raised.  The user's exception
+    propagates unchanged, with this frame hidden from the traceback.
+    """
+    __tracebackhide__ = True
+    if shell.should_run_async(source):
+        raise UsageError(
+            "tfnb_debug cell magics cannot run top-level `await`; wrap the code in a function "
+            "and call it with asyncio.run(...)"
+        )
+    code = shell.transform_cell(source)
+    tree = shell.transform_ast(shell.compile.ast_parse(code))
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    filename = shell.compile.cache(code, shell.execution_count, raw_code=source)
+    namespace = shell.user_ns
+    exec(shell.compile(tree, filename, "exec"), namespace)
+    if last is not None:
+        return eval(shell.compile(last, filename, "eval"), namespace)  # type: ignore[arg-type]
+    return None
+
+
+def evaluate(shell: InteractiveShell, expression: str, what: str) -> Any:
+    """Evaluate ``expression`` in the user namespace; a bad name is a one-line ``UsageError``."""
+    text = expression.strip()
+    if not text:
+        raise UsageError(f"no {what} given")
+    try:
+        return eval(text, shell.user_ns)
+    except NameError as err:
+        name = getattr(err, "name", None) or text
+        raise UsageError(
+            f"{what} {name!r} is not defined in the notebook: run the cell that defines it first"
+        ) from None
+    except SyntaxError as err:
+        raise UsageError(f"{what} {text!r} is not a valid Python expression: {err.msg}") from None
+    except Exception as err:
+        raise UsageError(
+            f"evaluating {what} {text!r} raised {type(err).__name__}: {_first_line(err)}"
+        ) from None
+
+
+def output_arguments(func: F) -> F:
+    """The IPython conventions every tfnb_debug magic takes: ``-q``, ``-o`` and ``-v NAME``."""
+    func = argument(
+        "-v",
+        "--var",
+        metavar="NAME",
+        default=None,
+        help="store the report in the notebook variable NAME",
+    )(func)
+    func = argument(
+        "-o", "--output", action="store_true", help="return the report (use `r = %%magic -o ...`)"
+    )(func)
+    func = argument("-q", "--quiet", action="store_true", help="do not display the report")(func)
+    return func
+
+
+def emit(shell: Any, report: Report, args: Any) -> Report | None:
+    """Display, store and/or return a report as the ``-q``/``-o``/``-v`` options ask."""
+    if not args.quiet:
+        from IPython.display import display
+
+        display(report)
+    if args.var:
+        if not args.var.isidentifier():
+            raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
+        shell.user_ns[args.var] = report
+    return report if args.output else None
+
+
+@contextlib.contextmanager
+def usage_errors() -> Iterator[None]:
+    """Turn tfnb_debug's bad-input errors into IPython's one-line ``UsageError``."""
+    try:
+        yield
+    except TfnbDebugError as err:
+        raise UsageError(str(err)) from None
+
+
+def split_code(line: str) -> tuple[str, str]:
+    """Split a line magic into its leading options and the raw code after ``--``.
+
+    The code is kept verbatim (no re-joined argparse tokens, so string literals
+    and negative numbers survive).
+    """
+    if " -- " in f" {line} ":
+        head, _, tail = f" {line} ".partition(" -- ")
+        return head.strip(), tail.strip()
+    return line, ""
+
+
+def _first_line(err: BaseException) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__

@@ -1,0 +1,12 @@
+"""The IPython magics: thin wrappers over the public functions, one module per feature."""
+
+from __future__ import annotations
+
+from IPython.core.magic import Magics
+
+
+def magic_classes() -> list[type[Magics]]:
+    """Every Magics class the extension registers, in a stable order."""
+    from tfnb_debug.magics.env import EnvMagics
+
+    return [EnvMagics]
