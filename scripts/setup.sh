@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Create or reuse the project's virtual environment (.venv) and install tfnb_debug into it.
+#
+# A second run installs nothing when pyproject.toml and the pinned versions have
+# not changed, so TensorFlow is not downloaded again.  A TensorFlow that is
+# already in the environment (tensorflow or tensorflow-cpu) is kept; otherwise
+# tensorflow-cpu is installed (the `cpu` extra).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${VENV:-.venv}
+PYTHON=${PYTHON:-python3}
+EXTRAS=${EXTRAS:-dev,lab}
+CONSTRAINTS=requirements/constraints.txt
+
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "setup: creating $VENV with $($PYTHON --version)"
+    "$PYTHON" -m venv "$VENV"
+fi
+
+stamp="$VENV/.tfnb_debug-setup"
+want=$(cat pyproject.toml "$CONSTRAINTS" | sha256sum | cut -d' ' -f1)-$EXTRAS
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
+    && "$VENV/bin/python" -c "import tfnb_debug, tensorflow, keras, IPython" >/dev/null 2>&1; then
+    echo "setup: reusing $VENV (dependencies already satisfied)"
+    exit 0
+fi
+
+if "$VENV/bin/python" -c "import tensorflow" >/dev/null 2>&1; then
+    extras=$EXTRAS
+    echo "setup: keeping the TensorFlow already in $VENV"
+else
+    extras=cpu,$EXTRAS
+fi
+"$VENV/bin/python" -m pip install --quiet --upgrade pip
+"$VENV/bin/python" -m pip install --quiet -c "$CONSTRAINTS" -e ".[$extras]"
+echo "$want" > "$stamp"
+echo "setup: $VENV is ready"

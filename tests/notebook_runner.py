@@ -1,0 +1,76 @@
+"""Execute notebooks for real: nbclient on an ipykernel that runs this environment's Python."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+KERNEL_NAME = "tfnb-debug-tests"
+
+
+def _kernel_dir() -> str:
+    """A kernelspec for *this* interpreter under a name nothing else uses.
+
+    A user-level ``python3`` kernelspec would otherwise shadow the venv's.
+    """
+    base = Path(tempfile.mkdtemp(prefix="tfnb-kernels-"))
+    spec = base / "kernels" / KERNEL_NAME
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "tfnb_debug tests", "language": "python"})
+    )
+    return str(base)
+
+
+def execute_notebook(path: Path, timeout: int = 600) -> nbformat.NotebookNode:
+    """Run every cell of ``path`` in a fresh kernel and return the executed notebook."""
+    nb = nbformat.read(path, as_version=4)
+    env_backup = {k: os.environ.get(k) for k in ("JUPYTER_PATH",)}
+    os.environ["JUPYTER_PATH"] = _kernel_dir() + os.pathsep + os.environ.get("JUPYTER_PATH", "")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+    try:
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name=KERNEL_NAME,
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        client.execute()
+    finally:
+        for key, value in env_backup.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return nb
+
+
+def error_outputs(nb: nbformat.NotebookNode) -> list[str]:
+    errors = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                errors.append(f"cell {index}: {output.get('ename')}: {output.get('evalue')}")
+    return errors
+
+
+def displayed_text(nb: nbformat.NotebookNode) -> str:
+    """Everything the notebook showed, as text and HTML, for assertions on finding codes."""
+    parts: list[str] = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data: dict[str, Any] = output.get("data", {})
+            parts.append(output.get("text", ""))
+            parts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/html"))
+    return "\n".join(parts)

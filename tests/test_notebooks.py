@@ -1,0 +1,33 @@
+"""Every notebook under notebooks/ runs top to bottom on a real kernel without an error output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.notebook_runner import NOTEBOOKS, displayed_text, error_outputs, execute_notebook
+
+ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def test_there_are_notebooks() -> None:
+    assert ALL, "notebooks/ has no notebook"
+
+
+@pytest.mark.parametrize("path", ALL, ids=[p.name for p in ALL])
+def test_committed_without_outputs(path: Path) -> None:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell.get("outputs") == [] and cell.get("execution_count") is None, path.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ALL, ids=[p.name for p in ALL])
+def test_notebook_runs_without_errors(path: Path) -> None:
+    nb = execute_notebook(path)
+    assert error_outputs(nb) == []
+    shown = displayed_text(nb)
+    assert "tfnb_debug" in shown  # the extension loaded and said so

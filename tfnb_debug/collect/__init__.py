@@ -1,0 +1,1 @@
+"""Collect: see STYLE.md."""
