@@ -126,6 +126,7 @@ class Stage:
     function: str = ""
     random_ops: bool | None = None
     python_function: bool = False
+    internal: bool = False  # a helper stage TensorFlow inserted (ragged_batch's map, unbatch's)
     branches: tuple[tuple[Stage, ...], ...] = ()
     dataset: Any = field(default=None, compare=False, repr=False)
 
@@ -202,6 +203,8 @@ def chain_text(stages: Sequence[Stage]) -> str:
     """``a -> b -> c``; a ``zip``/``concatenate`` shows its inputs as ``zip[chain | chain]``."""
     text = ""
     for stage in stages:
+        if stage.internal:
+            continue
         if stage.branches:
             inner = " | ".join([text, *(chain_text(b) for b in stage.branches)])
             text = f"{stage.api}[{inner}]"
@@ -228,7 +231,22 @@ def read_structure(ds: tf.data.Dataset) -> Structure:
         for i, s in enumerate(stages)
         if not (s.kind == "tensor" and i + 1 < len(stages) and stages[i + 1].kind == "generator")
     ]
-    return Structure(tuple(merged), "graph")
+    return Structure(tuple(_mark_internal(merged)), "graph")
+
+
+def _mark_internal(stages: list[Stage]) -> list[Stage]:
+    """Flag the maps TensorFlow adds itself, so no rule blames the user for them."""
+    out = list(stages)
+    for i, stage in enumerate(out):
+        if stage.kind != "map" or i + 1 >= len(out):
+            continue
+        after = out[i + 1]
+        if type(stage.dataset).__name__ == "_DenseToRaggedDataset" and after.kind == "batch":
+            out[i] = replace(stage, internal=True)
+            out[i + 1] = replace(after, params=(*after.params, ("ragged", True)))
+        elif "Dataset_map_normalize" in stage.function and after.kind == "unbatch":
+            out[i] = replace(stage, internal=True)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -349,7 +367,7 @@ def _stage_from_node(
         random_ops, python = _function_randomness(function, library, cache)
         if kind == "flat_map" and _calls_generator(function, library):
             kind, python = "generator", True
-    return Stage(kind, op, tuple(params), function, random_ops, python, branches)
+    return Stage(kind, op, tuple(params), function, random_ops, python, branches=branches)
 
 
 def _referenced_functions(fdef: Any, library: dict[str, Any]) -> Iterable[str]:
@@ -457,7 +475,7 @@ def _from_walk(objects: list[Any]) -> list[Stage]:
         func = getattr(obj, "_map_func", None) or getattr(obj, "_predicate", None)
         if func is not None:
             random_ops, python = _concrete_randomness(func)
-        stages.append(Stage(kind, type(obj).__name__, tuple(params), "", random_ops, python, (), obj))
+        stages.append(Stage(kind, type(obj).__name__, tuple(params), "", random_ops, python, dataset=obj))
     return stages
 
 

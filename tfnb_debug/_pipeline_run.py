@@ -1,0 +1,454 @@
+"""The steps of :func:`tfnb_debug.inspect_pipeline`: collect, run the rules, assemble the report.
+
+Imported lazily (it imports TensorFlow).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from tfnb_debug.collect.pipeline import Stage, Structure, read_structure
+from tfnb_debug.collect.pipeline_data import (
+    Augmentation,
+    Component,
+    Sample,
+    augmentation_pairs,
+    describe_spec,
+    flatten_paths,
+    take_sample,
+)
+from tfnb_debug.collect.pipeline_speed import (
+    ModelStep,
+    Throughput,
+    measure_throughput,
+    train_step_rate,
+)
+from tfnb_debug.diagnostics.pipeline import (
+    ModelFacts,
+    PipelineFacts,
+    PipelineThresholds,
+    StageFacts,
+    run_rules,
+)
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.pipeline import PipelineReport, Progress
+from tfnb_debug.render.html import table_html
+from tfnb_debug.render.pipeline import (
+    before_after_figure,
+    figure_html,
+    image_grid_figure,
+    label_chart_figure,
+    label_name,
+)
+from tfnb_debug.render.values import format_float
+from tfnb_debug.reports import Section, Table, sort_findings
+
+UNBATCHED_EXAMPLES = 16
+AUGMENT_EXAMPLES = 6
+_NORMALIZERS = {"Rescaling", "Normalization", "BatchNormalization", "LayerNormalization"}
+
+
+def run_inspection(
+    ds: tf.data.Dataset,
+    *,
+    model: Any,
+    batches: int,
+    class_names: tuple[str, ...] | None,
+    throughput: bool,
+    per_stage: bool,
+    augmentation: bool,
+    max_batches: int,
+    max_seconds: float,
+    stage_seconds: float,
+    thresholds: PipelineThresholds,
+    name: str,
+    progress: Progress | None,
+) -> PipelineReport:
+    def tell(what: str, fraction: float) -> None:
+        if progress is not None:
+            progress(what, fraction)
+
+    cardinality = int(ds.cardinality())
+    if cardinality == 0:
+        raise TfnbDebugError(
+            f"{name} is empty (cardinality 0): check take/skip/shard/filter and the source data"
+        )
+    structure = read_structure(ds)
+    stages = [s for s in structure.stages]
+    batched = _is_batched(structure, ds)
+    components = describe_spec(ds.element_spec, batched=batched)
+    elements = batches if batched else batches * UNBATCHED_EXAMPLES
+    tell("sampling", 0.0)
+    sample = take_sample(
+        ds, components, elements=elements, batched=batched,
+        progress=lambda i, n: tell(f"sampling {i}/{n}", 0.1 * i / n),
+    )
+    notes: list[str] = []
+    if structure.note:
+        notes.append(structure.note)
+    if cardinality == tf.data.INFINITE_CARDINALITY:
+        notes.append(f"infinite dataset: sampled {sample.elements} element(s), timed a bounded number")
+
+    augments: list[Augmentation] = []
+    if augmentation:
+        for i, stage in enumerate(stages):
+            if stage.kind == "map" and stage.random_ops and stage.dataset is not None and not stage.internal:
+                try:
+                    augments.extend(
+                        augmentation_pairs(
+                            stage.dataset, i, stage.label(),
+                            examples=AUGMENT_EXAMPLES, batched_input=_batched_before(stages, i),
+                        )
+                    )
+                except TfnbDebugError as err:
+                    notes.append(f"augmentation view of stage {i}: {err}")
+                except Exception as err:  # an unusual map function: show the rest
+                    notes.append(f"augmentation view of stage {i} unavailable ({type(err).__name__})")
+        tell("augmentation", 0.2)
+
+    full: Throughput | None = None
+    stage_rates: list[tuple[int, Throughput]] = []
+    if throughput:
+        limit = max_batches if batched else max_batches * _batch_size_guess(stages)
+        full = measure_throughput(
+            ds, name="whole pipeline", batched=batched, max_elements=limit, max_seconds=max_seconds,
+            progress=lambda i, n: tell(f"timing the pipeline {i}/{n}", 0.2 + 0.4 * i / n),
+        )
+        if per_stage:
+            prefixes = [(i, s) for i, s in enumerate(stages[:-1]) if s.dataset is not None and not s.internal]
+            for k, (i, stage) in enumerate(prefixes):
+                tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
+                b = _batched_before(stages, i + 1)
+                n = max_batches if b else max_batches * _batch_size_guess(stages)
+                stage_rates.append(
+                    (i, measure_throughput(stage.dataset, name=stage.label(), batched=b,
+                                           max_elements=n, max_seconds=stage_seconds))
+                )
+            if stages and stages[-1].dataset is not None:
+                stage_rates.append((len(stages) - 1, full))
+
+    model_facts = None
+    step: ModelStep | None = None
+    if model is not None:
+        tell("timing the model's train step", 0.9)
+        step = _model_step(ds, model, batched=batched, max_seconds=max_seconds) if throughput else None
+        model_facts = _model_facts(model, step)
+
+    cards = _cardinalities(stages)
+    facts = PipelineFacts(
+        stages=tuple(
+            StageFacts(i, s.kind, s.label(), s.params, s.random_ops, cards[i - 1] if i > 0 else None)
+            for i, s in enumerate(stages)
+            if not s.internal
+        ),
+        components=components,
+        sample=sample,
+        batches_per_s=_batches_per_s(full, batched, stages),
+        model=model_facts,
+        class_count=len(class_names) if class_names else None,
+        batched=batched,
+    )
+    findings = run_rules(facts, thresholds)
+    tell("done", 1.0)
+    return _assemble(
+        name=name, ds_cardinality=cardinality, structure=structure, stages=stages, cards=cards,
+        batched=batched, components=components, sample=sample, augments=augments, full=full,
+        stage_rates=stage_rates, step=step, class_names=class_names, findings=findings, notes=notes,
+    )
+
+
+# ---------------------------------------------------------------------------
+# facts
+
+
+def _is_batched(structure: Structure, ds: tf.data.Dataset) -> bool:
+    if structure.known:
+        return _batched_before(list(structure.stages), len(structure.stages))
+    leaves = [leaf for _, leaf in flatten_paths(ds.element_spec)]
+    try:
+        return bool(leaves) and leaves[0].shape.rank and leaves[0].shape[0] is None
+    except Exception:
+        return False
+
+
+def _batched_before(stages: Sequence[Stage], index: int) -> bool:
+    """Whether the elements entering stage ``index`` are batches."""
+    batched = False
+    for stage in stages[:index]:
+        if stage.kind in {"batch", "padded_batch", "rebatch"}:
+            batched = True
+        elif stage.kind == "unbatch":
+            batched = False
+    return batched
+
+
+def _batch_size_guess(stages: Sequence[Stage]) -> int:
+    for stage in stages:
+        size = stage.param("batch_size")
+        if stage.kind in {"batch", "padded_batch"} and isinstance(size, int) and size > 0:
+            return size
+    return 32
+
+
+def _cardinalities(stages: Sequence[Stage]) -> list[int | None]:
+    out: list[int | None] = []
+    for stage in stages:
+        try:
+            out.append(int(stage.dataset.cardinality()) if stage.dataset is not None else None)
+        except Exception:
+            out.append(None)
+    return out
+
+
+def _batches_per_s(full: Throughput | None, batched: bool, stages: Sequence[Stage]) -> float | None:
+    if full is None or full.examples_per_s is None:
+        return None
+    if batched:
+        return full.elements_per_s
+    return full.examples_per_s / _batch_size_guess(stages)
+
+
+def _all_layers(model: Any) -> list[Any]:
+    out = []
+    for layer in getattr(model, "layers", []):
+        if hasattr(layer, "layers") and layer.layers:
+            out.extend(_all_layers(layer))
+        else:
+            out.append(layer)
+    return out
+
+
+def _model_facts(model: Any, step: ModelStep | None) -> ModelFacts:
+    layers = _all_layers(model)
+    in_front = False
+    first = "none"
+    for layer in layers:
+        kind = type(layer).__name__
+        if kind in _NORMALIZERS:
+            in_front = True
+            first = f"{layer.name} ({kind})"
+            break
+        if layer.weights:
+            first = f"{layer.name} ({kind})"
+            break
+    bns = tuple(layer.name for layer in layers if type(layer).__name__ == "BatchNormalization")
+    units = None
+    try:
+        units = int(model.outputs[0].shape[-1])
+    except Exception:
+        try:
+            units = int(layers[-1].units)
+        except Exception:
+            units = None
+    return ModelFacts(
+        name=f"model {getattr(model, 'name', '?')!r}",
+        normalization_in_front=in_front,
+        first_layer=first,
+        batchnorm_layers=bns,
+        output_units=units,
+        steps_per_s=step.steps_per_s if step is not None else None,
+        step_note=step.error if step is not None else "",
+    )
+
+
+def _model_step(ds: tf.data.Dataset, model: Any, *, batched: bool, max_seconds: float) -> ModelStep:
+    source = ds if batched else ds.batch(32)
+    element = None
+    iterator = iter(source.take(1))
+    try:
+        element = next(iterator, None)
+    except tf.errors.OpError as err:
+        return ModelStep(0, 0.0, 0, f"could not read a batch: {type(err).__name__}")
+    finally:
+        del iterator
+    if not isinstance(element, tuple) or len(element) < 2:
+        return ModelStep(0, 0.0, 0, "elements are not (inputs, labels) pairs, so no train step was timed")
+    return train_step_rate(model, element[0], element[1], steps=10, max_seconds=max_seconds)
+
+
+# ---------------------------------------------------------------------------
+# report
+
+
+def _assemble(
+    *,
+    name: str,
+    ds_cardinality: int,
+    structure: Structure,
+    stages: list[Stage],
+    cards: list[int | None],
+    batched: bool,
+    components: tuple[Component, ...],
+    sample: Sample,
+    augments: list[Augmentation],
+    full: Throughput | None,
+    stage_rates: list[tuple[int, Throughput]],
+    step: ModelStep | None,
+    class_names: tuple[str, ...] | None,
+    findings: list[Any],
+    notes: list[str],
+) -> PipelineReport:
+    chain = structure.text()
+    card_text = _cardinality_text(ds_cardinality)
+    rates = {i: t for i, t in stage_rates}
+    stage_rows = []
+    marks = []
+    flagged = {f.place.split(" ")[1] for f in findings if f.place.startswith("stage ")}
+    slowest = _slowest(stage_rates)
+    for i, stage in enumerate(stages):
+        if stage.internal:
+            continue
+        rate = rates.get(i)
+        stage_rows.append(
+            (
+                i,
+                stage.label() if not stage.branches else f"{stage.api}[{len(stage.branches) + 1} inputs]",
+                _cardinality_text(cards[i]) if cards[i] is not None else "-",
+                rate.examples_per_s if rate else None,
+                rate.first_s if rate else None,
+                rate.error if rate and rate.error else ("slowest" if i == slowest else ""),
+            )
+        )
+        marks.append("warning" if str(i) in flagged else "")
+    tables = [
+        Table(
+            "transformations",
+            ("#", "stage", "cardinality", "examples/s up to here", "first element s", "note"),
+            tuple(stage_rows),
+            tuple(marks),
+        ),
+        Table(
+            "element spec",
+            ("path", "kind", "shape", "dtype", "role"),
+            tuple((c.path, c.kind, "unknown" if c.shape is None else c.shape, c.dtype, c.role) for c in components),
+        ),
+        Table(
+            "values",
+            ("path", "role", "dtype", "min", "max", "mean", "non-finite", "whole numbers"),
+            tuple(
+                (s.path, s.role, s.dtype, s.minimum, s.maximum, s.mean, s.nonfinite, s.whole_numbers)
+                for s in sample.components
+            ),
+        ),
+    ]
+    speed_rows: list[tuple[str, Any]] = []
+    if full is not None:
+        speed_rows += [
+            ("first-batch latency (s)", full.first_s),
+            ("examples/s (after the first batch)", full.examples_per_s),
+            ("batches/s" if batched else "elements/s", full.elements_per_s),
+            ("elements timed", full.elements),
+            ("stopped by", full.stopped_by if not full.error else f"error: {full.error}"),
+        ]
+    if step is not None:
+        speed_rows.append(("model train steps/s", step.steps_per_s if not step.error else step.error))
+    if speed_rows:
+        tables.append(Table("throughput", ("measure", "value"), tuple(speed_rows)))
+    previews = [(s.path, v) for s in sample.components for v in (s.preview or s.texts)]
+    if previews:
+        tables.append(Table("sample values", ("path", "value"), tuple(previews)))
+
+    sections = [Section("chain", f"<pre>{_esc(chain)}</pre>", chain)]
+    sections.extend(_image_sections(sample, class_names))
+    sections.extend(_augment_sections(augments))
+    if notes:
+        sections.append(Section("notes", "<br/>".join(_esc(n) for n in notes), "\n".join(notes)))
+
+    summary = [
+        f"chain: {chain}" + ("" if structure.source == "graph" else f" (read via {structure.source})"),
+        f"cardinality: {card_text}; {'batched' if batched else 'unbatched'}; "
+        f"sampled {sample.elements} element(s), {sample.examples} example(s)",
+    ]
+    if full is not None and full.examples_per_s is not None:
+        summary.append(
+            f"throughput: {format_float(full.examples_per_s)} examples/s, first batch after "
+            f"{format_float(full.first_s)} s"
+        )
+    return PipelineReport(
+        title=f"tf.data pipeline {name}",
+        summary=tuple(summary),
+        findings=sort_findings(findings),
+        tables=tuple(tables),
+        sections=tuple(sections),
+        chain=chain,
+        structure_source=structure.source,
+        cardinality=card_text,
+        batched=batched,
+        examples_per_s=full.examples_per_s if full else None,
+        batches_per_s=full.elements_per_s if (full and batched) else None,
+        first_batch_s=full.first_s if full else None,
+        model_steps_per_s=step.steps_per_s if step else None,
+        stage_rates=tuple((t.name, t.examples_per_s) for _, t in stage_rates),
+        notes=tuple(notes),
+    )
+
+
+def _slowest(stage_rates: list[tuple[int, Throughput]]) -> int | None:
+    known = [(t.examples_per_s, i) for i, t in stage_rates if t.examples_per_s]
+    return min(known)[1] if len(known) > 1 else None
+
+
+def _cardinality_text(value: int | None) -> str:
+    if value is None:
+        return "unknown"
+    if value == tf.data.INFINITE_CARDINALITY:
+        return "infinite"
+    if value == tf.data.UNKNOWN_CARDINALITY:
+        return "unknown"
+    return f"{value:,}"
+
+
+def _image_sections(sample: Sample, class_names: tuple[str, ...] | None) -> list[Section]:
+    sections = []
+    labels = next((s.labels for s in sample.components if s.role == "label" and s.labels is not None), None)
+    for comp in sample.components:
+        if comp.role == "image" and comp.images is not None and len(comp.images):
+            shown = labels[: len(comp.images)] if labels is not None else None
+            fig = image_grid_figure(comp.images, shown, class_names=class_names)
+            text_labels = (
+                ", ".join(label_name(v, class_names) for v in shown) if shown is not None else "no labels"
+            )
+            sections.append(
+                Section(
+                    f"images {comp.path}",
+                    figure_html(fig, alt=f"first {len(comp.images)} images of {comp.path}"),
+                    f"{len(comp.images)} image(s) shown; labels: {text_labels}",
+                )
+            )
+    if labels is not None and labels.size:
+        fig = label_chart_figure(labels, class_names=class_names)
+        values, counts = np.unique(labels, return_counts=True)
+        rows = [(label_name(v, class_names), int(c)) for v, c in zip(values, counts, strict=True)]
+        sections.append(
+            Section(
+                "label distribution",
+                figure_html(fig, alt="label distribution") + table_html(("label", "count"), rows),
+                ", ".join(f"{n}: {c}" for n, c in rows),
+            )
+        )
+    return sections
+
+
+def _augment_sections(augments: list[Augmentation]) -> list[Section]:
+    out = []
+    for aug in augments:
+        fig = before_after_figure(aug.before, aug.after, title=f"stage {aug.stage_index} {aug.stage}")
+        changed = int(np.sum(np.any((aug.before != aug.after).reshape(len(aug.before), -1), axis=1)))
+        out.append(
+            Section(
+                f"augmentation at stage {aug.stage_index}: {aug.path}",
+                figure_html(fig, alt=f"before and after stage {aug.stage_index}"),
+                f"stage {aug.stage_index} {aug.stage}: {changed} of {len(aug.before)} examples changed",
+            )
+        )
+    return out
+
+
+def _esc(text: str) -> str:
+    from html import escape
+
+    return escape(text)

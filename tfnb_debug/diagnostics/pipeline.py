@@ -1,0 +1,444 @@
+"""Rules P01-P12 and N04 for ``%tfpipeline``: each takes the collected facts, returns findings.
+
+The facts are plain values (see :class:`PipelineFacts`); no rule touches
+TensorFlow.  Thresholds live in :class:`PipelineThresholds` and are documented
+in ``docs/diagnostics.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tfnb_debug.collect.pipeline_data import Component, ComponentSample, Sample
+from tfnb_debug.reports import Finding, finding
+
+__all__ = ["ModelFacts", "PipelineFacts", "PipelineThresholds", "RULES", "run_rules"]
+
+
+@dataclass(frozen=True)
+class PipelineThresholds:
+    """Every threshold a pipeline rule uses; pass your own to ``inspect_pipeline(thresholds=...)``.
+
+    * ``min_shuffle_buffer`` (P03): a shuffle buffer below this many elements
+      and smaller than the dataset is reported.
+    * ``input_bound_ratio`` (P11): reported when the pipeline's batches/s is
+      below this fraction of the model's training steps/s.
+    * ``range_tolerance`` (P07): slack around the usual ranges [0,1], [-1,1], [0,255].
+    * ``mixed_range_high`` (P07): a batch whose maximum is above this while
+      another batch stays within [0,1] counts as a mix of scales.
+    * ``unnormalized_max`` (N04): image inputs whose maximum exceeds this reach a
+      model without a Rescaling/Normalization layer in front.
+    """
+
+    min_shuffle_buffer: int = 1000
+    input_bound_ratio: float = 0.8
+    range_tolerance: float = 0.01
+    mixed_range_high: float = 2.0
+    unnormalized_max: float = 10.0
+
+
+@dataclass(frozen=True)
+class StageFacts:
+    """What the rules need of one stage of the main chain."""
+
+    index: int
+    kind: str
+    label: str
+    params: tuple[tuple[str, object], ...]
+    random_ops: bool | None
+    input_cardinality: int | None  # of the stage's input; -1 infinite, -2 unknown
+
+    def param(self, name: str) -> object:
+        return dict(self.params).get(name)
+
+    @property
+    def place(self) -> str:
+        return f"stage {self.index} {self.label}"
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    name: str
+    normalization_in_front: bool
+    first_layer: str
+    batchnorm_layers: tuple[str, ...]
+    output_units: int | None
+    steps_per_s: float | None
+    step_note: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class PipelineFacts:
+    stages: tuple[StageFacts, ...]  # empty when the structure is unknown
+    components: tuple[Component, ...]
+    sample: Sample
+    batches_per_s: float | None
+    model: ModelFacts | None = None
+    class_count: int | None = None
+    batched: bool = False
+
+
+_USUAL_RANGES = ((0.0, 1.0), (-1.0, 1.0), (0.0, 255.0))
+
+
+def cache_after_random_map(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    out = []
+    for cache in (s for s in f.stages if s.kind == "cache"):
+        random_maps = [s for s in f.stages if s.index < cache.index and s.kind == "map" and s.random_ops]
+        if random_maps:
+            m = random_maps[-1]
+            out.append(
+                finding(
+                    "P01",
+                    f"cache() comes after {m.label} (stage {m.index}), whose function uses random "
+                    "ops: every epoch replays the augmentation of the first one",
+                    place=cache.place,
+                    evidence=f"random ops in the map function at stage {m.index}",
+                    hint="cache the decoded, deterministic data and apply random augmentation after "
+                    "cache(): ds.map(decode).cache().map(augment, num_parallel_calls=tf.data.AUTOTUNE)",
+                )
+            )
+    return out
+
+
+def missing_prefetch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    main = [s for s in f.stages if s.kind != "options"]
+    if not main:
+        return []
+    prefetches = [s for s in main if s.kind == "prefetch"]
+    last = main[-1]
+    if not prefetches:
+        return [
+            finding(
+                "P02",
+                "the pipeline has no prefetch(): the model waits while each batch is prepared",
+                place=last.place,
+                evidence="no prefetch stage in the chain",
+                hint="end the pipeline with .prefetch(tf.data.AUTOTUNE)",
+            )
+        ]
+    if last.kind != "prefetch":
+        return [
+            finding(
+                "P02",
+                f"prefetch() is not the last transformation: {last.label} runs after it, "
+                "outside the overlap with training",
+                place=prefetches[-1].place,
+                evidence=f"last stage is stage {last.index} {last.label}",
+                hint="move .prefetch(tf.data.AUTOTUNE) to the very end",
+            )
+        ]
+    return []
+
+
+def small_shuffle_buffer(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    out = []
+    for s in f.stages:
+        if s.kind not in {"shuffle", "shuffle_and_repeat"}:
+            continue
+        buffer = s.param("buffer_size")
+        size = s.input_cardinality
+        if not isinstance(buffer, int) or buffer >= t.min_shuffle_buffer or size is None:
+            continue
+        if size == -1:
+            ratio = "an infinite (repeated) input"
+        elif size >= 0 and buffer < size:
+            ratio = f"{buffer}/{size} = {buffer / size:.1%} of the dataset"
+        else:
+            continue
+        out.append(
+            finding(
+                "P03",
+                f"the shuffle buffer holds {buffer} elements, far fewer than the data: "
+                "examples stay close to their stored order",
+                place=s.place,
+                evidence=f"buffer {buffer} vs {ratio}; threshold {t.min_shuffle_buffer}",
+                hint="use a buffer as large as the dataset when it fits in memory "
+                "(ds.shuffle(ds.cardinality())), else shuffle the file list too",
+            )
+        )
+    return out
+
+
+def sequential_map(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    return [
+        finding(
+            "P04",
+            f"{s.label} runs one element at a time (no num_parallel_calls)",
+            place=s.place,
+            evidence="MapDataset, not ParallelMapDataset",
+            hint="pass num_parallel_calls=tf.data.AUTOTUNE to map()",
+        )
+        for s in f.stages
+        if s.kind == "map" and s.param("num_parallel_calls") is None
+    ]
+
+
+def float64_element(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    return [
+        finding(
+            "P05",
+            f"component {c.path} is float64: twice the memory and a silent cast in the model",
+            place=c.path,
+            evidence=f"element_spec dtype float64, shape {c.shape}",
+            hint="cast in the pipeline (ds.map(lambda x, y: (tf.cast(x, tf.float32), y))) or "
+            "convert NumPy arrays with .astype('float32') before from_tensor_slices",
+        )
+        for c in f.components
+        if c.dtype == "float64"
+    ]
+
+
+def float_labels(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    out = []
+    for comp, sampled in _pairs(f):
+        if comp.role != "label" or not comp.dtype.startswith(("float", "bfloat", "half")):
+            continue
+        if not _class_ids(comp, f):
+            continue  # one-hot rows are rightly float
+        if sampled.whole_numbers:
+            out.append(
+                finding(
+                    "P06",
+                    f"label {comp.path} is {comp.dtype} but every sampled value is a whole number: "
+                    "class ids stored as floats",
+                    place=comp.path,
+                    evidence=f"{sampled.count} values in [{sampled.minimum:g}, {sampled.maximum:g}], all whole",
+                    hint="cast labels to int32 for sparse losses: ds.map(lambda x, y: (x, tf.cast(y, tf.int32)))",
+                )
+            )
+    return out
+
+
+def value_range(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    out = []
+    tol = t.range_tolerance
+    for comp, s in _pairs(f):
+        if comp.role != "image" or s.minimum is None or s.maximum is None:
+            continue
+        inside = [r for r in _USUAL_RANGES if s.minimum >= r[0] - tol and s.maximum <= r[1] + tol]
+        if not inside:
+            out.append(
+                finding(
+                    "P07",
+                    f"image component {comp.path} ranges over [{s.minimum:.4g}, {s.maximum:.4g}], "
+                    "outside the usual [0,1], [-1,1] and [0,255]",
+                    place=comp.path,
+                    evidence=f"min {s.minimum:.4g}, max {s.maximum:.4g} over {len(s.batch_ranges)} sampled batch(es)",
+                    hint="check the scaling in your map functions (divide by 255 once, not twice; "
+                    "clip after adding noise)",
+                )
+            )
+            continue
+        low = [i for i, (_, hi) in enumerate(s.batch_ranges) if hi <= 1 + tol]
+        high = [i for i, (_, hi) in enumerate(s.batch_ranges) if hi > t.mixed_range_high]
+        if low and high:
+            out.append(
+                finding(
+                    "P07",
+                    f"image component {comp.path} mixes scales across batches: some stay within "
+                    f"[0,1], others reach {max(s.batch_ranges[i][1] for i in high):.4g}",
+                    place=comp.path,
+                    evidence=f"batches {low[:5]} max <= 1; batches {high[:5]} max > {t.mixed_range_high:g}",
+                    hint="scale every source the same way (e.g. one Rescaling(1/255) for all)",
+                )
+            )
+    return out
+
+
+def shuffle_after_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    out = []
+    batches = [s for s in f.stages if s.kind in {"batch", "padded_batch"}]
+    for s in f.stages:
+        if s.kind != "shuffle":
+            continue
+        before = [b for b in batches if b.index < s.index]
+        undone = any(u.kind == "unbatch" and before and before[-1].index < u.index < s.index for u in f.stages)
+        if before and not undone:
+            out.append(
+                finding(
+                    "P08",
+                    f"shuffle() comes after {before[-1].label} (stage {before[-1].index}): it shuffles "
+                    "whole batches, so the same examples always share a batch",
+                    place=s.place,
+                    evidence=f"batch at stage {before[-1].index}, shuffle at stage {s.index}",
+                    hint="shuffle examples before batching: ds.shuffle(n).batch(b)",
+                )
+            )
+    return out
+
+
+def cached_shuffle_order(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    out = []
+    for cache in (s for s in f.stages if s.kind == "cache"):
+        shuffles = [s for s in f.stages if s.index < cache.index and s.kind == "shuffle"]
+        if shuffles:
+            sh = shuffles[-1]
+            out.append(
+                finding(
+                    "P09",
+                    f"shuffle() (stage {sh.index}) comes before cache(): the cache stores the first "
+                    "epoch's order and replays it every epoch",
+                    place=cache.place,
+                    evidence=f"shuffle at stage {sh.index}, cache at stage {cache.index}",
+                    hint="cache first, then shuffle: ds.cache().shuffle(n)",
+                )
+            )
+    return out
+
+
+def partial_final_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    if f.model is None or not f.model.batchnorm_layers:
+        return []
+    if not any(s.kind in {"shuffle", "shuffle_and_repeat"} for s in f.stages):
+        return []  # not a training pipeline
+    out = []
+    for s in f.stages:
+        if s.kind not in {"batch", "padded_batch"} or s.param("drop_remainder") is not False:
+            continue
+        size = s.param("batch_size")
+        n = s.input_cardinality
+        if not isinstance(size, int) or size <= 0 or n == -1:
+            continue
+        if n is not None and n >= 0:
+            rest = n % size
+            if rest == 0:
+                continue
+            what = f"the last batch of each epoch holds {rest} of {size} examples"
+            evidence = f"{n} examples % batch {size} = {rest}"
+        else:
+            what = "the last batch of each epoch may be partial (the dataset size is unknown)"
+            evidence = f"batch {size}, drop_remainder=False, cardinality unknown"
+        out.append(
+            finding(
+                "P10",
+                f"{what}; BatchNormalization ({', '.join(f.model.batchnorm_layers[:3])}) then "
+                "updates its statistics from a small batch",
+                place=s.place,
+                evidence=evidence,
+                hint="use batch(size, drop_remainder=True) for training",
+            )
+        )
+    return out
+
+
+def input_bound(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    if f.model is None or f.model.steps_per_s is None or f.batches_per_s is None:
+        return []
+    pipe, model = f.batches_per_s, f.model.steps_per_s
+    if pipe >= t.input_bound_ratio * model:
+        return []
+    return [
+        finding(
+            "P11",
+            f"the pipeline delivers {pipe:.3g} batches/s but {f.model.name} trains at "
+            f"{model:.3g} steps/s: training waits for input",
+            place="pipeline end",
+            evidence=f"pipeline {pipe:.3g} batches/s vs model {model:.3g} steps/s "
+            f"(threshold ratio {t.input_bound_ratio:g})",
+            hint="see the per-stage throughput table for the slow stage; parallelise it "
+            "(num_parallel_calls=AUTOTUNE), cache() before it, or prefetch(AUTOTUNE)",
+        )
+    ]
+
+
+def label_out_of_range(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    classes = None
+    source = ""
+    if f.model is not None and f.model.output_units:
+        classes = max(2, f.model.output_units)
+        source = f"{f.model.name} has {f.model.output_units} output unit(s)"
+    elif f.class_count:
+        classes = f.class_count
+        source = f"{f.class_count} class names given"
+    if classes is None:
+        return []
+    out = []
+    for comp, s in _pairs(f):
+        if comp.role != "label" or s.labels is None or s.labels.size == 0:
+            continue
+        if not _class_ids(comp, f):
+            continue  # one-hot: the argmax is always in range
+        if not (comp.dtype.startswith(("int", "uint")) or s.whole_numbers):
+            continue
+        values = np.asarray(s.labels, dtype=np.float64)
+        bad = values[(values < 0) | (values >= classes)]
+        if bad.size:
+            out.append(
+                finding(
+                    "P12",
+                    f"label {comp.path} holds values outside [0, {classes}): "
+                    f"{sorted({int(v) for v in bad})[:5]}",
+                    place=comp.path,
+                    evidence=f"{bad.size} of {values.size} sampled labels out of range; {source}",
+                    hint="remap the labels to 0..N-1 (e.g. y - 1 for 1-based ids) or give the "
+                    "model one output per class",
+                )
+            )
+    return out
+
+
+def unnormalized_input(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    if f.model is None or f.model.normalization_in_front:
+        return []
+    out = []
+    for comp, s in _pairs(f):
+        if comp.role == "image" and s.maximum is not None and s.maximum > t.unnormalized_max:
+            out.append(
+                finding(
+                    "N04",
+                    f"image input {comp.path} reaches {s.maximum:.4g} and {f.model.name} has no "
+                    f"Rescaling/Normalization layer in front (first layer: {f.model.first_layer})",
+                    place=comp.path,
+                    evidence=f"sampled range [{s.minimum:.4g}, {s.maximum:.4g}]; threshold {t.unnormalized_max:g}",
+                    hint="add keras.layers.Rescaling(1/255) as the model's first layer, or scale "
+                    "in the pipeline",
+                )
+            )
+    return out
+
+
+RULES: tuple[Callable[[PipelineFacts, PipelineThresholds], list[Finding]], ...] = (
+    cache_after_random_map,
+    missing_prefetch,
+    small_shuffle_buffer,
+    sequential_map,
+    float64_element,
+    float_labels,
+    value_range,
+    shuffle_after_batch,
+    cached_shuffle_order,
+    partial_final_batch,
+    input_bound,
+    label_out_of_range,
+    unnormalized_input,
+)
+
+
+def run_rules(facts: PipelineFacts, thresholds: PipelineThresholds) -> list[Finding]:
+    out: list[Finding] = []
+    for rule in RULES:
+        out.extend(rule(facts, thresholds))
+    return out
+
+
+def _pairs(f: PipelineFacts) -> Sequence[tuple[Component, ComponentSample]]:
+    by_path = {c.path: c for c in f.sample.components}
+    return [(c, by_path[c.path]) for c in f.components if c.path in by_path]
+
+
+def _class_ids(comp: Component, f: PipelineFacts) -> bool:
+    """A label holding one class id per example (not a one-hot row)."""
+    rank = _example_rank(comp, f)
+    return rank == 0 or (rank == 1 and comp.shape is not None and comp.shape[-1] == 1)
+
+
+def _example_rank(comp: Component, f: PipelineFacts) -> int | None:
+    if comp.shape is None:
+        return None
+    return len(comp.shape) - (1 if f.batched else 0)
+
+

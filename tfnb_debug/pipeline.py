@@ -1,0 +1,114 @@
+"""``inspect_pipeline``: what a ``tf.data`` pipeline really feeds the model, how fast, and what is wrong.
+
+Collect (``collect/pipeline*.py``) -> rules (``diagnostics/pipeline.py``) ->
+:class:`PipelineReport` -> renderers (``render/pipeline.py``).  ``%tfpipeline``
+is a thin wrapper over :func:`inspect_pipeline`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfnb_debug.diagnostics.pipeline import PipelineThresholds
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.reports import Report
+
+__all__ = ["PipelineReport", "PipelineThresholds", "inspect_pipeline"]
+
+Progress = Callable[[str, float], None]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class PipelineReport(Report):
+    """What ``%tfpipeline`` shows; plain values and small NumPy arrays, no tensors."""
+
+    chain: str
+    structure_source: str
+    cardinality: str
+    batched: bool
+    examples_per_s: float | None = None
+    batches_per_s: float | None = None
+    first_batch_s: float | None = None
+    model_steps_per_s: float | None = None
+    stage_rates: tuple[tuple[str, float | None], ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def inspect_pipeline(
+    ds: Any,
+    *,
+    model: Any = None,
+    batches: int = 2,
+    class_names: Sequence[str] | None = None,
+    throughput: bool = True,
+    per_stage: bool = True,
+    augmentation: bool = True,
+    max_batches: int = 50,
+    max_seconds: float = 1.0,
+    stage_seconds: float = 0.3,
+    thresholds: PipelineThresholds | None = None,
+    name: str = "dataset",
+    progress: Progress | None = None,
+) -> PipelineReport:
+    """Inspect a ``tf.data.Dataset`` without changing it.
+
+    ``batches`` elements are sampled (``batches x 16`` examples for an unbatched
+    dataset) through ``ds.take``; throughput is measured over at most
+    ``max_batches`` batches or ``max_seconds`` after the first batch, and each
+    prefix of the chain for ``stage_seconds``.  With a compiled ``model`` its
+    train-step rate is measured on one sampled batch (its weights, optimizer
+    and metric state are restored) for P11, and N04/P10/P12 use its layers.
+    Raises :class:`TfnbDebugError` for anything that is not a non-empty dataset.
+    """
+    from tfnb_debug._pipeline_run import run_inspection
+
+    _check_dataset(ds)
+    if batches < 1:
+        raise TfnbDebugError(f"batches must be at least 1, got {batches}")
+    if class_names is not None and (isinstance(class_names, str) or not _is_sequence(class_names)):
+        raise TfnbDebugError(
+            "class_names must be a list of names, one per class id, e.g. ['cat', 'dog']"
+        )
+    return run_inspection(
+        ds,
+        model=model,
+        batches=batches,
+        class_names=tuple(str(c) for c in class_names) if class_names is not None else None,
+        throughput=throughput,
+        per_stage=per_stage,
+        augmentation=augmentation,
+        max_batches=max_batches,
+        max_seconds=max_seconds,
+        stage_seconds=stage_seconds,
+        thresholds=thresholds or PipelineThresholds(),
+        name=name,
+        progress=progress,
+    )
+
+
+def _is_sequence(value: Any) -> bool:
+    try:
+        len(value)
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _check_dataset(ds: Any) -> None:
+    import tensorflow as tf
+
+    if isinstance(ds, tf.data.Dataset):
+        return
+    kind = type(ds).__name__
+    if isinstance(ds, tf.data.Iterator) or (hasattr(ds, "__next__") and hasattr(ds, "__iter__")):
+        raise TfnbDebugError(
+            f"got an iterator ({kind}), not a tf.data.Dataset: pass the dataset itself "
+            "(tfnb_debug never advances your iterators)"
+        )
+    raise TfnbDebugError(
+        f"expected a tf.data.Dataset, got {kind}: wrap arrays with "
+        "tf.data.Dataset.from_tensor_slices((x, y)).batch(32)"
+    )
