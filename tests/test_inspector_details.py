@@ -1,0 +1,151 @@
+"""What the inspector collects about one layer: weight statistics and on-demand activation capture."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.widgets.details import (
+    capture_call_output,
+    layer_config,
+    summarize_tensor,
+    weight_infos,
+)
+
+L = keras.layers
+
+
+def small_cnn() -> keras.Model:
+    keras.utils.set_random_seed(3)
+    return keras.Sequential(
+        [
+            keras.Input((12, 12, 1)),
+            L.Conv2D(8, 3, activation="relu", name="conv_a"),
+            L.MaxPooling2D(name="pool"),
+            L.Conv2D(4, 3, name="conv_b"),
+            L.Flatten(name="flat"),
+            L.Dense(3, name="head"),
+        ],
+        name="cnn",
+    )
+
+
+def images(n: int = 4) -> np.ndarray:
+    return np.random.default_rng(0).normal(size=(n, 12, 12, 1)).astype("float32")
+
+
+def test_summary_statistics_and_histogram_match_numpy() -> None:
+    values = np.array([0.0, 0.0, 1.0, 2.0, 3.0, np.nan, np.inf, -1.0], dtype="float32")
+    stats = summarize_tensor(values, bins=4)
+    assert stats is not None
+    finite = values[np.isfinite(values)]
+    assert stats.count == 8 and stats.nonfinite == 2
+    assert stats.zeros == pytest.approx(2 / 8)
+    assert stats.mean == pytest.approx(finite.mean())
+    assert stats.std == pytest.approx(finite.std(), rel=1e-5)
+    assert (stats.min, stats.max) == (-1.0, 3.0)
+    assert sum(stats.hist_counts) == finite.size
+    assert len(stats.hist_edges) == 5
+    assert stats.hist_edges[0] == -1.0 and stats.hist_edges[-1] == 3.0
+
+
+def test_constant_and_non_numeric_tensors() -> None:
+    constant = summarize_tensor(np.ones((3, 3), "float32"), bins=5)
+    assert constant is not None and constant.std == 0 and sum(constant.hist_counts) == 9
+    assert constant.hist_edges[0] < 1.0 < constant.hist_edges[-1]
+    assert summarize_tensor(np.array(["a", "b"])) is None
+    ints = summarize_tensor(np.array([1, 2, 3], "int32"))
+    assert ints is not None and ints.mean == 2.0
+
+
+def test_weight_infos_give_each_variable_with_its_statistics() -> None:
+    model = small_cnn()
+    conv = model.get_layer("conv_a")
+    infos = weight_infos(conv)
+    assert [w.shape for w in infos] == [(3, 3, 1, 8), (8,)]
+    assert infos[0].name.endswith("kernel") and infos[1].name.endswith("bias")
+    kernel = conv.kernel.numpy()
+    stats = infos[0].stats
+    assert stats is not None
+    assert stats.mean == pytest.approx(kernel.mean(), abs=1e-6)
+    assert stats.max == pytest.approx(kernel.max())
+    assert stats.count == kernel.size
+    assert infos[1].stats is not None and infos[1].stats.zeros == 1.0  # fresh bias is zeros
+
+    bn = L.BatchNormalization()
+    bn.build((None, 5))
+    trainable = [w.trainable for w in weight_infos(bn)]
+    assert trainable == [True, True, False, False]
+
+
+def test_layer_config_is_short_text() -> None:
+    config = dict(layer_config(small_cnn().get_layer("conv_a")))
+    assert config["filters"] == "8"
+    assert config["kernel_size"] == "[3, 3]"
+    assert config["activation"] == "relu"
+
+
+def test_capture_matches_the_output_keras_computes_for_that_layer() -> None:
+    model = small_cnn()
+    x = images()
+    conv = model.get_layer("conv_b")
+    info = capture_call_output(model, conv, x, max_maps=3)
+    expected = keras.Model(model.inputs[0], conv.output)(x).numpy()
+    assert info.shape == expected.shape == (4, 3, 3, 4)
+    assert info.stats is not None
+    assert info.stats.mean == pytest.approx(expected.mean(), abs=1e-5)
+    assert info.stats.min == pytest.approx(expected.min(), abs=1e-5)
+    assert info.feature_maps is not None
+    assert info.feature_maps.shape == (3, 3, 3) and info.channels == 4
+    np.testing.assert_allclose(info.feature_maps, expected[0, :, :, :3], atol=1e-5)
+    assert "call" not in vars(conv)
+
+
+def test_non_image_outputs_have_no_feature_maps() -> None:
+    model = small_cnn()
+    info = capture_call_output(model, model.get_layer("head"), images())
+    assert info.shape == (4, 3) and info.feature_maps is None
+
+
+def test_each_call_of_a_shared_layer_can_be_captured() -> None:
+    shared = L.Dense(2, name="shared")
+    inp = keras.Input((3,))
+    out = shared(L.Dense(3, name="pre")(shared(L.Dense(3, name="lift")(inp))))
+    model = keras.Model(inp, out)
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    first = capture_call_output(model, shared, x, call_index=0)
+    second = capture_call_output(model, shared, x, call_index=1)
+    final = model(x).numpy()
+    assert second.stats is not None and first.stats is not None
+    assert second.stats.mean == pytest.approx(final.mean(), abs=1e-5)
+    assert first.stats.mean != pytest.approx(second.stats.mean)
+    with pytest.raises(TfnbDebugError, match="made 2 eager call"):
+        capture_call_output(model, shared, x, call_index=2)
+
+
+class Boom(L.Layer):
+    """Fails on real data only (Keras' symbolic build pass goes through)."""
+
+    def call(self, x: Any) -> Any:
+        if tf.executing_eagerly():
+            raise ValueError("boom from the user's layer")
+        return x
+
+
+def test_the_layer_is_as_before_after_a_failing_forward_pass() -> None:
+    inp = keras.Input((3,))
+    dense = L.Dense(3, name="d")
+    model = keras.Model(inp, dense(inp))
+    model_with_boom = keras.Sequential([model, Boom()])
+    model_with_boom.build((None, 3))
+    before = dict(vars(dense))
+    with pytest.raises(ValueError, match="boom from the user's layer"):
+        capture_call_output(model_with_boom, dense, np.ones((1, 3), "float32"))
+    assert "call" not in vars(dense)
+    assert dict(vars(dense)).keys() == before.keys()
+    assert dense.call.__func__ is L.Dense.call

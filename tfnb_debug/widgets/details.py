@@ -1,0 +1,279 @@
+"""What the inspector shows about one layer, collected on demand into plain values.
+
+:func:`summarize_tensor` reduces a tensor or variable on its device and brings
+back only scalars, a histogram and (for image-like outputs) the first feature
+maps of the first example.  :func:`capture_call_output` runs the model once with
+a wrapper on the selected layer's ``call`` only (an instance attribute, removed
+in ``finally``), so no other layer's output is kept.  Imported lazily.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.reports import Finding
+from tfnb_debug.widgets.params import ParamArithmetic
+
+__all__ = [
+    "ActivationInfo",
+    "LayerDetails",
+    "ValueSummary",
+    "WeightInfo",
+    "capture_call_output",
+    "layer_config",
+    "summarize_tensor",
+    "weight_infos",
+]
+
+
+@dataclass(frozen=True)
+class ValueSummary:
+    """Statistics of a tensor's values; the histogram covers the finite values."""
+
+    count: int
+    mean: float
+    std: float
+    min: float
+    max: float
+    zeros: float  # fraction of exact zeros
+    nonfinite: int  # count of NaN and Inf
+    hist_counts: tuple[int, ...]
+    hist_edges: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class WeightInfo:
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    trainable: bool
+    stats: ValueSummary | None
+
+
+@dataclass(frozen=True)
+class ActivationInfo:
+    """The selected call's output: statistics over the whole batch, maps of example 0."""
+
+    call_index: int  # which call of this layer (0 = first) in the forward pass
+    shape: tuple[int, ...]
+    dtype: str
+    stats: ValueSummary | None
+    feature_maps: np.ndarray | None = field(default=None, repr=False)  # (H, W, k)
+    channels: int = 0  # channels the output has in total
+    output_index: int = 0  # which output of a multi-output layer
+
+
+@dataclass(frozen=True)
+class LayerDetails:
+    """Everything the details pane shows for one row of the layer table."""
+
+    row_index: int
+    path: str
+    class_name: str
+    row: tuple[tuple[str, Any], ...]  # the table row as (column, value)
+    config: tuple[tuple[str, str], ...]
+    weights: tuple[WeightInfo, ...]
+    arithmetic: ParamArithmetic | None
+    activation: ActivationInfo | None
+    activation_note: str
+    gradients: tuple[tuple[str, Any], ...]  # (label, value) for this layer, from %tfgrad
+    gradient_source: str
+    findings: tuple[Finding, ...]
+
+    def to_text(self) -> str:
+        from tfnb_debug.widgets.render import details_text
+
+        return details_text(self)
+
+    def _repr_html_(self) -> str:
+        from tfnb_debug.widgets.render import details_html
+
+        return details_html(self)
+
+
+def summarize_tensor(value: Any, *, bins: int = 30) -> ValueSummary | None:
+    """Reduce ``value`` (tensor, variable or array) on its device; None for non-numeric dtypes."""
+    import tensorflow as tf
+
+    tensor = tf.convert_to_tensor(value)
+    if tensor.dtype == tf.string or tensor.dtype.is_complex:
+        return None
+    flat = tf.reshape(tf.cast(tensor, tf.float32), [-1])
+    count = int(tf.size(flat))
+    if count == 0:
+        return ValueSummary(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, (), ())
+    finite_mask = tf.math.is_finite(flat)
+    finite = tf.boolean_mask(flat, finite_mask)
+    n_finite = int(tf.size(finite))
+    zeros = float(tf.reduce_mean(tf.cast(tf.equal(flat, 0.0), tf.float32)))
+    if n_finite == 0:
+        nan = float("nan")
+        return ValueSummary(count, nan, nan, nan, nan, zeros, count, (), ())
+    lo = float(tf.reduce_min(finite))
+    hi = float(tf.reduce_max(finite))
+    mean = float(tf.reduce_mean(finite))
+    std = float(tf.math.reduce_std(finite))
+    span_lo, span_hi = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+    counts = tf.histogram_fixed_width(finite, [span_lo, span_hi], nbins=bins).numpy()
+    edges = np.linspace(span_lo, span_hi, bins + 1)
+    return ValueSummary(
+        count=count,
+        mean=mean,
+        std=std,
+        min=lo,
+        max=hi,
+        zeros=zeros,
+        nonfinite=count - n_finite,
+        hist_counts=tuple(int(c) for c in counts),
+        hist_edges=tuple(float(e) for e in edges),
+    )
+
+
+def weight_infos(layer: Any, *, bins: int = 30) -> tuple[WeightInfo, ...]:
+    """Each weight variable of ``layer`` (trainable first, as Keras lists them) with statistics."""
+    seen: set[int] = set()
+    out = []
+    for variable in layer.weights:
+        if id(variable) in seen:
+            continue
+        seen.add(id(variable))
+        out.append(
+            WeightInfo(
+                name=str(getattr(variable, "path", None) or variable.name),
+                shape=tuple(int(d) for d in variable.shape),
+                dtype=str(getattr(variable.dtype, "name", variable.dtype)),
+                trainable=bool(variable.trainable),
+                stats=summarize_tensor(variable, bins=bins),
+            )
+        )
+    return tuple(out)
+
+
+def layer_config(layer: Any) -> tuple[tuple[str, str], ...]:
+    """The layer's ``get_config()`` as (key, short text) pairs; nested dicts as compact JSON."""
+    try:
+        config = layer.get_config()
+    except Exception as err:  # a custom layer without get_config: say so, don't fail
+        return (("get_config()", f"not available ({type(err).__name__})"),)
+    items = []
+    for key, value in config.items():
+        if key == "layers":  # a nested model: its layers are rows of their own
+            value = f"{len(value)} layers"
+        items.append((str(key), _short(value)))
+    return tuple(items)
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    if isinstance(value, dict) and "class_name" in value and "config" in value:
+        inner = value.get("config") or {}
+        name = inner.get("name") if isinstance(inner, dict) else None
+        value = f"{value['class_name']}({name})" if name else str(value["class_name"])
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@contextlib.contextmanager
+def _wrapped_call(layer: Any, on_output: Callable[[Any], None]) -> Iterator[None]:
+    """Wrap ``layer.call`` on this instance only; the instance is as before afterwards."""
+    had_own = "call" in vars(layer)
+    own = vars(layer).get("call")
+    original = layer.call
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        outputs = original(*args, **kwargs)
+        on_output(outputs)
+        return outputs
+
+    object.__setattr__(layer, "call", call)
+    try:
+        yield
+    finally:
+        if had_own:
+            object.__setattr__(layer, "call", own)
+        else:
+            object.__delattr__(layer, "call")
+
+
+def capture_call_output(
+    model: Any,
+    layer: Any,
+    inputs: Any,
+    *,
+    call_index: int = 0,
+    output_index: int = 0,
+    bins: int = 30,
+    max_maps: int = 16,
+    training: bool = False,
+) -> ActivationInfo:
+    """Run ``model(inputs)`` once and summarize output ``output_index`` of the
+    ``call_index``-th eager call of ``layer``.
+
+    Only that call's output is reduced (statistics, histogram, the first
+    ``max_maps`` feature maps of example 0); nothing else is kept.  Raises
+    :class:`TfnbDebugError` when the layer is not called eagerly by the model.
+    """
+    import tensorflow as tf
+
+    seen = 0
+    captured: list[ActivationInfo] = []
+
+    def on_output(outputs: Any) -> None:
+        nonlocal seen
+        if not tf.executing_eagerly():
+            return  # symbolic pass (a build): not a real call
+        index = seen
+        seen += 1
+        if index != call_index or captured:
+            return
+        flat = [t for t in tf.nest.flatten(outputs) if tf.is_tensor(t)]
+        if not flat:
+            return
+        tensor = flat[min(output_index, len(flat) - 1)]
+        captured.append(_activation(layer, tensor, index, output_index, bins, max_maps))
+
+    with _wrapped_call(layer, on_output):
+        model(inputs, training=training)
+    if not captured:
+        name = getattr(layer, "name", "?")
+        raise TfnbDebugError(
+            f"layer {name!r} made {seen} eager call(s) in the forward pass, so call "
+            f"#{call_index + 1} could not be captured: pass the inputs the model was traced with"
+        )
+    return captured[0]
+
+
+def _activation(
+    layer: Any, tensor: Any, index: int, output_index: int, bins: int, max_maps: int
+) -> ActivationInfo:
+    maps = None
+    channels = 0
+    shape = tuple(int(d) for d in tensor.shape)
+    if len(shape) == 4 and shape[0] > 0:
+        channels_first = getattr(layer, "data_format", "channels_last") == "channels_first"
+        first = tensor[0].numpy()
+        if channels_first:
+            first = np.moveaxis(first, 0, -1)
+        channels = int(first.shape[-1])
+        maps = np.asarray(first[..., :max_maps], dtype=np.float32)
+    return ActivationInfo(
+        call_index=index,
+        shape=shape,
+        dtype=str(tensor.dtype.name),
+        stats=summarize_tensor(tensor, bins=bins),
+        feature_maps=maps,
+        channels=channels,
+        output_index=output_index,
+    )
