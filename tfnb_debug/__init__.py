@@ -21,6 +21,8 @@ from tfnb_debug.reports import Report as Report
 _LAZY = {
     "EnvReport": "tfnb_debug.env",
     "check_environment": "tfnb_debug.env",
+    "ExplainReport": "tfnb_debug.explain",
+    "explain_exception": "tfnb_debug.explain",
 }
 
 __all__ = sorted(["Finding", "Report", "TfnbDebugError", "TfnbDebugWarning", "__version__", *_LAZY])

@@ -27,6 +27,9 @@ def load(shell: Any) -> None:
     growth = env.enable_memory_growth()
     try:
         _register_magics(shell, state)
+        from tfnb_debug.magics.auto import register_auto
+
+        register_auto(shell, state)  # post_run_cell diagnosis, recorded in state.callbacks
     except BaseException:
         unload(shell)
         raise

@@ -7,6 +7,7 @@ from IPython.core.magic import Magics
 
 def magic_classes() -> list[type[Magics]]:
     """Every Magics class the extension registers, in a stable order."""
+    from tfnb_debug.magics.auto import AutoMagics
     from tfnb_debug.magics.env import EnvMagics
 
-    return [EnvMagics]
+    return [AutoMagics, EnvMagics]

@@ -1,0 +1,87 @@
+"""Explain a TensorFlow/Keras exception: the catalog findings behind it and a next step.
+
+:func:`explain_exception` is pure: it reads the exception's messages and
+traceback (never changes them) and returns an :class:`ExplainReport`, or None
+when no rule recognises the error.  After ``%load_ext tfnb_debug`` the
+extension calls it for every failed cell and shows the report under the
+traceback (see :mod:`tfnb_debug.magics.auto`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from tfnb_debug.explain._context import ErrorContext, build_context
+from tfnb_debug.explain.labels import label_dtype, label_out_of_range
+from tfnb_debug.explain.report import ExplainReport, NextStep
+from tfnb_debug.explain.runtime import nonfinite_check, out_of_memory, symbolic_value
+from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes
+from tfnb_debug.reports import Finding, sort_findings
+
+__all__ = ["ExplainReport", "NextStep", "explain_exception"]
+
+TITLE = "tfnb_debug: why this cell failed"
+
+Rule = Callable[[ErrorContext], "tuple[Finding, tuple[NextStep, ...]] | None"]
+
+# Most specific first: an out-of-range label or a dtype clash is also an InvalidArgumentError.
+RULES: tuple[Rule, ...] = (
+    out_of_memory,
+    label_out_of_range,
+    label_dtype,
+    symbolic_value,
+    nonfinite_check,
+    layer_rejects_input,
+    op_shapes,
+)
+
+_BOILERPLATE = re.compile(
+    r"^(Graph execution error:|Detected at node|in user code:|File \"|Exception encountered when"
+    r"|Arguments received by|\s*•|\s*\[\[|!!!|\{\{function_node [^}]*\}\}\s*$)"
+)
+_FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
+_OP_SUFFIX = re.compile(r"\s*\[Op:[^\]]*\]( name: \S*)?\s*$")
+
+
+def explain_exception(
+    exc: BaseException, *, cells: Mapping[str, int] | None = None
+) -> ExplainReport | None:
+    """Explain a TensorFlow/Keras exception in the catalog's terms, or return None.
+
+    ``cells`` maps code file names to notebook cell numbers (IPython's
+    ``shell.compile._filename_map``) so places read ``Cell In[5], line 3``.
+    Only ``Exception`` subclasses are explained (never ``KeyboardInterrupt``).
+    """
+    if not isinstance(exc, Exception):
+        return None
+    ctx = build_context(exc, cells=cells)
+    findings: list[Finding] = []
+    steps: list[NextStep] = []
+    for rule in RULES:
+        explained = rule(ctx)
+        if explained is None:
+            continue
+        found, next_steps = explained
+        if all(f.code != found.code for f in findings):
+            findings.append(found)
+            steps.extend(s for s in next_steps if s not in steps)
+    if not findings:
+        return None
+    return ExplainReport(
+        title=TITLE,
+        findings=sort_findings(findings),
+        error_type=ctx.type_name,
+        error_line=key_sentence(ctx),
+        next_steps=tuple(steps),
+    )
+
+
+def key_sentence(ctx: ErrorContext) -> str:
+    """The first line of the error that says what went wrong (no frames, no boilerplate)."""
+    for message in ctx.messages:
+        for raw in message.splitlines():
+            line = _OP_SUFFIX.sub("", _FUNCTION_NODE.sub("", raw)).strip()
+            if line and not _BOILERPLATE.match(line):
+                return line if len(line) <= 300 else line[:299] + "…"
+    return ""

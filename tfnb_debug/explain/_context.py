@@ -1,0 +1,262 @@
+"""What the explain rules read from a raised exception: its messages, frames and op names.
+
+Pure parsing of the exception object: no TensorFlow import.  Frames are read
+from ``exc.__traceback__`` (never altered); "user" frames are those outside
+installed packages, the standard library and tfnb_debug itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import sysconfig
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
+_GRAPH_NODE = re.compile(r"\{\{node ([^}\s]+)\}\}")
+_DETECTED_AT = re.compile(r"Detected at node '?([^\s']+?)'? defined at")
+_EAGER_OP = re.compile(r"\[Op:(\w+)\]")
+_DEFINED_AT_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
+_USER_CODE_BLOCK = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\s*\*?\s*\n\s+(.+)')
+_SHAPE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
+
+_LIBRARY_MARKERS = ("site-packages", "dist-packages", "__autograph_generated_file", "<frozen")
+
+
+def _library_roots() -> tuple[str, ...]:
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tfnb_debug/
+    return tuple(sorted(os.path.normpath(r) + os.sep for r in roots if r))
+
+
+_ROOTS = _library_roots()
+
+
+def is_user_file(filename: str) -> bool:
+    """Whether code in ``filename`` is the user's (a notebook cell or their own module)."""
+    if _IPYTHON_INPUT.match(filename):
+        return True
+    if any(marker in filename for marker in _LIBRARY_MARKERS):
+        return False
+    if filename.startswith("<"):
+        return False
+    path = os.path.normpath(os.path.abspath(filename)) + ""
+    return not any(path.startswith(root) for root in _ROOTS)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One traceback frame, as plain values."""
+
+    filename: str
+    lineno: int
+    function: str
+    source: str
+    user: bool
+
+
+@dataclass(frozen=True)
+class ErrorContext:
+    """Everything the rules look at, read once from the exception."""
+
+    type_names: tuple[str, ...]  # the exception's class and its bases, innermost first
+    messages: tuple[str, ...]  # the exception's message, then its causes/contexts; ANSI-free
+    frames: tuple[Frame, ...]  # outermost first
+    layers: tuple[
+        tuple[str, str], ...
+    ]  # (name, class) of Keras layers seen as ``self``, innermost first
+    cells: Mapping[str, int]
+
+    @property
+    def layer_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.layers)
+
+    def layer_of_class(self, class_name: str) -> str | None:
+        """The innermost layer of that class, or the outermost layer when none matches."""
+        for name, cls in self.layers:
+            if cls == class_name:
+                return name
+        return self.layers[-1][0] if self.layers else None
+
+    @property
+    def type_name(self) -> str:
+        return self.type_names[0]
+
+    @property
+    def text(self) -> str:
+        """All messages joined: what the patterns search."""
+        return "\n".join(self.messages)
+
+    def is_a(self, name: str) -> bool:
+        return name in self.type_names
+
+    def where(self, filename: str, lineno: int, function: str = "") -> str:
+        """A place a user recognises: ``Cell In[5], line 3`` or ``file.py, line 3``."""
+        number = self.cells.get(filename)
+        if number is None:
+            match = _IPYTHON_INPUT.match(filename)
+            number = int(match.group(1)) if match else None
+        base = f"Cell In[{number}]" if number is not None else os.path.basename(filename)
+        text = f"{base}, line {lineno}"
+        if function and function != "<module>":
+            text += f" in {function}()"
+        return text
+
+    def user_frames(self) -> list[Frame]:
+        return [f for f in self.frames if f.user]
+
+    def node(self) -> str | None:
+        """The graph node that failed (``scope/op``), if the message names one."""
+        for pattern in (_GRAPH_NODE, _DETECTED_AT):
+            found = pattern.findall(self.text)
+            if found:
+                return str(found[-1])
+        return None
+
+    def eager_op(self) -> str | None:
+        found = _EAGER_OP.findall(self.text)
+        ops = [op for op in found if not op.startswith("__inference")]
+        return ops[-1] if ops else None
+
+    def defined_at(self) -> tuple[str, int, str] | None:
+        """The innermost user frame of a graph error's "defined at" stack."""
+        best = None
+        for filename, lineno, function in _DEFINED_AT_FILE.findall(self.text):
+            if is_user_file(filename):
+                best = (filename, int(lineno), function)
+        return best
+
+    def user_code_line(self) -> tuple[str, int, str, str] | None:
+        """AutoGraph's ``in user code:`` entry (innermost), else the innermost user frame."""
+        entries = _USER_CODE_BLOCK.findall(self.text) if "in user code:" in self.text else []
+        for filename, lineno, function, source in reversed(entries):
+            if is_user_file(filename):
+                return filename, int(lineno), function, source.strip()
+        for frame in reversed(self.frames):
+            if frame.user:
+                return frame.filename, frame.lineno, frame.function, frame.source
+        return None
+
+
+def split_node(node: str) -> tuple[str, str]:
+    """``compile_loss/mse/sub`` -> (``compile_loss/mse``, ``sub``)."""
+    scope, _, op = node.rpartition("/")
+    return scope, op
+
+
+def scope_owner(scope: str) -> str:
+    """Say what a name scope belongs to: a compiled loss or metric, a gradient, or layers."""
+    parts = [p for p in scope.split("/") if p]
+    prefix = ""
+    if parts and parts[0] in ("gradient_tape", "gradients"):
+        prefix = "the gradient of "
+        parts = parts[1:]
+    if len(parts) >= 2 and parts[0] == "compile_loss":
+        return f"{prefix}the loss '{parts[1]}'"
+    if len(parts) >= 2 and parts[0] == "compile_metrics":
+        return f"{prefix}the metric '{parts[1]}'"
+    if parts:
+        return f"{prefix}name scope '{'/'.join(parts)}'"
+    return prefix.strip()
+
+
+def parse_shape(text: str) -> tuple[int | None, ...] | None:
+    """``(None, 28, 28)``, ``[4,3]`` or ``[?,3]`` -> a tuple with None for unknown dims."""
+    match = _SHAPE.search(text)
+    if match is None:
+        return None
+    dims: list[int | None] = []
+    for part in match.group(1).split(","):
+        token = part.strip()
+        if not token:
+            continue
+        if token in ("None", "?", "-1"):
+            dims.append(None)
+        elif token.lstrip("-").isdigit():
+            dims.append(int(token))
+        else:
+            return None
+    return tuple(dims)
+
+
+def fmt_shape(shape: tuple[int | None, ...]) -> str:
+    inner = ", ".join("None" if d is None else str(d) for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None) -> ErrorContext:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 6:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    messages = tuple(_ANSI.sub("", _message(e)) for e in chain)
+    frames, layers = _frames(exc)
+    return ErrorContext(
+        type_names=tuple(c.__name__ for c in type(exc).__mro__),
+        messages=messages,
+        frames=frames,
+        layers=layers,
+        cells=dict(cells or {}),
+    )
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return ""
+
+
+def _frames(exc: BaseException) -> tuple[tuple[Frame, ...], tuple[tuple[str, str], ...]]:
+    import linecache
+
+    frames: list[Frame] = []
+    layers: list[tuple[str, str]] = []
+    user_locals: list[Mapping[str, Any]] = []
+    layer_cls = _keras_layer_class()
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        lineno = tb.tb_lineno
+        source = linecache.getline(code.co_filename, lineno).strip()
+        frames.append(
+            Frame(code.co_filename, lineno, code.co_name, source, is_user_file(code.co_filename))
+        )
+        owner = tb.tb_frame.f_locals.get("self") if layer_cls is not None else None
+        if layer_cls is not None and isinstance(owner, layer_cls):
+            owner = _wrapping_model(owner, user_locals, layer_cls)
+            name = getattr(owner, "name", None)
+            if isinstance(name, str) and (name, type(owner).__name__) not in layers:
+                layers.insert(0, (name, type(owner).__name__))
+        if frames[-1].user and layer_cls is not None:
+            user_locals.append(tb.tb_frame.f_locals)
+        tb = tb.tb_next
+    return tuple(frames), tuple(layers)
+
+
+def _wrapping_model(layer: Any, user_locals: list[Mapping[str, Any]], layer_cls: Any) -> Any:
+    """A Sequential runs through a hidden inner Functional: name the user's model instead."""
+    if type(layer).__name__ != "Functional":
+        return layer
+    for names in user_locals:
+        for value in list(names.values()):
+            if isinstance(value, layer_cls) and getattr(value, "_functional", None) is layer:
+                return value
+    return layer
+
+
+def _keras_layer_class() -> Any:
+    """Keras' Layer class if Keras is already imported (a Keras error implies it is)."""
+    if "keras" not in sys.modules:
+        return None
+    try:
+        from keras import layers
+
+        return layers.Layer
+    except Exception:
+        return None

@@ -1,0 +1,251 @@
+"""Tracing, memory and numerics errors: T02, R03, N01 and G03."""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_NO_VALUE_ATTR = re.compile(
+    r"'(SymbolicTensor|KerasTensor)' object has no attribute '(numpy|item|tolist|__array__)'"
+)
+_TO_NUMPY = re.compile(
+    r"Cannot convert a symbolic (?:tf\.Tensor|Tensor|Keras \w+) \(([^)]*)\) to a numpy array"
+)
+_NOT_ALLOWED = re.compile(
+    r"(Using a symbolic `tf\.Tensor` as a Python `\w+`|Iterating over a symbolic `tf\.Tensor`|[^\n.]*symbolic `tf\.Tensor`[^\n.]*?) is not allowed"
+)
+
+_OOM = re.compile(
+    r"OOM when allocating tensor with shape\[([\d,]*)\] and type (\w+) on (\S+) by allocator (\S+)"
+)
+_XLA_OOM = re.compile(r"Out of memory while trying to allocate (\d+) bytes")
+_DTYPE_BYTES = {
+    "float": 4,
+    "float32": 4,
+    "half": 2,
+    "float16": 2,
+    "bfloat16": 2,
+    "double": 8,
+    "float64": 8,
+    "int32": 4,
+    "int64": 8,
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "bool": 1,
+    "complex64": 8,
+}
+
+_CHECK = re.compile(
+    r"(?:^|\n|\}\} )([^\n]*?) : Tensor had (NaN|Inf|-Inf|\+Inf|NaN and \+?-?Inf) values"
+)
+_CHECK_V2_OP = re.compile(
+    r'Detected Infinity or NaN in output (\d+) of (graph|eagerly-executing) op "(\w+)"'
+)
+
+REMEDIES = (
+    "1) a smaller batch size",
+    "2) mixed precision: keras.mixed_precision.set_global_policy('mixed_float16')",
+    "3) gradient accumulation to keep the effective batch",
+    "4) a lower input resolution or a smaller model",
+)
+
+
+def symbolic_value(ctx: ErrorContext) -> Explained | None:
+    """T02: Python asked a symbolic tensor for a concrete value inside a tf.function or Keras graph."""
+    text = ctx.text
+    attr = _NO_VALUE_ATTR.search(text)
+    to_numpy = _TO_NUMPY.search(text)
+    not_allowed = _NOT_ALLOWED.search(text)
+    if attr is not None:
+        what = f"`.{attr.group(2)}()` on a {attr.group(1)}"
+        hint = (
+            "a graph tensor has no value while the function is traced: keep the computation in "
+            "TensorFlow ops (tf.reduce_max, tf.where, ...) or debug eagerly with "
+            "tf.config.run_functions_eagerly(True)"
+        )
+        if attr.group(1) == "KerasTensor":
+            hint = (
+                "a Keras Input/layer output is a placeholder without values while the model is "
+                "built: do this inside a Layer's call() with keras.ops, or on real data after "
+                "model(x)"
+            )
+    elif to_numpy is not None:
+        what = f"a NumPy call on the symbolic tensor {to_numpy.group(1)}"
+        hint = (
+            "NumPy cannot read a graph tensor: use the tf.math / keras.ops equivalent, or wrap "
+            "the NumPy code in tf.numpy_function"
+        )
+    elif not_allowed is not None and ctx.is_a("OperatorNotAllowedInGraphError"):
+        what = not_allowed.group(1).replace("Using a symbolic", "using a symbolic")
+        if "bool" in what:
+            hint = (
+                "a Python `if`/`while`/`and` on a tensor needs its value: use tf.cond / tf.where "
+                "(or let AutoGraph convert it: the function's source must be visible), or run "
+                "eagerly with tf.config.run_functions_eagerly(True) to debug"
+            )
+        elif "Iterating" in what:
+            hint = "iterate with tf.range / tf.map_fn / tf.while_loop, or over a Python range of a static size"
+        else:
+            hint = (
+                "use TensorFlow control flow (tf.cond, tf.while_loop) instead of Python on a tensor"
+            )
+    else:
+        return None
+    line = ctx.user_code_line()
+    if line is not None:
+        filename, lineno, function, source = line
+        place = ctx.where(filename, lineno, function)
+        evidence = f"`{source}`" if source else ""
+    else:
+        place, evidence = "", ""
+    return (
+        finding(
+            "T02",
+            f"{what}: a symbolic tensor was used as a Python value while tracing",
+            place=place,
+            evidence=evidence,
+            hint=hint,
+        ),
+        (
+            NextStep(
+                text="to see values, run `tf.config.run_functions_eagerly(True)` in a cell, re-run "
+                "this one, and switch it back off afterwards (eager is slower)"
+            ),
+        ),
+    )
+
+
+def out_of_memory(ctx: ErrorContext) -> Explained | None:
+    """R03: an allocation failed (ResourceExhaustedError / OOM)."""
+    oom = _OOM.search(ctx.text)
+    xla = _XLA_OOM.search(ctx.text)
+    if oom is None and xla is None and not ctx.is_a("ResourceExhaustedError"):
+        return None
+    if oom is None and xla is None and "memory" not in ctx.text.lower() and "OOM" not in ctx.text:
+        return None  # a ResourceExhaustedError that is not about memory (e.g. a quota)
+    evidence = ""
+    place = ""
+    if oom is not None:
+        dims = [int(d) for d in oom.group(1).split(",") if d]
+        count = 1
+        for d in dims:
+            count *= d
+        size = _DTYPE_BYTES.get(oom.group(2))
+        device = oom.group(3).split("device:")[-1]
+        evidence = f"tensor shape [{oom.group(1)}] of {oom.group(2)}"
+        if size is not None:
+            evidence += f" = {_bytes(count * size)}"
+        evidence += f" on {device} (allocator {oom.group(4)})"
+        place = device
+    elif xla is not None:
+        evidence = f"XLA allocation of {_bytes(int(xla.group(1)))}"
+    node = ctx.node()
+    op = split_node(node)[1] if node else ctx.eager_op()
+    if op:
+        place = f"op {op}" + (f" on {place}" if place else "")
+    return (
+        finding(
+            "R03",
+            "the device ran out of memory for an allocation",
+            place=place,
+            evidence=evidence,
+            hint="remedies in order of cost: " + "; ".join(REMEDIES),
+        ),
+        (
+            NextStep(
+                text="re-run this cell with `%%tfmem` as its first line (after a smaller batch) to "
+                "see the memory over the run",
+                magic="tfmem",
+                fallback="halve the batch size and re-run; restart the kernel if memory stays held",
+            ),
+        ),
+    )
+
+
+def _bytes(n: float) -> str:
+    from tfnb_debug.render.values import format_bytes
+
+    return format_bytes(n)
+
+
+def nonfinite_check(ctx: ErrorContext) -> Explained | None:
+    """N01 / G03: a tf.debugging numerics check found NaN or Inf."""
+    text = ctx.text
+    check = _CHECK.search(text)
+    if check is None:
+        return None
+    label = re.sub(r"\{\{function_node [^}]*\}\}", "", check.group(1)).strip()
+    kind = check.group(2)
+    v2 = _CHECK_V2_OP.search(text)
+    node = ctx.node()
+    if node and node.endswith(("/CheckNumerics", "/CheckNumericsV2")):
+        scope = split_node(node)[0]
+    else:
+        scope = split_node(node)[0] if node else ""
+    producing_op = v2.group(3) if v2 else ""
+    gradient = (
+        node is not None and ("gradient_tape/" in node or node.startswith("gradients/"))
+    ) or "grad" in label.lower()
+    pieces = []
+    if label and not label.startswith("!!!") and not v2:
+        pieces.append(f"check '{label}'")
+    if producing_op:
+        pieces.append(f"op {producing_op}")
+    if scope and scope != producing_op:
+        pieces.append(f"in {scope_owner(scope)}")
+    defined = ctx.defined_at()
+    if defined is not None:
+        pieces.append(f"defined at {ctx.where(*defined)}")
+    else:
+        user = ctx.user_code_line()
+        if user is not None:
+            pieces.append(f"at {ctx.where(user[0], user[1], user[2])}")
+    place = ", ".join(pieces)
+    evidence = f"tensor had {kind} values" + (f" (node {node})" if node else "")
+    if gradient:
+        return (
+            finding(
+                "G03",
+                f"a gradient holds {kind} values",
+                place=place,
+                evidence=evidence,
+                hint=(
+                    "lower the learning rate, clip gradients (optimizer clipnorm=1.0), and look for "
+                    "sqrt/log/division at 0 in the loss (their gradients are infinite there)"
+                ),
+            ),
+            (
+                NextStep(
+                    text="re-run this cell with `%%tfgrad` as its first line to see which layer's "
+                    "gradients go bad first",
+                    magic="tfgrad",
+                    fallback="print tf.reduce_max(tf.abs(g)) per gradient to find the first bad one",
+                ),
+            ),
+        )
+    return (
+        finding(
+            "N01",
+            f"a tensor holds {kind} values",
+            place=place,
+            evidence=evidence,
+            hint=(
+                "look at the op that produced it: log/sqrt of non-positive values, division by "
+                "zero, exp overflow; add an epsilon or clip the input, and check the data for NaN"
+            ),
+        ),
+        (
+            NextStep(
+                text="re-run this cell with `%%tfcheck` as its first line to find the first layer "
+                "whose output is not finite",
+                magic="tfcheck",
+                fallback="call tf.debugging.enable_check_numerics() and re-run to find the first op",
+            ),
+        ),
+    )

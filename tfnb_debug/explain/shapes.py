@@ -1,0 +1,364 @@
+"""Shape errors: a Keras layer rejecting its input (S01), an op or loss on incompatible shapes (S07)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from tfnb_debug.explain._context import (
+    ErrorContext,
+    fmt_shape,
+    parse_shape,
+    scope_owner,
+    split_node,
+)
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_SHAPE_RE = r"(\([^()]*\))"
+_INPUT_SPEC = re.compile(
+    r"Input (\d+)(?: with name '[^']*')? of layer '([^']+)' is incompatible with the layer: ([^\n]*)"
+)
+_AXIS_VALUE = re.compile(
+    r"expected axis (-?\d+) of input shape to have value (\d+), but received input with shape "
+    + _SHAPE_RE
+)
+_NDIM = re.compile(
+    r"expected (min_ndim|ndim|max_ndim)=(\d+), found ndim=(\d+)\. Full shape received: " + _SHAPE_RE
+)
+_SPEC_SHAPE = re.compile(r"expected shape=" + _SHAPE_RE + r", found shape=" + _SHAPE_RE)
+_MODEL_INPUT = re.compile(
+    r"Expected shape " + _SHAPE_RE + r", but input has incompatible shape " + _SHAPE_RE
+)
+_CALLING = re.compile(r"Exception encountered when calling (\w+)\.call\(\)")
+_CONCAT = re.compile(
+    r"A `(\w+)` layer requires inputs with matching shapes .*?input_shape=\[(.*?)\]\s*$", re.M
+)
+_MERGE = re.compile(
+    r"Inputs have incompatible shapes\. Received shapes " + _SHAPE_RE + " and " + _SHAPE_RE
+)
+
+_INCOMPATIBLE = re.compile(r"Incompatible shapes: \[([-\d,?]*)\] vs\. \[([-\d,?]*)\]")
+_DIMS_EQUAL = re.compile(
+    r"Dimensions must be equal, but are (\d+) and (\d+) for '\{\{node ([^}]+)\}\} = (\w+)\[[^\]]*\]"
+    r"\(([^)]*)\)' with input shapes: (.*?)\.(?:\s|$)"
+)
+_MATMUL = re.compile(r"Matrix size-incompatible: In\[0\]: \[([\d,]+)\], In\[1\]: \[([\d,]+)\]")
+_TARGET_OUTPUT = re.compile(
+    r"(Arguments? `(?:target|output)`[^\n]*?)\.? (?:Received: )?target\.shape="
+    + _SHAPE_RE
+    + r", output\.shape="
+    + _SHAPE_RE
+)
+
+TFSHAPE = "tfshape"
+
+
+def _tfshape_step(upto: str) -> NextStep:
+    return NextStep(
+        text=f"re-run this cell with `%%tfshape` as its first line to see the shape table up to {upto}",
+        magic=TFSHAPE,
+        fallback="print the shapes going in: `model.summary()` and `x.shape` for each input",
+    )
+
+
+def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
+    """S01 from Keras' input checks, a model's input check or a merge layer's shape check."""
+    text = ctx.text
+    spec = _INPUT_SPEC.search(text)
+    if spec is not None:
+        return _input_spec(ctx, spec)
+    model_input = _MODEL_INPUT.search(text)
+    if model_input is not None:
+        expected, received = parse_shape(model_input.group(1)), parse_shape(model_input.group(2))
+        calling = _CALLING.search(text)
+        layer = (ctx.layer_of_class(calling.group(1)) if calling else None) or "the model"
+        if expected is None or received is None:
+            return None
+        return _s01(
+            ctx,
+            layer,
+            f"the model expects inputs of shape {fmt_shape(expected)} but received {fmt_shape(received)}",
+            evidence=f"received {fmt_shape(received)}, expected {fmt_shape(expected)}",
+            hint=_rank_hint(
+                layer, expected_ndim=len(expected), received=received, expected=expected
+            ),
+        )
+    merge = _merge_shapes(text)
+    if merge is not None:
+        kind, shapes, batchless = merge
+        layer = ctx.layer_names[0] if ctx.layer_names else kind
+        shown = ", ".join(fmt_shape(s) for s in shapes)
+        return _s01(
+            ctx,
+            layer,
+            f"the {kind} layer's inputs have shapes that do not fit together: {shown}",
+            evidence=f"input shapes {shown}" + (" (batch axis not shown)" if batchless else ""),
+            hint=_merge_hint(shapes, kind, batchless),
+        )
+    return None
+
+
+def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
+    index, layer, detail = spec.group(1), spec.group(2), spec.group(3)
+    axis = _AXIS_VALUE.search(detail)
+    if axis is not None:
+        received = parse_shape(axis.group(3)) or ()
+        value = int(axis.group(2))
+        hint = _feature_hint(layer, value, received)
+        return _s01(
+            ctx,
+            layer,
+            f"input {index} has {received[-1] if received else '?'} features on axis "
+            f"{axis.group(1)} but the layer was built for {value}",
+            evidence=f"received {fmt_shape(received)}, expected axis {axis.group(1)} = {value}",
+            hint=hint,
+        )
+    ndim = _NDIM.search(detail)
+    if ndim is not None:
+        kind, expected_ndim, found = ndim.group(1), int(ndim.group(2)), int(ndim.group(3))
+        received = parse_shape(ndim.group(4)) or ()
+        return _s01(
+            ctx,
+            layer,
+            f"input {index} has rank {found} but the layer expects {kind}={expected_ndim}",
+            evidence=f"received {fmt_shape(received)}, expected {kind}={expected_ndim}",
+            hint=_rank_hint(layer, expected_ndim=expected_ndim, received=received),
+        )
+    shapes = _SPEC_SHAPE.search(detail)
+    if shapes is not None:
+        return _s01(
+            ctx,
+            layer,
+            f"input {index} has shape {shapes.group(2)} but the layer expects {shapes.group(1)}",
+            evidence=f"received {shapes.group(2)}, expected {shapes.group(1)}",
+            hint="make the data match the shape the layer was built for, or rebuild the model for the new shape",
+        )
+    return _s01(
+        ctx,
+        layer,
+        f"input {index} is incompatible with the layer: {detail.strip()}",
+        evidence="",
+        hint="",
+    )
+
+
+def _s01(ctx: ErrorContext, layer: str, message: str, *, evidence: str, hint: str) -> Explained:
+    return (
+        finding("S01", message, place=f"layer '{layer}'", evidence=evidence, hint=hint),
+        (_tfshape_step(f"'{layer}'"),),
+    )
+
+
+def _feature_hint(layer: str, value: int, received: tuple[int | None, ...]) -> str:
+    trailing = received[1:]
+    if len(received) > 2 and all(d is not None for d in trailing) and math.prod(trailing) == value:  # type: ignore[arg-type]
+        return (
+            f"a Flatten is missing: {fmt_shape(received)} flattens to {value} features; add "
+            f"keras.layers.Flatten() before '{layer}'"
+        )
+    return (
+        f"'{layer}' was built for {value} features: the data's last axis changed since the model "
+        "was built; fix the data, or rebuild the model (or the layer) for the new width"
+    )
+
+
+def _rank_hint(
+    layer: str,
+    *,
+    expected_ndim: int,
+    received: tuple[int | None, ...],
+    expected: tuple[int | None, ...] = (),
+) -> str:
+    if expected and len(received) > len(expected) and len(expected) >= 2:
+        trailing = received[1:]
+        if all(d is not None for d in trailing) and expected[-1] == math.prod(trailing):  # type: ignore[arg-type]
+            return (
+                f"a Flatten is missing: {fmt_shape(received)} flattens to {expected[-1]} features; "
+                "reshape the data (x.reshape(len(x), -1)) or declare the model's Input with the unflattened shape and add keras.layers.Flatten()"
+            )
+    if len(received) == 1:
+        return (
+            "the batch axis was folded into the features (e.g. a reshape to (-1,)); keep it: "
+            "use keras.layers.Reshape / Flatten, which leave the batch axis alone"
+        )
+    if len(received) < expected_ndim:
+        return (
+            f"the input has {expected_ndim - len(received)} axis too few: add the channel axis "
+            "(x[..., None] or Input(shape + (1,))), or, for a single example, the batch axis (x[None])"
+        )
+    if len(received) > expected_ndim:
+        return (
+            f"the input has {len(received) - expected_ndim} axis too many: put a Flatten, Reshape or "
+            f"GlobalAveragePooling layer before '{layer}'"
+        )
+    return "make the data's shape match what the layer expects"
+
+
+def _merge_shapes(text: str) -> tuple[str, list[tuple[int | None, ...]], bool] | None:
+    concat = _CONCAT.search(text)
+    if concat is not None:
+        shapes = [parse_shape(s) for s in re.findall(r"\([^()]*\)", concat.group(2))]
+        if len(shapes) >= 2 and all(s is not None for s in shapes):
+            return concat.group(1), [s for s in shapes if s is not None], False
+    merge = _MERGE.search(text)
+    if merge is not None:
+        a, b = parse_shape(merge.group(1)), parse_shape(merge.group(2))
+        if a is not None and b is not None:
+            return "merge", [a, b], True
+    return None
+
+
+def _merge_hint(shapes: list[tuple[int | None, ...]], kind: str, batchless: bool) -> str:
+    a, b = shapes[0], shapes[1]
+    if len(a) != len(b):
+        return "the branches have different ranks: reshape one branch so both have the same axes"
+    start = 0 if batchless else 1
+    spatial = range(start, len(a) - 1)
+    ratios = [
+        (a[i] / b[i]) if a[i] and b[i] else 1.0  # type: ignore[operator]
+        for i in spatial
+    ]
+    if ratios and any(r != 1.0 for r in ratios):
+        big = a if ratios[0] > 1 or any(r > 1 for r in ratios) else b
+        factor = max(max(ratios), 1 / min(ratios))
+        if float(factor).is_integer():
+            return (
+                f"the skip branch is not downsampled: the spatial axes differ by a factor of "
+                f"{int(factor)}; give the branch with {fmt_shape(big)} strides={int(factor)} "
+                f"(or MaxPooling with pool_size={int(factor)}), or use padding='same' consistently"
+            )
+        return "the spatial axes differ: check strides and padding='same' on both branches"
+    if a[-1] != b[-1] and kind != "Concatenate":
+        return (
+            f"the channel axes differ ({a[-1]} vs {b[-1]}): project the skip branch with a 1x1 "
+            "Conv2D (or Dense) to the same number of channels"
+        )
+    return "make the branches' shapes equal on every axis but the concatenation axis"
+
+
+def op_shapes(ctx: ErrorContext) -> Explained | None:
+    """S07: an op, loss or metric failed on incompatible shapes."""
+    text = ctx.text
+    dims = _DIMS_EQUAL.search(text)
+    if dims is not None:
+        node, op, inputs, in_shapes = dims.group(3), dims.group(4), dims.group(5), dims.group(6)
+        scope, _ = split_node(node)
+        owner = scope_owner(_strip_op_scope(scope, op))
+        return _s07(
+            ctx,
+            op,
+            owner,
+            node,
+            f"{op} got inputs with shapes {in_shapes} ({dims.group(1)} vs {dims.group(2)} on one axis)",
+            evidence=f"inputs {inputs.strip()}",
+            loss=owner.startswith("the loss") or owner.startswith("the metric"),
+        )
+    incompatible = _INCOMPATIBLE.search(text)
+    matmul = _MATMUL.search(text)
+    found = incompatible or matmul
+    if found is not None and (ctx.is_a("InvalidArgumentError") or ctx.is_a("OpError")):
+        node = ctx.node()
+        label = "incompatible shapes" if incompatible else "matrix sizes that do not multiply"
+        if node:
+            scope, op = split_node(node)
+            op_name = op
+            owner = scope_owner(scope)
+        else:
+            op_name = ctx.eager_op() or "an op"
+            owner, node = "", ""
+        return _s07(
+            ctx,
+            op_name,
+            owner,
+            node,
+            f"{op_name} got {label}: [{found.group(1)}] vs [{found.group(2)}]",
+            evidence=f"shapes [{found.group(1)}] and [{found.group(2)}]",
+            loss="loss" in owner or "metric" in owner,
+        )
+    target = _TARGET_OUTPUT.search(text)
+    if target is not None:
+        labels, output = parse_shape(target.group(2)), parse_shape(target.group(3))
+        if labels is None or output is None:
+            return None
+        loss = _keras_loss_function(ctx)
+        return _s07(
+            ctx,
+            loss or "the loss",
+            f"the loss '{loss}'" if loss else "the loss",
+            "",
+            f"labels of shape {fmt_shape(labels)} do not fit the model output {fmt_shape(output)}",
+            evidence=f"target.shape={fmt_shape(labels)}, output.shape={fmt_shape(output)}",
+            loss=True,
+            hint=_loss_shape_hint(labels, output, loss or ""),
+        )
+    return None
+
+
+def _strip_op_scope(scope: str, op: str) -> str:
+    """TF nests an op in a scope of its own name (``mse/sub/sub``); drop that repeat."""
+    parts = scope.split("/")
+    if parts and parts[-1].lower() == op.lower():
+        parts = parts[:-1]
+    return "/".join(parts)
+
+
+def _s07(
+    ctx: ErrorContext,
+    op: str,
+    owner: str,
+    node: str,
+    message: str,
+    *,
+    evidence: str,
+    loss: bool,
+    hint: str = "",
+) -> Explained:
+    place = f"op {op}"
+    if owner:
+        place += f" in {owner}"
+    if node:
+        evidence = f"{evidence}; node {node}" if evidence else f"node {node}"
+    if not hint:
+        hint = (
+            "the labels and the model output disagree: compare y.shape with model.output_shape "
+            "(output units, one-hot vs integer labels, extra axes)"
+            if loss
+            else "the two operands must have equal sizes on every axis (or size 1 to broadcast): "
+            "print their shapes just before this op"
+        )
+    defined = ctx.defined_at()
+    if defined is not None:
+        evidence += f"; defined at {ctx.where(*defined)}"
+    return (
+        finding("S07", message, place=place, evidence=evidence, hint=hint),
+        (_tfshape_step("the loss" if loss else "the failing op"),),
+    )
+
+
+def _keras_loss_function(ctx: ErrorContext) -> str | None:
+    for frame in reversed(ctx.frames):
+        path = frame.filename.replace("\\", "/")
+        if "keras/" in path and ("/losses" in path or path.endswith("nn.py")):
+            return frame.function
+    return None
+
+
+def _loss_shape_hint(
+    labels: tuple[int | None, ...], output: tuple[int | None, ...], loss: str
+) -> str:
+    sparse = loss.startswith("sparse")
+    extra = len(output) - len(labels) - (1 if sparse else 0)
+    if extra > 0:
+        return (
+            f"the model output has {extra} axis too many for these labels: a Flatten or "
+            "GlobalAveragePooling layer is probably missing before the output layer"
+        )
+    if not sparse and output and labels and output[-1] != labels[-1]:
+        return (
+            f"the output layer has {output[-1]} units but the labels have {labels[-1]} columns: "
+            "use as many units as classes, or integer labels with a sparse loss"
+        )
+    return "make the labels' shape match the model output (see model.output_shape)"
