@@ -19,6 +19,9 @@ from tfnb_debug.reports import Report as Report
 
 # Public name -> the module that defines it, imported on first use.
 _LAZY = {
+    "ConsistencyReport": "tfnb_debug.consistency",
+    "ConsistencyThresholds": "tfnb_debug.consistency",
+    "check_consistency": "tfnb_debug.consistency",
     "EnvReport": "tfnb_debug.env",
     "check_environment": "tfnb_debug.env",
     "ExplainReport": "tfnb_debug.explain",

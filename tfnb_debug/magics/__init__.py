@@ -8,6 +8,7 @@ from IPython.core.magic import Magics
 def magic_classes() -> list[type[Magics]]:
     """Every Magics class the extension registers, in a stable order."""
     from tfnb_debug.magics.auto import AutoMagics
+    from tfnb_debug.magics.checks import CheckMagics
     from tfnb_debug.magics.env import EnvMagics
 
-    return [AutoMagics, EnvMagics]
+    return [AutoMagics, EnvMagics, CheckMagics]

@@ -1,0 +1,162 @@
+"""%tfconsistency / check_consistency: C01-C04 on real Keras models, state untouched."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+from IPython.core.error import UsageError
+
+from tests._support import run_magic
+from tfnb_debug.consistency import ConsistencyThresholds, check_consistency
+
+X = np.random.RandomState(0).rand(16, 4).astype("float32")
+Y = np.random.RandomState(1).rand(16, 1).astype("float32")
+
+
+class MCDropout(keras.layers.Dropout):
+    """Monte-Carlo dropout: random also at inference (the classic C01 cause)."""
+
+    def call(self, inputs, training=None):
+        return super().call(inputs, training=True)
+
+
+@keras.saving.register_keras_serializable(package="tfnb_test_consistency")
+class Scale(keras.layers.Layer):
+    """``factor`` is set after construction and is missing from get_config (C02 cause)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = 1.0
+
+    def call(self, inputs):
+        return inputs * self.factor
+
+
+def unregistered_mse(y_true, y_pred):
+    return keras.ops.mean((y_true - y_pred) ** 2)
+
+
+def state_bytes(model: keras.Model) -> list[bytes]:
+    values = [v.numpy().tobytes() for v in model.variables]
+    if model.optimizer is not None:
+        values += [v.numpy().tobytes() for v in model.optimizer.variables]
+    return values
+
+
+def dense_model(*extra: keras.layers.Layer, loss: object = "mse", fit: bool = True) -> keras.Model:
+    model = keras.Sequential(
+        [keras.Input((4,)), keras.layers.Dense(8), *extra, keras.layers.Dense(1)]
+    )
+    model.compile(optimizer="adam", loss=loss)
+    if fit:
+        model.fit(X, Y, epochs=1, batch_size=8, verbose=0)
+    return model
+
+
+def test_c01_fires_for_mc_dropout_and_names_the_layer() -> None:
+    model = dense_model(MCDropout(0.5, name="mc_drop"))
+    before = state_bytes(model)
+    report = check_consistency(model, X)
+    assert "C01" in report.codes()
+    c01 = next(f for f in report.findings if f.code == "C01")
+    assert c01.place == "mc_drop"
+    assert report.inference.random_layers == ("mc_drop",)
+    assert state_bytes(model) == before
+
+
+def test_c01_silent_for_plain_dropout() -> None:
+    model = dense_model(keras.layers.Dropout(0.5, name="drop"))
+    before = state_bytes(model)
+    report = check_consistency(model, X)
+    assert "C01" not in report.codes()
+    assert report.inference.rel_diff == 0.0
+    # Dropout makes training mode differ, and the ablation blames it
+    assert "C03" in report.codes()
+    assert "drop" in next(f for f in report.findings if f.code == "C03").place
+    assert state_bytes(model) == before
+
+
+def test_c03_names_untrained_batchnorm_and_is_silent_without_it() -> None:
+    bn = dense_model(keras.layers.BatchNormalization(name="bn"), fit=False)
+    report = check_consistency(bn, X * 10)
+    c03 = [f for f in report.findings if f.code == "C03"]
+    assert c03 and c03[0].place == "bn"
+    plain = check_consistency(dense_model(fit=False), X)
+    assert plain.codes() == []
+    assert plain.train_gap.rel_gap == 0.0
+
+
+def test_export_round_trips_clean_model_has_no_findings() -> None:
+    model = dense_model(keras.layers.BatchNormalization(), keras.layers.Dropout(0.2))
+    before = state_bytes(model)
+    report = check_consistency(model, X, export=True)
+    assert not {"C01", "C02", "C04"} & set(report.codes())
+    assert [e.rel_diff for e in report.exports] == [0.0, 0.0] or all(
+        e.rel_diff is not None and e.rel_diff < 1e-6 for e in report.exports
+    )
+    assert all(c.compared > 0 and not c.lost and not c.error for c in report.checkpoints)
+    assert state_bytes(model) == before
+
+
+def test_c02_and_c04_fire_for_unsaved_attribute_and_unregistered_loss() -> None:
+    scale = Scale(name="scale")
+    model = dense_model(scale, loss=unregistered_mse)
+    scale.factor = 3.0  # changes outputs, not saved by get_config
+    before = state_bytes(model)
+    report = check_consistency(model, X, export=True)
+    c02 = [f for f in report.findings if f.code == "C02"]
+    assert [f.place for f in c02] == [".keras round trip"]  # SavedModel traced factor=3.0
+    c04 = [f for f in report.findings if f.code == "C04"]
+    assert [f.place for f in c04] == [".keras file"]
+    assert "unregistered_mse" in c04[0].evidence
+    assert state_bytes(model) == before
+
+
+def test_thresholds_are_overridable() -> None:
+    model = dense_model(keras.layers.Dropout(0.5))
+    report = check_consistency(model, X, thresholds=ConsistencyThresholds(train_gap=1e9))
+    assert "C03" not in report.codes()
+    with pytest.raises(ValueError):
+        ConsistencyThresholds(train_gap=-1)
+
+
+class FailsInTraining(keras.layers.Layer):
+    def call(self, inputs, training=None):
+        if training:
+            raise RuntimeError("boom in training mode")
+        return inputs
+
+
+def test_user_error_propagates_and_everything_is_restored() -> None:
+    layer = FailsInTraining(name="fails")
+    model = dense_model(keras.layers.BatchNormalization(), layer, fit=False)
+    before = state_bytes(model)
+    with pytest.raises(RuntimeError, match="boom in training mode"):
+        check_consistency(model, X)
+    assert "call" not in vars(layer)
+    assert state_bytes(model) == before
+
+
+def test_bad_inputs_are_one_line_errors() -> None:
+    from tfnb_debug.errors import TfnbDebugError
+
+    with pytest.raises(TfnbDebugError, match="must be a Keras model"):
+        check_consistency(object(), X)
+    with pytest.raises(TfnbDebugError, match="raised"):
+        check_consistency(dense_model(fit=False), np.zeros((2, 7), "float32"))
+
+
+def test_magic_returns_report_and_reports_bad_names(shell) -> None:
+    shell.user_ns["cmodel"] = dense_model(MCDropout(0.5, name="mc"), fit=False)
+    shell.user_ns["cx"] = X
+    shown = run_magic(shell, "%tfconsistency -q -o cmodel cx")
+    assert shown.result is not None and "C01" in shown.result.codes()
+    assert shown.outputs == []
+    shown = run_magic(shell, "%tfconsistency -v rep cmodel cx[:4]")
+    assert "C01 nondeterministic-inference" in shown.text
+    assert shell.user_ns["rep"].codes()[0] == "C01"
+    with pytest.raises(UsageError, match="nope"):
+        run_magic(shell, "%tfconsistency nope cx")
+    with pytest.raises(UsageError, match="must be a Keras model"):
+        run_magic(shell, "%tfconsistency cx cx")

@@ -1,0 +1,153 @@
+"""Snapshots of a model's state, and small helpers shared by the check commands.
+
+Every command in :mod:`tfnb_debug.consistency`, :mod:`tfnb_debug.overfit`,
+:mod:`tfnb_debug.lint` and :mod:`tfnb_debug.check` promises that the user's
+model, weights and optimizer state are bit-identical afterwards.  A
+:class:`VariableSnapshot` copies every variable's value to the host and puts it
+back in ``finally``.  Imported lazily (TensorFlow at module level is fine here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from tfnb_debug.errors import TfnbDebugError
+
+__all__ = [
+    "VariableSnapshot",
+    "first_batch",
+    "flat_arrays",
+    "global_seed_generator",
+    "layer_paths",
+    "relative_difference",
+    "require_keras_model",
+    "state_variables",
+]
+
+
+def require_keras_model(model: Any, *, what: str = "MODEL", built: bool = True) -> keras.Model:
+    """``model`` as a Keras 3 model, or a one-line :class:`TfnbDebugError` naming the fix."""
+    if not isinstance(model, keras.Model):
+        kind = type(model).__name__
+        hint = ""
+        if type(model).__module__.startswith("tf_keras"):
+            hint = " (a tf_keras / Keras 2 model: build it with `import keras` instead)"
+        raise TfnbDebugError(f"{what} must be a Keras model, got a {kind}{hint}")
+    if built and not model.built:
+        raise TfnbDebugError(
+            f"{what} {model.name!r} is not built yet: call it once on a batch first "
+            "(`model(x)`) or give it an Input"
+        )
+    return model
+
+
+def global_seed_generator() -> Any | None:
+    """Keras' global seed generator (used by unseeded random ops), without creating it."""
+    try:
+        from keras.src.backend.common import global_state
+        from keras.src.random.seed_generator import GLOBAL_SEED_GENERATOR
+
+        return global_state.get_global_attribute(GLOBAL_SEED_GENERATOR)
+    except Exception:  # private API moved: the global generator is then simply not tracked
+        return None
+
+
+def state_variables(model: keras.Model, *, optimizer: bool = True) -> list[Any]:
+    """Every variable a command could touch: the model's, its optimizer's, the global RNG's."""
+    found: list[Any] = list(model.variables)
+    opt = getattr(model, "optimizer", None)
+    if optimizer and opt is not None:
+        found.extend(opt.variables)
+    gen = global_seed_generator()
+    if gen is not None:
+        found.append(gen.state)
+    unique: dict[int, Any] = {}
+    for var in found:
+        unique.setdefault(id(var), var)
+    return list(unique.values())
+
+
+@dataclass(frozen=True)
+class VariableSnapshot:
+    """Host copies of variable values, to compare with or to assign back."""
+
+    variables: tuple[Any, ...]
+    values: tuple[np.ndarray, ...]
+
+    @classmethod
+    def take(cls, variables: Iterable[Any]) -> VariableSnapshot:
+        vars_ = tuple(variables)
+        return cls(vars_, tuple(np.array(v.numpy(), copy=True) for v in vars_))
+
+    def restore(self) -> None:
+        for var, value in zip(self.variables, self.values, strict=True):
+            var.assign(value)
+
+    def changed(self) -> list[str]:
+        """Paths of the variables whose value is no longer bit-identical to the snapshot."""
+        out = []
+        for var, value in zip(self.variables, self.values, strict=True):
+            now = var.numpy()
+            if now.shape != value.shape or now.tobytes() != value.tobytes():
+                out.append(str(getattr(var, "path", var.name)))
+        return out
+
+
+def layer_paths(model: keras.Model) -> Iterator[tuple[str, Any]]:
+    """``(path, layer)`` for every layer inside ``model`` (nested ones as ``outer/inner``)."""
+
+    def walk(layer: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+        for child in layer._flatten_layers(include_self=False, recursive=False):
+            path = f"{prefix}{child.name}"
+            yield path, child
+            yield from walk(child, path + "/")
+
+    yield from walk(model, "")
+
+
+def flat_arrays(outputs: Any) -> list[np.ndarray]:
+    """The leaves of a model output (tensor, list, dict) as float64 NumPy arrays."""
+    leaves = keras.tree.flatten(outputs)
+    return [np.asarray(tf.convert_to_tensor(leaf).numpy(), dtype=np.float64) for leaf in leaves]
+
+
+def relative_difference(a: Any, b: Any) -> tuple[float, float]:
+    """``(max |a-b|, max |a-b| / max |b|)`` over every leaf; NaN anywhere gives NaN."""
+    left, right = flat_arrays(a), flat_arrays(b)
+    if len(left) != len(right):
+        return float("inf"), float("inf")
+    worst_abs = 0.0
+    scale = 0.0
+    for x, y in zip(left, right, strict=True):
+        if x.shape != y.shape:
+            return float("inf"), float("inf")
+        if x.size == 0:
+            continue
+        worst_abs = max(worst_abs, float(np.max(np.abs(x - y))))
+        scale = max(scale, float(np.max(np.abs(y))))
+    return worst_abs, worst_abs / max(scale, 1e-12)
+
+
+def first_batch(data: Any, *, what: str = "DATA") -> tuple[Any, Any | None]:
+    """``(x, y)`` from a dataset (its first element), a ``(x, y)`` tuple or plain inputs."""
+    if isinstance(data, tf.data.Dataset):
+        try:
+            element = next(iter(data.take(1)))
+        except StopIteration:
+            raise TfnbDebugError(f"{what} is an empty tf.data.Dataset") from None
+        if isinstance(element, tuple) and len(element) in (2, 3):
+            return element[0], element[1]
+        return element, None
+    if isinstance(data, Iterator):
+        raise TfnbDebugError(
+            f"{what} is an iterator; pass the dataset or arrays themselves so nothing is consumed"
+        )
+    if isinstance(data, tuple) and len(data) in (2, 3):
+        return data[0], data[1]
+    return data, None
