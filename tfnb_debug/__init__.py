@@ -24,6 +24,10 @@ _LAZY = {
     "check_consistency": "tfnb_debug.consistency",
     "EnvReport": "tfnb_debug.env",
     "check_environment": "tfnb_debug.env",
+    "GradThresholds": "tfnb_debug.gradients",
+    "GradientReport": "tfnb_debug.gradients",
+    "probe_gradients": "tfnb_debug.gradients",
+    "record_gradients": "tfnb_debug.gradients",
     "ExplainReport": "tfnb_debug.explain",
     "explain_exception": "tfnb_debug.explain",
 }

@@ -28,12 +28,13 @@ def run_user_code(shell: InteractiveShell, source: str) -> Any:
     propagates unchanged, with this frame hidden from the traceback.
     """
     __tracebackhide__ = True
-    if shell.should_run_async(source):
+    code = shell.transform_cell(source)
+    # IPython 9 wants the transformed cell passed in (it no longer transforms it itself).
+    if shell.should_run_async(source, transformed_cell=code, preprocessing_exc_tuple=None):
         raise UsageError(
             "tfnb_debug cell magics cannot run top-level `await`; wrap the code in a function "
             "and call it with asyncio.run(...)"
         )
-    code = shell.transform_cell(source)
     tree = shell.transform_ast(shell.compile.ast_parse(code))
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):

@@ -10,5 +10,6 @@ def magic_classes() -> list[type[Magics]]:
     from tfnb_debug.magics.auto import AutoMagics
     from tfnb_debug.magics.checks import CheckMagics
     from tfnb_debug.magics.env import EnvMagics
+    from tfnb_debug.magics.grad import GradMagics
 
-    return [AutoMagics, EnvMagics, CheckMagics]
+    return [AutoMagics, EnvMagics, CheckMagics, GradMagics]

@@ -1,0 +1,589 @@
+"""Record gradient statistics at every optimizer step, inside the (possibly XLA-compiled) step.
+
+How it works (see TRAPS.md, 'Gradients from model.fit'):
+
+* ``BaseOptimizer.apply`` is wrapped at class level for the duration of a
+  :class:`GradientCapture`; ``apply_gradients`` routes through it, so both
+  ``fit``/``train_on_batch`` and custom ``GradientTape`` loops (eager or in a
+  user's ``tf.function``) are caught.  ``LossScaleOptimizer`` calls its inner
+  optimizer's ``apply`` with unscaled gradients, so those are what is recorded.
+* The wrapper computes a few numbers per variable with TensorFlow ops (norm,
+  mean/max |g|, NaN/Inf counts, share of zeros, a fixed-bin histogram of
+  log10|g|, weight and update norms) and writes them with ``scatter_nd_update``
+  into preallocated ``tf.Variable`` buffers on the device: no ``py_function``,
+  so XLA accepts it.  Nothing crosses to the host until the capture ends, when
+  the buffers (steps x variables x (8 + bins) numbers) are read once.
+* ``TensorFlowTrainer.make_train_function`` is wrapped so the first call per
+  model in the capture rebuilds the train function (the cached one was traced
+  without the hook); the previous function object is put back at the end.
+* ``tf.GradientTape.gradient`` is wrapped to remember a scalar target (the loss)
+  so the step record carries it.
+
+Every wrapper is installed and removed by :class:`GradientCapture`, in
+``finally``, also on exceptions and ``KeyboardInterrupt``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
+from keras.src.optimizers.base_optimizer import BaseOptimizer
+from keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from tensorflow.python.ops.resource_variable_ops import ResourceVariable
+
+from tfnb_debug.gradient_history import (
+    HIST_BINS,
+    HIST_HI,
+    HIST_LO,
+    STAT_COLUMNS,
+    VariableMeta,
+)
+
+__all__ = [
+    "CaptureData",
+    "FitModelInfo",
+    "GradientCapture",
+    "active_capture",
+    "probe_batch",
+    "variable_stats",
+]
+
+_LOCAL = threading.local()
+_LOCK = threading.RLock()
+_ACTIVE: GradientCapture | None = None
+
+
+def active_capture() -> GradientCapture | None:
+    return _ACTIVE
+
+
+@dataclass(frozen=True)
+class FitModelInfo:
+    """A model whose train function was rebuilt for the capture."""
+
+    name: str
+    jit_compile: bool
+    run_eagerly: bool
+    replicas: int
+
+
+@dataclass(frozen=True)
+class CaptureData:
+    """What a capture read back from the device: host arrays, no tensors.
+
+    ``stats`` is (steps, variables, len(STAT_COLUMNS)); ``hist`` is
+    (steps, variables, bins); ``steps`` holds the optimizer step (0-based, in
+    the capture) of each record; ``loss`` is NaN where ``loss_known`` is False.
+    """
+
+    variables: tuple[VariableMeta, ...]
+    steps: np.ndarray
+    loss: np.ndarray
+    loss_known: np.ndarray
+    stats: np.ndarray
+    hist: np.ndarray
+    no_gradient: tuple[str, ...]
+    total_steps: int
+    replicas: int
+    loss_scaled_by: tuple[str, ...]
+
+
+def variable_stats(
+    grad: tf.Tensor, w_old: tf.Tensor | None, w_new: tf.Tensor | None
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """The statistics row and the log10|g| histogram of one gradient, as TensorFlow ops.
+
+    XLA-safe: no ``histogram_fixed_width`` (XLA has no kernel for it), no
+    ``py_function``.  ``w_old``/``w_new`` give the weight and update norms
+    (NaN when not given, as in a dry probe).
+    """
+    g = tf.reshape(tf.cast(grad, tf.float32), [-1])
+    size = tf.maximum(tf.cast(tf.size(g), tf.float32), 1.0)
+    absg = tf.abs(g)
+    finite = tf.math.is_finite(g)
+    nan = tf.reduce_sum(tf.cast(tf.math.is_nan(g), tf.float32))
+    inf = tf.reduce_sum(tf.cast(tf.math.is_inf(g), tf.float32))
+    zero = tf.reduce_sum(tf.cast(tf.equal(g, 0.0), tf.float32)) / size
+    norm = tf.sqrt(tf.reduce_sum(tf.square(g)))
+    mean_abs = tf.reduce_sum(absg) / size
+    max_abs = tf.reduce_max(tf.concat([absg, tf.zeros([1], tf.float32)], 0))
+    nan_value = tf.constant(float("nan"), tf.float32)
+    if w_old is not None and w_new is not None:
+        w0 = tf.reshape(tf.cast(w_old, tf.float32), [-1])
+        w1 = tf.reshape(tf.cast(w_new, tf.float32), [-1])
+        w_norm = tf.sqrt(tf.reduce_sum(tf.square(w0)))
+        u_norm = tf.sqrt(tf.reduce_sum(tf.square(w1 - w0)))
+    elif w_old is not None:
+        w0 = tf.reshape(tf.cast(w_old, tf.float32), [-1])
+        w_norm = tf.sqrt(tf.reduce_sum(tf.square(w0)))
+        u_norm = nan_value
+    else:
+        w_norm = u_norm = nan_value
+    row = tf.stack([norm, mean_abs, max_abs, nan, inf, zero, w_norm, u_norm])
+    counted = tf.logical_and(finite, tf.not_equal(g, 0.0))
+    logs = tf.math.log(tf.where(counted, absg, tf.ones_like(absg))) / np.log(10.0)
+    width = (HIST_HI - HIST_LO) / HIST_BINS
+    index = tf.clip_by_value(
+        tf.cast(tf.floor((logs - HIST_LO) / width), tf.int32), 0, HIST_BINS - 1
+    )
+    hist = tf.math.unsorted_segment_sum(tf.cast(counted, tf.float32), index, HIST_BINS)
+    return row, hist
+
+
+def _read(variable: Any) -> tf.Tensor:
+    return tf.convert_to_tensor(getattr(variable, "value", variable))
+
+
+def _variable_meta(variable: Any, optimizer: str) -> VariableMeta:
+    path = str(getattr(variable, "path", None) or getattr(variable, "name", "variable"))
+    path = path.split(":")[0]
+    layer, _, name = path.rpartition("/")
+    shape = tuple(int(d) if d is not None else -1 for d in variable.shape)
+    dtype = getattr(variable, "dtype", "float32")
+    return VariableMeta(
+        path=path,
+        layer=layer or path,
+        name=name or path,
+        shape=shape,
+        dtype=str(getattr(dtype, "name", dtype)),
+        optimizer=optimizer,
+    )
+
+
+def _variable_key(optimizer: Any, variable: Any) -> Any:
+    try:
+        return optimizer._var_key(variable)
+    except Exception:
+        return id(variable)
+
+
+class _Recorder:
+    """Device-side buffers for one optimizer and one list of variables."""
+
+    def __init__(self, capture: GradientCapture, optimizer: Any, variables: Sequence[Any]) -> None:
+        self.capture = capture
+        opt_name = str(getattr(optimizer, "name", type(optimizer).__name__))
+        self.meta = tuple(_variable_meta(v, opt_name) for v in variables)
+        self.no_gradient: set[int] = set()
+        self.replicas = 1
+        self.loss_scaled_by: set[str] = set()
+        n, cap = len(variables), capture.max_steps
+        device = getattr(variables[0], "device", None) if variables else None
+        with tf.init_scope(), tf.device(device or None):
+            # ResourceVariable(...) skips the variable-creator stack, so these
+            # stay plain variables even inside a tf.distribute strategy scope.
+            def make(value: Any, dtype: Any) -> ResourceVariable:
+                return ResourceVariable(value, dtype=dtype, trainable=False)
+
+            self.stats = make(tf.fill([cap, n, len(STAT_COLUMNS)], np.nan), tf.float32)
+            self.hist = make(tf.zeros([cap, n, HIST_BINS]), tf.float32)
+            self.meta_buf = make(tf.fill([cap, 3], np.nan), tf.float32)
+            self.step = make(0, tf.int64)
+            self.count = make(0, tf.int32)
+
+    def run(self, optimizer: Any, grads: list[Any], variables: list[Any], apply: Any) -> Any:
+        present = [i for i, g in enumerate(grads) if g is not None]
+        self.no_gradient.update(i for i in range(len(grads)) if grads[i] is None)
+        dense = [tf.convert_to_tensor(grads[i]) for i in present]
+        loss = _pop_pending_loss()
+        scale = self.capture.loss_scale_for(optimizer)
+        if loss is not None and scale is not None:
+            loss = tf.cast(loss, tf.float32) / tf.cast(_read(scale), tf.float32)
+            self.loss_scaled_by.add("LossScaleOptimizer")
+        ctx = tf.distribute.get_replica_context()
+        replicas = int(ctx.num_replicas_in_sync) if ctx is not None else 1
+        writer = True
+        if replicas > 1 and ctx is not None:
+            # Each replica holds a partial gradient; the statistics belong to the
+            # summed one, which is what the optimizer applies.
+            self.replicas = replicas
+            dense = list(ctx.all_reduce(tf.distribute.ReduceOp.SUM, dense))
+            if loss is not None:
+                loss = ctx.all_reduce(tf.distribute.ReduceOp.SUM, tf.cast(loss, tf.float32))
+            replica_id = tf.get_static_value(ctx.replica_id_in_sync_group)
+            writer = replica_id is None or int(replica_id) == 0
+        capture = self.capture
+
+        def write(w_old: list[tf.Tensor]) -> tf.Tensor:
+            n = len(self.meta)
+            nan_row = tf.fill([len(STAT_COLUMNS)], np.nan)
+            rows: list[Any] = [nan_row] * n
+            hists: list[Any] = [tf.zeros([HIST_BINS])] * n
+            for k, i in enumerate(present):
+                rows[i], hists[i] = variable_stats(dense[k], w_old[k], _read(variables[i]))
+            index = [[self.count.read_value()]]
+            self.stats.scatter_nd_update(index, [tf.stack(rows)])
+            self.hist.scatter_nd_update(index, [tf.stack(hists)])
+            known = 0.0 if loss is None else 1.0
+            loss_value = tf.constant(np.nan, tf.float32) if loss is None else loss
+            meta_row = tf.stack(
+                [
+                    tf.cast(self.step.read_value(), tf.float32),
+                    tf.cast(loss_value, tf.float32),
+                    known,
+                ]
+            )
+            self.meta_buf.scatter_nd_update(index, [meta_row])
+            self.count.assign_add(1)
+            return tf.constant(True)
+
+        if tf.executing_eagerly():
+            due = (
+                int(self.count.numpy()) < capture.max_steps
+                and int(self.step.numpy()) % capture.every == 0
+            )
+            w_old = [tf.identity(_read(variables[i])) for i in present] if due else []
+            result = apply()
+            if due:
+                write(w_old)
+            self.step.assign_add(1)
+            return result
+        w_old = [_read(variables[i]) for i in present]
+        result = apply()
+        if writer:
+            due_t = tf.logical_and(
+                self.count < capture.max_steps,
+                tf.equal(self.step % capture.every, 0),
+            )
+            tf.cond(due_t, lambda: write(w_old), lambda: tf.constant(False))
+            self.step.assign_add(1)
+        return result
+
+    def read(self) -> CaptureData:
+        count = int(self.count.numpy())
+        meta = self.meta_buf.numpy()[:count]
+        loss_known = meta[:, 2] == 1.0
+        return CaptureData(
+            variables=self.meta,
+            steps=meta[:, 0].astype(np.int64),
+            loss=np.where(loss_known, meta[:, 1], np.nan),
+            loss_known=loss_known,
+            stats=self.stats.numpy()[:count],
+            hist=self.hist.numpy()[:count],
+            no_gradient=tuple(self.meta[i].path for i in sorted(self.no_gradient)),
+            total_steps=int(self.step.numpy()),
+            replicas=self.replicas,
+            loss_scaled_by=tuple(sorted(self.loss_scaled_by)),
+        )
+
+
+def _pop_pending_loss() -> tf.Tensor | None:
+    loss = getattr(_LOCAL, "loss", None)
+    _LOCAL.loss = None
+    if loss is None:
+        return None
+    if tf.executing_eagerly():
+        return loss if not hasattr(loss, "graph") or _is_eager(loss) else None
+    graph = getattr(loss, "graph", None)
+    return loss if graph is tf.compat.v1.get_default_graph() else None
+
+
+def _is_eager(tensor: Any) -> bool:
+    try:
+        tensor.numpy()
+        return True
+    except Exception:
+        return False
+
+
+@dataclass
+class _SavedTrainFunction:
+    model: Any
+    function: Any
+    optimizer: Any
+    built: list[Any] = field(default_factory=list)
+
+
+class GradientCapture:
+    """Owns every patch the gradient recording needs; use it as a context manager.
+
+    ``every``: record every N-th optimizer step; ``max_steps``: stop recording
+    after that many records (the device buffers hold exactly that many).
+    After the block, :attr:`data` holds one :class:`CaptureData` per
+    (optimizer, variable list) that took a step, and :attr:`fit_models` the
+    models whose train function was rebuilt.
+    """
+
+    def __init__(self, *, every: int = 1, max_steps: int = 1000) -> None:
+        self.every = int(every)
+        self.max_steps = int(max_steps)
+        self.data: list[CaptureData] = []
+        self.fit_models: list[FitModelInfo] = []
+        self.fit_model_objects: list[Any] = []
+        self._recorders: dict[Any, _Recorder] = {}
+        self._order: list[_Recorder] = []
+        self._saved: dict[int, _SavedTrainFunction] = {}
+        self._loss_scales: dict[int, Any] = {}
+        self._originals: list[tuple[Any, str, Any]] = []
+        self.read_error: str | None = None
+
+    # -- lifecycle -----------------------------------------------------------
+    def __enter__(self) -> GradientCapture:
+        global _ACTIVE
+        with _LOCK:
+            if _ACTIVE is not None:
+                from tfnb_debug.errors import TfnbDebugError
+
+                raise TfnbDebugError(
+                    "gradients are already being recorded (nested %%tfgrad / record_gradients); "
+                    "record one training cell at a time"
+                )
+            try:
+                self._install()
+            except BaseException:
+                self._uninstall()
+                raise
+            _ACTIVE = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _ACTIVE
+        try:
+            with _LOCK:
+                _ACTIVE = None
+            self._uninstall()
+            self._restore_train_functions()
+        finally:
+            try:
+                self.data = [r.read() for r in self._order]
+            except Exception as err:  # a failed read must not hide the user's exception
+                self.read_error = f"{type(err).__name__}: {err}"
+            finally:
+                self._recorders.clear()
+                self._order.clear()
+                self._loss_scales.clear()
+
+    def _patch(self, owner: Any, name: str, replacement: Any) -> None:
+        self._originals.append((owner, name, owner.__dict__[name]))
+        setattr(owner, name, replacement)
+
+    def _install(self) -> None:
+        original_apply = BaseOptimizer.__dict__["apply"]
+        original_lso_apply = LossScaleOptimizer.__dict__["apply"]
+        original_make = TensorFlowTrainer.__dict__["make_train_function"]
+        original_gradient = tf.GradientTape.__dict__["gradient"]
+
+        def apply(opt: Any, grads: Any, trainable_variables: Any = None) -> Any:
+            capture = _ACTIVE
+            if capture is None:
+                return original_apply(opt, grads, trainable_variables)
+            return capture._on_apply(opt, grads, trainable_variables, original_apply)
+
+        def lso_apply(opt: Any, grads: Any, trainable_variables: Any = None) -> Any:
+            capture = _ACTIVE
+            if capture is not None:
+                capture._loss_scales[id(opt.inner_optimizer)] = opt.dynamic_scale
+            return original_lso_apply(opt, grads, trainable_variables)
+
+        def make_train_function(model: Any, force: bool = False) -> Any:
+            capture = _ACTIVE
+            if capture is not None and id(model) not in capture._saved:
+                capture._saved[id(model)] = _SavedTrainFunction(
+                    model, model.train_function, getattr(model, "optimizer", None)
+                )
+                capture._note_fit_model(model)
+                result = original_make(model, force=True)
+                capture._saved[id(model)].built.append(model.train_function)
+                return result
+            before = model.train_function
+            result = original_make(model, force=force)
+            if capture is not None and model.train_function is not before:
+                capture._saved[id(model)].built.append(model.train_function)
+            return result
+
+        def gradient(tape: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
+            if _ACTIVE is not None:
+                _remember_loss(target)
+            return original_gradient(tape, target, *args, **kwargs)
+
+        self._patch(BaseOptimizer, "apply", apply)
+        self._patch(LossScaleOptimizer, "apply", lso_apply)
+        self._patch(TensorFlowTrainer, "make_train_function", make_train_function)
+        self._patch(tf.GradientTape, "gradient", gradient)
+
+    def _uninstall(self) -> None:
+        while self._originals:
+            owner, name, original = self._originals.pop()
+            setattr(owner, name, original)
+
+    def _restore_train_functions(self) -> None:
+        for saved in self._saved.values():
+            model = saved.model
+            current = getattr(model, "train_function", None)
+            if current is None or not any(current is f for f in saved.built):
+                continue  # the user recompiled or replaced it: leave theirs
+            same_setup = getattr(model, "optimizer", None) is saved.optimizer
+            model.train_function = saved.function if same_setup else None
+        self._saved.clear()
+
+    # -- hooks ---------------------------------------------------------------
+    def _note_fit_model(self, model: Any) -> None:
+        self.fit_model_objects.append(model)
+        try:
+            replicas = int(model.distribute_strategy.num_replicas_in_sync)
+        except Exception:
+            replicas = 1
+        self.fit_models.append(
+            FitModelInfo(
+                name=str(getattr(model, "name", "model")),
+                jit_compile=bool(getattr(model, "jit_compile", False)),
+                run_eagerly=bool(getattr(model, "run_eagerly", False)),
+                replicas=replicas,
+            )
+        )
+
+    def loss_scale_for(self, optimizer: Any) -> Any:
+        return self._loss_scales.get(id(optimizer))
+
+    def _on_apply(self, opt: Any, grads: Any, trainable_variables: Any, original: Any) -> Any:
+        grads = list(grads)
+        if trainable_variables is None:
+            variables = list(getattr(opt, "_trainable_variables", []) or [])
+        else:
+            trainable_variables = list(trainable_variables)
+            variables = trainable_variables
+        if not grads or len(variables) != len(grads):
+            return original(opt, grads, trainable_variables)
+        recorder = self._recorder_for(opt, variables)
+
+        def call() -> Any:
+            return original(opt, grads, trainable_variables)
+
+        return recorder.run(opt, grads, variables, call)
+
+    def _recorder_for(self, opt: Any, variables: Iterable[Any]) -> _Recorder:
+        variables = list(variables)
+        key = (id(opt), tuple(_variable_key(opt, v) for v in variables))
+        with _LOCK:
+            recorder = self._recorders.get(key)
+            if recorder is None:
+                recorder = _Recorder(self, opt, variables)
+                self._recorders[key] = recorder
+                self._order.append(recorder)
+            return recorder
+
+
+def _remember_loss(target: Any) -> None:
+    scalar = isinstance(target, tf.Tensor | tf.Variable) and target.shape.rank == 0
+    _LOCAL.loss = target if scalar and target.dtype.is_floating else None
+
+
+def _snapshot(model: Any) -> list[tuple[Any, np.ndarray]]:
+    """Every model, metric and optimizer variable with a copy of its value."""
+    seen: set[int] = set()
+    saved: list[tuple[Any, np.ndarray]] = []
+    groups: list[Iterable[Any]] = [model.variables]
+    groups.append(getattr(model, "metrics_variables", []) or [])
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None:
+        groups.append(getattr(optimizer, "variables", []) or [])
+    for group in groups:
+        for variable in group:
+            if id(variable) in seen:
+                continue
+            seen.add(id(variable))
+            saved.append((variable, np.array(variable.numpy(), copy=True)))
+    return saved
+
+
+def _restore(saved: list[tuple[Any, np.ndarray]]) -> None:
+    for variable, value in saved:
+        variable.assign(value)
+
+
+def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[CaptureData, str]:
+    """One ``training=True`` forward and backward pass; nothing changes in the model.
+
+    Returns the statistics of one record (no update norm: no step is taken)
+    and a description of the loss used.
+    """
+    import keras
+
+    from tfnb_debug.errors import TfnbDebugError
+
+    if loss is None:
+        if getattr(model, "loss", None) is None:
+            raise TfnbDebugError(
+                f"model '{getattr(model, 'name', '?')}' is not compiled with a loss: compile it "
+                "or pass one (`%tfgrad MODEL X Y --loss sparse_categorical_crossentropy`)"
+            )
+        loss_fn = None
+        described = f"the compiled loss ({_loss_name(model.loss)})"
+    else:
+        try:
+            loss_fn = keras.losses.get(loss) if isinstance(loss, str) else loss
+        except ValueError:
+            raise TfnbDebugError(
+                f"unknown loss {loss!r}: give a Keras loss name such as "
+                "'sparse_categorical_crossentropy', a function or a keras.losses.Loss"
+            ) from None
+        if not callable(loss_fn):
+            raise TfnbDebugError(f"loss {loss!r} is not callable")
+        described = _loss_name(loss)
+    variables = list(model.trainable_variables)
+    if not variables:
+        raise TfnbDebugError(f"model '{getattr(model, 'name', '?')}' has no trainable variables")
+    saved = _snapshot(model)
+    try:
+        try:
+            with tf.GradientTape() as tape:
+                y_pred = model(x, training=True)
+                if loss_fn is None:
+                    value = model.compute_loss(x=x, y=y, y_pred=y_pred, training=True)
+                else:
+                    value = tf.reduce_mean(loss_fn(y, y_pred))
+                    if model.losses:
+                        value = value + tf.add_n([tf.cast(v, value.dtype) for v in model.losses])
+        except TfnbDebugError:
+            raise
+        except Exception as err:
+            first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+            raise TfnbDebugError(
+                f"the forward pass of model '{getattr(model, 'name', '?')}' on X/Y failed: "
+                f"{type(err).__name__}: {first}"
+            ) from None
+        grads = tape.gradient(value, variables)
+        opt_name = str(getattr(getattr(model, "optimizer", None), "name", "-"))
+        meta = tuple(_variable_meta(v, opt_name) for v in variables)
+        n = len(variables)
+        stats = np.full((1, n, len(STAT_COLUMNS)), np.nan, dtype=np.float32)
+        hist = np.zeros((1, n, HIST_BINS), dtype=np.float32)
+        none: list[str] = []
+        for i, (g, v) in enumerate(zip(grads, variables, strict=True)):
+            if g is None:
+                none.append(meta[i].path)
+                continue
+            row, counts = variable_stats(tf.convert_to_tensor(g), _read(v), None)
+            stats[0, i] = row.numpy()
+            hist[0, i] = counts.numpy()
+        loss_value = float(tf.cast(value, tf.float32).numpy())
+    finally:
+        _restore(saved)
+    data = CaptureData(
+        variables=meta,
+        steps=np.zeros(1, dtype=np.int64),
+        loss=np.array([loss_value]),
+        loss_known=np.array([True]),
+        stats=stats,
+        hist=hist,
+        no_gradient=tuple(none),
+        total_steps=0,
+        replicas=1,
+        loss_scaled_by=(),
+    )
+    return data, described
+
+
+def _loss_name(loss: Any) -> str:
+    if isinstance(loss, str):
+        return loss
+    fn = getattr(loss, "fn", None)
+    return str(
+        getattr(fn, "__name__", None) or getattr(loss, "__name__", None) or type(loss).__name__
+    )

@@ -1,0 +1,333 @@
+"""Gradient-health rules G01-G07 over a :class:`~tfnb_debug.gradient_history.GradientHistory`.
+
+Each rule takes the history and the thresholds and returns its findings and
+the layers it flags (for the per-layer table).  Pure NumPy: no TensorFlow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tfnb_debug.gradient_history import INF, NAN, GradientHistory
+from tfnb_debug.reports import Finding, finding
+
+__all__ = ["GradThresholds", "RuleResult", "check_gradients"]
+
+
+@dataclass(frozen=True)
+class GradThresholds:
+    """The defaults of the gradient rules; pass your own to override any of them.
+
+    ``vanishing_*`` (G01): a layer's gradient norm below ``vanishing_abs`` or
+    below ``vanishing_rel`` x the median layer norm of that step, on more than
+    ``vanishing_share`` of the recorded steps.  ``exploding_*`` (G02): above
+    ``exploding_abs`` or ``exploding_rel`` x the median of the other layers, or
+    ``growth_factor`` x its own norm at most ``growth_window`` records earlier.
+    ``update_ratio_*`` (G06): median update/weight norm ratio of a layer above
+    ``high`` or below ``low``.  ``stagnant_*`` (G07): relative loss change over
+    the first ``stagnant_steps`` recorded steps (at least
+    ``stagnant_min_steps``) under ``stagnant_rel``.
+    """
+
+    vanishing_abs: float = 1e-7
+    vanishing_rel: float = 1e-4
+    vanishing_share: float = 0.5
+    exploding_abs: float = 1e3
+    exploding_rel: float = 1e3
+    growth_factor: float = 10.0
+    growth_window: int = 5
+    update_ratio_high: float = 1e-1
+    update_ratio_low: float = 1e-7
+    stagnant_rel: float = 1e-4
+    stagnant_steps: int = 10
+    stagnant_min_steps: int = 5
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    findings: tuple[Finding, ...] = ()
+    flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def check_gradients(
+    history: GradientHistory,
+    thresholds: GradThresholds | None = None,
+    *,
+    label: Callable[[str], str] = str,
+) -> RuleResult:
+    """Run G01-G07; ``label`` turns a layer path into the name shown to the user."""
+    th = thresholds or GradThresholds()
+    findings: list[Finding] = []
+    flags: dict[str, list[str]] = {}
+    for rule in (
+        _nonfinite_gradient,
+        _nonfinite_loss,
+        _no_gradient,
+        _vanishing,
+        _exploding,
+        _update_ratio,
+        _stagnant_loss,
+    ):
+        found, flagged = rule(history, th, label)
+        findings.extend(found)
+        for layer, code in flagged:
+            flags.setdefault(layer, [])
+            if code not in flags[layer]:
+                flags[layer].append(code)
+    return RuleResult(tuple(findings), {k: tuple(v) for k, v in flags.items()})
+
+
+_Out = tuple[list[Finding], list[tuple[str, str]]]
+
+
+def _others(names: list[str], limit: int = 5) -> str:
+    if not names:
+        return ""
+    shown = ", ".join(names[:limit])
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return f"; also {shown}{more}"
+
+
+def _step_of(history: GradientHistory, record: int) -> int:
+    return int(history.steps[record])
+
+
+def _nonfinite_gradient(
+    h: GradientHistory, th: GradThresholds, label: Callable[[str], str]
+) -> _Out:
+    counts = h.stats[:, :, NAN] + h.stats[:, :, INF]
+    bad = np.nan_to_num(counts) > 0
+    if not bad.any():
+        return [], []
+    record = int(np.argmax(bad.any(axis=1)))
+    var = int(np.argmax(bad[record]))
+    meta = h.variables[var]
+    step = _step_of(h, record)
+    nans, infs = int(h.stats[record, var, NAN]), int(h.stats[record, var, INF])
+    if h.loss_known[record]:
+        loss = float(h.loss[record])
+        before = (
+            f"the forward pass was already non-finite (loss {loss})"
+            if not np.isfinite(loss)
+            else f"the loss was still finite ({loss:.4g}), so it arose in the backward pass"
+        )
+    else:
+        before = "the loss was not recorded, so whether the forward pass was finite is unknown"
+    weights = h.stats[record, :, 6]
+    if not np.all(np.isfinite(weights[~np.isnan(weights)])):
+        before += "; some weights were already non-finite before this step"
+    layers = [h.variables[i].layer for i in np.flatnonzero(bad.any(axis=0))]
+    flagged = [(layer, "G03") for layer in dict.fromkeys(layers)]
+    return [
+        finding(
+            "G03",
+            f"gradient of {meta.path} holds {nans} NaN and {infs} Inf values at step {step} "
+            f"(the first recorded non-finite gradient, first variable in forward order); {before}",
+            place=f"variable '{meta.path}', step {step}",
+            evidence=f"{int(bad.any(axis=1).sum())} of {h.n_records} recorded steps non-finite",
+            hint="lower the learning rate, clip gradients (clipnorm=1.0), check the inputs and "
+            "labels for NaN, and add an epsilon to log/sqrt/division in custom losses",
+        )
+    ], flagged
+
+
+def _nonfinite_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    bad = h.loss_known & ~np.isfinite(h.loss)
+    if not bad.any():
+        return [], []
+    record = int(np.argmax(bad))
+    step = _step_of(h, record)
+    return [
+        finding(
+            "G05",
+            f"the loss became {float(h.loss[record])} at step {step} "
+            "(the first recorded step with a non-finite loss)",
+            place=f"step {step}",
+            evidence=f"{int(bad.sum())} of {int(h.loss_known.sum())} recorded losses non-finite",
+            hint="look at the inputs and labels of that step, lower the learning rate, and use "
+            "from_logits=True losses instead of log(softmax) by hand",
+        )
+    ], []
+
+
+def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    if not h.no_gradient:
+        return [], []
+    by_layer: dict[str, list[str]] = {}
+    for meta in h.variables:
+        if meta.path in h.no_gradient:
+            by_layer.setdefault(meta.layer, []).append(meta.name)
+    findings = []
+    for layer, names in by_layer.items():
+        findings.append(
+            finding(
+                "G04",
+                f"{', '.join(names)} of layer '{label(layer)}' received no gradient (None): "
+                "the layer is disconnected from the loss",
+                place=f"layer '{label(layer)}'",
+                evidence="tape.gradient returned None",
+                hint="check that the layer's output reaches the model output used by the loss, "
+                "or set layer.trainable = False if it is meant to be frozen",
+            )
+        )
+    return findings, [(layer, "G04") for layer in by_layer]
+
+
+def _finite(values: np.ndarray) -> np.ndarray:
+    return np.where(np.isfinite(values), values, np.nan)
+
+
+def _vanishing(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    norms = _finite(h.layer_grad_norms())
+    if norms.size == 0 or np.all(np.isnan(norms)):
+        return [], []
+    layers = h.layers()
+    with np.errstate(all="ignore"):
+        median = np.nanmedian(norms, axis=1, keepdims=True)
+    low_abs = norms < th.vanishing_abs
+    low_rel = norms < th.vanishing_rel * median if len(layers) > 1 else np.zeros_like(low_abs)
+    low = (low_abs | low_rel) & ~np.isnan(norms)
+    valid = (~np.isnan(norms)).sum(axis=0)
+    share = np.where(valid > 0, low.sum(axis=0) / np.maximum(valid, 1), 0.0)
+    hit = [j for j in range(len(layers)) if valid[j] > 0 and share[j] > th.vanishing_share]
+    if not hit:
+        return [], []
+    j = hit[0]
+    layer = layers[j]
+    own = float(np.nanmedian(norms[:, j]))
+    overall = float(np.nanmedian(median))
+    return [
+        finding(
+            "G01",
+            f"the gradient of layer '{label(layer)}' is vanishing: its norm is below "
+            f"{th.vanishing_abs:g} or {th.vanishing_rel:g} x the median layer norm on "
+            f"{share[j]:.0%} of the recorded steps (first such layer in forward order)"
+            + _others([label(layers[k]) for k in hit[1:]]),
+            place=f"layer '{label(layer)}'",
+            evidence=f"median norm {own:.3g} vs median layer norm {overall:.3g}",
+            hint="use ReLU-family activations with He initialisation, add BatchNormalization "
+            "or residual connections, and check for saturated sigmoid/tanh layers",
+        )
+    ], [(layers[k], "G01") for k in hit]
+
+
+def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    norms = _finite(h.layer_grad_norms())
+    layers = h.layers()
+    if norms.size == 0 or np.all(np.isnan(norms)):
+        return [], []
+    reasons: dict[int, str] = {}
+    for j in range(len(layers)):
+        col = norms[:, j]
+        for t in range(len(col)):
+            value = col[t]
+            if np.isnan(value):
+                continue
+            if value > th.exploding_abs:
+                reasons[j] = f"norm {value:.3g} > {th.exploding_abs:g} at step {_step_of(h, t)}"
+                break
+            others = np.delete(norms[t], j)
+            others = others[~np.isnan(others)]
+            if len(others) and value > th.exploding_rel * max(float(np.median(others)), 1e-30):
+                reasons[j] = (
+                    f"norm {value:.3g} > {th.exploding_rel:g} x the median of the other "
+                    f"layers ({float(np.median(others)):.3g}) at step {_step_of(h, t)}"
+                )
+                break
+            earlier = col[max(0, t - th.growth_window) : t]
+            earlier = earlier[~np.isnan(earlier) & (earlier > 0)]
+            if len(earlier) and value >= th.growth_factor * float(earlier.min()):
+                reasons[j] = (
+                    f"norm grew {value / float(earlier.min()):.3g}x within "
+                    f"{th.growth_window} recorded steps, to {value:.3g} at step {_step_of(h, t)}"
+                )
+                break
+    if not reasons:
+        return [], []
+    hit = sorted(reasons)
+    j = hit[0]
+    return [
+        finding(
+            "G02",
+            f"the gradient of layer '{label(layers[j])}' is exploding (first such layer in "
+            "forward order)" + _others([label(layers[k]) for k in hit[1:]]),
+            place=f"layer '{label(layers[j])}'",
+            evidence=reasons[j],
+            hint="lower the learning rate, clip gradients (clipnorm=1.0 in the optimizer), "
+            "normalise the inputs, and check the weight initialisation",
+        )
+    ], [(layers[k], "G02") for k in hit]
+
+
+def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    ratios = _finite(h.layer_update_ratios())
+    layers = h.layers()
+    if ratios.size == 0 or np.all(np.isnan(ratios)):
+        return [], []
+    findings: list[Finding] = []
+    flagged: list[tuple[str, str]] = []
+    with np.errstate(all="ignore"):
+        medians = np.nanmedian(ratios, axis=0)
+    high = [j for j in range(len(layers)) if medians[j] > th.update_ratio_high]
+    low = [j for j in range(len(layers)) if medians[j] < th.update_ratio_low]
+    for hit, what, hint, bound in (
+        (
+            high,
+            f"above {th.update_ratio_high:g}: each step changes the weights by more than "
+            f"{th.update_ratio_high:.0%}, the learning rate is too high",
+            "lower the learning rate (by 10x to start with) or add a warm-up",
+            th.update_ratio_high,
+        ),
+        (
+            low,
+            f"below {th.update_ratio_low:g}: the weights barely move (learning rate too low, "
+            "or the layer is effectively frozen)",
+            "raise the learning rate, or check that the layer's gradient is not vanishing",
+            th.update_ratio_low,
+        ),
+    ):
+        if not hit:
+            continue
+        j = hit[0]
+        findings.append(
+            finding(
+                "G06",
+                f"the update/weight norm ratio of layer '{label(layers[j])}' is {what}"
+                + _others([label(layers[k]) for k in hit[1:]]),
+                place=f"layer '{label(layers[j])}'",
+                evidence=f"median ratio {float(medians[j]):.3g} over "
+                f"{int((~np.isnan(ratios[:, j])).sum())} recorded steps (threshold {bound:g})",
+                hint=hint,
+            )
+        )
+        flagged.extend((layers[k], "G06") for k in hit)
+    return findings, flagged
+
+
+def _stagnant_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    known = h.loss[h.loss_known]
+    steps = h.steps[h.loss_known]
+    keep = np.isfinite(known)
+    known, steps = known[keep][: th.stagnant_steps], steps[keep][: th.stagnant_steps]
+    if len(known) < th.stagnant_min_steps:
+        return [], []
+    spread = float(known.max() - known.min())
+    scale = max(float(np.abs(known).mean()), 1e-12)
+    change = spread / scale
+    if change >= th.stagnant_rel:
+        return [], []
+    return [
+        finding(
+            "G07",
+            f"the loss barely moves over the first {len(known)} recorded steps "
+            f"(steps {int(steps[0])}-{int(steps[-1])}): relative change {change:.2g} "
+            f"< {th.stagnant_rel:g}",
+            place=f"steps {int(steps[0])}-{int(steps[-1])}",
+            evidence=f"loss from {float(known[0]):.6g} to {float(known[-1]):.6g}",
+            hint="check the learning rate (zero or tiny?), frozen layers, the loss/output "
+            "pairing (M01-M05), and that the labels are not constant",
+        )
+    ], []

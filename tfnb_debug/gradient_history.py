@@ -1,0 +1,163 @@
+"""Recorded gradient statistics as plain host data (NumPy only, no TensorFlow).
+
+The collector (:mod:`tfnb_debug.collect.gradients`) fills a
+:class:`GradientHistory`; the rules (:mod:`tfnb_debug.diagnostics.gradients`),
+the report (:mod:`tfnb_debug.gradients`) and the plots
+(:mod:`tfnb_debug.render.gradients`) read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "HIST_BINS",
+    "HIST_EDGES",
+    "HIST_HI",
+    "HIST_LO",
+    "STAT_COLUMNS",
+    "GradientHistory",
+    "LayerGradients",
+    "VariableMeta",
+]
+
+# Columns of the per-variable statistics, in buffer order.
+STAT_COLUMNS = (
+    "grad_norm",
+    "mean_abs",
+    "max_abs",
+    "nan_count",
+    "inf_count",
+    "zero_fraction",
+    "weight_norm",
+    "update_norm",
+)
+NORM, MEAN_ABS, MAX_ABS, NAN, INF, ZERO, W_NORM, U_NORM = range(len(STAT_COLUMNS))
+# Histogram of log10|g| over finite non-zero entries: 32 bins of half a decade;
+# values outside [1e-12, 1e4] fall into the edge bins.
+HIST_LO, HIST_HI, HIST_BINS = -12.0, 4.0, 32
+HIST_EDGES = tuple(float(x) for x in np.linspace(HIST_LO, HIST_HI, HIST_BINS + 1))
+
+
+@dataclass(frozen=True)
+class VariableMeta:
+    """One trainable variable as recorded: plain values only."""
+
+    path: str
+    layer: str
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    optimizer: str
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, copy=True)
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True)
+class GradientHistory:
+    """Per recorded step and variable: the statistics in :data:`STAT_COLUMNS` and a histogram.
+
+    ``stats``: (steps, variables, 8); ``hist``: (steps, variables, bins);
+    ``steps``: the optimizer step (0-based, counted in the recording) of each
+    record; ``loss`` is NaN where ``loss_known`` is False.  ``no_gradient``
+    lists variables that received ``None``.
+    """
+
+    variables: tuple[VariableMeta, ...]
+    steps: np.ndarray
+    loss: np.ndarray
+    loss_known: np.ndarray
+    stats: np.ndarray
+    hist: np.ndarray
+    no_gradient: tuple[str, ...] = ()
+    total_steps: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "loss", "loss_known", "stats", "hist"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+    @property
+    def n_records(self) -> int:
+        return int(self.stats.shape[0])
+
+    def column(self, name: str) -> np.ndarray:
+        """(steps, variables) array of one statistic."""
+        return self.stats[:, :, STAT_COLUMNS.index(name)]
+
+    def layers(self) -> tuple[str, ...]:
+        """Layer paths in forward (variable) order, each once."""
+        seen: dict[str, None] = {}
+        for meta in self.variables:
+            seen.setdefault(meta.layer, None)
+        return tuple(seen)
+
+    def layer_index(self) -> dict[str, list[int]]:
+        index: dict[str, list[int]] = {}
+        for i, meta in enumerate(self.variables):
+            index.setdefault(meta.layer, []).append(i)
+        return index
+
+    def _layer_combine(self, column: int) -> np.ndarray:
+        """(steps, layers) root-sum-of-squares of a norm column over each layer's variables.
+
+        Variables without a gradient (all NaN) are left out; a layer with none
+        left is NaN.
+        """
+        out = np.full((self.n_records, len(self.layers())), np.nan)
+        no_grad = set(self.no_gradient)
+        for j, (_layer, idx) in enumerate(self.layer_index().items()):
+            idx = [i for i in idx if self.variables[i].path not in no_grad]
+            if not idx:
+                continue
+            values = self.stats[:, idx, column].astype(np.float64)
+            out[:, j] = np.sqrt(np.sum(np.square(values), axis=1))
+        return out
+
+    def layer_grad_norms(self) -> np.ndarray:
+        return self._layer_combine(NORM)
+
+    def layer_weight_norms(self) -> np.ndarray:
+        return self._layer_combine(W_NORM)
+
+    def layer_update_norms(self) -> np.ndarray:
+        return self._layer_combine(U_NORM)
+
+    def layer_update_ratios(self) -> np.ndarray:
+        weights = self.layer_weight_norms()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = self.layer_update_norms() / weights
+        return np.where(weights > 0, ratio, np.nan)
+
+    def layer_nonfinite(self) -> np.ndarray:
+        """(steps, layers) count of NaN + Inf gradient entries."""
+        counts = self.stats[:, :, NAN] + self.stats[:, :, INF]
+        out = np.zeros((self.n_records, len(self.layers())))
+        for j, idx in enumerate(self.layer_index().values()):
+            out[:, j] = np.nansum(counts[:, idx], axis=1)
+        return out
+
+    def layer_hist(self, layer: str, record: int = -1) -> np.ndarray:
+        idx = self.layer_index()[layer]
+        return np.asarray(self.hist[record, idx, :].sum(axis=0))
+
+
+@dataclass(frozen=True)
+class LayerGradients:
+    """One layer's gradient statistics across the recorded steps (for a layer inspector)."""
+
+    layer: str
+    model_name: str | None
+    variables: tuple[str, ...]
+    steps: np.ndarray
+    grad_norm: np.ndarray
+    update_ratio: np.ndarray
+    nonfinite: np.ndarray
+    histogram: np.ndarray
+    hist_edges: tuple[float, ...]
+    codes: tuple[str, ...]

@@ -1,0 +1,478 @@
+"""Gradient health: record gradients while training (``%%tfgrad``) or probe one batch (``%tfgrad``).
+
+* :func:`record_gradients` is a context manager around a training cell: every
+  optimizer step inside it (``model.fit``, ``train_on_batch``, custom
+  ``GradientTape`` loops, eager or compiled, with or without XLA) is recorded
+  on the device; the report is built when the block ends.
+* :func:`probe_gradients` runs one forward and backward pass on a batch and
+  takes no optimizer step: every model and optimizer variable is restored bit
+  for bit afterwards.
+
+Both return a :class:`GradientReport`: a per-variable table, histograms, a
+layers x steps heatmap, the loss, findings G01-G07 and, for compiled models,
+the loss/output pairing checks M01-M05.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tfnb_debug.diagnostics.gradients import GradThresholds
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.gradient_history import (
+    HIST_EDGES,
+    INF,
+    NAN,
+    NORM,
+    GradientHistory,
+    LayerGradients,
+    VariableMeta,
+)
+from tfnb_debug.reports import Finding, Report, Section, Table, sort_findings
+
+__all__ = [
+    "GradThresholds",
+    "GradientRecording",
+    "GradientReport",
+    "probe_gradients",
+    "record_gradients",
+]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class GradientReport(Report):
+    """What ``%tfgrad``/``%%tfgrad`` show.  ``history`` holds the recorded numbers.
+
+    ``model_name`` names the model the variables belong to (when known), so a
+    layer inspector can link this report to the same model; use
+    :meth:`for_layer` to fetch one layer's statistics.
+    """
+
+    model_name: str | None
+    source: str
+    history: GradientHistory
+    total_steps: int
+    every: int = 1
+    max_steps: int = 0
+    notes: tuple[str, ...] = ()
+    layer_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def recorded_steps(self) -> int:
+        return self.history.n_records
+
+    def layer_names(self) -> tuple[str, ...]:
+        """Layer names as shown (model prefix stripped), in forward order."""
+        return tuple(_label(self.model_name, layer) for layer in self.history.layers())
+
+    def for_layer(self, name: str) -> LayerGradients:
+        """One layer's statistics, by its path (``model/block/dense``), shown name or last part."""
+        layers = self.history.layers()
+        match = [layer for layer in layers if name in (layer, _label(self.model_name, layer))] or [
+            layer for layer in layers if layer.rsplit("/", 1)[-1] == name
+        ]
+        if len(match) != 1:
+            known = ", ".join(self.layer_names()) or "none"
+            what = "no layer" if not match else "more than one layer"
+            raise TfnbDebugError(f"the gradient report has {what} called {name!r}; layers: {known}")
+        layer = match[0]
+        j = layers.index(layer)
+        h = self.history
+        idx = h.layer_index()[layer]
+        return LayerGradients(
+            layer=_label(self.model_name, layer),
+            model_name=self.model_name,
+            variables=tuple(h.variables[i].path for i in idx),
+            steps=h.steps,
+            grad_norm=h.layer_grad_norms()[:, j],
+            update_ratio=h.layer_update_ratios()[:, j],
+            nonfinite=h.layer_nonfinite()[:, j],
+            histogram=h.layer_hist(layer) if h.n_records else np.zeros(len(HIST_EDGES) - 1),
+            hist_edges=HIST_EDGES,
+            codes=self.layer_flags.get(layer, ()),
+        )
+
+
+def _label(model_name: str | None, layer: str) -> str:
+    if model_name and layer.startswith(model_name + "/"):
+        return layer[len(model_name) + 1 :]
+    return layer
+
+
+def build_report(
+    history: GradientHistory,
+    *,
+    source: str,
+    model_name: str | None,
+    extra_findings: Iterable[Finding] = (),
+    thresholds: GradThresholds | None = None,
+    every: int = 1,
+    max_steps: int = 0,
+    notes: Iterable[str] = (),
+) -> GradientReport:
+    """Turn a history into a report: rules, the per-variable table, the plot sections."""
+    from tfnb_debug.diagnostics.gradients import check_gradients
+    from tfnb_debug.render.gradients import gradient_sections
+
+    def label(layer: str) -> str:
+        return _label(model_name, layer)
+
+    result = check_gradients(history, thresholds, label=label)
+    findings = sort_findings([*result.findings, *extra_findings])
+    table = _variable_table(history, result.flags, label)
+    layers = history.layers()
+    sections: tuple[Section, ...] = ()
+    if history.n_records:
+        first = (
+            np.stack([history.layer_hist(layer, 0) for layer in layers])
+            if history.n_records > 1
+            else None
+        )
+        sections = gradient_sections(
+            layers=[label(layer) for layer in layers],
+            steps=history.steps,
+            layer_norms=history.layer_grad_norms(),
+            hist_last=np.stack([history.layer_hist(layer) for layer in layers]),
+            hist_first=first,
+            edges=HIST_EDGES,
+            loss=history.loss,
+            loss_known=history.loss_known,
+        )
+    who = f"model '{model_name}'" if model_name else "the trained variables"
+    if source == "probe":
+        title = f"Gradient probe of {who}: one batch, no optimizer step"
+        summary = [
+            f"{len(history.variables)} trainable variable(s) in {len(layers)} layer(s); "
+            "all weights and optimizer state restored bit for bit"
+        ]
+    else:
+        title = f"Gradients of {who}: {history.n_records} recorded step(s)"
+        summary = [
+            f"{history.total_steps} optimizer step(s) taken ({source}), {history.n_records} "
+            f"recorded (every {every}, at most {max_steps}); {len(history.variables)} "
+            f"variable(s) in {len(layers)} layer(s)"
+        ]
+        if history.n_records >= max_steps and history.total_steps > history.n_records * every:
+            summary.append(
+                f"recording stopped after {max_steps} records: raise --max-steps or use --every"
+            )
+    known = history.loss[history.loss_known]
+    if known.size == 1:
+        summary.append(f"loss: {known[0]:.6g}")
+    elif known.size:
+        summary.append(f"loss: first {known[0]:.6g}, last {known[-1]:.6g}")
+    summary.extend(notes)
+    return GradientReport(
+        title=title,
+        summary=tuple(summary),
+        findings=findings,
+        tables=(table,),
+        sections=sections,
+        model_name=model_name,
+        source=source,
+        history=history,
+        total_steps=history.total_steps,
+        every=every,
+        max_steps=max_steps,
+        notes=tuple(notes),
+        layer_flags=result.flags,
+    )
+
+
+_SEVERE = {"G03": "error", "G05": "error"}
+
+
+def _variable_table(
+    history: GradientHistory, flags: dict[str, tuple[str, ...]], label: Any
+) -> Table:
+    rows = []
+    marks = []
+    norms = history.stats[:, :, NORM] if history.n_records else np.zeros((0, 0))
+    no_grad = set(history.no_gradient)
+    with np.errstate(all="ignore"):
+        ratio = history.stats[:, :, 7] / history.stats[:, :, 6]
+    for i, meta in enumerate(history.variables):
+        codes = flags.get(meta.layer, ())
+        if meta.path in no_grad:
+            codes = tuple(dict.fromkeys([*codes, "G04"]))
+            last = low = high = None
+            ratio_last = None
+            nonfinite = 0
+        else:
+            col = norms[:, i] if history.n_records else np.zeros(0)
+            finite = col[np.isfinite(col)]
+            last = float(col[-1]) if col.size else None
+            low = float(finite.min()) if finite.size else None
+            high = float(finite.max()) if finite.size else None
+            r = ratio[:, i] if history.n_records else np.zeros(0)
+            r = r[np.isfinite(r)]
+            ratio_last = float(r[-1]) if r.size else None
+            nonfinite = int(
+                np.nansum(history.stats[:, i, NAN]) + np.nansum(history.stats[:, i, INF])
+            )
+        rows.append(
+            (
+                label(meta.layer),
+                meta.name,
+                meta.shape,
+                last,
+                low,
+                high,
+                ratio_last,
+                nonfinite,
+                " ".join(codes),
+            )
+        )
+        severities = {_SEVERE.get(c, "warning") for c in codes}
+        marks.append("error" if "error" in severities else ("warning" if codes else ""))
+    return Table(
+        "gradients",
+        (
+            "layer",
+            "variable",
+            "shape",
+            "grad norm (last)",
+            "grad norm (min)",
+            "grad norm (max)",
+            "update/weight (last)",
+            "nan+inf",
+            "flags",
+        ),
+        tuple(rows),
+        tuple(marks),
+    )
+
+
+# -- recording a training cell ------------------------------------------------
+
+
+@dataclass
+class GradientRecording:
+    """The handle ``record_gradients`` yields; :attr:`report` is set when the block ends."""
+
+    every: int
+    max_steps: int
+    report: GradientReport | None = None
+    steps_taken: int = 0
+    stale_functions: tuple[str, ...] = ()
+
+    def result(self) -> GradientReport:
+        """The report, or a one-line error saying why there is none."""
+        if self.report is not None:
+            return self.report
+        if self.stale_functions:
+            raise TfnbDebugError(
+                "the optimizer stepped inside a tf.function traced before recording began "
+                f"({', '.join(self.stale_functions)}), so its graph has no gradient hook: "
+                "re-run the cell that defines the function, or define it inside the recorded cell"
+            )
+        raise TfnbDebugError(
+            "the cell took no optimizer step, so there are no gradients to show: run "
+            "model.fit(...), train_on_batch(...) or optimizer.apply_gradients(...) in it"
+        )
+
+
+@contextlib.contextmanager
+def record_gradients(
+    *,
+    every: int = 1,
+    max_steps: int = 1000,
+    thresholds: GradThresholds | None = None,
+    watch: Iterable[Any] = (),
+) -> Iterator[GradientRecording]:
+    """Record gradient statistics at every ``every``-th optimizer step taken in the block.
+
+    ``max_steps`` bounds the records (the device buffers hold that many).
+    ``watch``: objects (models, optimizers) to check afterwards for optimizer
+    steps that escaped the hook (a ``tf.function`` traced before the block).
+    Every patch is removed when the block ends, also on error or interrupt;
+    the report is then in ``recording.report`` (even when the block raised).
+
+    Example::
+
+        with tfnb_debug.record_gradients(every=10) as rec:
+            model.fit(x, y, epochs=3)
+        rec.report
+    """
+    if not isinstance(every, int) or isinstance(every, bool) or every < 1:
+        raise TfnbDebugError(f"every must be a positive integer, got {every!r}")
+    if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
+        raise TfnbDebugError(f"max_steps must be a positive integer, got {max_steps!r}")
+    from tfnb_debug.collect.gradients import GradientCapture
+
+    watched = list(watch)
+    before = _iterations(watched)
+    recording = GradientRecording(every=every, max_steps=max_steps)
+    capture = GradientCapture(every=every, max_steps=max_steps)
+    try:
+        with capture:
+            yield recording
+    finally:
+        _finish(recording, capture, watched, before, thresholds)
+
+
+def _finish(
+    recording: GradientRecording,
+    capture: Any,
+    watched: list[Any],
+    before: dict[int, tuple[str, int]],
+    thresholds: GradThresholds | None,
+) -> None:
+    data = [d for d in capture.data if d.total_steps > 0]
+    recording.steps_taken = sum(d.total_steps for d in data)
+    if not data:
+        after = _iterations(watched)
+        recording.stale_functions = tuple(
+            name for key, (name, n) in after.items() if n > before.get(key, (name, n))[1]
+        )
+        return
+    history = _merge(data)
+    model_name = _model_name(capture, data, watched)
+    notes = []
+    for info in capture.fit_models:
+        if info.jit_compile:
+            notes.append(
+                f"model '{info.name}' trains with XLA (jit_compile): recorded inside the "
+                "compiled step, XLA left on"
+            )
+        if info.replicas > 1:
+            notes.append(
+                f"model '{info.name}' trains on {info.replicas} replicas: statistics are of the "
+                "summed (all-reduced) gradient and global loss"
+            )
+    scaled = sorted({s for d in data for s in d.loss_scaled_by})
+    if scaled:
+        notes.append("LossScaleOptimizer: gradients and loss are shown unscaled")
+    if capture.read_error:
+        notes.append(f"reading the recorded statistics failed: {capture.read_error}")
+    extra = []
+    from tfnb_debug.diagnostics.model import check_loss_pairing
+
+    for model in _fit_models(capture, watched):
+        extra.extend(check_loss_pairing(model))
+    source = "model.fit" if capture.fit_models else "custom loop"
+    recording.report = build_report(
+        history,
+        source=source,
+        model_name=model_name,
+        extra_findings=extra,
+        thresholds=thresholds,
+        every=recording.every,
+        max_steps=recording.max_steps,
+        notes=notes,
+    )
+
+
+def _iterations(objects: Iterable[Any]) -> dict[int, tuple[str, int]]:
+    out: dict[int, tuple[str, int]] = {}
+    for obj in objects:
+        opt = getattr(obj, "optimizer", None) if not hasattr(obj, "apply_gradients") else obj
+        if opt is None or not hasattr(opt, "iterations"):
+            continue
+        try:
+            out[id(opt)] = (str(getattr(opt, "name", "optimizer")), int(opt.iterations.numpy()))
+        except Exception:
+            continue
+    return out
+
+
+def _merge(data: list[Any]) -> GradientHistory:
+    if len(data) == 1:
+        d = data[0]
+        return GradientHistory(
+            variables=d.variables,
+            steps=d.steps,
+            loss=d.loss,
+            loss_known=d.loss_known,
+            stats=d.stats,
+            hist=d.hist,
+            no_gradient=d.no_gradient,
+            total_steps=d.total_steps,
+        )
+    records = max(len(d.steps) for d in data)
+
+    def pad(array: np.ndarray, fill: float) -> np.ndarray:
+        shape = (records, *array.shape[1:])
+        out = np.full(shape, fill, dtype=np.float64)
+        out[: len(array)] = array
+        return out
+
+    with_loss = next((d for d in data if d.loss_known.any()), data[0])
+    base = max(data, key=lambda d: len(d.steps))
+    variables: list[VariableMeta] = [v for d in data for v in d.variables]
+    return GradientHistory(
+        variables=tuple(variables),
+        steps=base.steps,
+        loss=pad(with_loss.loss, np.nan),
+        loss_known=pad(with_loss.loss_known.astype(float), 0.0).astype(bool),
+        stats=np.concatenate([pad(d.stats, np.nan) for d in data], axis=1),
+        hist=np.concatenate([pad(d.hist, 0.0) for d in data], axis=1),
+        no_gradient=tuple(p for d in data for p in d.no_gradient),
+        total_steps=max(d.total_steps for d in data),
+    )
+
+
+def _model_name(capture: Any, data: list[Any], watched: list[Any]) -> str | None:
+    if capture.fit_models:
+        return str(capture.fit_models[0].name)
+    first = data[0].variables[0].path if data and data[0].variables else ""
+    for obj in watched:
+        name = getattr(obj, "name", None)
+        if hasattr(obj, "trainable_variables") and name and first.startswith(f"{name}/"):
+            return str(name)
+    return first.split("/", 1)[0] if "/" in first else None
+
+
+def _fit_models(capture: Any, watched: list[Any]) -> list[Any]:
+    return list(capture.fit_model_objects)
+
+
+# -- the dry probe --------------------------------------------------------------
+
+
+def probe_gradients(
+    model: Any,
+    x: Any,
+    y: Any,
+    *,
+    loss: Any = None,
+    thresholds: GradThresholds | None = None,
+) -> GradientReport:
+    """One forward and backward pass on ``(x, y)`` with ``training=True``; no optimizer step.
+
+    Uses the model's compiled loss, or ``loss`` (a name such as
+    ``"sparse_categorical_crossentropy"``, a function or a ``keras.losses.Loss``).
+    Every model, metric and optimizer variable (BatchNorm moving statistics,
+    Dropout seed state included) is snapshot first and restored in ``finally``.
+    """
+    from tfnb_debug.collect.gradients import probe_batch
+
+    if not hasattr(model, "trainable_variables") or not callable(model):
+        raise TfnbDebugError(f"probe_gradients needs a Keras model, got {type(model).__name__}")
+    data, loss_fn = probe_batch(model, x, y, loss=loss)
+    history = GradientHistory(
+        variables=data.variables,
+        steps=data.steps,
+        loss=data.loss,
+        loss_known=data.loss_known,
+        stats=data.stats,
+        hist=data.hist,
+        no_gradient=data.no_gradient,
+        total_steps=0,
+    )
+    from tfnb_debug.diagnostics.model import check_loss_pairing
+
+    extra = check_loss_pairing(model, y, loss=loss)
+    return build_report(
+        history,
+        source="probe",
+        model_name=str(getattr(model, "name", "")) or None,
+        extra_findings=extra,
+        thresholds=thresholds,
+        notes=(f"loss: {loss_fn}",),
+    )

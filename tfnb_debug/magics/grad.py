@@ -1,0 +1,116 @@
+"""``%%tfgrad`` (record a training cell) and ``%tfgrad MODEL X Y`` (dry probe)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+
+
+@magics_class
+class GradMagics(Magics):
+    @no_var_expand
+    @line_cell_magic
+    @magic_arguments()
+    @argument("--every", type=int, default=1, metavar="N", help="record every N-th optimizer step")
+    @argument(
+        "--max-steps", type=int, default=1000, metavar="N", help="stop recording after N records"
+    )
+    @argument(
+        "--loss",
+        default=None,
+        metavar="LOSS",
+        help="probe: loss to use instead of the compiled one",
+    )
+    @output_arguments
+    @argument("names", nargs="*", help="probe: MODEL X Y (names or expressions without spaces)")
+    def tfgrad(self, line: str, cell: str | None = None) -> Any:
+        """Gradient health: record a training cell, or probe one batch without a step.
+
+        ``%%tfgrad [--every N] [--max-steps N] [-q] [-o] [-v NAME]`` records the
+        gradients of every optimizer step the cell takes (model.fit,
+        train_on_batch, custom GradientTape loops, eager or tf.function, XLA
+        included): per-layer table, histograms, a layers x steps heatmap, the
+        loss, findings G01-G07 and M01-M03.  Everything is restored when the
+        cell ends; a later plain fit runs uninstrumented.
+
+        ``%tfgrad MODEL X Y [--loss LOSS]`` runs one forward/backward pass on
+        the batch and takes no optimizer step: all weights and optimizer state
+        are bit-identical afterwards.  Adds M04/M05 (label checks).
+
+        Examples::
+
+            %%tfgrad --every 10
+            model.fit(x, y, epochs=3)
+
+            %tfgrad model x_batch y_batch
+            r = %tfgrad -q -o model x y --loss sparse_categorical_crossentropy
+        """
+        __tracebackhide__ = True
+        args = parse_argstring(self.tfgrad, line)
+        if cell is None:
+            return self._probe(args)
+        if args.names:
+            raise UsageError(
+                "%%tfgrad takes no names: the training code goes in the cell body "
+                "(for a dry probe use the line magic `%tfgrad MODEL X Y`)"
+            )
+        from tfnb_debug.gradients import record_gradients
+
+        shell = self.shell
+        assert shell is not None
+        with usage_errors():
+            context = record_gradients(
+                every=args.every, max_steps=args.max_steps, watch=_watchable(shell.user_ns)
+            )
+        recording = None
+        value = None
+        try:
+            with context as recording:
+                value = run_user_code(shell, cell)
+        except BaseException:
+            if recording is not None and recording.report is not None and not args.quiet:
+                from IPython.display import display
+
+                display(recording.report)  # how far it got, before the user's error
+            raise
+        assert recording is not None
+        with usage_errors():
+            report = recording.result()
+        emitted = emit(shell, report, args)
+        return emitted if args.output else value
+
+    def _probe(self, args: Any) -> Any:
+        from tfnb_debug.gradients import probe_gradients
+
+        shell = self.shell
+        assert shell is not None
+        if len(args.names) != 3:
+            raise UsageError(
+                "usage: %tfgrad MODEL X Y [--loss LOSS] (or %%tfgrad as a cell magic around "
+                f"training code); got {' '.join(shlex.quote(n) for n in args.names) or 'nothing'}"
+            )
+        model = evaluate(shell, args.names[0], "model")
+        x = evaluate(shell, args.names[1], "input batch X")
+        y = evaluate(shell, args.names[2], "label batch Y")
+        loss = args.loss
+        if loss is not None and loss in shell.user_ns:
+            loss = shell.user_ns[loss]
+        with usage_errors():
+            report = probe_gradients(model, x, y, loss=loss)
+        return emit(shell, report, args)
+
+
+def _watchable(namespace: dict[str, Any]) -> list[Any]:
+    """Models and optimizers in the notebook, to notice steps taken by stale tf.functions."""
+    keras = sys.modules.get("keras")
+    if keras is None:
+        return []
+    kinds = (keras.Model, keras.optimizers.Optimizer)
+    return [value for value in list(namespace.values()) if isinstance(value, kinds)]

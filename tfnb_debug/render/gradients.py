@@ -1,0 +1,175 @@
+"""Plots for gradient reports: histogram small multiples, a layers x steps heatmap, the loss.
+
+Pure functions of NumPy arrays returning :class:`matplotlib.figure.Figure`
+(never pyplot); :func:`gradient_sections` embeds them as PNG data URIs.
+No TensorFlow here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tfnb_debug.render.html import image_html
+from tfnb_debug.render.plots import figure_data_uri, new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from tfnb_debug.reports import Section
+
+__all__ = ["gradient_sections", "heatmap_figure", "histogram_figure", "loss_figure"]
+
+
+def histogram_figure(
+    layers: Sequence[str],
+    last: np.ndarray,
+    edges: Sequence[float],
+    *,
+    first: np.ndarray | None = None,
+    columns: int = 4,
+) -> Figure:
+    """One small panel per layer: the distribution of log10|g| (last step; first step outlined)."""
+    n = max(len(layers), 1)
+    cols = min(columns, n)
+    rows = math.ceil(n / cols)
+    fig = new_figure(width=2.4 * cols, height=1.8 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    edges_arr = np.asarray(edges)
+    centers = (edges_arr[:-1] + edges_arr[1:]) / 2
+    width = float(edges_arr[1] - edges_arr[0])
+    for k, ax in enumerate(axes.flat):
+        if k >= len(layers):
+            ax.set_visible(False)
+            continue
+        ax.bar(centers, last[k], width=width, color="#2563eb", alpha=0.8, label="last step")
+        if first is not None:
+            ax.step(centers, first[k], where="mid", color="#9ca3af", lw=1, label="first step")
+        ax.set_title(_short(layers[k]), fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("log10 |g|", fontsize=7)
+    return fig
+
+
+def heatmap_figure(layers: Sequence[str], steps: np.ndarray, log_norms: np.ndarray) -> Figure:
+    """Layers (rows, forward order) x recorded steps (columns) of log10 gradient norm.
+
+    Non-finite cells are drawn black.
+    """
+    fig = new_figure(width=7.0, height=max(1.6, 0.28 * len(layers) + 1.0))
+    ax = fig.add_subplot()
+    data = np.ma.masked_invalid(log_norms)
+    cmap = _colormap()
+    image = ax.imshow(data, aspect="auto", interpolation="nearest", cmap=cmap)
+    ax.set_yticks(range(len(layers)), [_short(n) for n in layers], fontsize=7)
+    ticks = np.unique(np.linspace(0, len(steps) - 1, min(len(steps), 8)).astype(int))
+    ax.set_xticks(ticks, [str(int(steps[t])) for t in ticks], fontsize=7)
+    ax.set_xlabel("optimizer step", fontsize=8)
+    colorbar = fig.colorbar(image, ax=ax)
+    colorbar.set_label("log10 grad norm", fontsize=8)
+    colorbar.ax.tick_params(labelsize=7)
+    return fig
+
+
+def loss_figure(steps: np.ndarray, loss: np.ndarray) -> Figure:
+    fig = new_figure(width=5.0, height=2.2)
+    ax = fig.add_subplot()
+    finite = np.isfinite(loss)
+    ax.plot(
+        steps[finite], loss[finite], color="#111827", lw=1.2, marker="." if len(loss) < 40 else None
+    )
+    bad = ~finite
+    if bad.any():
+        top = float(np.nanmax(loss[finite])) if finite.any() else 1.0
+        ax.scatter(
+            steps[bad],
+            np.full(int(bad.sum()), top),
+            color="#b91c1c",
+            marker="x",
+            label="non-finite",
+        )
+        ax.legend(fontsize=7)
+    ax.set_xlabel("optimizer step", fontsize=8)
+    ax.set_ylabel("loss", fontsize=8)
+    ax.tick_params(labelsize=7)
+    return fig
+
+
+def gradient_sections(
+    *,
+    layers: Sequence[str],
+    steps: np.ndarray,
+    layer_norms: np.ndarray,
+    hist_last: np.ndarray,
+    hist_first: np.ndarray | None,
+    edges: Sequence[float],
+    loss: np.ndarray,
+    loss_known: np.ndarray,
+) -> tuple[Section, ...]:
+    """The report's plot sections, each with a short text form for ``text/plain``."""
+    from tfnb_debug.reports import Section
+
+    sections = []
+    if layers:
+        fig = histogram_figure(layers, hist_last, edges, first=hist_first)
+        sections.append(
+            Section(
+                "Gradient histograms (log10 |g| per layer, last recorded step)",
+                image_html(figure_data_uri(fig), alt="gradient histograms"),
+            )
+        )
+    if layers and len(steps) > 1:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.where(layer_norms > 0, np.log10(layer_norms), -12.0)
+        logs = np.where(np.isfinite(layer_norms), logs, np.nan)
+        fig = heatmap_figure(layers, steps, logs.T)
+        sections.append(
+            Section(
+                "log10 gradient norm: layers x steps",
+                image_html(figure_data_uri(fig), alt="gradient norm heatmap"),
+                text=_heatmap_text(layers, layer_norms),
+            )
+        )
+    known = np.asarray(loss_known, dtype=bool)
+    if known.sum() > 1:
+        fig = loss_figure(steps[known], loss[known])
+        values = loss[known]
+        sections.append(
+            Section(
+                "Loss over steps",
+                image_html(figure_data_uri(fig), alt="loss over steps"),
+                text=f"loss: first {values[0]:.6g}, last {values[-1]:.6g}, "
+                f"min {np.nanmin(values) if np.isfinite(values).any() else float('nan'):.6g}",
+            )
+        )
+    return tuple(sections)
+
+
+def _heatmap_text(layers: Sequence[str], norms: np.ndarray) -> str:
+    lines = []
+    for j, layer in enumerate(layers):
+        col = norms[:, j]
+        finite = col[np.isfinite(col)]
+        if finite.size:
+            lines.append(
+                f"{_short(layer)}: grad norm first {col[0]:.3g}, last {col[-1]:.3g}, "
+                f"range [{finite.min():.3g}, {finite.max():.3g}]"
+            )
+        else:
+            lines.append(f"{_short(layer)}: no finite gradient norm")
+    return "\n".join(lines)
+
+
+def _short(name: str, limit: int = 28) -> str:
+    return name if len(name) <= limit else "…" + name[-(limit - 1) :]
+
+
+def _colormap() -> Any:
+    import matplotlib
+
+    cmap = matplotlib.colormaps["viridis"].copy()
+    cmap.set_bad("black")
+    return cmap
