@@ -141,11 +141,32 @@ def test_the_layer_is_as_before_after_a_failing_forward_pass() -> None:
     inp = keras.Input((3,))
     dense = L.Dense(3, name="d")
     model = keras.Model(inp, dense(inp))
-    model_with_boom = keras.Sequential([model, Boom()])
+    boom = Boom(name="boom")
+    model_with_boom = keras.Sequential([model, boom])
     model_with_boom.build((None, 3))
     before = dict(vars(dense))
-    with pytest.raises(ValueError, match="boom from the user's layer"):
-        capture_call_output(model_with_boom, dense, np.ones((1, 3), "float32"))
+    x = np.ones((1, 3), "float32")
+    # The call before the failing layer is still captured.
+    info = capture_call_output(model_with_boom, dense, x)
+    assert info.shape == (1, 3)
     assert "call" not in vars(dense)
+    # The failing layer itself: no output, one line saying why; the layer is as before.
+    with pytest.raises(TfnbDebugError, match="raised ValueError before this call: .*boom"):
+        capture_call_output(model_with_boom, boom, x)
+    assert "call" not in vars(boom) and "call" not in vars(dense)
     assert dict(vars(dense)).keys() == before.keys()
     assert dense.call.__func__ is L.Dense.call
+
+
+def test_an_interrupt_reaches_the_user_and_the_layer_is_restored() -> None:
+    class Interrupt(L.Layer):
+        def call(self, x: Any) -> Any:
+            if tf.executing_eagerly():
+                raise KeyboardInterrupt
+            return x
+
+    dense = L.Dense(2, name="d2")
+    model = keras.Sequential([keras.Input((3,)), dense, Interrupt()])
+    with pytest.raises(KeyboardInterrupt):
+        capture_call_output(model, dense, np.ones((1, 3), "float32"))
+    assert "call" not in vars(dense)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -222,8 +223,10 @@ def capture_call_output(
     ``call_index``-th eager call of ``layer``.
 
     Only that call's output is reduced (statistics, histogram, the first
-    ``max_maps`` feature maps of example 0); nothing else is kept.  Raises
-    :class:`TfnbDebugError` when the layer is not called eagerly by the model.
+    ``max_maps`` feature maps of example 0); nothing else is kept.  A failure
+    later in the forward pass does not matter once the call is captured.
+    Raises :class:`TfnbDebugError` when the call is never reached (the layer is
+    not called that often, or the model raised before it).
     """
     import tensorflow as tf
 
@@ -244,8 +247,17 @@ def capture_call_output(
         tensor = flat[min(output_index, len(flat) - 1)]
         captured.append(_activation(layer, tensor, index, output_index, bins, max_maps))
 
+    failure: Exception | None = None
     with _wrapped_call(layer, on_output):
-        model(inputs, training=training)
+        try:
+            model(inputs, training=training)
+        except Exception as err:
+            failure = err  # a later layer failing does not spoil an output captured before it
+    if not captured and failure is not None:
+        raise TfnbDebugError(
+            f"the forward pass raised {type(failure).__name__} before this call: "
+            f"{_key_line(failure)}"
+        )
     if not captured:
         name = getattr(layer, "name", "?")
         raise TfnbDebugError(
@@ -253,6 +265,13 @@ def capture_call_output(
             f"#{call_index + 1} could not be captured: pass the inputs the model was traced with"
         )
     return captured[0]
+
+
+def _key_line(err: BaseException) -> str:
+    """The line of an error message that says what went wrong (not Keras' wrapper line)."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in str(err).splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("Exception encountered when calling")]
+    return lines[0] if lines else type(err).__name__
 
 
 def _activation(
