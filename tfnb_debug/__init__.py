@@ -30,6 +30,12 @@ _LAZY = {
     "record_gradients": "tfnb_debug.gradients",
     "ExplainReport": "tfnb_debug.explain",
     "explain_exception": "tfnb_debug.explain",
+    "MemoryReport": "tfnb_debug.memory",
+    "MemoryThresholds": "tfnb_debug.memory",
+    "ModelMemoryReport": "tfnb_debug.memory",
+    "estimate_model_memory": "tfnb_debug.memory",
+    "memory_section": "tfnb_debug.memory",
+    "track_memory": "tfnb_debug.memory",
 }
 
 __all__ = sorted(["Finding", "Report", "TfnbDebugError", "TfnbDebugWarning", "__version__", *_LAZY])

@@ -11,5 +11,6 @@ def magic_classes() -> list[type[Magics]]:
     from tfnb_debug.magics.checks import CheckMagics
     from tfnb_debug.magics.env import EnvMagics
     from tfnb_debug.magics.grad import GradMagics
+    from tfnb_debug.magics.memory import MemoryMagics
 
-    return [AutoMagics, EnvMagics, CheckMagics, GradMagics]
+    return [AutoMagics, EnvMagics, CheckMagics, GradMagics, MemoryMagics]

@@ -1,0 +1,179 @@
+"""``%%tfmem`` through a real InteractiveShell, and the model memory estimate (M06)."""
+
+from __future__ import annotations
+
+import threading
+
+import keras
+import numpy as np
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from tests._support import run_magic
+from tfnb_debug import TfnbDebugError
+from tfnb_debug.memory import MemoryReport, ModelMemoryReport, estimate_model_memory
+
+SETUP = """
+import numpy as np, keras, tensorflow as tf
+model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(8)])
+model.compile(optimizer="adam", loss="mse")
+x = np.zeros((32, 16), "float32"); y = np.zeros((32, 8), "float32")
+"""
+
+
+def _sampler_alive() -> bool:
+    return any(t.name == "tfnb_debug-memory-sampler" for t in threading.enumerate())
+
+
+def test_tfmem_shows_plot_table_steps_and_estimate(shell: InteractiveShell) -> None:
+    shell.run_cell(SETUP)
+    shown = run_magic(
+        shell,
+        "%%tfmem --interval 10 -v rep",
+        cell="model.fit(x, y, batch_size=8, epochs=1, verbose=0)\n'{not expanded} $x'",
+    )
+    assert shown.result is None  # no -o
+    report = shell.user_ns["rep"]
+    assert isinstance(report, MemoryReport)
+    assert report.title == "%%tfmem"
+    assert len(report.step_times) == 4
+    assert report.estimates[0].model == shell.user_ns["model"].name
+    assert "data:image/png;base64," in shown.html
+    assert "[memory]" in shown.text and "host RSS" in shown.text
+    assert "4 training step(s) seen via fit" in shown.text
+
+
+def test_tfmem_quiet_output_and_model_option(shell: InteractiveShell) -> None:
+    shell.run_cell(SETUP)
+    shown = run_magic(shell, "%%tfmem -q -o --model model --batch-size 8", cell="z = x * 2")
+    assert shown.outputs == []
+    report = shown.result
+    assert isinstance(report, MemoryReport)
+    assert report.step_times == ()
+    (estimate,) = report.estimates
+    assert estimate.batch_size == 8
+    assert estimate.activation_bytes == 8 * 8 * 4  # Dense(8) output x batch 8 x float32
+    assert shell.user_ns["z"].shape == (32, 16)  # the cell ran, once, in the user namespace
+
+
+def test_tfmem_user_error_reaches_the_user_with_the_partial_report(
+    shell: InteractiveShell,
+) -> None:
+    shell.run_cell(SETUP)
+    with pytest.raises(ZeroDivisionError):
+        run_magic(shell, "%%tfmem -q -v rep", cell="model.train_on_batch(x, y)\n1 / 0")
+    report = shell.user_ns["rep"]
+    assert report.error.startswith("ZeroDivisionError")
+    assert len(report.step_times) == 1
+    assert not _sampler_alive()
+    result = shell.run_cell("%%tfmem -q\nraise ValueError('mine')")
+    assert not result.success  # the cell is marked failed (no nested run_cell)
+    assert isinstance(result.error_in_exec, ValueError)
+
+
+def test_tfmem_interrupt_stops_the_sampler_and_restores_keras(shell: InteractiveShell) -> None:
+    original = keras.callbacks.CallbackList.__dict__["on_train_batch_end"]
+    with pytest.raises(KeyboardInterrupt):
+        run_magic(shell, "%%tfmem -q", cell="raise KeyboardInterrupt")
+    assert not _sampler_alive()
+    assert keras.callbacks.CallbackList.__dict__["on_train_batch_end"] is original
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("%%tfmem --interval 0", "interval_ms=0.0 is out of range"),
+        ("%%tfmem --model nothing_here", "'nothing_here' is not defined"),
+        ("%%tfmem -v 2bad", "-v needs a Python variable name"),
+    ],
+)
+def test_tfmem_bad_options_are_usage_errors(
+    shell: InteractiveShell, line: str, message: str
+) -> None:
+    shell.user_ns["ran"] = 0
+    with pytest.raises(UsageError, match=message):
+        run_magic(shell, line, cell="ran += 1")
+    assert shell.user_ns["ran"] == 0  # nothing ran
+    assert not _sampler_alive()
+
+
+def _mlp(optimizer: str | keras.optimizers.Optimizer = "adam") -> keras.Model:
+    model = keras.Sequential([keras.Input((100,)), keras.layers.Dense(200), keras.layers.Dense(10)])
+    model.compile(optimizer=optimizer, loss="mse")
+    return model
+
+
+PARAMS = 100 * 200 + 200 + 200 * 10 + 10
+
+
+@pytest.mark.parametrize(
+    ("optimizer", "per_param"),
+    [
+        ("adam", 16),
+        (keras.optimizers.SGD(momentum=0.9), 12),
+        ("sgd", 8),
+        (keras.optimizers.Adam(amsgrad=True), 20),
+    ],
+)
+def test_bytes_per_parameter_by_optimizer(optimizer: object, per_param: int) -> None:
+    report = estimate_model_memory(_mlp(optimizer))  # type: ignore[arg-type]
+    assert isinstance(report, ModelMemoryReport)
+    assert report.estimate.parameters == PARAMS
+    assert report.estimate.optimizer_source == "rule"
+    assert report.estimate.bytes_per_parameter == per_param
+
+
+def test_built_optimizer_counts_its_real_variables() -> None:
+    model = _mlp("adam")
+    model.fit(np.zeros((4, 100), "float32"), np.zeros((4, 10), "float32"), verbose=0)
+    estimate = estimate_model_memory(model).estimate
+    assert estimate.optimizer_source == "built"
+    # m and v per parameter, plus Adam's scalar iterations/learning-rate variables
+    assert 2 * 4 * PARAMS <= estimate.optimizer_bytes <= 2 * 4 * PARAMS + 64  # type: ignore[operator]
+
+
+def test_mixed_precision_halves_the_activations() -> None:
+    fp32 = estimate_model_memory(_mlp(), batch_size=32).estimate
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        fp16 = estimate_model_memory(_mlp(), batch_size=32).estimate
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert fp32.activation_bytes == 32 * (200 + 10) * 4
+    assert fp16.activation_dtype == "float16"
+    assert fp16.activation_bytes == fp32.activation_bytes // 2  # type: ignore[operator]
+    assert fp16.weight_bytes == fp32.weight_bytes  # variables stay float32
+
+
+def test_m06_fires_only_when_the_estimate_exceeds_the_device() -> None:
+    model = _mlp("adam")  # 16 B x 22,210 parameters = 347 KiB, + activations
+    roomy = estimate_model_memory(model, batch_size=64)  # against the host's RAM
+    assert "M06" not in roomy.codes()
+    tight = estimate_model_memory(model, batch_size=64, device_memory=256 * 1024)
+    assert tight.codes() == ["M06"]
+    assert "needs at least" in tight.findings[0].message
+    assert "activations" in tight.findings[0].evidence
+
+
+def test_subclassed_model_activations_unknown_unless_given() -> None:
+    class Net(keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dense = keras.layers.Dense(4)
+
+        def call(self, inputs: object) -> object:
+            return self.dense(inputs)
+
+    net = Net()
+    net(np.zeros((1, 3), "float32"))
+    estimate = estimate_model_memory(net, batch_size=16).estimate
+    assert estimate.optimizer == "none (not compiled)"
+    assert estimate.activation_bytes is None
+    given = estimate_model_memory(net, batch_size=16, activation_elements=4).estimate
+    assert given.activation_bytes == 16 * 4 * 4
+
+
+def test_estimate_rejects_non_models() -> None:
+    with pytest.raises(TfnbDebugError, match="needs a Keras model"):
+        estimate_model_memory("model")

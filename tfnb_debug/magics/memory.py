@@ -1,0 +1,71 @@
+"""``%%tfmem``: host and device memory over a cell's run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug.memory import DEFAULT_INTERVAL_MS
+
+
+@magics_class
+class MemoryMagics(Magics):
+    @no_var_expand
+    @cell_magic
+    @magic_arguments()
+    @argument(
+        "--interval",
+        type=float,
+        default=DEFAULT_INTERVAL_MS,
+        metavar="MS",
+        help=f"sample memory every MS milliseconds (default {DEFAULT_INTERVAL_MS:g})",
+    )
+    @argument("--model", metavar="NAME", help="also estimate the memory of this Keras model (M06)")
+    @argument("--batch-size", type=int, metavar="N", help="batch size for the activation estimate")
+    @output_arguments
+    def tfmem(self, line: str, cell: str) -> Any:
+        """Run the cell while a background thread records host and GPU memory.
+
+        Shows memory over time per device (process RSS via psutil; each GPU's
+        TensorFlow allocator, reset at the start), the peak, a tick per training
+        step (``model.fit``, ``train_on_batch``, eager ``apply_gradients``), a
+        start/end/peak/delta table, a memory estimate for the models trained in
+        the cell, and findings R01 memory-growth, R02 near-capacity,
+        R03 out-of-memory, M06 memory-budget.  If the cell raises, the report up
+        to that point is shown and the exception reaches you unchanged.
+
+        Example::
+
+            %%tfmem --interval 20
+            for step in range(100):
+                train_step(x, y)
+
+            %%tfmem -q -v rep --model model --batch-size 64
+            model.fit(x, y, batch_size=64, epochs=3)
+
+        then ``rep.to_dataframe("memory")``, ``rep.samples_dataframe()``; ``-o``
+        makes the report the cell's output value instead.
+        """
+        __tracebackhide__ = True
+        from tfnb_debug.memory import track_memory
+
+        shell = self.shell
+        assert shell is not None
+        args = parse_argstring(self.tfmem, line)
+        models = [evaluate(shell, args.model, "model")] if args.model else []
+        with usage_errors():
+            tracker = track_memory(
+                args.interval, models=models, batch_size=args.batch_size, title="%%tfmem"
+            )
+        if args.var and not args.var.isidentifier():  # checked before the cell runs, not after
+            raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
+        try:
+            with tracker:
+                run_user_code(shell, cell)
+        finally:
+            result = emit(shell, tracker.report, args) if tracker.report is not None else None
+        return result

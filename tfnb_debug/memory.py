@@ -1,0 +1,506 @@
+"""Memory over a cell's run (``%%tfmem``): :func:`track_memory`, :class:`MemoryReport`,
+:func:`estimate_model_memory`, and :func:`memory_section` for the other magics' ``--mem``.
+
+Example::
+
+    with tfnb_debug.track_memory(interval_ms=20) as mem:
+        model.fit(x, y, epochs=2, verbose=0)
+    mem.report            # plot, table, findings R01/R02/R03/M06
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from tfnb_debug.collect.memory_estimate import ModelMemoryEstimate
+from tfnb_debug.diagnostics.memory import (
+    MemoryThresholds,
+    budget_findings,
+    capacity_findings,
+    fit_trend,
+    growth_finding,
+    oom_finding,
+)
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.render.values import format_bytes
+from tfnb_debug.reports import Finding, Report, Section, Table, sort_findings
+
+__all__ = [
+    "DEFAULT_INTERVAL_MS",
+    "MemoryReport",
+    "MemorySeries",
+    "MemoryThresholds",
+    "MemoryTracker",
+    "ModelMemoryEstimate",
+    "ModelMemoryReport",
+    "estimate_model_memory",
+    "memory_section",
+    "track_memory",
+    "with_memory",
+]
+
+DEFAULT_INTERVAL_MS = 50.0
+MiB = 1024**2
+R = TypeVar("R", bound=Report)
+
+
+@dataclass(frozen=True)
+class MemorySeries:
+    """One curve: a device's (or the host's) memory in bytes at each time (seconds)."""
+
+    name: str
+    kind: str  # "host" or "device"
+    capacity: int | None
+    times: tuple[float, ...]
+    current: tuple[int, ...]
+    allocator_peak: int | None  # the allocator's own peak (catches spikes between samples)
+
+    @property
+    def start(self) -> int:
+        return self.current[0]
+
+    @property
+    def end(self) -> int:
+        return self.current[-1]
+
+    @property
+    def peak(self) -> int:
+        return max(max(self.current), self.allocator_peak or 0)
+
+    @property
+    def peak_time(self) -> float:
+        best = max(self.current)
+        return self.times[self.current.index(best)]
+
+    @property
+    def delta(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class MemoryReport(Report):
+    """What ``%%tfmem`` shows: every series, the step times, estimates and findings."""
+
+    interval_ms: float
+    duration_s: float
+    series: tuple[MemorySeries, ...]
+    step_times: tuple[float, ...]
+    step_sources: tuple[str, ...]
+    gpu_count: int
+    estimates: tuple[ModelMemoryEstimate, ...] = ()
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+
+    def series_named(self, name: str) -> MemorySeries:
+        for series in self.series:
+            if series.name == name:
+                return series
+        names = ", ".join(s.name for s in self.series)
+        raise KeyError(f"no memory series {name!r} (series: {names})")
+
+    def samples_dataframe(self) -> Any:
+        """Every reading as a long DataFrame: series, seconds, bytes."""
+        import pandas as pd
+
+        rows = [
+            (s.name, t, v) for s in self.series for t, v in zip(s.times, s.current, strict=True)
+        ]
+        return pd.DataFrame(rows, columns=["series", "seconds", "bytes"])
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ModelMemoryReport(Report):
+    """What :func:`estimate_model_memory` returns: one estimate against one device."""
+
+    estimate: ModelMemoryEstimate
+    device: str
+    capacity: int | None
+
+
+class MemoryTracker:
+    """The context manager behind :func:`track_memory`; ``.report`` is set on exit.
+
+    On exit, also when the block raised or was interrupted, the sampler thread
+    is stopped and joined and every step patch restored before the exception
+    goes on; the report then notes the error (and R03 for out-of-memory).
+    """
+
+    def __init__(
+        self,
+        *,
+        interval_ms: float,
+        thresholds: MemoryThresholds | None,
+        models: Sequence[Any],
+        batch_size: int | None,
+        steps: bool,
+        title: str,
+    ) -> None:
+        from tfnb_debug.collect.memory import MemoryRecorder
+
+        self.interval_ms = interval_ms
+        self.thresholds = thresholds or MemoryThresholds()
+        self.models = list(models)
+        self.batch_size = batch_size
+        self.title = title
+        self.recorder = MemoryRecorder(interval_s=interval_ms / 1000.0, steps=steps)
+        self.report: MemoryReport | None = None
+
+    def __enter__(self) -> MemoryTracker:
+        self.recorder.__enter__()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        self.recorder.__exit__(exc_type, exc, tb)  # stops the thread, restores the patches
+        recording = self.recorder.recording
+        assert recording is not None
+        try:
+            models = _unique([*self.models, *recording.models])
+            estimates = tuple(collect_estimate(m, batch_size=self.batch_size) for m in models)
+            self.report = build_memory_report(
+                recording,
+                interval_ms=self.interval_ms,
+                thresholds=self.thresholds,
+                estimates=estimates,
+                error=exc,
+                title=self.title,
+            )
+        except Exception:
+            if exc is None:
+                raise
+            # the user's own exception goes on unchanged; the report is lost with it
+
+
+def track_memory(
+    interval_ms: float = DEFAULT_INTERVAL_MS,
+    *,
+    thresholds: MemoryThresholds | None = None,
+    models: Iterable[Any] = (),
+    batch_size: int | None = None,
+    steps: bool = True,
+    title: str = "tfnb_debug memory",
+) -> MemoryTracker:
+    """Record host and device memory while the ``with`` block runs.
+
+    ``interval_ms``: how often the background thread samples (default 50).
+    ``models``: Keras models to estimate (models trained in the block with
+    ``fit``/``train_on_batch`` are added); ``batch_size`` adds activations to
+    the estimate.  ``steps=False`` leaves Keras and the optimizers unpatched
+    (no step markers).  ``thresholds`` overrides the rules' defaults.
+    """
+    if isinstance(interval_ms, bool) or not isinstance(interval_ms, int | float):
+        raise TfnbDebugError(f"interval_ms must be a number of milliseconds, got {interval_ms!r}")
+    if not 1 <= interval_ms <= 60_000:
+        raise TfnbDebugError(
+            f"interval_ms={interval_ms} is out of range: sample between every 1 ms and 60000 ms "
+            f"(default {DEFAULT_INTERVAL_MS:g})"
+        )
+    if thresholds is not None and not isinstance(thresholds, MemoryThresholds):
+        raise TfnbDebugError(
+            "thresholds must be a tfnb_debug.MemoryThresholds, got " + type(thresholds).__name__
+        )
+    _check_batch_size(batch_size)
+    return MemoryTracker(
+        interval_ms=float(interval_ms),
+        thresholds=thresholds,
+        models=list(models),
+        batch_size=batch_size,
+        steps=steps,
+        title=title,
+    )
+
+
+def estimate_model_memory(
+    model: Any,
+    *,
+    batch_size: int | None = None,
+    optimizer: Any = None,
+    activation_elements: int | None = None,
+    device_memory: int | None = None,
+    thresholds: MemoryThresholds | None = None,
+) -> ModelMemoryReport:
+    """Estimate the memory training ``model`` needs, as a report with finding M06.
+
+    Weights, gradients and optimizer state (its real variables once built,
+    else its per-parameter slots: fp32 Adam 16 B per parameter, SGD with
+    momentum 12 B) plus, with ``batch_size``, the layer outputs kept for the
+    backward pass in the compute dtype (2 bytes under mixed precision).
+    ``activation_elements`` (per example) replaces the count read from the
+    layers' output shapes, e.g. for subclassed models.  ``device_memory``
+    defaults to the first GPU's memory, else the host's RAM.
+    """
+    if not hasattr(model, "trainable_weights") or not hasattr(model, "weights"):
+        raise TfnbDebugError(
+            f"estimate_model_memory needs a Keras model, got {type(model).__name__}"
+        )
+    _check_batch_size(batch_size)
+    estimate = collect_estimate(
+        model, batch_size=batch_size, optimizer=optimizer, activation_elements=activation_elements
+    )
+    device, capacity = (
+        _default_device_memory() if device_memory is None else ("device", device_memory)
+    )
+    thresholds = thresholds or MemoryThresholds()
+    findings = _budget(estimate, device, capacity, thresholds)
+    known = "unknown" if capacity is None else format_bytes(capacity)
+    return ModelMemoryReport(
+        title=f"tfnb_debug memory estimate for {estimate.model!r}",
+        summary=(_estimate_line(estimate), f"compared with {device}: {known}"),
+        findings=sort_findings(findings),
+        tables=(_estimate_table((estimate,)),),
+        estimate=estimate,
+        device=device,
+        capacity=capacity,
+    )
+
+
+def collect_estimate(
+    model: Any,
+    *,
+    batch_size: int | None = None,
+    optimizer: Any = None,
+    activation_elements: int | None = None,
+) -> ModelMemoryEstimate:
+    from tfnb_debug.collect.memory_estimate import collect_model_memory
+
+    return collect_model_memory(
+        model, batch_size=batch_size, optimizer=optimizer, activation_elements=activation_elements
+    )
+
+
+def build_memory_report(
+    recording: Any,
+    *,
+    interval_ms: float,
+    thresholds: MemoryThresholds,
+    estimates: Sequence[ModelMemoryEstimate] = (),
+    error: BaseException | None = None,
+    title: str = "tfnb_debug memory",
+) -> MemoryReport:
+    """Turn a :class:`~tfnb_debug.collect.memory.MemoryRecording` into a report with findings."""
+    steps = recording.steps
+    series = tuple(_merge(record, steps) for record in recording.series)
+    findings: list[Finding] = []
+    per_step = len(steps) >= thresholds.growth_min_points
+    for s, record in zip(series, recording.series, strict=True):
+        if per_step:
+            points = [(m.index, m.reading(s.name)) for m in steps]
+            xs = [float(x) for x, y in points if y is not None]
+            ys = [float(y) for x, y in points if y is not None]
+        else:
+            xs, ys = list(record.times), [float(v) for v in record.current]
+        trend = fit_trend(xs, ys, thresholds)
+        grown = growth_finding(s.name, trend, per_step=per_step, thresholds=thresholds)
+        if grown is not None:
+            findings.append(grown)
+        findings.extend(capacity_findings(s.name, s.peak, s.capacity, thresholds))
+    if error is not None:
+        oom = oom_finding(type(error).__name__, str(error))
+        if oom is not None:
+            findings.append(oom)
+    device, capacity = _device_capacity(series)
+    for estimate in estimates:
+        findings.extend(_budget(estimate, device, capacity, thresholds))
+
+    notes = list(recording.probe_notes)
+    if recording.gpu_count == 0:
+        notes.append("no GPU is visible: host memory (RSS) only")
+    sources = tuple(sorted({m.source for m in steps}))
+    summary = [
+        f"{recording.duration_s:.2f} s: "
+        f"{len(recording.series[0].times) if recording.series else 0} samples "
+        f"(every {interval_ms:g} ms), {len(steps)} training step(s) seen"
+        + (f" via {', '.join(sources)}" if sources else ""),
+        *notes,
+    ]
+    if steps and not per_step:
+        summary.append(
+            f"R01 needs at least {thresholds.growth_min_points} steps: the trend is fitted over time"
+        )
+    if error is not None:
+        summary.append(
+            f"the cell raised {type(error).__name__}: the report covers the run until then"
+        )
+    report = MemoryReport(
+        title=title,
+        summary=tuple(summary),
+        findings=sort_findings(findings),
+        tables=(_series_table(series), *((_estimate_table(estimates),) if estimates else ())),
+        interval_ms=interval_ms,
+        duration_s=recording.duration_s,
+        series=series,
+        step_times=tuple(m.time for m in steps),
+        step_sources=sources,
+        gpu_count=recording.gpu_count,
+        estimates=tuple(estimates),
+        notes=tuple(notes),
+        error=None if error is None else f"{type(error).__name__}: {error}".strip(),
+    )
+    return dataclasses.replace(report, sections=(_plot_section(report),))
+
+
+def memory_section(report: MemoryReport) -> Section:
+    """The plot plus the start/end/peak table, for another magic's report (``--mem``)."""
+    from tfnb_debug.render.html import render_table_html
+    from tfnb_debug.render.text import render_table_text
+
+    table = _series_table(report.series)
+    plot = _plot_section(report)
+    return Section(
+        title="memory over the cell's run",
+        html=plot.html + render_table_html(table),
+        text="\n".join([*report.summary, render_table_text(table)]),
+    )
+
+
+def with_memory(report: R, memory: MemoryReport | None) -> R:
+    """A copy of ``report`` with the memory section and the memory findings added."""
+    if memory is None:
+        return report
+    return dataclasses.replace(
+        report,
+        sections=(*report.sections, memory_section(memory)),
+        findings=sort_findings((*report.findings, *memory.findings)),
+    )
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _merge(record: Any, steps: Sequence[Any]) -> MemorySeries:
+    """The sampler's readings plus the readings taken at each step, in time order."""
+    pairs = list(zip(record.times, record.current, strict=True))
+    for mark in steps:
+        value = mark.reading(record.name)
+        if value is not None:
+            pairs.append((mark.time, value))
+    pairs.sort(key=lambda p: p[0])
+    peaks = [p for p in record.peak if p is not None]
+    return MemorySeries(
+        name=record.name,
+        kind=record.kind,
+        capacity=record.capacity,
+        times=tuple(t for t, _ in pairs),
+        current=tuple(int(v) for _, v in pairs),
+        allocator_peak=max(peaks) if peaks else None,
+    )
+
+
+def _series_table(series: Sequence[MemorySeries]) -> Table:
+    rows = tuple(
+        (
+            s.name,
+            format_bytes(s.start),
+            format_bytes(s.end),
+            format_bytes(s.peak),
+            ("+" if s.delta > 0 else "") + format_bytes(s.delta),
+            "-" if s.capacity is None else format_bytes(s.capacity),
+        )
+        for s in series
+    )
+    return Table("memory", ("series", "start", "end", "peak", "delta", "capacity"), rows)
+
+
+def _estimate_table(estimates: Sequence[ModelMemoryEstimate]) -> Table:
+    def mib(n: int | None) -> str:
+        return "-" if n is None else format_bytes(n)
+
+    rows = tuple(
+        (
+            e.model,
+            e.optimizer,
+            e.parameters,
+            None if e.bytes_per_parameter is None else round(e.bytes_per_parameter, 1),
+            mib(e.weight_bytes),
+            mib(e.gradient_bytes),
+            mib(e.optimizer_bytes),
+            e.batch_size,
+            e.activation_dtype,
+            mib(e.activation_bytes),
+            mib(e.training_bytes),
+        )
+        for e in estimates
+    )
+    return Table(
+        "model memory estimate",
+        (
+            "model",
+            "optimizer",
+            "parameters",
+            "B/param",
+            "weights",
+            "gradients",
+            "optimizer state",
+            "batch",
+            "activations dtype",
+            "activations",
+            "total (at least)",
+        ),
+        rows,
+    )
+
+
+def _estimate_line(e: ModelMemoryEstimate) -> str:
+    parts = [f"{e.parameters:,} parameters, optimizer {e.optimizer}"]
+    if e.optimizer_bytes is None:
+        parts.append("optimizer state unknown")
+    if e.activation_bytes is None:
+        parts.append(
+            "activations not counted ("
+            + ("no batch size given" if e.batch_size is None else "layer output shapes unknown")
+            + ")"
+        )
+    return "; ".join(parts) + f": at least {format_bytes(e.training_bytes)} to train"
+
+
+def _budget(
+    e: ModelMemoryEstimate, device: str, capacity: int | None, thresholds: MemoryThresholds
+) -> list[Finding]:
+    breakdown = (
+        f"weights {format_bytes(e.weight_bytes)} + gradients {format_bytes(e.gradient_bytes)}"
+        f" + optimizer {format_bytes(e.optimizer_bytes or 0)} ({e.optimizer})"
+        f" + activations {format_bytes(e.activation_bytes or 0)}"
+        + (f" (batch {e.batch_size}, {e.activation_dtype})" if e.activation_bytes else "")
+    )
+    return budget_findings(e.model, e.training_bytes, capacity, device, breakdown, thresholds)
+
+
+def _device_capacity(series: Sequence[MemorySeries]) -> tuple[str, int | None]:
+    devices = [s for s in series if s.kind == "device" and s.capacity]
+    if devices:
+        return devices[0].name.replace(" allocator", ""), devices[0].capacity
+    hosts = [s for s in series if s.kind == "host"]
+    return ("host memory", hosts[0].capacity) if hosts else ("device", None)
+
+
+def _default_device_memory() -> tuple[str, int | None]:
+    from tfnb_debug.collect.memory import host_probe, tensorflow_probes
+
+    probes, _, _ = tensorflow_probes()
+    gpus = [p for p in probes if p.capacity]
+    if gpus:
+        return gpus[0].name.replace(" allocator", ""), gpus[0].capacity
+    return "host memory", host_probe().capacity
+
+
+def _plot_section(report: MemoryReport) -> Section:
+    from tfnb_debug.render.memory import memory_plot_html
+
+    return Section(title="memory over time", html=memory_plot_html(report))
+
+
+def _check_batch_size(batch_size: Any) -> None:
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+    ):
+        raise TfnbDebugError(f"batch_size must be a positive integer, got {batch_size!r}")
+
+
+def _unique(models: Iterable[Any]) -> list[Any]:
+    seen: set[int] = set()
+    out = []
+    for model in models:
+        if id(model) not in seen:
+            seen.add(id(model))
+            out.append(model)
+    return out
