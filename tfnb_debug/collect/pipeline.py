@@ -221,9 +221,12 @@ def read_structure(ds: tf.data.Dataset) -> Structure:
     except Exception as err:  # a private API changed: fall back, never fail
         note = f"serialized graph unreadable ({type(err).__name__}); used the _inputs() walk"
         try:
-            return Structure(tuple(_from_walk(objects)), "inputs", note)
+            walked = _from_walk(objects)
         except Exception as err2:
             return Structure((), "unknown", f"{note}; the walk failed too ({type(err2).__name__})")
+        if not walked:
+            return Structure((), "unknown", "neither the serialized graph nor the walk was readable")
+        return Structure(tuple(walked), "inputs", note)
     stages = _attach(stages, objects)
     # from_generator is built as from_tensors(id) -> flat_map(generator): show one stage.
     merged = [

@@ -7,6 +7,8 @@ an iterator of the user's), and the iterator is dropped at once (TRAPS 26).
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -197,10 +199,12 @@ def _iterate(ds: tf.data.Dataset, doing: str) -> Iterator[Any]:
                 return
             yield element
     except tf.errors.AlreadyExistsError as err:
+        found = re.search(r"\('([^']+\.lockfile)'\)", str(err))
+        lockfile = found.group(1) if found else "the cache's .lockfile"
         raise TfnbDebugError(
-            f"{doing} failed: a cache(filename) lockfile already exists ({_first_line(err)}); "
-            "another iterator over this cached dataset is still alive: finish or delete it "
-            "(or remove the stale .lockfile) and run again"
+            f"{doing} failed: {lockfile} exists, so another iterator over this cache(filename) "
+            "dataset is still running: finish or delete that iterator (or delete a stale "
+            "lockfile) and run again"
         ) from None
     except tf.errors.OpError as err:
         raise TfnbDebugError(
