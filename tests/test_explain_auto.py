@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -186,8 +187,6 @@ def test_next_step_uses_the_magic_only_when_it_is_registered() -> None:
         next_steps=(step,),
     )
     assert "Next: re-run with `%%tfshape`" in base.to_text()  # unknown: show the magic
-    from dataclasses import replace
-
     without = replace(base, available_magics=frozenset({"tfenv"}))
     assert "Next: print x.shape" in without.to_text() and "tfshape" not in without.to_text()
     assert (
@@ -199,3 +198,56 @@ def test_next_step_uses_the_magic_only_when_it_is_registered() -> None:
 def test_public_names() -> None:
     assert tfnb_debug.explain_exception is explain_exception
     assert tfnb_debug.ExplainReport is ExplainReport
+
+
+def _report_with_step(magic: str) -> ExplainReport:
+    return ExplainReport(
+        title="t",
+        error_type="ValueError",
+        findings=(finding("S01", "m", place="layer 'd'"),),
+        next_steps=(
+            NextStep(text=f"re-run with `%%{magic}`", magic=magic, fallback="print shapes"),
+        ),
+        available_magics=frozenset({magic}),
+    )
+
+
+def test_rerun_button_runs_the_failed_cell_under_the_magic(shell: InteractiveShell) -> None:
+    from tfnb_debug._state import state_for
+    from tfnb_debug.magics.auto import WIDGET, close_widget, rerun_button
+
+    calls: list[tuple[str, str]] = []
+
+    def probe(line: str, cell: str) -> None:
+        calls.append((line, cell))
+        if "boom" in cell:
+            raise ValueError("the magic failed")
+
+    shell.register_magic_function(probe, "cell", "tfnb_probe")
+    try:
+        report = _report_with_step("tfnb_probe")
+        view = rerun_button(shell, report, "x = 1\n")
+        assert view is not None
+        first = state_for(shell).settings[WIDGET]
+        assert view["application/vnd.jupyter.widget-view+json"]["model_id"] == first.model_id
+        button = first.children[0]
+        assert button.description == "Re-run this cell with %%tfnb_probe"
+        with capture_output():
+            button.click()
+        assert calls == [("", "x = 1\n")]
+
+        assert rerun_button(shell, report, "boom\n") is not None
+        assert first.comm is None, "the previous button is closed"
+        second = state_for(shell).settings[WIDGET]
+        with capture_output() as out:
+            second.children[0].click()  # the magic's error is shown, not raised into the frontend
+        assert calls[-1] == ("", "boom\n") and "the magic failed" in out.stdout
+
+        assert rerun_button(shell, report, "%%time\nx = 1\n") is None
+        unregistered = replace(report, available_magics=frozenset({"tfenv"}))
+        assert rerun_button(shell, unregistered, "x = 1\n") is None
+        close_widget(shell)
+        assert second.comm is None and WIDGET not in state_for(shell).settings
+    finally:
+        shell.magics_manager.magics["cell"].pop("tfnb_probe", None)
+        close_widget(shell)

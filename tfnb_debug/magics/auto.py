@@ -18,10 +18,12 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from tfnb_debug._state import ExtensionState, state_for
+from tfnb_debug.explain.report import ExplainReport
 
 AUTO = "auto_explain"
 EVENT = "post_run_cell"
 REPORTED = "_tfnb_debug_reported"
+WIDGET = "auto_explain_widget"
 
 
 def register_auto(shell: Any, state: ExtensionState) -> None:
@@ -33,6 +35,7 @@ def register_auto(shell: Any, state: ExtensionState) -> None:
 
     shell.events.register(EVENT, callback)
     state.callbacks.append((EVENT, callback))
+    state.closers.append(lambda: close_widget(shell))
 
 
 def mark_reported(exc: BaseException) -> None:
@@ -57,12 +60,74 @@ def explain_failed_cell(shell: Any, result: Any) -> None:
             return
         magics = shell.magics_manager.magics.get("cell", {})
         report = replace(report, available_magics=frozenset(magics))
-        bundle = report._repr_mimebundle_()  # rendered here, so a rendering bug stays silent
+        bundle: dict[str, Any] = dict(report._repr_mimebundle_())  # a rendering bug stays silent
+        if widgets_render(shell):
+            raw_cell = getattr(getattr(result, "info", None), "raw_cell", "") or ""
+            view = rerun_button(shell, report, raw_cell)
+            if view is not None:
+                bundle.update(view)
         from IPython.display import display
 
         display(bundle, raw=True)
     except Exception:
         return
+
+
+def widgets_render(shell: Any) -> bool:
+    """Widgets render only in a Jupyter kernel (not a terminal or a plain shell)."""
+    return getattr(shell, "kernel", None) is not None
+
+
+def rerun_button(shell: Any, report: ExplainReport, raw_cell: str) -> dict[str, Any] | None:
+    """A widget view: a button that re-runs the failed cell under the next step's cell magic.
+
+    Only for a step whose magic is registered, and not for a cell that already
+    starts with a cell magic.  The text form stays in the same bundle, so a
+    frontend without widgets shows the exact text to type.  The previous
+    button is closed (one live widget at a time; unload closes the last).
+    """
+    steps = [s for s in report.next_steps if s.magic and s.magic in (report.available_magics or ())]
+    if not steps or not raw_cell.strip() or raw_cell.lstrip().startswith("%%"):
+        return None
+    import ipywidgets as widgets
+
+    magic = steps[0].magic
+    button = widgets.Button(description=f"Re-run this cell with {steps[0].command()}")
+    button.layout.width = "auto"
+    out = widgets.Output()
+
+    def on_click(_: Any) -> None:
+        with out:
+            out.clear_output()
+            shell.run_cell_magic(magic, "", raw_cell)  # an error is shown by Output.__exit__
+
+    button.on_click(on_click)
+    box = widgets.VBox([button, out])
+    state = state_for(shell)
+    previous = state.settings.pop(WIDGET, None)
+    if previous is not None:
+        _close(previous)
+    state.settings[WIDGET] = box
+    return {
+        "application/vnd.jupyter.widget-view+json": {
+            "model_id": box.model_id,
+            "version_major": 2,
+            "version_minor": 0,
+        }
+    }
+
+
+def _close(box: Any) -> None:
+    for child in getattr(box, "children", ()):
+        child.close()
+    box.close()
+
+
+def close_widget(shell: Any) -> None:
+    """Close the last diagnosis button (run on unload)."""
+    box = state_for(shell).settings.pop(WIDGET, None)
+    if box is not None:
+        _close(box)
 
 
 @magics_class
