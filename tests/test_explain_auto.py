@@ -251,3 +251,59 @@ def test_rerun_button_runs_the_failed_cell_under_the_magic(shell: InteractiveShe
     finally:
         shell.magics_manager.magics["cell"].pop("tfnb_probe", None)
         close_widget(shell)
+
+
+FRAGMENTS = [
+    "Incompatible shapes: [4,3] vs. [",
+    "Dimensions must be equal, but are 3 and 2 for '{{node a/b}} = Sub[T=DT_FLOAT](x, y)' with input shapes: [?,3], [?,2].",
+    "Received a label value of 9 which is outside the valid range of [0, 0).  Label values: ",
+    "OOM when allocating tensor with shape[0,,3] and type weird on /device:GPU:0 by allocator x",
+    "Input 0 of layer 'd' is incompatible with the layer: expected axis -1 of input shape to have value 0, but received input with shape ()",
+    "expected min_ndim=4, found ndim=0. Full shape received: ()",
+    "A `Concatenate` layer requires inputs with matching shapes except for the concatenation axis. Received: input_shape=[(None, 0, 3), (None, 4, 3)]",
+    "Inputs have incompatible shapes. Received shapes (0, 2) and (3,)",
+    " : Tensor had NaN values",
+    "'SymbolicTensor' object has no attribute 'numpy'",
+    'in user code:\n    File "<ipython-input-1-ab>", line 2, in f  *\n',
+    "Arguments `target` and `output` must have the same shape. Received: target.shape=(), output.shape=(None, 0)",
+    "cannot compute Sub as input #1(zero-based) was expected to be a int32 tensor but is a float tensor",
+    "Value for attr 'Tlabels' of float is not in the list of allowed values: int32",
+    'Detected at node loss/x defined at (most recent call last):\n  File "/x.py", line 3, in f\n',
+    "[Op:AddV2] name: ",
+]
+
+
+def test_explain_exception_never_raises_on_odd_messages() -> None:
+    """Fragments of every pattern, cut and combined: a report or None, never an exception."""
+    import tensorflow as tf
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    kinds = st.sampled_from(
+        [
+            ValueError,
+            TypeError,
+            AttributeError,
+            tf.errors.InvalidArgumentError,
+            tf.errors.ResourceExhaustedError,
+        ]
+    )
+    pieces = st.lists(
+        st.sampled_from(FRAGMENTS).flatmap(lambda f: st.integers(0, len(f)).map(lambda n: f[:n]))
+        | st.text(max_size=20),
+        max_size=5,
+    )
+
+    @settings(max_examples=100, deadline=None)
+    @given(kinds, pieces)
+    def check(kind: type[BaseException], parts: list[str]) -> None:
+        message = "\n".join(parts)
+        if issubclass(kind, tf.errors.OpError):
+            exc: BaseException = kind(None, None, message)
+        else:
+            exc = kind(message)
+        report = explain_exception(exc)
+        if report is not None:
+            assert report.findings and report.to_text() and report.to_html()
+
+    check()
