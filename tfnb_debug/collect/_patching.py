@@ -1,0 +1,257 @@
+"""The one place that patches Keras: layer calls (and tf.function traces) for the duration of a trace.
+
+Usage::
+
+    from tfnb_debug.collect._patching import layer_call_hook
+
+    def hook(layer, call, args, kwargs):
+        # runs around every Keras layer call made in this context
+        return call(*args, **kwargs)
+
+    with layer_call_hook(hook):
+        model(x)
+
+How it works, and what it promises:
+
+* ``keras.layers.Layer.__call__`` and ``Layer._maybe_build`` are replaced at
+  class level when the first hook is entered and the original function objects
+  are put back when the last one exits, in ``finally`` (also on exceptions and
+  ``KeyboardInterrupt``).  Instances are never touched.
+* The active hook lives in a :class:`contextvars.ContextVar`, so only calls made
+  by the thread (or asyncio task) that entered the context reach it; other
+  threads run the original code.  Nesting is allowed: the innermost hook wins
+  and the outer one is active again after the inner block.
+* Calls that Keras makes while *building* a layer (``Layer._maybe_build``, which
+  runs ``call`` on symbolic tensors to create the weights of subclassed layers,
+  or builds a Sequential layer by layer) would show up as duplicate calls.  A
+  hook with a ``build_pass(layer)`` method (returning a context manager) sees
+  them inside that context and decides (e.g. keep them only if the build
+  raised); a hook without one never sees them.
+* :func:`trace_hook` does the same for ``tf.function`` traces (each new concrete
+  function), so a feature can count retracing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+__all__ = [
+    "LayerCallHook",
+    "TraceHook",
+    "active_layer_hook",
+    "is_patched",
+    "layer_call_hook",
+    "original_layer_call",
+    "trace_hook",
+]
+
+#: ``hook(layer, call, args, kwargs)``: must call ``call(*args, **kwargs)`` and return its result
+LayerCallHook = Callable[[Any, Callable[..., Any], tuple[Any, ...], dict[str, Any]], Any]
+#: ``hook(name, function_key, signature)``: told of every new tf.function trace
+TraceHook = Callable[[str, int, str], None]
+
+_LAYER_HOOK: contextvars.ContextVar[LayerCallHook | None] = contextvars.ContextVar(
+    "tfnb_debug_layer_hook", default=None
+)
+_TRACE_HOOK: contextvars.ContextVar[TraceHook | None] = contextvars.ContextVar(
+    "tfnb_debug_trace_hook", default=None
+)
+
+_LOCK = threading.RLock()
+
+
+class _Installed:
+    """Reference-counted class-level patches (one per patch target)."""
+
+    def __init__(self) -> None:
+        self.layer_users = 0
+        self.trace_users = 0
+        self.original_call: Any = None
+        self.original_maybe_build: Any = None
+        self.original_create: Any = None
+
+
+_STATE = _Installed()
+
+
+def _layer_class() -> Any:
+    from keras.src.layers.layer import Layer
+
+    return Layer
+
+
+def original_layer_call() -> Callable[..., Any]:
+    """The unpatched ``Layer.__call__`` (whether or not a hook is active)."""
+    with _LOCK:
+        if _STATE.original_call is not None:
+            return _STATE.original_call
+        return _layer_class().__dict__["__call__"]
+
+
+def is_patched() -> bool:
+    """Whether any class-level patch of tfnb_debug is in place right now."""
+    with _LOCK:
+        return bool(_STATE.layer_users or _STATE.trace_users)
+
+
+def active_layer_hook() -> LayerCallHook | None:
+    """The hook that layer calls in this context go through, if any."""
+    return _LAYER_HOOK.get()
+
+
+def _make_patched_call(original: Any) -> Any:
+    import tensorflow as tf
+
+    def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N807
+        __tracebackhide__ = True
+        hook = _LAYER_HOOK.get()
+        if hook is None:
+            return original(self, *args, **kwargs)
+        bound = original.__get__(self, type(self))
+        return hook(self, bound, args, kwargs)
+
+    patched = tf.autograph.experimental.do_not_convert(__call__)
+    patched.__tfnb_debug_patch__ = True
+    patched.__wrapped__ = original
+    return patched
+
+
+def _make_patched_maybe_build(original: Any) -> Any:
+    def _maybe_build(self: Any, call_spec: Any) -> Any:
+        __tracebackhide__ = True
+        hook = _LAYER_HOOK.get()
+        if hook is None or self.built:
+            return original(self, call_spec)
+        build_pass = getattr(hook, "build_pass", None)
+        if build_pass is not None:
+            with build_pass(self):
+                return original(self, call_spec)
+        token = _LAYER_HOOK.set(None)  # Keras' build pass is not a call of the user's model
+        try:
+            return original(self, call_spec)
+        finally:
+            _LAYER_HOOK.reset(token)
+
+    _maybe_build.__tfnb_debug_patch__ = True  # type: ignore[attr-defined]
+    _maybe_build.__wrapped__ = original  # type: ignore[attr-defined]
+    return _maybe_build
+
+
+def _install_layer_patch() -> None:
+    layer = _layer_class()
+    with _LOCK:
+        if _STATE.layer_users == 0:
+            _STATE.original_call = layer.__dict__["__call__"]
+            _STATE.original_maybe_build = layer.__dict__["_maybe_build"]
+            try:
+                layer.__call__ = _make_patched_call(_STATE.original_call)
+                layer._maybe_build = _make_patched_maybe_build(_STATE.original_maybe_build)
+            except BaseException:
+                layer.__call__ = _STATE.original_call
+                layer._maybe_build = _STATE.original_maybe_build
+                _STATE.original_call = _STATE.original_maybe_build = None
+                raise
+        _STATE.layer_users += 1
+
+
+def _remove_layer_patch() -> None:
+    layer = _layer_class()
+    with _LOCK:
+        _STATE.layer_users -= 1
+        if _STATE.layer_users == 0:
+            layer.__call__ = _STATE.original_call
+            layer._maybe_build = _STATE.original_maybe_build
+            _STATE.original_call = _STATE.original_maybe_build = None
+
+
+@contextlib.contextmanager
+def layer_call_hook(hook: LayerCallHook) -> Iterator[None]:
+    """Route every Keras layer call made in this context through ``hook`` until the block ends."""
+    _install_layer_patch()
+    try:
+        token = _LAYER_HOOK.set(hook)
+        try:
+            yield
+        finally:
+            _LAYER_HOOK.reset(token)
+    finally:
+        _remove_layer_patch()
+
+
+@contextlib.contextmanager
+def suspended() -> Iterator[None]:
+    """Run a block with no hook active (e.g. a collector's own calls of a layer)."""
+    token = _LAYER_HOOK.set(None)
+    trace_token = _TRACE_HOOK.set(None)
+    try:
+        yield
+    finally:
+        _TRACE_HOOK.reset(trace_token)
+        _LAYER_HOOK.reset(token)
+
+
+def _tracing_module() -> Any:
+    from tensorflow.python.eager.polymorphic_function import tracing_compilation
+
+    return tracing_compilation
+
+
+def _make_patched_create(original: Any) -> Any:
+    def _create_concrete_function(
+        function_type: Any, type_context: Any, func_graph: Any, tracing_options: Any
+    ) -> Any:
+        __tracebackhide__ = True
+        hook = _TRACE_HOOK.get()
+        if hook is not None:
+            try:
+                name = str(getattr(tracing_options, "name", "function"))
+                fn = getattr(tracing_options, "python_function", None)
+                key = id(getattr(fn, "__wrapped__", fn))  # the user's function under TF's wrappers
+                hook(name, key, str(function_type))
+            except Exception:  # a broken hook must never break the user's function
+                pass
+        return original(function_type, type_context, func_graph, tracing_options)
+
+    _create_concrete_function.__tfnb_debug_patch__ = True  # type: ignore[attr-defined]
+    _create_concrete_function.__wrapped__ = original  # type: ignore[attr-defined]
+    return _create_concrete_function
+
+
+@contextlib.contextmanager
+def trace_hook(hook: TraceHook) -> Iterator[None]:
+    """Tell ``hook`` of every new ``tf.function`` trace made in this context until the block ends.
+
+    If this TensorFlow lays out its tracing differently, the block runs
+    unpatched and the hook is never told (features say "not available").
+    """
+    module = _tracing_module()
+    installed = False
+    with _LOCK:
+        if hasattr(module, "_create_concrete_function"):
+            if _STATE.trace_users == 0:
+                _STATE.original_create = module._create_concrete_function
+                module._create_concrete_function = _make_patched_create(_STATE.original_create)
+            _STATE.trace_users += 1
+            installed = True
+    try:
+        token = _TRACE_HOOK.set(hook)
+        try:
+            yield
+        finally:
+            _TRACE_HOOK.reset(token)
+    finally:
+        if installed:
+            with _LOCK:
+                _STATE.trace_users -= 1
+                if _STATE.trace_users == 0:
+                    module._create_concrete_function = _STATE.original_create
+                    _STATE.original_create = None
+
+
+def trace_patch_available() -> bool:
+    """Whether :func:`trace_hook` can see tf.function traces in this TensorFlow."""
+    return hasattr(_tracing_module(), "_create_concrete_function")

@@ -1,0 +1,610 @@
+"""Record every Keras layer call (shapes, dtypes, producers, statistics) while a block runs.
+
+:class:`ShapeCollector` is a layer-call hook for
+:func:`tfnb_debug.collect._patching.layer_call_hook`.  It keeps no tensors after
+a call returns (producers are found through weak references) and turns what
+it saw into plain :class:`~tfnb_debug.shape_records.LayerCall` rows.
+
+Statistics of eager outputs are reduced where the tensor lives: with NumPy
+on a view of the buffer for CPU tensors (the host is that device), with
+TensorFlow ops for accelerator tensors, whose six scalars stay on the device
+until one transfer at the end of the trace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from tfnb_debug.shape_records import LayerCall, Mode, Shape, TensorInfo, TensorStats, TraceCount
+
+__all__ = ["ShapeCollector", "key_error_sentence"]
+
+_SATURATING = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0), "hard_sigmoid": (0.0, 1.0)}
+_SKIP_KWARGS = frozenset({"training", "mask"})
+
+
+@dataclass
+class _Open:
+    """A call in progress (mutable, internal)."""
+
+    index: int
+    layer: Any
+    path: str
+    depth: int
+    parent: int | None
+    root: int
+    call: int
+    mode: Mode
+    inputs: tuple[TensorInfo, ...]
+    activation: str | None
+    outputs: tuple[TensorInfo, ...] = ()
+    status: str = "ok"
+    finished: int = -1
+    error: str = ""
+    error_type: str = ""
+    child_failed: bool = False
+    has_children: bool = False
+    device_stats: list[tuple[int, Any, str | None]] = field(default_factory=list)
+
+
+_MUTE = object()  # stack marker: a repeated root call, recorded once already
+
+
+class ShapeCollector:
+    """The hook: ``collector(layer, call, args, kwargs)`` records the call and returns its result."""
+
+    def __init__(
+        self,
+        *,
+        stats: bool = True,
+        max_calls: int = 20_000,
+        repeat_roots: bool = False,
+        saturation_epsilon: float = 1e-3,
+    ) -> None:
+        self.stats = stats
+        self.saturation_epsilon = saturation_epsilon
+        self.max_calls = max_calls
+        self.repeat_roots = repeat_roots
+        self.calls: list[_Open] = []
+        self.repeats: dict[str, int] = {}
+        self.truncated = False
+        self.traces: dict[int, list[Any]] = {}
+        self._stack: list[Any] = []
+        self._producers: dict[int, tuple[Any, int, str]] = {}
+        self._call_counts: dict[int, int] = {}
+        self._root_keys: set[tuple[Any, ...]] = set()
+        self._finished = 0
+        self._paths: dict[tuple[int, int], str] = {}
+        self._layers: dict[int, Any] = {}
+        self._dtype_names: dict[Any, str] = {}
+
+    # ----------------------------------------------------------------- the hook
+    def __call__(
+        self, layer: Any, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        __tracebackhide__ = True
+        parent = self._stack[-1] if self._stack else None
+        if parent is _MUTE:
+            return call(*args, **kwargs)
+        tensors = self._input_tensors(args, kwargs)
+        mode = self._mode(tensors)
+        if parent is None:
+            if mode == "symbolic" and (_in_symbolic_scope() or _inside_sequential_build()):
+                # Keras inferring shapes or rebuilding a Sequential: not a call of the user's
+                return call(*args, **kwargs)
+            if len(self.calls) >= self.max_calls:
+                self.truncated = True
+                return self._muted(call, args, kwargs)
+            if not self.repeat_roots and mode != "symbolic":
+                key = (id(layer), mode, tuple(self._signature(t) for t in tensors))
+                if key in self._root_keys:
+                    name = getattr(layer, "name", "?")
+                    self.repeats[name] = self.repeats.get(name, 0) + 1
+                    return self._muted(call, args, kwargs)
+                self._root_keys.add(key)
+        frame = self._open(layer, parent, mode, tensors)
+        self._stack.append(frame)
+        try:
+            outputs = call(*args, **kwargs)
+        except BaseException as err:
+            self._fail(frame, err)
+            raise
+        finally:
+            self._stack.pop()
+        self._close(frame, outputs)
+        return outputs
+
+    @contextlib.contextmanager
+    def build_pass(self, layer: Any) -> Iterator[None]:
+        """Keras building ``layer`` by calling it symbolically: keep those rows only if it raises."""
+        start = len(self.calls)
+        parent = self._stack[-1] if self._stack else None
+        saved = (parent.has_children, parent.child_failed) if isinstance(parent, _Open) else None
+        finished = self._finished
+        yield  # an exception propagates: the rows stay and show where the build failed
+        if len(self.calls) == start:
+            return
+        for frame in self.calls[start:]:
+            lid = id(frame.layer)
+            self._call_counts[lid] -= 1
+        del self.calls[start:]
+        self._finished = finished
+        self._producers = {k: v for k, v in self._producers.items() if v[1] < start}
+        if isinstance(parent, _Open) and saved is not None:
+            parent.has_children, parent.child_failed = saved
+
+    def _muted(self, call: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        self._stack.append(_MUTE)
+        try:
+            return call(*args, **kwargs)
+        finally:
+            self._stack.pop()
+
+    # -------------------------------------------------------------- tf.function
+    def on_trace(self, name: str, key: int, signature: str) -> None:
+        """A :data:`~tfnb_debug.collect._patching.TraceHook`: count traces per tf.function."""
+        entry = self.traces.setdefault(key, [name])
+        entry.append(signature)
+
+    def trace_counts(self) -> tuple[TraceCount, ...]:
+        return tuple(
+            TraceCount(name=entry[0], traces=len(entry) - 1, signatures=tuple(entry[1:]))
+            for entry in self.traces.values()
+        )
+
+    # --------------------------------------------------------------- internals
+    def _open(self, layer: Any, parent: _Open | None, mode: Mode, tensors: list[Any]) -> _Open:
+        index = len(self.calls)
+        lid = id(layer)
+        self._layers[lid] = layer
+        count = self._call_counts.get(lid, 0)
+        self._call_counts[lid] = count + 1
+        if parent is None:
+            path, depth, root = str(layer.name), 0, index
+        else:
+            parent.has_children = True
+            path = f"{parent.path}/{self._segment(parent.layer, layer)}"
+            depth, root = parent.depth + 1, parent.root
+        if parent is None:
+            for t in tensors:  # the data given to the traced layer, unless a recorded call made it
+                if not self._known(t):
+                    self._remember(t, -1, "input")
+        inputs = tuple(self._input_info(t, mode) for t in tensors)
+        frame = _Open(
+            index=index,
+            layer=layer,
+            path=path,
+            depth=depth,
+            parent=None if parent is None else parent.index,
+            root=root,
+            call=count,
+            mode=mode,
+            inputs=inputs,
+            activation=_activation_name(layer),
+        )
+        self.calls.append(frame)
+        return frame
+
+    def _close(self, frame: _Open, outputs: Any) -> None:
+        self._finished += 1
+        frame.finished = self._finished
+        flat = [t for t in _flatten(outputs) if _is_tensor(t)]
+        infos = []
+        for position, t in enumerate(flat):
+            stats = None
+            if frame.mode == "eager" and self.stats:
+                stats = self._stats(frame, position, t)
+            infos.append(TensorInfo(shape=_shape(t), dtype=self._dtype(t), stats=stats))
+            self._remember(t, frame.index, frame.path)
+        frame.outputs = tuple(infos)
+
+    def _fail(self, frame: _Open, err: BaseException) -> None:
+        self._finished += 1
+        frame.finished = self._finished
+        if frame.child_failed:
+            frame.status = "aborted"
+        else:
+            frame.status = "failed"
+            frame.error = key_error_sentence(err)
+            frame.error_type = type(err).__name__
+        if frame.parent is not None:
+            self.calls[frame.parent].child_failed = True
+
+    def _segment(self, parent_layer: Any, layer: Any) -> str:
+        key = (id(parent_layer), id(layer))
+        segment = self._paths.get(key)
+        if segment is None:
+            segment = child_segment(parent_layer, layer)
+            self._paths[key] = segment
+        return segment
+
+    def _input_tensors(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if len(args) == 1 and _is_tensor(args[0]):
+            tensors = [args[0]]
+        else:
+            tensors = [t for t in _flatten(args) if _is_tensor(t)]
+        for key, value in kwargs.items():
+            if key not in _SKIP_KWARGS and value is not None:
+                tensors.extend(t for t in _flatten(value) if _is_tensor(t))
+        return tensors
+
+    def _mode(self, tensors: list[Any]) -> Mode:
+        for t in tensors:
+            if isinstance(t, keras.KerasTensor):
+                return "symbolic"
+        if tf.executing_eagerly():
+            return "eager"
+        return "symbolic" if _in_symbolic_scope() else "graph"
+
+    def _input_info(self, t: Any, mode: Mode) -> TensorInfo:
+        producer: str | None = None
+        producer_index: int | None = None
+        entry = self._producers.get(id(t))
+        if entry is not None and entry[0]() is t:
+            producer_index = None if entry[1] < 0 else entry[1]
+            producer = entry[2]
+        elif isinstance(t, keras.KerasTensor):
+            history = getattr(t, "_keras_history", None)
+            if history is not None:
+                producer = str(getattr(history.operation, "name", "") or "") or None
+        nonfinite = None
+        if mode == "eager" and self.stats and producer_index is None:
+            nonfinite = _count_nonfinite(t)
+        return TensorInfo(
+            shape=_shape(t),
+            dtype=self._dtype(t),
+            producer=producer,
+            producer_index=producer_index,
+            nonfinite=nonfinite,
+        )
+
+    def _known(self, t: Any) -> bool:
+        entry = self._producers.get(id(t))
+        return entry is not None and entry[0]() is t
+
+    def _remember(self, t: Any, index: int, path: str) -> None:
+        try:
+            ref = weakref.ref(t)
+        except TypeError:
+            return
+        self._producers[id(t)] = (ref, index, path)
+
+    def _dtype(self, t: Any) -> str:
+        dtype = t.dtype
+        try:
+            return self._dtype_names[dtype]
+        except (KeyError, TypeError):
+            pass
+        try:
+            name = str(keras.backend.standardize_dtype(dtype))
+        except Exception:
+            name = str(getattr(dtype, "name", dtype))
+        with contextlib.suppress(TypeError):
+            self._dtype_names[dtype] = name
+        return name
+
+    def _signature(self, t: Any) -> tuple[Any, ...]:
+        return (_shape(t), self._dtype(t))
+
+    # -------------------------------------------------------------- statistics
+    def _stats(self, frame: _Open, position: int, t: Any) -> TensorStats | None:
+        saturating = frame.activation if frame.activation in _SATURATING else None
+        if not isinstance(t, np.ndarray) and _on_accelerator(t):
+            values = _device_stats(t, saturating, self.saturation_epsilon)
+            frame.device_stats.append((position, values, saturating))
+            return None
+        try:
+            array = t if isinstance(t, np.ndarray) else t.numpy()
+        except Exception:
+            return None
+        return host_stats(array, saturating, self.saturation_epsilon)
+
+    def finish_device_stats(self) -> dict[tuple[int, int], TensorStats]:
+        """Fetch the statistics computed on accelerators, in one transfer."""
+        pending = [
+            (frame.index, position, values, saturating)
+            for frame in self.calls
+            for position, values, saturating in frame.device_stats
+        ]
+        for frame in self.calls:
+            frame.device_stats = []
+        if not pending:
+            return {}
+        with tf.device("/cpu:0"):
+            stacked = tf.stack([tf.identity(values) for _, _, values, _ in pending]).numpy()
+        result = {}
+        for (index, position, _, saturating), row in zip(pending, stacked, strict=True):
+            result[(index, position)] = _stats_from_vector(row, saturating)
+        return result
+
+
+# ------------------------------------------------------------------ statistics
+def host_stats(
+    array: np.ndarray, saturating: str | None = None, epsilon: float = 1e-3
+) -> TensorStats | None:
+    """Statistics of a host array (a zero-copy view of a CPU tensor)."""
+    if array.dtype.kind not in "fiubV" and "float" not in str(array.dtype):
+        return None
+    a = np.asarray(array)
+    if a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
+        a = a.astype(np.float32)
+    flat = a.reshape(-1)
+    count = int(flat.size)
+    if count == 0:
+        return TensorStats(0, None, None, None, None, 0.0, 0)
+    finite = np.isfinite(flat)
+    nonfinite = count - int(np.count_nonzero(finite))
+    values = flat if nonfinite == 0 else flat[finite]
+    zeros = count - int(np.count_nonzero(flat))
+    saturated = None
+    if saturating is not None:
+        low, high = _SATURATING[saturating]
+        near = (flat <= low + epsilon) | (flat >= high - epsilon)
+        saturated = float(np.count_nonzero(near)) / count
+    if values.size == 0:
+        return TensorStats(count, None, None, None, None, zeros / count, nonfinite, saturated)
+    mean = float(values.mean(dtype=np.float64))
+    return TensorStats(
+        count=count,
+        mean=mean,
+        std=float(values.std(dtype=np.float64)),
+        min=float(values.min()),
+        max=float(values.max()),
+        zero_fraction=zeros / count,
+        nonfinite=nonfinite,
+        saturated_fraction=saturated,
+    )
+
+
+def _device_stats(t: Any, saturating: str | None, epsilon: float) -> Any:
+    """Eight float32 scalars reduced on the tensor's own device (no host transfer here)."""
+    with tf.device(t.device):
+        x = tf.reshape(tf.cast(t, tf.float32), [-1])
+        n = tf.cast(tf.size(x), tf.float32)
+        finite = tf.math.is_finite(x)
+        nf = tf.cast(finite, tf.float32)
+        count_finite = tf.reduce_sum(nf)
+        safe = tf.where(finite, x, tf.zeros_like(x))
+        mean = tf.math.divide_no_nan(tf.reduce_sum(safe), count_finite)
+        var = tf.math.divide_no_nan(tf.reduce_sum(tf.square(safe - mean) * nf), count_finite)
+        big = tf.constant(np.finfo(np.float32).max, tf.float32)
+        low = tf.reduce_min(tf.where(finite, x, big))
+        high = tf.reduce_max(tf.where(finite, x, -big))
+        zeros = tf.reduce_sum(tf.cast(tf.equal(x, 0.0), tf.float32))
+        if saturating is not None:
+            lo, hi = _SATURATING[saturating]
+            near = (x <= lo + epsilon) | (x >= hi - epsilon)
+            sat = tf.reduce_sum(tf.cast(near, tf.float32))
+        else:
+            sat = tf.constant(-1.0)
+        return tf.stack([n, mean, tf.sqrt(var), low, high, zeros, n - count_finite, sat])
+
+
+def _stats_from_vector(row: np.ndarray, saturating: str | None) -> TensorStats:
+    n = int(row[0])
+    nonfinite = int(row[6])
+    has_values = n - nonfinite > 0
+    return TensorStats(
+        count=n,
+        mean=float(row[1]) if has_values else None,
+        std=float(row[2]) if has_values else None,
+        min=float(row[3]) if has_values else None,
+        max=float(row[4]) if has_values else None,
+        zero_fraction=float(row[5]) / n if n else 0.0,
+        nonfinite=nonfinite,
+        saturated_fraction=(float(row[7]) / n if n else 0.0) if saturating else None,
+    )
+
+
+def _count_nonfinite(t: Any) -> int | None:
+    try:
+        if isinstance(t, np.ndarray):
+            array = t
+        elif _on_accelerator(t):
+            return int(tf.size(t)) - int(tf.math.count_nonzero(tf.math.is_finite(t)))
+        else:
+            array = t.numpy()
+        if array.dtype.kind not in "fc" and "float" not in str(array.dtype):
+            return 0
+        flat = np.asarray(array, dtype=np.float32) if array.dtype.itemsize < 4 else array
+        return int(flat.size - np.count_nonzero(np.isfinite(flat)))
+    except Exception:
+        return None
+
+
+def _on_accelerator(t: Any) -> bool:
+    device = getattr(t, "device", "") or ""
+    return "CPU" not in device.upper()
+
+
+# -------------------------------------------------------------------- helpers
+def _flatten(value: Any) -> list[Any]:
+    if _is_tensor(value):
+        return [value]
+    if value is None or isinstance(value, (str, bytes, int, float, bool)):
+        return []
+    try:
+        return list(keras.tree.flatten(value))
+    except Exception:
+        return []
+
+
+def _is_tensor(x: Any) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (str, bytes))
+
+
+def _shape(t: Any) -> Shape | None:
+    try:
+        return tuple(None if d is None else int(d) for d in t.shape)
+    except (TypeError, ValueError):
+        return None
+
+
+def _activation_name(layer: Any) -> str | None:
+    fn = getattr(layer, "activation", None)
+    if fn is None or not callable(fn):
+        return None
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    return str(name).lower()
+
+
+def _policy_name(layer: Any) -> str:
+    policy = getattr(layer, "dtype_policy", None)
+    return str(getattr(policy, "name", "") or "")
+
+
+def _in_symbolic_scope() -> bool:
+    from keras.src.backend.common.symbolic_scope import in_symbolic_scope
+
+    return bool(in_symbolic_scope())
+
+
+_SEQUENTIAL_BUILD: Any = None
+
+
+def _inside_sequential_build(limit: int = 12) -> bool:
+    """Whether ``Sequential.build`` (which calls every layer to make its graph) is on the stack."""
+    global _SEQUENTIAL_BUILD
+    if _SEQUENTIAL_BUILD is None:
+        from keras.src.models.sequential import Sequential
+
+        _SEQUENTIAL_BUILD = Sequential.build.__code__
+    frame = sys._getframe(1)
+    for _ in range(limit):
+        if frame is None:
+            return False
+        if frame.f_code is _SEQUENTIAL_BUILD:
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
+def child_segment(parent: Any, layer: Any) -> str:
+    """The path segment of ``layer`` below ``parent``: its name, ``name#k`` for the k-th namesake."""
+    name = str(layer.name)
+    same = [c for c in direct_children(parent) if str(c.name) == name]
+    for k, child in enumerate(same):
+        if child is layer:
+            return name if k == 0 else f"{name}#{k + 1}"
+    return name
+
+
+def direct_children(layer: Any) -> list[Any]:
+    try:
+        return list(layer._flatten_layers(include_self=False, recursive=False))
+    except Exception:
+        return []
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_TF_PREFIX = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
+_NOISE = (
+    "Exception encountered when calling",
+    "Arguments received by",
+    "Could not automatically infer the output shape",
+    "Either the `",
+    "Error encountered:",
+    "•",
+)
+
+
+def key_error_sentence(err: BaseException, limit: int = 300) -> str:
+    """The sentence of a Keras/TensorFlow error that says what is wrong (ANSI codes and wrappers removed)."""
+    text = _ANSI.sub("", str(err))
+    for raw in text.splitlines():
+        line = _TF_PREFIX.sub("", raw.strip())
+        if not line or line.startswith(_NOISE):
+            continue
+        line = re.sub(r"\s*\[Op:[^\]]*\]\s*(name:\s*\S*)?\s*$", "", line)
+        return line if len(line) <= limit else line[: limit - 1] + "…"
+    return type(err).__name__
+
+
+# ----------------------------------------------------------------- finishing
+def own_params(layer: Any) -> tuple[int, int]:
+    """(trainable, non-trainable) parameters of ``layer``'s own weights, not its sublayers'."""
+    sub_ids: set[int] = set()
+    try:
+        for sub in layer._flatten_layers(include_self=False, recursive=True):
+            sub_ids.update(id(v) for v in sub.weights)
+    except Exception:
+        pass
+    trainable = sum(_size(v) for v in _weights(layer, "trainable_weights") if id(v) not in sub_ids)
+    frozen = sum(_size(v) for v in _weights(layer, "non_trainable_weights") if id(v) not in sub_ids)
+    return trainable, frozen
+
+
+def _weights(layer: Any, attr: str) -> list[Any]:
+    try:
+        return list(getattr(layer, attr))
+    except Exception:
+        return []
+
+
+def _size(variable: Any) -> int:
+    n = 1
+    for d in variable.shape:
+        n *= int(d)
+    return n
+
+
+def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
+    """Turn what the collector saw into frozen rows (parameters on each layer's first call)."""
+    device = collector.finish_device_stats()
+    seen: set[int] = set()
+    rows = []
+    for frame in collector.calls:
+        lid = id(frame.layer)
+        trainable: int | None = None
+        frozen: int | None = None
+        if lid not in seen:
+            seen.add(lid)
+            trainable, frozen = own_params(frame.layer)
+        outputs = frame.outputs
+        if device:
+            outputs = tuple(
+                TensorInfo(
+                    shape=o.shape,
+                    dtype=o.dtype,
+                    stats=device.get((frame.index, i), o.stats),
+                )
+                for i, o in enumerate(outputs)
+            )
+        rows.append(
+            LayerCall(
+                index=frame.index,
+                path=frame.path,
+                name=str(frame.layer.name),
+                class_name=type(frame.layer).__name__,
+                depth=frame.depth,
+                parent=frame.parent,
+                root=frame.root,
+                call=frame.call,
+                mode=frame.mode,
+                inputs=frame.inputs,
+                outputs=outputs,
+                trainable_params=trainable,
+                non_trainable_params=frozen,
+                status="ok" if frame.status == "ok" else frame.status,  # type: ignore[arg-type]
+                finished=frame.finished,
+                activation=frame.activation,
+                error=frame.error,
+                error_type=frame.error_type,
+                is_model=isinstance(frame.layer, keras.Model),
+                has_children=frame.has_children,
+                policy=_policy_name(frame.layer),
+                compute_dtype=str(getattr(frame.layer, "compute_dtype", "") or ""),
+            )
+        )
+    return tuple(rows)

@@ -1,0 +1,437 @@
+"""Rules over a shape trace: S01-S05, N01-N03, T01.  Each takes a report and returns findings.
+
+Rules read plain rows only (no TensorFlow); thresholds come from the report's
+:class:`ShapeThresholds`, which callers override with
+``trace_shapes(..., thresholds=ShapeThresholds(dead_relu_fraction=0.95))``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tfnb_debug.reports import Finding, finding
+from tfnb_debug.shape_records import LayerCall, TensorInfo
+
+if TYPE_CHECKING:
+    from tfnb_debug.shapes import ShapeReport
+
+__all__ = [
+    "RULES",
+    "ShapeThresholds",
+    "batch_dim_changed",
+    "dead_relu",
+    "failure_hint",
+    "float64_tensor",
+    "mixed_precision_output",
+    "nonfinite_activation",
+    "retracing",
+    "run_rules",
+    "saturated_activation",
+    "shape_mismatch",
+]
+
+
+@dataclass(frozen=True)
+class ShapeThresholds:
+    """The documented, overridable thresholds of the shape rules.
+
+    * ``dead_relu_fraction`` (N02): share of exact zeros above which a ReLU output is "dead".
+    * ``saturated_fraction`` and ``saturation_epsilon`` (N03): share of sigmoid/tanh
+      outputs within ``saturation_epsilon`` of the bounds.
+    * ``min_values`` (N02, N03): outputs with fewer values are too small to judge.
+    * ``retrace_limit`` (T01): traces of one ``tf.function`` allowed in one cell.
+    """
+
+    dead_relu_fraction: float = 0.9
+    saturated_fraction: float = 0.9
+    saturation_epsilon: float = 1e-3
+    min_values: int = 64
+    retrace_limit: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("dead_relu_fraction", "saturated_fraction"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"ShapeThresholds.{name} must be within [0, 1], got {value}")
+        if self.retrace_limit < 1:
+            raise ValueError("ShapeThresholds.retrace_limit must be at least 1")
+
+
+_RELU_FAMILY = {"relu", "relu6"}
+_SATURATING = {"sigmoid", "tanh", "hard_sigmoid"}
+
+
+def _shapes(infos: Sequence[TensorInfo]) -> str:
+    from tfnb_debug.render.values import format_shape
+
+    parts = []
+    for t in infos:
+        shape = "(?)" if t.shape is None else format_shape(t.shape)
+        parts.append(f"{shape} {t.dtype}")
+    return ", ".join(parts) or "nothing"
+
+
+def _producers(infos: Sequence[TensorInfo]) -> str:
+    return ", ".join(t.producer or "(computed outside a layer)" for t in infos)
+
+
+# ------------------------------------------------------------------------ S01
+def shape_mismatch(report: ShapeReport) -> list[Finding]:
+    """S01: a layer raised while the trace ran; name it, what it received, and a hint."""
+    out = []
+    failed_roots = {r.index for r in report.calls if r.parent is None and r.status != "ok"}
+    for row in report.calls:
+        if row.status != "failed" or row.root not in failed_roots:
+            continue
+        evidence = f"received {_shapes(row.inputs)} from {_producers(row.inputs)}"
+        out.append(
+            finding(
+                "S01",
+                f"{row.class_name} '{row.name}' raised {row.error_type}: {row.error}",
+                place=row.path,
+                evidence=evidence,
+                hint=failure_hint(row, report.calls),
+            )
+        )
+    return out
+
+
+_NDIM = re.compile(r"expected (min_|max_)?ndim=(\d+), found ndim=(\d+)")
+_AXIS = re.compile(r"expected axis (-?\d+) of input shape to have value (\d+)")
+_MATMUL = re.compile(r"Matrix size-incompatible|Incompatible shapes|incompatible shapes", re.I)
+
+
+def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
+    """A fix for the common failures: missing batch axis, missing Flatten, skip branch not downsampled."""
+    ranks = [len(t.shape) for t in row.inputs if t.shape is not None]
+    first = row.inputs[0] if row.inputs else None
+    producer = (first.producer if first else None) or "the previous step"
+    match = _NDIM.search(row.error)
+    if match:
+        kind, expected, found = match.group(1) or "", int(match.group(2)), int(match.group(3))
+        from_data = first is not None and first.producer == "input"
+        if from_data and found == expected - 1 and kind != "max_":
+            return (
+                f"the data has no batch axis ({found} axes, '{row.name}' needs {expected}): "
+                "pass a batch, e.g. x[None, ...] or np.expand_dims(x, 0)"
+            )
+        if found > expected and expected == 2:
+            return (
+                f"'{producer}' gives {found} axes but {row.class_name} '{row.name}' takes "
+                f"{expected} (batch, features): add layers.Flatten() (or "
+                f"GlobalAveragePooling) before '{row.name}'"
+            )
+        if found > expected:
+            return (
+                f"'{producer}' gives {found} axes but {row.class_name} '{row.name}' takes "
+                f"{expected} (batch included): add a layers.Reshape(...) to {expected} axes "
+                f"(e.g. Reshape((steps, features)) before an RNN) before '{row.name}'"
+            )
+        return (
+            f"'{row.name}' needs {expected} axes (batch included) but got {found}: add a "
+            f"layers.Reshape(...) before it to give it the shape it expects"
+        )
+    match = _AXIS.search(row.error)
+    if match:
+        axis, value = match.group(1), match.group(2)
+        return (
+            f"'{row.name}' was built for {value} values on axis {axis}; its input now has "
+            f"{_shapes(row.inputs)}: the data or an earlier layer changed size (e.g. a "
+            "different image size before Flatten). Feed data of the size the model was built "
+            "for, or rebuild the model"
+        )
+    if len(row.inputs) >= 2 and len(set(ranks)) == 1 and ranks:
+        hint = _merge_hint(row)
+        if hint:
+            return hint
+    if _MATMUL.search(row.error) and ranks:
+        return (
+            f"the last axis of the input ({_shapes(row.inputs)}) does not match what "
+            f"'{row.name}' was built for: check '{producer}' and whether a Flatten is missing"
+        )
+    return (
+        f"compare what '{producer}' produced ({_shapes(row.inputs)}) with what '{row.name}' expects"
+    )
+
+
+def _merge_hint(row: LayerCall) -> str:
+    """Two branches meeting with different sizes: say which to downsample or project."""
+    shapes = [t.shape for t in row.inputs if t.shape is not None]
+    if len(shapes) < 2 or any(len(s) != len(shapes[0]) for s in shapes):
+        return ""
+    a_info, b_info = row.inputs[0], row.inputs[1]
+    a, b = shapes[0], shapes[1]
+    spatial = [
+        i for i in range(1, len(a) - 1) if a[i] is not None and b[i] is not None and a[i] != b[i]
+    ]
+    channels_differ = a[-1] != b[-1] and a[-1] is not None and b[-1] is not None
+    if spatial:
+        big, small = (
+            (a_info, b_info) if (a[spatial[0]] or 0) > (b[spatial[0]] or 0) else (b_info, a_info)
+        )
+        big_s, small_s = big.shape or (), small.shape or ()
+        ratio = (big_s[spatial[0]] or 1) / max(small_s[spatial[0]] or 1, 1)
+        stride = int(round(ratio)) if ratio >= 1 else 1
+        text = (
+            f"inputs {_shapes(row.inputs)} differ on axis {spatial[0]}: downsample the skip "
+            f"branch from '{big.producer or '?'}' with strides={stride} (e.g. a 1x1 Conv2D with "
+            f"strides={stride}) so it matches '{small.producer or '?'}'"
+        )
+        if channels_differ and row.class_name != "Concatenate":
+            text += f", and project it to {small_s[-1]} channels"
+        return text
+    if channels_differ and row.class_name != "Concatenate":
+        return (
+            f"inputs {_shapes(row.inputs)} differ in channels: project the skip branch with a "
+            f"1x1 Conv2D({max(a[-1] or 0, b[-1] or 0)}) so both have the same number"
+        )
+    return ""
+
+
+# ------------------------------------------------------------------------ S02
+def batch_dim_changed(report: ShapeReport) -> list[Finding]:
+    """S02: the first layer whose output's leading axis differs from the batch that entered."""
+    out = []
+    for root in _roots(report.calls):
+        batch = _batch_of(root)
+        if batch is None:
+            continue
+        rows = [r for r in report.calls if r.root == root.index and r.status == "ok"]
+        changed = [
+            r
+            for r in rows
+            if r.inputs
+            and all(t.shape and t.shape[0] == batch for t in r.inputs if t.shape)
+            and any(t.shape and t.shape[0] not in (batch, None) for t in r.outputs)
+        ]
+        if not changed:
+            continue
+        first = min(changed, key=lambda r: r.finished)
+        got = next(t.shape[0] for t in first.outputs if t.shape and t.shape[0] != batch)
+        more = len({r.path for r in changed}) - 1
+        out.append(
+            finding(
+                "S02",
+                f"{first.class_name} '{first.name}' turned the batch of {batch} into a leading "
+                f"axis of {got}" + (f" ({more} enclosing layer(s) inherit it)" if more else ""),
+                place=first.path,
+                evidence=f"in {_shapes(first.inputs)} -> out {_shapes(first.outputs)}",
+                hint="keep axis 0 as the batch: use layers.Reshape(target_shape) (the target "
+                "excludes the batch) or keras.ops.reshape(x, (-1, ...)) with -1 first",
+            )
+        )
+    return out
+
+
+def _roots(calls: Sequence[LayerCall]) -> list[LayerCall]:
+    return [r for r in calls if r.parent is None]
+
+
+def _batch_of(root: LayerCall) -> int | None:
+    sizes = {t.shape[0] for t in root.inputs if t.shape and len(t.shape) > 0}
+    if len(sizes) != 1:
+        return None
+    size = next(iter(sizes))
+    return size if isinstance(size, int) else None
+
+
+# ------------------------------------------------------------------------ S03
+def float64_tensor(report: ShapeReport) -> list[Finding]:
+    """S03: float64 data entering a layer that does not compute in float64."""
+    hits = [
+        r
+        for r in report.calls
+        if any(t.dtype == "float64" for t in r.inputs) and r.compute_dtype != "float64"
+    ]
+    if not hits:
+        return []
+    first = hits[0]
+    more = len({r.path for r in hits}) - 1
+    return [
+        finding(
+            "S03",
+            f"float64 data enters {first.class_name} '{first.name}', which computes in "
+            f"{first.compute_dtype}: every call casts it"
+            + (f" ({more} more layer(s) receive float64)" if more else ""),
+            place=first.path,
+            evidence=f"inputs {_shapes(first.inputs)}",
+            hint="cast once at the source: x.astype('float32') (NumPy's default is float64) "
+            "or tf.cast(x, tf.float32) in the tf.data map",
+        )
+    ]
+
+
+# ------------------------------------------------------------------------ S05
+def mixed_precision_output(report: ShapeReport) -> list[Finding]:
+    """S05: under a mixed policy the model's final output is not float32."""
+    out = []
+    for root in _roots(report.calls):
+        if not root.policy.startswith("mixed_") or root.status != "ok":
+            continue
+        bad = [t for t in root.outputs if t.dtype != "float32"]
+        if not bad:
+            continue
+        out.append(
+            finding(
+                "S05",
+                f"under the {root.policy} policy the output of '{root.name}' is "
+                f"{bad[0].dtype}, not float32: softmax and the loss lose precision",
+                place=root.path,
+                evidence=f"outputs {_shapes(root.outputs)}",
+                hint="end the model with layers.Activation('linear', dtype='float32') "
+                "(or give the last layer dtype='float32')",
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------ N01
+def nonfinite_activation(report: ShapeReport) -> list[Finding]:
+    """N01: the FIRST layer (execution order) whose output holds NaN/Inf, and whether its inputs did."""
+    bad = [r for r in report.calls if any(t.stats and t.stats.nonfinite for t in r.outputs)]
+    if not bad:
+        return []
+    first = min(bad, key=lambda r: r.finished)
+    by_index = {r.index: r for r in report.calls}
+    stats = next(t.stats for t in first.outputs if t.stats and t.stats.nonfinite)
+    assert stats is not None
+    dirty = []
+    for t in first.inputs:
+        if t.producer_index is not None:
+            src = by_index.get(t.producer_index)
+            if src and any(o.stats and o.stats.nonfinite for o in src.outputs):
+                dirty.append(t.producer or "?")
+        elif t.nonfinite:
+            dirty.append(t.producer or "data")
+    if dirty:
+        inputs_text = f"its input from {', '.join(dirty)} already held NaN/Inf"
+        hint = (
+            "the data fed to the model holds NaN/Inf: clean it before training (check the pipeline)"
+        )
+    else:
+        inputs_text = "its inputs were finite, so this layer produced them"
+        hint = (
+            "look for log/sqrt/division of zero or negative values in this layer, weights "
+            "blown up by a too-high learning rate, or float16 overflow under mixed precision"
+        )
+    return [
+        finding(
+            "N01",
+            f"{first.class_name} '{first.name}' is the first layer whose output holds NaN/Inf; "
+            + inputs_text,
+            place=first.path,
+            evidence=f"{stats.nonfinite} of {stats.count} values non-finite",
+            hint=hint,
+        )
+    ]
+
+
+# ------------------------------------------------------------------------ N02
+def dead_relu(report: ShapeReport) -> list[Finding]:
+    """N02: a ReLU-family output that is (almost) all exact zeros."""
+    limit = report.thresholds.dead_relu_fraction
+    out = []
+    seen: set[str] = set()
+    for row in report.calls:
+        if row.path in seen or not _is_relu(row) or row.stats is None:
+            continue
+        s = row.stats
+        if s.count < report.thresholds.min_values or s.zero_fraction <= limit:
+            continue
+        seen.add(row.path)
+        out.append(
+            finding(
+                "N02",
+                f"{s.zero_fraction:.0%} of the outputs of ReLU layer '{row.name}' are exactly "
+                f"zero (threshold {limit:.0%})",
+                place=row.path,
+                evidence=f"{round(s.zero_fraction * s.count)} of {s.count} values are 0",
+                hint="dead units: lower the learning rate, check the input scale, use He "
+                "initialization, or try LeakyReLU/GELU",
+            )
+        )
+    return out
+
+
+def _is_relu(row: LayerCall) -> bool:
+    return row.activation in _RELU_FAMILY or (row.class_name == "ReLU" and row.activation is None)
+
+
+# ------------------------------------------------------------------------ N03
+def saturated_activation(report: ShapeReport) -> list[Finding]:
+    """N03: a sigmoid/tanh output sitting at its bounds."""
+    limit = report.thresholds.saturated_fraction
+    eps = report.thresholds.saturation_epsilon
+    out = []
+    seen: set[str] = set()
+    for row in report.calls:
+        s = row.stats
+        if row.path in seen or row.activation not in _SATURATING or s is None:
+            continue
+        if s.saturated_fraction is None or s.count < report.thresholds.min_values:
+            continue
+        if s.saturated_fraction <= limit:
+            continue
+        seen.add(row.path)
+        out.append(
+            finding(
+                "N03",
+                f"{s.saturated_fraction:.0%} of the outputs of {row.activation} layer "
+                f"'{row.name}' sit within {eps:g} of its bounds (threshold {limit:.0%})",
+                place=row.path,
+                evidence=f"min {s.min}, max {s.max}, mean {s.mean}",
+                hint="saturated units pass almost no gradient: normalize the inputs "
+                "(BatchNormalization before it), scale down the initialization, or use ReLU",
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------ T01
+def retracing(report: ShapeReport) -> list[Finding]:
+    """T01: a tf.function traced more than ``retrace_limit`` times while recording."""
+    limit = report.thresholds.retrace_limit
+    out = []
+    for trace in report.traces:
+        if trace.traces <= limit:
+            continue
+        shown = "; ".join(_short(s) for s in trace.signatures[:3])
+        out.append(
+            finding(
+                "T01",
+                f"tf.function '{trace.name}' was traced {trace.traces} times in one run "
+                f"(limit {limit}): each trace rebuilds the graph",
+                place=trace.name,
+                evidence=f"first signatures: {shown}",
+                hint="pass tensors instead of Python numbers, give it an input_signature with "
+                "None for the varying axes, or use reduce_retracing=True",
+            )
+        )
+    return out
+
+
+def _short(signature: str, limit: int = 160) -> str:
+    text = " ".join(signature.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+RULES: tuple[Callable[[ShapeReport], list[Finding]], ...] = (
+    shape_mismatch,
+    batch_dim_changed,
+    float64_tensor,
+    mixed_precision_output,
+    nonfinite_activation,
+    dead_relu,
+    saturated_activation,
+    retracing,
+)
+
+
+def run_rules(report: ShapeReport) -> list[Finding]:
+    findings: list[Finding] = []
+    for rule in RULES:
+        findings.extend(rule(report))
+    return findings

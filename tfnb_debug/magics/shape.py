@@ -1,0 +1,125 @@
+"""``%tfshape`` and ``%%tfshape``: thin wrappers over :func:`tfnb_debug.trace_shapes` and :func:`tfnb_debug.record_shapes`."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+
+_OPTION = re.compile(
+    r"\s*(?:--\s|--$|-[qo](?=\s|$)|--quiet\b|--output\b|--no-stats\b"
+    r"|(?:-v|--var)(?:\s+|=)\S+|--input-shape(?:\s+|=)\S+)"
+)
+
+
+def split_options(line: str) -> tuple[str, str]:
+    """Leading options and the raw code after them (kept verbatim; ``--`` ends the options)."""
+    pos = 0
+    while True:
+        match = _OPTION.match(line, pos)
+        if not match:
+            break
+        pos = match.end()
+        if match.group(0).strip() == "--":
+            return line[: match.start()], line[pos:].strip()
+    return line[:pos], line[pos:].strip()
+
+
+def split_model_input(code: str) -> tuple[str, str]:
+    """``MODEL [INPUT]``: split at the first top-level space where both sides are expressions."""
+    code = code.strip()
+    if _is_expression(code):
+        return code, ""
+    for match in re.finditer(r"\s+", code):
+        left, right = code[: match.start()], code[match.end() :]
+        if _is_expression(left) and _is_expression(right):
+            return left, right
+    raise UsageError(
+        f"cannot read {code!r} as `MODEL [INPUT]`: give a model expression and optionally an "
+        "input expression, e.g. `%tfshape model x_train[:2]`"
+    )
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return bool(text.strip())
+
+
+def _show(shell: Any, report: Any, args: Any) -> None:
+    emit(shell, report, args)
+
+
+@magics_class
+class ShapeMagics(Magics):
+    @no_var_expand
+    @line_cell_magic
+    @magic_arguments()
+    @argument("--input-shape", default=None, help="batch-first input shape, e.g. 2,28,28,1")
+    @argument("--no-stats", action="store_true", help="shapes only, no output statistics")
+    @output_arguments
+    def tfshape(self, line: str, cell: str | None = None) -> Any:
+        """Per-layer shape table, in call order, that still appears when a layer fails.
+
+        Line magic: ``%tfshape [options] MODEL [INPUT]`` calls MODEL once on INPUT
+        (an expression: array, tensor, list or dict of them) or, without it, on a
+        synthetic batch built from the model's input spec or ``--input-shape``.
+
+        Cell magic: ``%%tfshape [options]`` runs the cell and records every Keras
+        layer call it makes (eager, symbolic while a Functional model is built,
+        traced inside tf.function).
+
+        If a layer raises, the partial table is shown with the failing row
+        marked and finding S01, then your exception is raised as usual.
+
+        Options: ``-q`` do not display, ``-o`` return the report, ``-v NAME``
+        store it in NAME, ``--no-stats`` shapes only, ``--input-shape 2,28,28,1``.
+
+        Examples::
+
+            %tfshape model x_train[:8]
+            %tfshape model --input-shape 2,28,28,1
+            report = %tfshape -q -o model
+
+            %%tfshape
+            y = model(x)
+        """
+        __tracebackhide__ = True
+        from tfnb_debug.shapes import record_shapes, trace_shapes
+
+        shell = self.shell
+        assert shell is not None
+        options, code = split_options(line)
+        args = parse_argstring(self.tfshape, options)
+        if cell is not None:
+            if code:
+                raise UsageError(f"%%tfshape takes only options on its line, got {code!r}")
+            recording = record_shapes(stats=not args.no_stats)
+            try:
+                with recording:
+                    result = run_user_code(shell, cell)
+            finally:
+                emit(shell, recording.report, args)
+            return recording.report if args.output else result
+        model_text, input_text = split_model_input(code)
+        model = evaluate(shell, model_text, "model")
+        inputs = evaluate(shell, input_text, "input") if input_text else None
+        with usage_errors():
+            report = trace_shapes(
+                model,
+                inputs,
+                input_shape=args.input_shape,
+                stats=not args.no_stats,
+                reraise=True,
+                on_failure=lambda partial: _show(shell, partial, args),
+                name=model_text,
+            )
+        return emit(shell, report, args)

@@ -1,0 +1,403 @@
+"""Per-layer shape tables (``%tfshape``): :func:`trace_shapes`, :func:`record_shapes`, :class:`ShapeReport`.
+
+``trace_shapes(model, x)`` calls the model once, eagerly, and records every
+Keras layer call: path, class, input and output shapes and dtypes, the layer
+that produced each input, parameters, output bytes and output statistics.
+When a layer raises, the report keeps the rows up to it, marks it, and adds
+finding S01; the user's exception is returned in the report's place or
+re-raised unchanged (``reraise=True``).
+
+``with record_shapes() as rec: ...`` records every layer call made by a block
+(eager calls, symbolic calls while a Functional model is built, calls traced
+inside ``tf.function``), and ``rec.report`` holds the tables afterwards, also
+when the block raised.
+
+:func:`layer_for_path` maps a row's ``path`` back to the layer object.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from tfnb_debug.diagnostics.shapes import ShapeThresholds, run_rules
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.reports import Report, finding, sort_findings
+from tfnb_debug.shape_records import LayerCall, MemoryEstimate, TensorStats, TraceCount
+
+_EXPORTED = (TensorStats,)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "LayerCall",
+    "ShapeRecording",
+    "ShapeReport",
+    "ShapeThresholds",
+    "TensorStats",
+    "layer_for_path",
+    "record_shapes",
+    "trace_shapes",
+]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ShapeReport(Report):
+    """Everything a shape trace saw, as plain values (no tensors, no layers).
+
+    ``calls`` holds one :class:`~tfnb_debug.shape_records.LayerCall` per layer
+    call in call order; ``tables`` shows them one table per outermost call.
+    ``failed`` is true when the traced call (or the recorded block) raised;
+    the failing row has ``status == "failed"`` and its ancestors ``"aborted"``.
+    """
+
+    calls: tuple[LayerCall, ...] = ()
+    models: tuple[str, ...] = ()
+    total_params: int | None = None
+    trainable_params: int | None = None
+    non_trainable_params: int | None = None
+    memory: tuple[MemoryEstimate, ...] = ()
+    traces: tuple[TraceCount, ...] = ()
+    thresholds: ShapeThresholds = field(default_factory=ShapeThresholds)
+    failed: bool = False
+    error_type: str = ""
+    error: str = ""
+    repeated_calls: tuple[tuple[str, int], ...] = ()
+    truncated: bool = False
+    input_note: str = ""
+
+    @property
+    def failing_call(self) -> LayerCall | None:
+        """The row of the layer that raised, if any."""
+        return next((c for c in self.calls if c.status == "failed"), None)
+
+    def rows_for(self, path: str) -> list[LayerCall]:
+        """Every call of the layer at ``path``."""
+        return [c for c in self.calls if c.path == path]
+
+    def to_dataframe(self, name: str | None = None) -> pd.DataFrame:
+        """One row per layer call with every column (shapes as tuples, statistics as floats).
+
+        ``name`` selects one of the rendered tables instead.
+        """
+        if name is not None:
+            return super().to_dataframe(name)
+        from tfnb_debug.render.shapes import calls_frame
+
+        return calls_frame(self.calls)
+
+
+class ShapeRecording:
+    """Records the layer calls of a block; ``report`` is ready after the block, even when it raised.
+
+    Use through :func:`record_shapes`.  The block's exception propagates
+    unchanged; ``error`` keeps it for the caller.
+    """
+
+    def __init__(
+        self,
+        *,
+        stats: bool = True,
+        thresholds: ShapeThresholds | None = None,
+        title: str = "tfnb_debug shape trace",
+        max_calls: int = 20_000,
+    ) -> None:
+        self.thresholds = thresholds or ShapeThresholds()
+        self.stats = stats
+        self.title = title
+        self.max_calls = max_calls
+        self.error: BaseException | None = None
+        self._report: ShapeReport | None = None
+        self._collector: Any = None
+        self._stack: contextlib.ExitStack | None = None
+        self.models: list[Any] = []
+
+    def __enter__(self) -> ShapeRecording:
+        from tfnb_debug.collect._patching import layer_call_hook, trace_hook
+        from tfnb_debug.collect.shapes import ShapeCollector
+
+        self._collector = ShapeCollector(
+            stats=self.stats,
+            max_calls=self.max_calls,
+            saturation_epsilon=self.thresholds.saturation_epsilon,
+        )
+        stack = contextlib.ExitStack()
+        try:
+            stack.enter_context(layer_call_hook(self._collector))
+            stack.enter_context(trace_hook(self._collector.on_trace))
+        except BaseException:
+            stack.close()
+            raise
+        self._stack = stack
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        assert self._stack is not None
+        try:
+            self._stack.close()  # every patch is restored here, whatever happened
+        finally:
+            self._stack = None
+            self.error = exc
+            self._report = None
+        # the exception (if any) propagates: __exit__ returns None
+
+    @property
+    def report(self) -> ShapeReport:
+        if self._report is None:
+            if self._collector is None:
+                raise TfnbDebugError("record_shapes() has not run yet: use it in a `with` block")
+            self._report = build_report(
+                self._collector,
+                title=self.title,
+                thresholds=self.thresholds,
+                error=self.error,
+                models=self.models,
+            )
+            self._collector = None  # drop the layer references
+        return self._report
+
+
+def record_shapes(
+    *, stats: bool = True, thresholds: ShapeThresholds | None = None, max_calls: int = 20_000
+) -> ShapeRecording:
+    """Record every Keras layer call made inside a ``with`` block.
+
+    Example::
+
+        with tfnb_debug.record_shapes() as rec:
+            model(x)
+        rec.report.to_dataframe()
+    """
+    return ShapeRecording(stats=stats, thresholds=thresholds, max_calls=max_calls)
+
+
+def trace_shapes(
+    model: Any,
+    inputs: Any = None,
+    *,
+    input_shape: str | Sequence[Any] | None = None,
+    training: bool = False,
+    stats: bool = True,
+    thresholds: ShapeThresholds | None = None,
+    reraise: bool = False,
+    on_failure: Callable[[ShapeReport], None] | None = None,
+    name: str | None = None,
+) -> ShapeReport:
+    """Call ``model`` once, eagerly, and return the table of every layer call.
+
+    ``inputs``: an array/tensor, or a list or dict of them.  Without it, a
+    synthetic batch (batch 2, random normal floats, the model's dtypes) is
+    built from the model's input spec, or from ``input_shape`` (batch first,
+    e.g. ``(2, 28, 28, 1)``).  An unbuilt subclassed model with neither gives
+    a report with finding S04.  ``name`` is how the model is called in
+    messages (the magic passes the expression typed).
+
+    If the call raises, the report has the rows up to the failing layer and
+    S01; ``on_failure(report)`` is called, then the exception is re-raised
+    unchanged when ``reraise`` is true (else the report is returned).
+    """
+    from tfnb_debug.collect.shape_inputs import (
+        batch_from_shapes,
+        check_model,
+        input_spec_of,
+        parse_input_shape,
+        synthetic_batch,
+        validate_inputs,
+    )
+
+    thresholds = thresholds or ShapeThresholds()
+    check_model(model)
+    label = name or str(model.name)
+    spec = input_spec_of(model)
+    note = ""
+    if inputs is not None and input_shape is not None:
+        raise TfnbDebugError("give either an input or --input-shape, not both")
+    if inputs is not None:
+        validate_inputs(model, inputs, spec)
+    elif input_shape is not None:
+        inputs = batch_from_shapes(parse_input_shape(input_shape), spec)
+        note = "input: synthetic batch of the given shape (random normal floats)"
+    elif spec is not None:
+        inputs = synthetic_batch(spec)
+        note = "input: synthetic batch built from the model's input spec (batch 2, random normal floats)"
+    else:
+        return unbuilt_report(model, label, thresholds)
+
+    recording = ShapeRecording(
+        stats=stats, thresholds=thresholds, title=f"Shape trace of '{model.name}'"
+    )
+    recording.models.append(model)
+    try:
+        with recording, _restored_variables(model, enabled=training):
+            model(inputs, training=training)
+    except BaseException as err:
+        report = replace(recording.report, input_note=note)
+        if isinstance(err, Exception):
+            if on_failure is not None:
+                on_failure(report)
+            if reraise:
+                raise
+            return report
+        raise  # KeyboardInterrupt, SystemExit: never swallowed
+    return replace(recording.report, input_note=note)
+
+
+@contextlib.contextmanager
+def _restored_variables(model: Any, *, enabled: bool) -> Iterator[None]:
+    """A ``training=True`` call moves BatchNorm statistics and seed states: put them back."""
+    if not enabled:
+        yield
+        return
+    saved = [(v, v.numpy().copy()) for v in model.variables]
+    try:
+        yield
+    finally:
+        for variable, value in saved:
+            variable.assign(value)
+
+
+def unbuilt_report(model: Any, label: str, thresholds: ShapeThresholds) -> ShapeReport:
+    """The S04 report: the model has no input shape and none was given."""
+    line = f"%tfshape {label} --input-shape 2,<sizes of one example>"
+    found = finding(
+        "S04",
+        f"{type(model).__name__} '{model.name}' is not built and has no input shape, so "
+        "tfnb_debug cannot make an input for it",
+        place=str(model.name),
+        evidence="no Input layer, no build(input_shape) and no call yet",
+        hint=f"pass an input: `%tfshape {label} x_batch`, or a shape: `{line}` "
+        f"(e.g. `%tfshape {label} --input-shape 2,28,28,1`), or in Python "
+        f"`trace_shapes({label}, input_shape=(2, 28, 28, 1))`",
+    )
+    return ShapeReport(
+        title=f"Shape trace of '{model.name}'",
+        summary=("not traced: the model has no known input shape (S04)",),
+        findings=(found,),
+        models=(str(model.name),),
+        thresholds=thresholds,
+    )
+
+
+def build_report(
+    collector: Any,
+    *,
+    title: str,
+    thresholds: ShapeThresholds,
+    error: BaseException | None,
+    models: Sequence[Any] = (),
+) -> ShapeReport:
+    """Freeze what a collector saw into a :class:`ShapeReport` and run the rules."""
+    from tfnb_debug.collect.shape_inputs import estimate_memory
+    from tfnb_debug.collect.shapes import key_error_sentence, rows_of
+    from tfnb_debug.render.shapes import report_sections, report_summary, report_tables
+
+    calls = rows_of(collector)
+    roots = _root_layers(collector, models)
+    trainable = frozen = None
+    memory = []
+    for model in roots:
+        own = [f for f in collector.calls if f.parent is None and f.layer is model]
+        eager = [f for f in own if f.mode == "eager"]
+        first = (eager or own)[0].index if own else None
+        leaves = [c for c in calls if c.root == first and not c.has_children and c.mode == "eager"]
+        complete = leaves and all(c.status == "ok" for c in leaves)
+        activations = sum(c.output_bytes or 0 for c in leaves) if complete else None
+        memory.append(estimate_memory(model, activations, _first_batch(calls, first)))
+    if len(roots) == 1:
+        trainable = memory[0].trainable_params
+        frozen = memory[0].params - memory[0].trainable_params
+    failed = error is not None
+    error_type = type(error).__name__ if error is not None else ""
+    error_text = key_error_sentence(error) if error is not None else ""
+    report = ShapeReport(
+        title=title,
+        calls=calls,
+        models=tuple(str(m.name) for m in roots),
+        total_params=None if trainable is None or frozen is None else trainable + frozen,
+        trainable_params=trainable,
+        non_trainable_params=frozen,
+        memory=tuple(memory),
+        traces=collector.trace_counts(),
+        thresholds=thresholds,
+        failed=failed,
+        error_type=error_type,
+        error=error_text,
+        repeated_calls=tuple(sorted(collector.repeats.items())),
+        truncated=collector.truncated,
+    )
+    findings = sort_findings(run_rules(report))
+    report = replace(report, findings=findings)
+    return replace(
+        report,
+        summary=report_summary(report),
+        tables=report_tables(report),
+        sections=report_sections(report),
+    )
+
+
+def _first_batch(calls: Sequence[LayerCall], root: int | None) -> int | None:
+    if root is None:
+        return None
+    row = calls[root]
+    for t in row.inputs:
+        if t.shape and isinstance(t.shape[0], int):
+            return t.shape[0]
+    return None
+
+
+def _root_layers(collector: Any, models: Sequence[Any]) -> list[Any]:
+    """The models whose totals the report gives: those passed in, else the outermost models called."""
+    if models:
+        return list(models)
+    seen: dict[int, Any] = {}
+    for frame in collector.calls:
+        if frame.parent is None and hasattr(frame.layer, "optimizer"):
+            seen.setdefault(id(frame.layer), frame.layer)
+    return list(seen.values())
+
+
+def layer_for_path(model: Any, path: str) -> Any:
+    """The layer object of ``model`` that a row's ``path`` names (``model/block/conv``, ``name#2``).
+
+    The first segment is the model's own name (it may be left out); each
+    further segment is the name of a direct sublayer of the previous one, with
+    ``#k`` for the k-th of several direct sublayers sharing a name.
+    """
+    from tfnb_debug.collect.shape_inputs import check_model
+    from tfnb_debug.collect.shapes import direct_children
+
+    check_model(model)
+    parts = [p for p in path.split("/") if p]
+    if parts and parts[0] == model.name:
+        parts = parts[1:]
+    layer = model
+    walked = [str(model.name)]
+    for part in parts:
+        name, _, k = part.partition("#")
+        same = [c for c in direct_children(layer) if str(c.name) == name]
+        index = int(k) - 1 if k.isdigit() else 0
+        if index >= len(same):
+            deeper = [
+                c for c in _all_sublayers(layer) if str(c.name) == name
+            ]  # a layer called by, but not owned by, its caller
+            if len(deeper) == 1 and index == 0:
+                layer = deeper[0]
+                walked.append(part)
+                continue
+            raise TfnbDebugError(
+                f"no layer {part!r} under {'/'.join(walked)!r} in '{model.name}': "
+                f"its sublayers are {[str(c.name) for c in direct_children(layer)]}"
+            )
+        layer = same[index]
+        walked.append(part)
+    return layer
+
+
+def _all_sublayers(layer: Any) -> list[Any]:
+    try:
+        return list(layer._flatten_layers(include_self=False, recursive=True))
+    except Exception:
+        return []
