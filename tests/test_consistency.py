@@ -6,6 +6,7 @@ import keras
 import numpy as np
 import pytest
 from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
 
 from tests._support import run_magic
 from tfnb_debug.consistency import ConsistencyThresholds, check_consistency
@@ -147,7 +148,7 @@ def test_bad_inputs_are_one_line_errors() -> None:
         check_consistency(dense_model(fit=False), np.zeros((2, 7), "float32"))
 
 
-def test_magic_returns_report_and_reports_bad_names(shell) -> None:
+def test_magic_returns_report_and_reports_bad_names(shell: InteractiveShell) -> None:
     shell.user_ns["cmodel"] = dense_model(MCDropout(0.5, name="mc"), fit=False)
     shell.user_ns["cx"] = X
     shown = run_magic(shell, "%tfconsistency -q -o cmodel cx")

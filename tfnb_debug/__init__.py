@@ -19,6 +19,11 @@ from tfnb_debug.reports import Report as Report
 
 # Public name -> the module that defines it, imported on first use.
 _LAZY = {
+    "LintReport": "tfnb_debug.lint",
+    "lint_model": "tfnb_debug.lint",
+    "OverfitReport": "tfnb_debug.overfit",
+    "OverfitThresholds": "tfnb_debug.overfit",
+    "overfit_small_batch": "tfnb_debug.overfit",
     "ConsistencyReport": "tfnb_debug.consistency",
     "ConsistencyThresholds": "tfnb_debug.consistency",
     "check_consistency": "tfnb_debug.consistency",

@@ -56,3 +56,67 @@ class CheckMagics(Magics):
                 thresholds = ConsistencyThresholds(inference_rtol=args.rtol, export_rtol=args.rtol)
             report = check_consistency(model, x, export=args.export, thresholds=thresholds)
         return emit(shell, report, args)
+
+    @no_var_expand
+    @line_magic
+    @magic_arguments()
+    @output_arguments
+    @argument("--steps", type=int, default=200, help="full-batch training steps (200)")
+    @argument("--samples", type=int, default=16, help="examples to memorize (16)")
+    @argument("model", help="the compiled Keras model (name or expression without spaces)")
+    @argument("data", help="(x, y) arrays or a tf.data.Dataset of (x, y) (no spaces)")
+    def tfoverfit(self, line: str) -> Any:
+        """Can MODEL memorize a few examples of DATA?  Trains a copy, never the model itself.
+
+        The standard first step when the loss does not fall: a copy of MODEL
+        (same weights, same loss, a fresh optimizer with the same config,
+        augmentation layers replaced by Identity) is trained for --steps
+        full-batch steps on --samples examples; the loss is plotted and the
+        verdict given.  If it cannot memorize them, the %tflint findings that
+        can explain why are listed.
+
+        Example::
+
+            %tfoverfit model train_ds
+            r = %tfoverfit -q -o model (x_train,y_train) --samples 8 --steps 100
+        """
+        from tfnb_debug.overfit import overfit_small_batch
+
+        args = parse_argstring(self.tfoverfit, line)
+        shell = self._shell()
+        model = evaluate(shell, args.model, "MODEL")
+        data = evaluate(shell, args.data, "DATA")
+        with usage_errors():
+            report = overfit_small_batch(model, data, samples=args.samples, steps=args.steps)
+        return emit(shell, report, args)
+
+    @no_var_expand
+    @line_magic
+    @magic_arguments()
+    @output_arguments
+    @argument(
+        "--data", default=None, help="(x, y) arrays or a tf.data.Dataset, for P12/N04/M04/M05"
+    )
+    @argument("model", help="the Keras model (name or expression without spaces)")
+    def tflint(self, line: str) -> Any:
+        """Lint MODEL and its compile configuration (M01-M06, S05; with --data also P12, N04).
+
+        Loss/output pairing (softmax with from_logits=True, ...), the class
+        count and label encoding against the data's labels, the training
+        memory estimate against the device, the output dtype under mixed
+        precision, and labels/input range against the model.  Runs at most one
+        forward pass; the model is unchanged.
+
+        Example::
+
+            %tflint model --data train_ds
+        """
+        from tfnb_debug.lint import lint_model
+
+        args = parse_argstring(self.tflint, line)
+        shell = self._shell()
+        model = evaluate(shell, args.model, "MODEL")
+        data = evaluate(shell, args.data, "--data") if args.data is not None else None
+        with usage_errors():
+            report = lint_model(model, data)
+        return emit(shell, report, args)

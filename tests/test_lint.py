@@ -1,0 +1,105 @@
+"""%tflint / lint_model: glue over the M, S05, P12 and N04 rules of the other features."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from tests._support import run_magic
+from tfnb_debug.lint import lint_model
+
+RS = np.random.RandomState(0)
+X = RS.rand(32, 8).astype("float32")
+Y = RS.randint(0, 3, 32)
+
+
+def classifier(activation: str | None, *, from_logits: bool) -> keras.Model:
+    model = keras.Sequential(
+        [keras.Input((8,)), keras.layers.Dense(16, "relu"), keras.layers.Dense(3, activation)]
+    )
+    model.compile(
+        optimizer="adam",
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=from_logits),
+    )
+    return model
+
+
+def state(model: keras.Model) -> list[bytes]:
+    return [v.numpy().tobytes() for v in [*model.variables, *model.optimizer.variables]]
+
+
+def test_m01_fires_for_softmax_with_from_logits_and_not_for_logits() -> None:
+    bad = lint_model(classifier("softmax", from_logits=True))
+    assert "M01" in bad.codes()
+    good = lint_model(classifier(None, from_logits=True), (X, Y))
+    assert good.codes() == []
+    assert [c[0] for c in good.checks] == ["M01-M05", "M06", "S05", "P12, N04"]
+
+
+def test_m06_uses_the_device_memory_given() -> None:
+    model = classifier(None, from_logits=True)
+    assert "M06" in lint_model(model, device_memory=1024).codes()
+    assert "M06" not in lint_model(model, device_memory=1 << 34).codes()
+
+
+def test_p12_and_m04_with_one_based_labels_only_with_data() -> None:
+    model = classifier(None, from_logits=True)
+    model.fit(X, Y, epochs=1, verbose=0)
+    before = state(model)
+    ds = tf.data.Dataset.from_tensor_slices((X, Y + 1)).batch(16)
+    codes = lint_model(model, data=ds).codes()
+    assert "P12" in codes and "M04" in codes
+    assert "P12" not in lint_model(model).codes()
+    assert "P12" not in lint_model(model, (X, Y)).codes()
+    assert state(model) == before
+
+
+def image_model(rescale: bool) -> keras.Model:
+    layers: list[keras.layers.Layer] = [keras.Input((6, 6, 1))]
+    if rescale:
+        layers.append(keras.layers.Rescaling(1 / 255))
+    layers += [keras.layers.Flatten(), keras.layers.Dense(3)]
+    model = keras.Sequential(layers)
+    model.compile(
+        optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    )
+    return model
+
+
+def test_n04_for_raw_pixels_without_rescaling() -> None:
+    images = (RS.rand(16, 6, 6, 1) * 255).astype("float32")
+    ds = tf.data.Dataset.from_tensor_slices((images, Y[:16])).batch(8)
+    assert "N04" in lint_model(image_model(False), ds).codes()
+    assert "N04" not in lint_model(image_model(True), ds).codes()
+
+
+def test_s05_under_mixed_precision() -> None:
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        inp = keras.Input((8,))
+        out = keras.layers.Dense(3)(keras.layers.Dense(4)(inp))
+        bad = keras.Model(inp, out)
+        fixed = keras.Model(inp, keras.layers.Activation("linear", dtype="float32")(out))
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    for model in (bad, fixed):
+        model.compile(optimizer="adam", loss="mse")
+    assert "S05" in lint_model(bad).codes()
+    assert "S05" not in lint_model(fixed).codes()
+    assert "S05" not in lint_model(classifier(None, from_logits=True)).codes()
+
+
+def test_magic(shell: InteractiveShell) -> None:
+    shell.user_ns.update(lm=classifier("softmax", from_logits=True), lx=X, ly=Y)
+    shown = run_magic(shell, "%tflint -q -o lm --data (lx,ly)")
+    assert shown.result is not None and "M01" in shown.result.codes()
+    shown = run_magic(shell, "%tflint lm")
+    assert "M01 probabilities-as-logits" in shown.text
+    with pytest.raises(UsageError, match="missing"):
+        run_magic(shell, "%tflint missing")
+    with pytest.raises(UsageError, match="Keras model"):
+        run_magic(shell, "%tflint lx")

@@ -1,0 +1,186 @@
+"""``%tflint``: static and data-aware checks of a model and its compile configuration.
+
+Glue over the rule functions the other features own, so every code is emitted
+in one place only:
+
+* M01-M05 loss/output pairing: :func:`tfnb_debug.diagnostics.model.check_loss_pairing`
+  (labels from the data enable M04/M05);
+* M06 memory budget: :func:`tfnb_debug.memory.estimate_model_memory`;
+* S05 mixed-precision output: :func:`tfnb_debug.diagnostics.shapes.mixed_precision_output`
+  on a :func:`tfnb_debug.shapes.trace_shapes` trace (only when a mixed policy is in use);
+* P12 and N04 with data: :func:`tfnb_debug.pipeline.inspect_pipeline` without timing.
+
+The model's variables, optimizer state and the global RNG state are restored afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tfnb_debug.reports import Finding, Report, Table, sort_findings
+
+__all__ = ["LintReport", "lint_model"]
+
+_DATA_CODES = ("P12", "N04")
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class LintReport(Report):
+    """What ``%tflint`` shows: which checks ran, and their findings."""
+
+    model_name: str
+    checks: tuple[tuple[str, str, str], ...]  # (codes, check, status)
+
+
+def lint_model(
+    model: Any,
+    data: Any = None,
+    *,
+    batch_size: int | None = None,
+    device_memory: int | None = None,
+    memory_thresholds: Any = None,
+    pipeline_thresholds: Any = None,
+) -> LintReport:
+    """Lint ``model`` (compiled, built) and, with ``data``, its pairing with the data.
+
+    ``data`` is a ``tf.data.Dataset`` of ``(x, y)`` or an ``(x, y)`` tuple of
+    arrays.  ``batch_size`` (else the data's batch size) sizes the M06
+    activation estimate; ``device_memory`` (bytes) replaces the
+    detected device's memory for M06.  Thresholds of the underlying features can be passed
+    through (``MemoryThresholds``, ``PipelineThresholds``).
+    """
+    from tfnb_debug.collect.snapshot import VariableSnapshot, require_keras_model, state_variables
+
+    model = require_keras_model(model)
+    snapshot = VariableSnapshot.take(state_variables(model))
+    findings: list[Finding] = []
+    checks: list[tuple[str, str, str]] = []
+    try:
+        x, y, dataset = _data_parts(data)
+        if batch_size is None and x is not None:
+            batch_size = _leading(x)
+        findings += _loss_pairing(model, y, checks)
+        findings += _memory(model, batch_size, device_memory, memory_thresholds, checks)
+        findings += _mixed_precision(model, x, checks)
+        findings += _data_rules(model, dataset, pipeline_thresholds, checks)
+    finally:
+        snapshot.restore()
+    summary = (
+        f"{len(checks)} checks of {model.name!r}"
+        + ("" if data is not None else " (add --data DS for P12/N04 and label checks)"),
+    )
+    return LintReport(
+        title=f"tfnb_debug lint of {model.name!r}",
+        summary=summary,
+        findings=sort_findings(findings),
+        tables=(Table("checks", ("codes", "check", "status"), tuple(checks)),),
+        model_name=model.name,
+        checks=tuple(checks),
+    )
+
+
+def _leading(x: Any) -> int | None:
+    import keras
+
+    try:
+        return int(keras.tree.flatten(x)[0].shape[0])
+    except Exception:
+        return None
+
+
+def _data_parts(data: Any) -> tuple[Any, Any, Any]:
+    """``(x, y, dataset)`` from a dataset or an ``(x, y)`` tuple (all None without data)."""
+    if data is None:
+        return None, None, None
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    from tfnb_debug.collect.snapshot import first_batch
+    from tfnb_debug.errors import TfnbDebugError
+
+    x, y = first_batch(data, what="--data")
+    if isinstance(data, tf.data.Dataset):
+        dataset = data
+    else:
+        if y is None:
+            raise TfnbDebugError("--data must be a tf.data.Dataset or an (x, y) tuple of arrays")
+        xs = keras.tree.map_structure(np.asarray, x)
+        ys = keras.tree.map_structure(np.asarray, y)
+        dataset = tf.data.Dataset.from_tensor_slices((xs, ys)).batch(32)
+        x, y = first_batch(dataset)
+    y = keras.tree.map_structure(lambda t: np.asarray(t), y) if y is not None else None
+    return x, y, dataset
+
+
+def _loss_pairing(model: Any, y: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
+    from tfnb_debug.diagnostics.model import check_loss_pairing
+
+    if getattr(model, "loss", None) is None:
+        checks.append(("M01-M05", "loss / output pairing", "skipped: the model is not compiled"))
+        return []
+    found = check_loss_pairing(model, y)
+    labels = "with labels (M04, M05)" if y is not None else "no labels: M04/M05 need --data"
+    checks.append(("M01-M05", "loss / output pairing", f"ran, {labels}"))
+    return found
+
+
+def _memory(
+    model: Any,
+    batch_size: int | None,
+    device_memory: int | None,
+    thresholds: Any,
+    checks: list[tuple[str, str, str]],
+) -> list[Finding]:
+    from tfnb_debug.memory import estimate_model_memory
+
+    report = estimate_model_memory(
+        model, batch_size=batch_size, device_memory=device_memory, thresholds=thresholds
+    )
+    what = f"batch {batch_size}" if batch_size else "parameters and optimizer state only"
+    checks.append(("M06", "training memory vs device memory", f"ran ({what}; {report.device})"))
+    return list(report.findings)
+
+
+def _mixed_precision(model: Any, x: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
+    from tfnb_debug.collect.snapshot import layer_paths
+
+    policies = {
+        str(getattr(getattr(layer, "dtype_policy", None), "name", ""))
+        for _, layer in layer_paths(model)
+    }
+    policies.add(str(getattr(getattr(model, "dtype_policy", None), "name", "")))
+    if not any(p.startswith("mixed_") for p in policies):
+        checks.append(("S05", "mixed-precision output dtype", "not applicable: no mixed policy"))
+        return []
+    from tfnb_debug.diagnostics.shapes import mixed_precision_output
+    from tfnb_debug.shapes import trace_shapes
+
+    report = trace_shapes(model, x, stats=False)
+    if report.failed:
+        checks.append(("S05", "mixed-precision output dtype", f"trace failed: {report.error_type}"))
+        return []
+    checks.append(("S05", "mixed-precision output dtype", "ran (one forward pass)"))
+    return mixed_precision_output(report)
+
+
+def _data_rules(
+    model: Any, dataset: Any, thresholds: Any, checks: list[tuple[str, str, str]]
+) -> list[Finding]:
+    if dataset is None:
+        checks.append(("P12, N04", "labels and input range vs model", "skipped: no --data"))
+        return []
+    from tfnb_debug.pipeline import inspect_pipeline
+
+    report = inspect_pipeline(
+        dataset,
+        model=model,
+        batches=2,
+        throughput=False,
+        per_stage=False,
+        augmentation=False,
+        thresholds=thresholds,
+    )
+    checks.append(("P12, N04", "labels and input range vs model", "ran (2 sampled batches)"))
+    return [f for f in report.findings if f.code in _DATA_CODES]
