@@ -91,6 +91,7 @@ def test_s01_layer_rank_names_layer_and_missing_axis(tfshell: InteractiveShell) 
     line = cell.finding("S01")
     assert "at layer 'conv_a'" in line
     assert "received (None, 28, 28), expected min_ndim=4" in line
+    assert "input dtype float32 from layer '" in line  # the Input layer that produced it
     assert "channel axis" in line
     ok = run(
         tfshell, "model = keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Conv2D(4, 3)])"

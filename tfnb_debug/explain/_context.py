@@ -60,6 +60,14 @@ class Frame:
 
 
 @dataclass(frozen=True)
+class InputInfo:
+    """One tensor a Keras layer's input check received: dtype and the layer that produced it."""
+
+    dtype: str
+    producer: str
+
+
+@dataclass(frozen=True)
 class ErrorContext:
     """Everything the rules look at, read once from the exception."""
 
@@ -70,6 +78,17 @@ class ErrorContext:
         tuple[str, str], ...
     ]  # (name, class) of Keras layers seen as ``self``, innermost first
     cells: Mapping[str, int]
+    inputs: tuple[InputInfo, ...] = ()  # what a Keras layer's input check received
+
+    def inputs_text(self) -> str:
+        """``float32 from layer 'flatten'`` per input of the failed input check."""
+        parts = []
+        for item in self.inputs:
+            text = item.dtype or "?"
+            if item.producer:
+                text += f" from layer '{item.producer}'"
+            parts.append(text)
+        return "; ".join(parts)
 
     @property
     def layer_names(self) -> tuple[str, ...]:
@@ -196,12 +215,14 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         current = current.__cause__ or current.__context__
     messages = tuple(_ANSI.sub("", _message(e)) for e in chain)
     frames, layers = _frames(exc)
+    inputs = _checked_inputs(exc)
     return ErrorContext(
         type_names=tuple(c.__name__ for c in type(exc).__mro__),
         messages=messages,
         frames=frames,
         layers=layers,
         cells=dict(cells or {}),
+        inputs=inputs,
     )
 
 
@@ -260,3 +281,31 @@ def _keras_layer_class() -> Any:
         return layers.Layer
     except Exception:
         return None
+
+
+def _checked_inputs(exc: BaseException) -> tuple[InputInfo, ...]:
+    """The tensors in Keras' ``assert_input_compatibility`` frame, if the error came from there."""
+    tb = exc.__traceback__
+    found: Any = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "assert_input_compatibility":
+            found = tb.tb_frame.f_locals.get("inputs")
+        tb = tb.tb_next
+    if found is None:
+        return ()
+    items = list(found.values()) if isinstance(found, dict) else found
+    if not isinstance(items, list | tuple):
+        items = [items]
+    infos = []
+    for tensor in items[:8]:
+        dtype = getattr(tensor, "dtype", None)
+        name = getattr(dtype, "name", dtype)
+        history = getattr(tensor, "_keras_history", None)
+        operation = getattr(history, "operation", None)
+        producer = getattr(operation, "name", "")
+        infos.append(
+            InputInfo(
+                str(name) if name is not None else "", producer if isinstance(producer, str) else ""
+            )
+        )
+    return tuple(infos)

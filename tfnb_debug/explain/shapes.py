@@ -146,6 +146,9 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
 
 
 def _s01(ctx: ErrorContext, layer: str, message: str, *, evidence: str, hint: str) -> Explained:
+    received = ctx.inputs_text()
+    if received:
+        evidence = f"{evidence}; input dtype {received}" if evidence else f"input dtype {received}"
     return (
         finding("S01", message, place=f"layer '{layer}'", evidence=evidence, hint=hint),
         (_tfshape_step(f"'{layer}'"),),
