@@ -19,6 +19,11 @@ from tfnb_debug.reports import Report as Report
 
 # Public name -> the module that defines it, imported on first use.
 _LAZY = {
+    "ShapeReport": "tfnb_debug.shapes",
+    "ShapeThresholds": "tfnb_debug.shapes",
+    "layer_for_path": "tfnb_debug.shapes",
+    "record_shapes": "tfnb_debug.shapes",
+    "trace_shapes": "tfnb_debug.shapes",
     "LintReport": "tfnb_debug.lint",
     "lint_model": "tfnb_debug.lint",
     "OverfitReport": "tfnb_debug.overfit",
