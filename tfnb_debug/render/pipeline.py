@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "before_after_figure",
+    "mosaic",
     "displayable",
     "figure_html",
     "image_grid_figure",
@@ -63,6 +64,33 @@ def displayable(image: np.ndarray) -> tuple[np.ndarray, str | None]:
     return out, ("gray" if out.ndim == 2 else None)
 
 
+def mosaic(
+    images: Sequence[np.ndarray], columns: int, *, pad: int = 1, header: int = 0
+) -> np.ndarray:
+    """Tile images (scaled by :func:`displayable`) into one RGB array, row-major, with a gap.
+
+    ``header`` leaves that many white rows above each image (room for its label).
+    """
+    shown = [_rgb(displayable(img)[0]) for img in images]
+    height = max(img.shape[0] for img in shown)
+    width = max(img.shape[1] for img in shown)
+    cols = max(1, min(columns, len(shown)))
+    rows = max(1, math.ceil(len(shown) / cols))
+    cell = height + pad + header
+    canvas = np.ones((rows * cell - pad, cols * (width + pad) - pad, 3))
+    for i, img in enumerate(shown):
+        r, c = divmod(i, cols)
+        y, x = r * cell + header, c * (width + pad)
+        canvas[y : y + img.shape[0], x : x + img.shape[1]] = img
+    return canvas
+
+
+def _rgb(img: np.ndarray) -> np.ndarray:
+    if img.ndim == 2:
+        return np.repeat(img[..., None], 3, axis=-1)
+    return img[..., :3]
+
+
 def image_grid_figure(
     images: np.ndarray,
     labels: Sequence[Any] | None,
@@ -71,20 +99,35 @@ def image_grid_figure(
     columns: int = 8,
     title: str = "",
 ) -> Figure:
+    """One picture of the images in a grid, each with its label (class name) above it.
+
+    Drawn as a single mosaic with one ``imshow`` (many subplots are slow to lay out).
+    """
     n = len(images)
     cols = max(1, min(columns, n))
     rows = max(1, math.ceil(n / cols))
-    fig = new_figure(width=1.3 * cols, height=1.45 * rows + (0.3 if title else 0))
+    height = images[0].shape[0] if n else 8
+    header = max(3, height // 3) if labels is not None else 0
+    canvas = mosaic(list(images), cols, pad=max(1, height // 8), header=header)
+    fig = new_figure(width=1.1 * cols + 0.2, height=1.45 * rows + (0.3 if title else 0.1))
+    ax = fig.add_subplot(1, 1, 1)
+    ax.imshow(canvas, interpolation="nearest")
+    ax.set_axis_off()
     if title:
-        fig.suptitle(title, fontsize=9)
-    for i in range(n):
-        ax = fig.add_subplot(rows, cols, i + 1)
-        img, cmap = displayable(images[i])
-        ax.imshow(img, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
-        ax.set_xticks([])
-        ax.set_yticks([])
-        if labels is not None and i < len(labels):
-            ax.set_title(label_name(labels[i], class_names), fontsize=8)
+        ax.set_title(title, fontsize=9)
+    if labels is not None:
+        cell_h = canvas.shape[0] / rows
+        cell_w = canvas.shape[1] / cols
+        for i in range(min(n, len(labels))):
+            r, c = divmod(i, cols)
+            ax.text(
+                (c + 0.5) * cell_w,
+                r * cell_h + header / 2,
+                label_name(labels[i], class_names),
+                ha="center",
+                va="center",
+                fontsize=7,
+            )
     return fig
 
 
@@ -102,19 +145,17 @@ def label_chart_figure(labels: np.ndarray, *, class_names: Sequence[str] | None 
 
 
 def before_after_figure(before: np.ndarray, after: np.ndarray, *, title: str = "") -> Figure:
+    """Two rows: the examples entering a stage (top) and what it made of them (bottom)."""
     n = len(before)
-    fig = new_figure(width=1.3 * n + 0.8, height=3.0)
+    canvas = mosaic([*before, *after], n, pad=max(1, before[0].shape[0] // 8) if n else 1)
+    fig = new_figure(width=1.1 * n + 0.6, height=2.6)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.imshow(canvas, interpolation="nearest")
+    ax.set_xticks([])
+    ax.set_yticks([canvas.shape[0] * 0.25, canvas.shape[0] * 0.75])
+    ax.set_yticklabels(["before", "after"], fontsize=8)
     if title:
-        fig.suptitle(title, fontsize=9)
-    for row, (name, images) in enumerate((("before", before), ("after", after))):
-        for i in range(n):
-            ax = fig.add_subplot(2, n, row * n + i + 1)
-            img, cmap = displayable(images[i])
-            ax.imshow(img, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
-            ax.set_xticks([])
-            ax.set_yticks([])
-            if i == 0:
-                ax.set_ylabel(name, fontsize=8)
+        ax.set_title(title, fontsize=9)
     return fig
 
 

@@ -1,0 +1,141 @@
+"""``%tfpipeline`` and ``%%tfpipeline``: thin wrappers over :func:`tfnb_debug.inspect_pipeline`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+
+
+class _ProgressLine:
+    """A one-line progress display updated in place, cleared at the end."""
+
+    def __init__(self) -> None:
+        self.handle: Any = None
+
+    def __call__(self, what: str, fraction: float) -> None:
+        from IPython.display import HTML, display
+
+        html = HTML(
+            f'<div style="font-size:12px;color:#555;">tfpipeline: {what} '
+            f'<progress value="{fraction:.2f}" max="1"></progress></div>'
+        )
+        if self.handle is None:
+            self.handle = display(html, display_id=True)
+        else:
+            self.handle.update(html)
+
+    def close(self) -> None:
+        if self.handle is not None:
+            from IPython.display import HTML
+
+            self.handle.update(HTML(""))
+
+
+@magics_class
+class PipelineMagics(Magics):
+    @no_var_expand
+    @line_cell_magic
+    @magic_arguments()
+    @argument("dataset", nargs="?", default=None, help="the tf.data.Dataset (a name or expression)")
+    @argument("--model", default=None, help="a compiled Keras model: P11 input-bound, N04, P10, P12")
+    @argument("--batches", type=int, default=2, help="how many batches to sample (default 2)")
+    @argument("--class-names", dest="class_names", default=None, help="an expression giving class names")
+    @argument("--no-timing", dest="timing", action="store_false", help="skip the throughput measurements")
+    @output_arguments
+    def tfpipeline(self, line: str, cell: str | None = None) -> Any:
+        """Inspect a tf.data pipeline: chain, element spec, sample images, throughput, findings.
+
+        Usage::
+
+            %tfpipeline DS [--model MODEL] [--batches N] [--class-names EXPR] [-q] [-o] [-v NAME]
+            %%tfpipeline [--model MODEL] ...     (runs the cell, inspects every Dataset it creates)
+
+        Shows the transformation chain (e.g. ``from_tensor_slices(1797) -> shuffle(64) ->
+        map(parallel=AUTOTUNE, random ops: yes) -> batch(32) -> prefetch(AUTOTUNE)``), each
+        component's shape, dtype and role, the first batches as an image grid / table, the
+        label distribution, random augmentations before and after, examples/s of each prefix
+        of the chain, and findings P01-P12 (N04 with --model). Never advances your iterators.
+
+        Example::
+
+            %tfpipeline train_ds --model model --class-names class_names
+            report = %tfpipeline train_ds -q -o
+        """
+        __tracebackhide__ = True
+        args = parse_argstring(self.tfpipeline, line)
+        shell = self.shell
+        if cell is None:
+            if not args.dataset:
+                raise UsageError("give the dataset to inspect: %tfpipeline train_ds")
+            model, names = self._extras(args)
+            ds = evaluate(shell, args.dataset, "dataset")
+            with usage_errors():
+                report = self._inspect(ds, args, model, names, args.dataset)
+            return emit(shell, report, args)
+        if args.dataset:
+            raise UsageError(
+                "%%tfpipeline takes no dataset name: it inspects the datasets the cell creates"
+            )
+        return self._run_cell(cell, args)
+
+    def _extras(self, args: Any) -> tuple[Any, Any]:
+        model = evaluate(self.shell, args.model, "model") if args.model else None
+        names = evaluate(self.shell, args.class_names, "class names") if args.class_names else None
+        return model, names
+
+    def _run_cell(self, cell: str, args: Any) -> Any:
+        __tracebackhide__ = True
+        import tensorflow as tf
+
+        before = {k: id(v) for k, v in self.shell.user_ns.items()}
+        result = run_user_code(self.shell, cell)
+        model, names = self._extras(args)
+        found = {
+            k: v
+            for k, v in self.shell.user_ns.items()
+            if isinstance(v, tf.data.Dataset) and before.get(k) != id(v) and not k.startswith("_")
+        }
+        if isinstance(result, tf.data.Dataset) and all(v is not result for v in found.values()):
+            found["result"] = result
+        if not found:
+            raise UsageError("the cell created no tf.data.Dataset (assign it to a name or return it)")
+        reports = {}
+        with usage_errors():
+            for key, ds in found.items():
+                reports[key] = self._inspect(ds, args, model, names, key)
+        for report in reports.values():
+            emit(self.shell, report, _quiet_copy(args))
+        if args.var:
+            if not args.var.isidentifier():
+                raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
+            self.shell.user_ns[args.var] = reports
+        return reports if args.output else None
+
+    def _inspect(self, ds: Any, args: Any, model: Any, names: Any, label: str) -> Any:
+        from tfnb_debug.pipeline import inspect_pipeline
+
+        progress = _ProgressLine()
+        try:
+            return inspect_pipeline(
+                ds,
+                model=model,
+                batches=args.batches,
+                class_names=names,
+                throughput=args.timing,
+                name=label,
+                progress=None if args.quiet else progress,
+            )
+        finally:
+            progress.close()
+
+
+def _quiet_copy(args: Any) -> Any:
+    """The arguments for showing one report of a cell: display only, no -v/-o per report."""
+    from argparse import Namespace
+
+    return Namespace(quiet=args.quiet, var=None, output=False)
