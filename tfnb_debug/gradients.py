@@ -345,6 +345,15 @@ def _finish(
                 f"model '{info.name}' trains on {info.replicas} replicas: statistics are of the "
                 "summed (all-reduced) gradient and global loss"
             )
+    if len(data) > 1:
+        groups = ", ".join(
+            f"{d.variables[0].path.split('/')[0] if d.variables else '?'} "
+            f"({d.variables[0].optimizer if d.variables else '?'}): {d.total_steps}"
+            for d in data
+        )
+        notes.append(
+            f"{len(data)} optimizer/variable groups stepped, shown side by side: {groups} step(s)"
+        )
     scaled = sorted({s for d in data for s in d.loss_scaled_by})
     if scaled:
         notes.append("LossScaleOptimizer: gradients and loss are shown unscaled")

@@ -280,8 +280,14 @@ def _pop_pending_loss() -> tf.Tensor | None:
         return None
     if tf.executing_eagerly():
         return loss if not hasattr(loss, "graph") or _is_eager(loss) else None
-    graph = getattr(loss, "graph", None)
-    return loss if graph is tf.compat.v1.get_default_graph() else None
+    # The same graph, or an enclosing one (LossScaleOptimizer calls the inner
+    # optimizer inside a cond branch, which captures outer tensors).
+    graph: Any = tf.compat.v1.get_default_graph()
+    while graph is not None:
+        if getattr(loss, "graph", None) is graph:
+            return loss
+        graph = getattr(graph, "outer_graph", None)
+    return None
 
 
 def _is_eager(tensor: Any) -> bool:
@@ -378,7 +384,9 @@ class GradientCapture:
         def lso_apply(opt: Any, grads: Any, trainable_variables: Any = None) -> Any:
             capture = _ACTIVE
             if capture is not None:
-                capture._loss_scales[id(opt.inner_optimizer)] = opt.dynamic_scale
+                capture._loss_scales[id(opt.inner_optimizer)] = (
+                    opt  # built by the time inner.apply runs
+                )
             return original_lso_apply(opt, grads, trainable_variables)
 
         def make_train_function(model: Any, force: bool = False) -> Any:
@@ -439,7 +447,9 @@ class GradientCapture:
         )
 
     def loss_scale_for(self, optimizer: Any) -> Any:
-        return self._loss_scales.get(id(optimizer))
+        """The dynamic loss scale of the LossScaleOptimizer wrapping ``optimizer``, if any."""
+        outer = self._loss_scales.get(id(optimizer))
+        return getattr(outer, "dynamic_scale", None) if outer is not None else None
 
     def _on_apply(self, opt: Any, grads: Any, trainable_variables: Any, original: Any) -> Any:
         grads = list(grads)

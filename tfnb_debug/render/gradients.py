@@ -170,6 +170,4 @@ def _short(name: str, limit: int = 28) -> str:
 def _colormap() -> Any:
     import matplotlib
 
-    cmap = matplotlib.colormaps["viridis"].copy()
-    cmap.set_bad("black")
-    return cmap
+    return matplotlib.colormaps["viridis"].with_extremes(bad="black")
