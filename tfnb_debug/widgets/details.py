@@ -24,6 +24,7 @@ from tfnb_debug.widgets.params import ParamArithmetic
 
 __all__ = [
     "ActivationInfo",
+    "GradientInfo",
     "LayerDetails",
     "ValueSummary",
     "WeightInfo",
@@ -72,6 +73,24 @@ class ActivationInfo:
 
 
 @dataclass(frozen=True)
+class GradientInfo:
+    """This layer's gradients as a ``%tfgrad`` report recorded them (plain values).
+
+    ``norms`` is the layer's gradient norm per recorded step; ``hist_counts``
+    and ``hist_edges`` the histogram of log10|g| at the last recorded step.
+    """
+
+    source: str
+    variables: tuple[str, ...]
+    rows: tuple[tuple[str, Any], ...]
+    steps: tuple[int, ...]
+    norms: tuple[float, ...]
+    hist_counts: tuple[float, ...]
+    hist_edges: tuple[float, ...]
+    codes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class LayerDetails:
     """Everything the details pane shows for one row of the layer table."""
 
@@ -84,8 +103,8 @@ class LayerDetails:
     arithmetic: ParamArithmetic | None
     activation: ActivationInfo | None
     activation_note: str
-    gradients: tuple[tuple[str, Any], ...]  # (label, value) for this layer, from %tfgrad
-    gradient_source: str
+    gradients: GradientInfo | None  # from a %tfgrad report of the same model
+    gradient_note: str
     findings: tuple[Finding, ...]
 
     def to_text(self) -> str:

@@ -1,0 +1,257 @@
+"""The details pane: pure functions from :class:`LayerDetails` to HTML, text and figures.
+
+Self-contained HTML (inline styles, PNG data URIs), figures through
+``matplotlib.figure.Figure`` (never pyplot).  No TensorFlow here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tfnb_debug.render.html import FONT, MONO, findings_html, heading, image_html, table_html
+from tfnb_debug.render.plots import figure_data_uri, new_figure
+from tfnb_debug.render.text import render_findings_text, table_text
+from tfnb_debug.render.values import format_value
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from tfnb_debug.widgets.details import LayerDetails, ValueSummary
+
+__all__ = ["details_html", "details_text", "feature_map_figure", "histogram_figure"]
+
+STAT_COLUMNS = ("mean", "std", "min", "max", "zeros", "NaN/Inf")
+
+
+def stat_cells(stats: ValueSummary | None) -> tuple[Any, ...]:
+    if stats is None:
+        return ("-",) * len(STAT_COLUMNS)
+    return (stats.mean, stats.std, stats.min, stats.max, f"{stats.zeros:.1%}", stats.nonfinite)
+
+
+def histogram_figure(stats: ValueSummary, *, title: str, color: str = "#2563eb") -> Figure:
+    """A bar histogram of a summary's finite values."""
+    fig = new_figure(3.4, 1.7)
+    ax = fig.add_subplot()
+    edges = np.asarray(stats.hist_edges)
+    counts = np.asarray(stats.hist_counts)
+    if counts.size:
+        ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color=color, linewidth=0)
+    ax.set_title(title, fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.set_yticks([])
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    return fig
+
+
+def feature_map_figure(maps: np.ndarray, *, title: str) -> Figure:
+    """A grid of the first feature maps (H, W, k), each scaled on its own."""
+    k = int(maps.shape[-1])
+    cols = min(8, k)
+    rows = math.ceil(k / cols)
+    fig = new_figure(1.0 * cols + 0.2, 1.0 * rows + 0.35)
+    fig.suptitle(title, fontsize=8)
+    for i in range(k):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        ax.imshow(maps[..., i], cmap="viridis", interpolation="nearest")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(str(i), fontsize=6, pad=1)
+    return fig
+
+
+def details_html(d: LayerDetails, *, figures: bool = True) -> str:
+    """The whole details pane for one layer."""
+    parts = [
+        f'<div class="tfnb-details" data-layer="{escape(d.path)}" style="{FONT}">',
+        f'<h3 class="tfnb-details-title" style="margin:2px 0 4px 0;">'
+        f'<span style="{MONO}font-size:14px;">{escape(d.path)}</span> '
+        f'<span style="color:#4b5563;font-weight:400;">{escape(d.class_name)} '
+        f"&middot; row {d.row_index}</span></h3>",
+    ]
+    parts.append(_findings_block(d))
+    parts.append(heading("Parameters"))
+    parts.append(_arithmetic_html(d))
+    parts.append(heading("Weights"))
+    parts.append(_weights_html(d, figures))
+    parts.append(heading("Output of this call"))
+    parts.append(_activation_html(d, figures))
+    parts.append(heading("Gradients"))
+    parts.append(_gradients_html(d, figures))
+    parts.append(heading("Configuration"))
+    parts.append(table_html(("key", "value"), d.config) if d.config else "<div>-</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _findings_block(d: LayerDetails) -> str:
+    if not d.findings:
+        return '<div style="color:#166534;margin:4px 0;">No findings name this layer.</div>'
+    return findings_html(d.findings)
+
+
+def _arithmetic_html(d: LayerDetails) -> str:
+    a = d.arithmetic
+    if a is None:
+        return "<div>-</div>"
+    split = f"{a.trainable:,} trainable, {a.non_trainable:,} non-trainable"
+    source = {
+        "formula": "",
+        "weights": " (sum of the weight shapes)",
+        "layers": " (sum over its layers)",
+        "none": "",
+    }[a.kind]
+    return (
+        f'<div class="tfnb-arithmetic" style="{MONO}font-size:13px;margin:2px 0;">'
+        f"{escape(a.expression)}</div>"
+        f'<div style="color:#4b5563;">{escape(split)}{escape(source)}'
+        + (f"; {escape(a.breakdown)}" if a.breakdown else "")
+        + "</div>"
+    )
+
+
+def _weights_html(d: LayerDetails, figures: bool) -> str:
+    if not d.weights:
+        return "<div>This layer has no weights.</div>"
+    rows = [
+        (w.name, w.shape, w.dtype, "yes" if w.trainable else "no", *stat_cells(w.stats))
+        for w in d.weights
+    ]
+    columns = ("variable", "shape", "dtype", "trainable", *STAT_COLUMNS)
+    parts = [f'<div class="tfnb-weights">{table_html(columns, rows)}</div>']
+    if figures:
+        images = [
+            image_html(
+                figure_data_uri(
+                    histogram_figure(w.stats, title=f"{w.name.split('/')[-1]} {w.shape}")
+                ),
+                alt=f"histogram of {w.name}",
+            )
+            for w in d.weights
+            if w.stats is not None and w.stats.hist_counts
+        ]
+        parts.append(f'<div style="display:flex;flex-wrap:wrap;gap:4px;">{"".join(images)}</div>')
+    return "".join(parts)
+
+
+def _activation_html(d: LayerDetails, figures: bool) -> str:
+    a = d.activation
+    if a is None:
+        note = d.activation_note or "not captured"
+        return f'<div class="tfnb-activation" style="color:#4b5563;">{escape(note)}</div>'
+    head = (
+        f"call #{a.call_index + 1} of this layer in the forward pass; output shape "
+        f"{format_value(a.shape)}, {a.dtype}"
+    )
+    parts = [f'<div class="tfnb-activation">{escape(head)}</div>']
+    if d.activation_note:
+        parts.append(f'<div style="color:#4b5563;">{escape(d.activation_note)}</div>')
+    parts.append(table_html(STAT_COLUMNS, [stat_cells(a.stats)]))
+    if figures:
+        if a.stats is not None and a.stats.hist_counts:
+            fig = histogram_figure(a.stats, title="output values", color="#059669")
+            parts.append(image_html(figure_data_uri(fig), alt="histogram of the output"))
+        if a.feature_maps is not None and a.feature_maps.shape[-1] > 0:
+            k = a.feature_maps.shape[-1]
+            title = f"feature maps 0-{k - 1} of {a.channels}, example 0"
+            fig = feature_map_figure(a.feature_maps, title=title)
+            parts.append(
+                '<div class="tfnb-feature-maps">'
+                + image_html(figure_data_uri(fig), alt=title)
+                + "</div>"
+            )
+    return "".join(parts)
+
+
+def _gradients_html(d: LayerDetails, figures: bool) -> str:
+    g = d.gradients
+    if g is None:
+        note = d.gradient_note or "no gradients"
+        return f'<div class="tfnb-gradients" style="color:#4b5563;">{escape(note)}</div>'
+    parts = [
+        '<div class="tfnb-gradients">',
+        f'<div style="color:#4b5563;">{escape(g.source)}</div>',
+        table_html(("", "value"), g.rows),
+    ]
+    if figures:
+        images = []
+        if len(g.norms) > 1:
+            images.append(
+                image_html(figure_data_uri(norm_figure(g.steps, g.norms)), alt="gradient norm")
+            )
+        if g.hist_counts and sum(g.hist_counts) > 0:
+            fig = log_histogram_figure(g.hist_counts, g.hist_edges)
+            images.append(image_html(figure_data_uri(fig), alt="histogram of log10|g|"))
+        parts.append(f'<div style="display:flex;flex-wrap:wrap;gap:4px;">{"".join(images)}</div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def norm_figure(steps: Sequence[int], norms: Sequence[float]) -> Figure:
+    """The layer's gradient norm over the recorded steps (log scale)."""
+    fig = new_figure(3.4, 1.7)
+    ax = fig.add_subplot()
+    ax.plot(list(steps), list(norms), color="#b45309", linewidth=1.2)
+    positive = [n for n in norms if n > 0 and math.isfinite(n)]
+    if positive:
+        ax.set_yscale("log")
+    ax.set_title("gradient norm per step", fontsize=8)
+    ax.tick_params(labelsize=7)
+    return fig
+
+
+def log_histogram_figure(counts: Sequence[float], edges: Sequence[float]) -> Figure:
+    """Histogram of log10|g| at the last recorded step."""
+    fig = new_figure(3.4, 1.7)
+    ax = fig.add_subplot()
+    e = np.asarray(edges)
+    ax.bar(e[:-1], np.asarray(counts), width=np.diff(e), align="edge", color="#b45309")
+    ax.set_title("log10|gradient|, last step", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.set_yticks([])
+    return fig
+
+
+def details_text(d: LayerDetails, *, width: int = 100) -> str:
+    """The details pane as plain text (terminals, logs, tests)."""
+    lines = [f"{d.path} ({d.class_name}), row {d.row_index}", ""]
+    lines.append("Findings: " + ("none" if not d.findings else ""))
+    if d.findings:
+        lines.append(render_findings_text(d.findings))
+    if d.arithmetic is not None:
+        lines.append(f"Parameters: {d.arithmetic.expression}")
+        lines.append(
+            f"  {d.arithmetic.trainable:,} trainable, {d.arithmetic.non_trainable:,} non-trainable"
+        )
+    lines.append("")
+    lines.append("Weights:" if d.weights else "Weights: none")
+    if d.weights:
+        rows = [
+            (w.name, w.shape, w.dtype, "yes" if w.trainable else "no", *stat_cells(w.stats))
+            for w in d.weights
+        ]
+        columns = ("variable", "shape", "dtype", "trainable", *STAT_COLUMNS)
+        lines.append(table_text(columns, rows, width=width))
+    lines.append("")
+    a = d.activation
+    if a is None:
+        lines.append(f"Output: {d.activation_note or 'not captured'}")
+    else:
+        lines.append(f"Output (call #{a.call_index + 1}): {format_value(a.shape)} {a.dtype}")
+        lines.append(table_text(STAT_COLUMNS, [stat_cells(a.stats)], width=width))
+    lines.append("")
+    if d.gradients is not None:
+        lines.append(f"Gradients ({d.gradients.source}):")
+        lines.extend(f"  {k}: {format_value(v)}" for k, v in d.gradients.rows)
+    else:
+        lines.append(f"Gradients: {d.gradient_note or 'none'}")
+    lines.append("")
+    lines.append("Configuration:")
+    lines.extend(f"  {k}: {v}" for k, v in d.config)
+    return "\n".join(lines)
