@@ -11,6 +11,7 @@ Example::
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -100,6 +101,19 @@ class MemoryReport(Report):
                 return series
         names = ", ".join(s.name for s in self.series)
         raise KeyError(f"no memory series {name!r} (series: {names})")
+
+    @functools.cached_property
+    def plot_html(self) -> str:
+        """The memory plot as an ``<img>``, drawn the first time it is asked for."""
+        from tfnb_debug.render.memory import memory_plot_html
+
+        return memory_plot_html(self)
+
+    def to_html(self) -> str:
+        from tfnb_debug.render.html import render_report_html
+
+        plot = Section(title="memory over time", html=self.plot_html)
+        return render_report_html(dataclasses.replace(self, sections=(plot, *self.sections)))
 
     def samples_dataframe(self) -> Any:
         """Every reading as a long DataFrame: series, seconds, bytes."""
@@ -338,7 +352,7 @@ def build_memory_report(
         notes=tuple(notes),
         error=None if error is None else f"{type(error).__name__}: {error}".strip(),
     )
-    return dataclasses.replace(report, sections=(_plot_section(report),))
+    return report
 
 
 def memory_section(report: MemoryReport) -> Section:
@@ -347,10 +361,9 @@ def memory_section(report: MemoryReport) -> Section:
     from tfnb_debug.render.text import render_table_text
 
     table = _series_table(report.series)
-    plot = _plot_section(report)
     return Section(
         title="memory over the cell's run",
-        html=plot.html + render_table_html(table),
+        html=report.plot_html + render_table_html(table),
         text="\n".join([*report.summary, render_table_text(table)]),
     )
 
@@ -481,12 +494,6 @@ def _default_device_memory() -> tuple[str, int | None]:
     if gpus:
         return gpus[0].name.replace(" allocator", ""), gpus[0].capacity
     return "host memory", host_probe().capacity
-
-
-def _plot_section(report: MemoryReport) -> Section:
-    from tfnb_debug.render.memory import memory_plot_html
-
-    return Section(title="memory over time", html=memory_plot_html(report))
 
 
 def _check_batch_size(batch_size: Any) -> None:

@@ -18,6 +18,7 @@ What comes out is :class:`MemoryRecording`: plain tuples of numbers, no tensors.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import time
 import weakref
@@ -290,9 +291,10 @@ class StepMarkers:
 
     Nested calls (``train_on_batch`` -> ``apply_gradients`` -> ``apply`` run
     eagerly) note one step, from the outermost call.  ``model.fit`` with
-    ``run_eagerly=True`` reaches both the optimizer and the callback: the
-    optimizer's ``iterations`` tells that they are the same step.  Calls made
-    while a ``tf.function`` traces are ignored (they are not steps).
+    ``run_eagerly=True`` reaches both the optimizer and the callback: a batch
+    end right after an eager step of the model's own optimizer is that same
+    step (no tensor is read to tell).  Calls made while a ``tf.function``
+    traces are ignored (they are not steps).
     """
 
     def __init__(self, read: Callable[[], list[tuple[int, int | None]]], names: list[str]):
@@ -303,7 +305,7 @@ class StepMarkers:
         self.models: weakref.WeakSet[Any] = weakref.WeakSet()
         self._saved: list[tuple[type, str, Any]] = []
         self._depth = threading.local()
-        self._last_key: tuple[int, int] | None = None
+        self._last_optimizer: int | None = None  # id of the optimizer of the last eager step
         self._thread = threading.get_ident()
 
     # -- the patches ---------------------------------------------------------------------
@@ -385,10 +387,14 @@ class StepMarkers:
         if model is not None:
             with contextlib.suppress(TypeError):
                 self.models.add(model)
-        key = _step_key(optimizer)
-        if key is not None and key == self._last_key:
-            return
-        self._last_key = key
+        if source in ("fit", "train_on_batch"):
+            same = optimizer is not None and id(optimizer) == self._last_optimizer
+            self._last_optimizer = None
+            if same and self.marks:  # run_eagerly: the optimizer already noted this step
+                self.marks[-1] = dataclasses.replace(self.marks[-1], source=source)
+                return
+        else:
+            self._last_optimizer = id(optimizer)
         now = time.perf_counter() - self.origin
         try:
             readings = self._read()
@@ -404,16 +410,6 @@ class StepMarkers:
                 ),
             )
         )
-
-
-def _step_key(optimizer: Any) -> tuple[int, int] | None:
-    iterations = getattr(optimizer, "iterations", None)
-    if iterations is None:
-        return None
-    try:
-        return id(optimizer), int(iterations.numpy())
-    except Exception:
-        return None
 
 
 def _defining_class(cls: type, name: str) -> type:
