@@ -251,14 +251,10 @@ def _summarise(comp: Component, values: list[Any], *, batched: bool) -> Componen
     if comp.dtype == "string":
         strings = [s for f in flats for s in np.asarray(f).reshape(-1)]
         texts = tuple(_decode(s) for s in strings[:8])
-        return ComponentSample(
-            comp.path, comp.role, comp.dtype, len(strings), None, None, None, 0, None, (), None, texts, ()
-        )
+        return _non_numeric(comp, len(strings), texts)
     numeric = [np.asarray(f, dtype=np.float64).reshape(-1) for f in flats if np.asarray(f).dtype.kind in "biuf"]
     if not numeric:
-        return ComponentSample(
-            comp.path, comp.role, comp.dtype, 0, None, None, None, 0, None, (), None, (), ()
-        )
+        return _non_numeric(comp, 0, ())
     allv = np.concatenate(numeric) if numeric else np.zeros(0)
     finite = allv[np.isfinite(allv)]
     ranges = tuple(
@@ -291,6 +287,25 @@ def _summarise(comp: Component, values: list[Any], *, batched: bool) -> Componen
         images=images,
         texts=texts,
         preview=preview,
+    )
+
+
+def _non_numeric(comp: Component, count: int, texts: tuple[str, ...]) -> ComponentSample:
+    return ComponentSample(
+        path=comp.path,
+        role=comp.role,
+        dtype=comp.dtype,
+        count=count,
+        minimum=None,
+        maximum=None,
+        mean=None,
+        nonfinite=0,
+        whole_numbers=None,
+        batch_ranges=(),
+        labels=None,
+        images=None,
+        texts=texts,
+        preview=(),
     )
 
 
