@@ -257,7 +257,9 @@ class ShapeCollector:
         elif isinstance(t, keras.KerasTensor):
             history = getattr(t, "_keras_history", None)
             if history is not None:
-                producer = str(getattr(history.operation, "name", "") or "") or None
+                op = history.operation
+                is_input = type(op).__name__ == "InputLayer"
+                producer = "input" if is_input else str(getattr(op, "name", "") or "") or None
         nonfinite = None
         if mode == "eager" and self.stats and producer_index is None:
             nonfinite = _count_nonfinite(t)

@@ -34,6 +34,8 @@ def split_options(line: str) -> tuple[str, str]:
 def split_model_input(code: str) -> tuple[str, str]:
     """``MODEL [INPUT]``: split at the first top-level space where both sides are expressions."""
     code = code.strip()
+    if not code:
+        raise UsageError("no model given: `%tfshape MODEL [INPUT]`, e.g. `%tfshape model x[:2]`")
     if _is_expression(code):
         return code, ""
     for match in re.finditer(r"\s+", code):
