@@ -33,7 +33,7 @@ def test_tfmem_shows_plot_table_steps_and_estimate(shell: InteractiveShell) -> N
         "%%tfmem --interval 10 -v rep",
         cell="model.fit(x, y, batch_size=8, epochs=1, verbose=0)\n'{not expanded} $x'",
     )
-    assert shown.result is None  # no -o
+    assert shown.result == "{not expanded} $x"  # no -o: the cell's own last value
     report = shell.user_ns["rep"]
     assert isinstance(report, MemoryReport)
     assert report.title == "%%tfmem"
@@ -177,3 +177,34 @@ def test_subclassed_model_activations_unknown_unless_given() -> None:
 def test_estimate_rejects_non_models() -> None:
     with pytest.raises(TfnbDebugError, match="needs a Keras model"):
         estimate_model_memory("model")
+
+
+LOOP = """
+opt = keras.optimizers.SGD(0.01)
+for _ in range(12):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(model(x) ** 2)
+    grads = tape.gradient(loss, model.trainable_weights)
+    opt.apply_gradients(zip(grads, model.trainable_weights))
+"""
+
+
+def test_tfgrad_mem_adds_the_memory_section_and_restores_everything(
+    shell: InteractiveShell,
+) -> None:
+    from keras.src.optimizers.base_optimizer import BaseOptimizer
+
+    original = BaseOptimizer.__dict__["apply_gradients"]
+    shell.run_cell(SETUP)
+    plain = run_magic(shell, "%%tfgrad -q -o", cell=LOOP).result
+    shown = run_magic(shell, "%%tfgrad --mem -q -o", cell=LOOP)
+    report = shown.result
+    assert type(report) is type(plain)  # still the gradient report, with memory added
+    assert [s.title for s in report.sections][-1] == "memory over the cell's run"
+    assert "memory over the cell's run" not in [s.title for s in plain.sections]
+    memory_text = report.sections[-1].text
+    assert "12 training step(s) seen via apply_gradients" in memory_text
+    assert "host RSS" in memory_text
+    assert "data:image/png;base64," in report.to_html()
+    assert BaseOptimizer.__dict__["apply_gradients"] is original
+    assert not _sampler_alive()

@@ -151,9 +151,11 @@ class MemoryTracker:
         batch_size: int | None,
         steps: bool,
         title: str,
+        enabled: bool = True,
     ) -> None:
         from tfnb_debug.collect.memory import MemoryRecorder
 
+        self.enabled = enabled
         self.interval_ms = interval_ms
         self.thresholds = thresholds or MemoryThresholds()
         self.models = list(models)
@@ -163,10 +165,13 @@ class MemoryTracker:
         self.report: MemoryReport | None = None
 
     def __enter__(self) -> MemoryTracker:
-        self.recorder.__enter__()
+        if self.enabled:
+            self.recorder.__enter__()
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if not self.enabled:
+            return
         self.recorder.__exit__(exc_type, exc, tb)  # stops the thread, restores the patches
         recording = self.recorder.recording
         assert recording is not None
@@ -195,6 +200,7 @@ def track_memory(
     batch_size: int | None = None,
     steps: bool = True,
     title: str = "tfnb_debug memory",
+    enabled: bool = True,
 ) -> MemoryTracker:
     """Record host and device memory while the ``with`` block runs.
 
@@ -203,6 +209,8 @@ def track_memory(
     ``fit``/``train_on_batch`` are added); ``batch_size`` adds activations to
     the estimate.  ``steps=False`` leaves Keras and the optimizers unpatched
     (no step markers).  ``thresholds`` overrides the rules' defaults.
+    ``enabled=False`` gives a tracker that records nothing (``report`` stays
+    None): the other magics' ``--mem`` option uses it.
     """
     if isinstance(interval_ms, bool) or not isinstance(interval_ms, int | float):
         raise TfnbDebugError(f"interval_ms must be a number of milliseconds, got {interval_ms!r}")
@@ -223,6 +231,7 @@ def track_memory(
         batch_size=batch_size,
         steps=steps,
         title=title,
+        enabled=enabled,
     )
 
 
@@ -368,8 +377,14 @@ def memory_section(report: MemoryReport) -> Section:
     )
 
 
-def with_memory(report: R, memory: MemoryReport | None) -> R:
-    """A copy of ``report`` with the memory section and the memory findings added."""
+def with_memory(report: R, memory: MemoryReport | MemoryTracker | None) -> R:
+    """A copy of ``report`` with the memory section and the memory findings added.
+
+    ``memory`` may be a tracker (from ``track_memory(enabled=args.mem)``); when
+    it recorded nothing, ``report`` comes back as it is.
+    """
+    if isinstance(memory, MemoryTracker):
+        memory = memory.report
     if memory is None:
         return report
     return dataclasses.replace(

@@ -11,6 +11,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug.magics.memory import mem_argument
 
 
 @magics_class
@@ -28,17 +29,19 @@ class GradMagics(Magics):
         metavar="LOSS",
         help="probe: loss to use instead of the compiled one",
     )
+    @mem_argument
     @output_arguments
     @argument("names", nargs="*", help="probe: MODEL X Y (names or expressions without spaces)")
     def tfgrad(self, line: str, cell: str | None = None) -> Any:
         """Gradient health: record a training cell, or probe one batch without a step.
 
-        ``%%tfgrad [--every N] [--max-steps N] [-q] [-o] [-v NAME]`` records the
+        ``%%tfgrad [--every N] [--max-steps N] [--mem] [-q] [-o] [-v NAME]`` records the
         gradients of every optimizer step the cell takes (model.fit,
         train_on_batch, custom GradientTape loops, eager or tf.function, XLA
         included): per-layer table, histograms, a layers x steps heatmap, the
         loss, findings G01-G07 and M01-M03.  Everything is restored when the
-        cell ends; a later plain fit runs uninstrumented.
+        cell ends; a later plain fit runs uninstrumented.  ``--mem`` adds the
+        ``%%tfmem`` memory plot, table and findings (R01-R03) to the report.
 
         ``%tfgrad MODEL X Y [--loss LOSS]`` runs one forward/backward pass on
         the batch and takes no optimizer step: all weights and optimizer state
@@ -62,6 +65,7 @@ class GradMagics(Magics):
                 "(for a dry probe use the line magic `%tfgrad MODEL X Y`)"
             )
         from tfnb_debug.gradients import record_gradients
+        from tfnb_debug.memory import track_memory, with_memory
 
         shell = self.shell
         assert shell is not None
@@ -69,10 +73,11 @@ class GradMagics(Magics):
             context = record_gradients(
                 every=args.every, max_steps=args.max_steps, watch=_watchable(shell.user_ns)
             )
+        memory = track_memory(enabled=args.mem)
         recording = None
         value = None
         try:
-            with context as recording:
+            with memory, context as recording:
                 value = run_user_code(shell, cell)
         except BaseException:
             if recording is not None and recording.report is not None and not args.quiet:
@@ -82,7 +87,7 @@ class GradMagics(Magics):
             raise
         assert recording is not None
         with usage_errors():
-            report = recording.result()
+            report = with_memory(recording.result(), memory)
         emitted = emit(shell, report, args)
         return emitted if args.output else value
 

@@ -12,6 +12,15 @@ from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code,
 from tfnb_debug.memory import DEFAULT_INTERVAL_MS
 
 
+mem_argument = argument(
+    "--mem",
+    action="store_true",
+    help="also record host and GPU memory while the cell runs (the %%%%tfmem plot and findings)",
+)
+"""The ``--mem`` option of the other cell magics: pair it with ``track_memory(enabled=args.mem)``
+around the cell and ``with_memory(report, tracker)`` on the report."""
+
+
 @magics_class
 class MemoryMagics(Magics):
     @no_var_expand
@@ -47,8 +56,8 @@ class MemoryMagics(Magics):
             %%tfmem -q -v rep --model model --batch-size 64
             model.fit(x, y, batch_size=64, epochs=3)
 
-        then ``rep.to_dataframe("memory")``, ``rep.samples_dataframe()``; ``-o``
-        makes the report the cell's output value instead.
+        then ``rep.to_dataframe("memory")``, ``rep.samples_dataframe()``.  The
+        cell's last value is its output, or with ``-o`` the report.
         """
         __tracebackhide__ = True
         from tfnb_debug.memory import track_memory
@@ -63,9 +72,10 @@ class MemoryMagics(Magics):
             )
         if args.var and not args.var.isidentifier():  # checked before the cell runs, not after
             raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
+        value = None
         try:
             with tracker:
-                run_user_code(shell, cell)
+                value = run_user_code(shell, cell)
         finally:
             result = emit(shell, tracker.report, args) if tracker.report is not None else None
-        return result
+        return result if args.output else value
