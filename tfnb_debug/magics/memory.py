@@ -11,7 +11,6 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
 from tfnb_debug.memory import DEFAULT_INTERVAL_MS
 
-
 mem_argument = argument(
     "--mem",
     action="store_true",
