@@ -208,3 +208,17 @@ def test_tfgrad_mem_adds_the_memory_section_and_restores_everything(
     assert "data:image/png;base64," in report.to_html()
     assert BaseOptimizer.__dict__["apply_gradients"] is original
     assert not _sampler_alive()
+
+
+def test_tfshape_mem_in_the_cell_magic_only(shell: InteractiveShell) -> None:
+    shell.run_cell(SETUP)
+    report = run_magic(shell, "%%tfshape --mem -q -o", cell="out = model(x)").result
+    assert report.sections[-1].title == "memory over the cell's run"
+    assert report.table(report.tables[0].name).rows  # the shape table is still there
+    with pytest.raises(UsageError, match="--mem records memory while a cell runs"):
+        run_magic(shell, "%tfshape --mem model x")
+    # the user's error still reaches them, with the memory section in the partial report
+    with pytest.raises(ValueError):
+        run_magic(shell, "%%tfshape --mem -q -v part", cell="model(np.zeros((2, 5)))")
+    assert shell.user_ns["part"].sections[-1].title == "memory over the cell's run"
+    assert not _sampler_alive()

@@ -11,9 +11,10 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug.magics.memory import mem_argument
 
 _OPTION = re.compile(
-    r"\s*(?:--\s|--$|-[qo](?=\s|$)|--quiet\b|--output\b|--no-stats\b"
+    r"\s*(?:--\s|--$|-[qo](?=\s|$)|--quiet\b|--output\b|--no-stats\b|--mem\b"
     r"|(?:-v|--var)(?:\s+|=)\S+|--input-shape(?:\s+|=)\S+)"
 )
 
@@ -67,6 +68,7 @@ class ShapeMagics(Magics):
     @magic_arguments()
     @argument("--input-shape", default=None, help="batch-first input shape, e.g. 2,28,28,1")
     @argument("--no-stats", action="store_true", help="shapes only, no output statistics")
+    @mem_argument
     @output_arguments
     def tfshape(self, line: str, cell: str | None = None) -> Any:
         """Per-layer shape table, in call order, that still appears when a layer fails.
@@ -83,7 +85,8 @@ class ShapeMagics(Magics):
         marked and finding S01, then your exception is raised as usual.
 
         Options: ``-q`` do not display, ``-o`` return the report, ``-v NAME``
-        store it in NAME, ``--no-stats`` shapes only, ``--input-shape 2,28,28,1``.
+        store it in NAME, ``--no-stats`` shapes only, ``--input-shape 2,28,28,1``,
+        ``--mem`` (cell magic) adds the ``%%tfmem`` memory plot and findings.
 
         Examples::
 
@@ -95,6 +98,7 @@ class ShapeMagics(Magics):
             y = model(x)
         """
         __tracebackhide__ = True
+        from tfnb_debug.memory import track_memory, with_memory
         from tfnb_debug.shapes import record_shapes, trace_shapes
 
         shell = self.shell
@@ -105,12 +109,16 @@ class ShapeMagics(Magics):
             if code:
                 raise UsageError(f"%%tfshape takes only options on its line, got {code!r}")
             recording = record_shapes(stats=not args.no_stats)
+            memory = track_memory(enabled=args.mem)
             try:
-                with recording:
+                with memory, recording:
                     result = run_user_code(shell, cell)
             finally:
-                emit(shell, recording.report, args)
-            return recording.report if args.output else result
+                report = with_memory(recording.report, memory)
+                emit(shell, report, args)
+            return report if args.output else result
+        if args.mem:
+            raise UsageError("--mem records memory while a cell runs: use it with %%tfshape")
         model_text, input_text = split_model_input(code)
         model = evaluate(shell, model_text, "model")
         inputs = evaluate(shell, input_text, "input") if input_text else None
