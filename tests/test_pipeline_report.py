@@ -59,7 +59,11 @@ def test_augmentation_before_after_pairs_the_same_examples() -> None:
     from tfnb_debug.collect.pipeline_data import augmentation_pairs
 
     # an upstream shuffle must not break the pairing: the stage's function runs on its own input
-    ds = tf.data.Dataset.from_tensor_slices((X, Y)).shuffle(128).map(noise, num_parallel_calls=AUTOTUNE)
+    ds = (
+        tf.data.Dataset.from_tensor_slices((X, Y))
+        .shuffle(128)
+        .map(noise, num_parallel_calls=AUTOTUNE)
+    )
     stage = read_structure(ds).stages[2]
     (pair,) = augmentation_pairs(stage.dataset, 2, stage.label(), examples=6, batched_input=False)
     assert pair.before.shape == pair.after.shape == (6, 8, 8, 1)
@@ -79,12 +83,21 @@ def test_dict_nested_ragged_and_string_elements() -> None:
     ds = tf.data.Dataset.from_tensor_slices(
         {
             "image": X[:8],
-            "meta": {"text": tf.constant([f"digit {i}" for i in range(8)]), "score": np.arange(8.0)},
+            "meta": {
+                "text": tf.constant([f"digit {i}" for i in range(8)]),
+                "score": np.arange(8.0),
+            },
             "label": Y[:8],
         }
     ).batch(4)
     report = quick(ds)
-    roles = dict(zip(report.to_dataframe("element spec")["path"], report.to_dataframe("element spec")["role"], strict=True))
+    roles = dict(
+        zip(
+            report.to_dataframe("element spec")["path"],
+            report.to_dataframe("element spec")["role"],
+            strict=True,
+        )
+    )
     assert roles == {
         "['image']": "image",
         "['label']": "label",
@@ -101,7 +114,7 @@ def test_dict_nested_ragged_and_string_elements() -> None:
     assert paths == ["[0][0]", "[0][1][0]", "[0][1][1]", "[1]"]
 
 
-def test_bad_input_gives_one_line_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_gives_one_line_errors(tmp_path) -> None:
     ds = tf.data.Dataset.range(10)
     cases = [
         (iter(ds), "iterator"),
@@ -118,7 +131,7 @@ def test_bad_input_gives_one_line_errors(tmp_path) -> None:  # type: ignore[no-u
         quick(ds, class_names="abc")
 
 
-def test_a_live_iterator_over_a_file_cache_is_explained_not_a_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_live_iterator_over_a_file_cache_is_explained_not_a_traceback(tmp_path) -> None:
     ds = tf.data.Dataset.range(100).cache(str(tmp_path / "cache")).batch(10)
     it = iter(ds)
     assert next(it).numpy().tolist() == list(range(10))
@@ -172,7 +185,11 @@ def test_per_stage_rates_and_the_slowest_prefix() -> None:
     rates = [row[3] for row in table.rows]
     assert all(r is not None for r in rates)
     assert rates[0] > rates[1]  # range is far faster than the sleeping map
-    assert "slowest" in table.rows[1][5] or "slowest" in table.rows[2][5] or "slowest" in table.rows[3][5]
+    assert (
+        "slowest" in table.rows[1][5]
+        or "slowest" in table.rows[2][5]
+        or "slowest" in table.rows[3][5]
+    )
 
 
 def _state(model: keras.Model) -> list[np.ndarray]:
@@ -181,7 +198,9 @@ def _state(model: keras.Model) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("trained_before", [True, False])
-def test_model_timing_leaves_weights_optimizer_and_train_function_unchanged(trained_before: bool) -> None:
+def test_model_timing_leaves_weights_optimizer_and_train_function_unchanged(
+    trained_before: bool,
+) -> None:
     model = keras.Sequential(
         [
             keras.Input((8, 8, 1)),
@@ -209,7 +228,7 @@ def test_model_timing_leaves_weights_optimizer_and_train_function_unchanged(trai
     assert model.train_function is train_function
 
 
-def test_model_restored_even_when_interrupted(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_model_restored_even_when_interrupted(monkeypatch) -> None:
     from tfnb_debug.collect.pipeline_speed import preserved_training_state
 
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])

@@ -56,12 +56,16 @@ def test_p01_cache_after_random_map() -> None:
     assert "P01" in codes(good(bad))
     assert "P01" not in codes(good(fixed))
     # a deterministic map before cache() is the recommended pattern
-    assert "P01" not in codes(good(base().map(lambda x, y: (x / 16, y), num_parallel_calls=AUTOTUNE).cache()))
+    assert "P01" not in codes(
+        good(base().map(lambda x, y: (x / 16, y), num_parallel_calls=AUTOTUNE).cache())
+    )
 
 
 def test_p02_missing_or_misplaced_prefetch() -> None:
     assert "P02" in codes(base().batch(32))
-    assert "P02" in codes(base().batch(32).prefetch(1).map(lambda x, y: (x, y), num_parallel_calls=2))
+    assert "P02" in codes(
+        base().batch(32).prefetch(1).map(lambda x, y: (x, y), num_parallel_calls=2)
+    )
     assert "P02" not in codes(good(base()))
 
 
@@ -70,14 +74,18 @@ def test_p03_small_shuffle_buffer_and_threshold_override() -> None:
     (p03,) = [f for f in report.findings if f.code == "P03"]
     assert "10/200" in p03.evidence and p03.place.startswith("stage 1 shuffle(10)")
     assert "P03" not in codes(good(base().shuffle(200)))
-    assert "P03" not in codes(good(base().shuffle(10)), thresholds=PipelineThresholds(min_shuffle_buffer=5))
+    assert "P03" not in codes(
+        good(base().shuffle(10)), thresholds=PipelineThresholds(min_shuffle_buffer=5)
+    )
     # shuffling an infinite (repeated) stream with a tiny buffer is reported too
     assert "P03" in codes(good(base().repeat().shuffle(10)))
 
 
 def test_p04_sequential_map() -> None:
     assert "P04" in codes(good(base().map(lambda x, y: (x / 16, y))))
-    assert "P04" not in codes(good(base().map(lambda x, y: (x / 16, y), num_parallel_calls=AUTOTUNE)))
+    assert "P04" not in codes(
+        good(base().map(lambda x, y: (x / 16, y), num_parallel_calls=AUTOTUNE))
+    )
     # TensorFlow's own helper maps (ragged_batch, unbatch) are not the user's
     assert "P04" not in codes(tf.data.Dataset.range(10).ragged_batch(3).unbatch().prefetch(1))
 
@@ -118,8 +126,12 @@ def test_p10_partial_final_batch_with_batchnorm() -> None:
     model = small_model(batchnorm=True)
     partial = base().shuffle(200).batch(32).prefetch(1)  # 200 % 32 = 8
     assert "P10" in codes(partial, model=model)
-    assert "P10" not in codes(base().shuffle(200).batch(32, drop_remainder=True).prefetch(1), model=model)
-    assert "P10" not in codes(base(X[:192], Y[:192]).shuffle(192).batch(32).prefetch(1), model=model)
+    assert "P10" not in codes(
+        base().shuffle(200).batch(32, drop_remainder=True).prefetch(1), model=model
+    )
+    assert "P10" not in codes(
+        base(X[:192], Y[:192]).shuffle(192).batch(32).prefetch(1), model=model
+    )
     assert "P10" not in codes(partial, model=small_model())  # no BatchNormalization
 
 
@@ -151,17 +163,30 @@ def _slow(x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
 def test_p11_input_bound_against_the_models_step_rate() -> None:
     slow = base().batch(16).map(_slow).prefetch(1)  # at most ~33 batches/s
     tiny = small_model(rescale=True)
-    fast_report = inspect_pipeline(slow, model=tiny, per_stage=False, max_seconds=0.3, max_batches=8)
+    fast_report = inspect_pipeline(
+        slow, model=tiny, per_stage=False, max_seconds=0.3, max_batches=8
+    )
     assert "P11" in fast_report.codes()
     assert fast_report.model_steps_per_s and fast_report.model_steps_per_s > 60
 
     wide = np.random.default_rng(0).normal(size=(512, 256)).astype("float32")
     labels = (np.arange(512) % 10).astype("int64")
     heavy = keras.Sequential(
-        [keras.Input((256,)), keras.layers.Dense(2048, "relu"), keras.layers.Dense(2048, "relu"), keras.layers.Dense(10)]
+        [
+            keras.Input((256,)),
+            keras.layers.Dense(2048, "relu"),
+            keras.layers.Dense(2048, "relu"),
+            keras.layers.Dense(10),
+        ]
     )
     heavy.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    fast = tf.data.Dataset.from_tensor_slices((wide, labels)).cache().repeat().batch(256).prefetch(AUTOTUNE)
+    fast = (
+        tf.data.Dataset.from_tensor_slices((wide, labels))
+        .cache()
+        .repeat()
+        .batch(256)
+        .prefetch(AUTOTUNE)
+    )
     report = inspect_pipeline(fast, model=heavy, per_stage=False, max_seconds=0.3)
     assert "P11" not in report.codes()
     assert report.batches_per_s and report.model_steps_per_s

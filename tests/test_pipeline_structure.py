@@ -48,9 +48,15 @@ def test_the_issue_example_chain_reads_as_written() -> None:
     [
         (lambda: tf.data.Dataset.range(10).map(lambda x: x + 1), ["range", "map"]),
         (lambda: tf.data.Dataset.range(10).filter(lambda x: x > 2), ["range", "filter"]),
-        (lambda: tf.data.Dataset.range(10).repeat(3).take(7).skip(1), ["range", "repeat", "take", "skip"]),
+        (
+            lambda: tf.data.Dataset.range(10).repeat(3).take(7).skip(1),
+            ["range", "repeat", "take", "skip"],
+        ),
         (lambda: tf.data.Dataset.range(10).shard(2, 0), ["range", "shard"]),
-        (lambda: tf.data.Dataset.range(10).padded_batch(2).unbatch(), ["range", "padded_batch", "unbatch"]),
+        (
+            lambda: tf.data.Dataset.range(10).padded_batch(2).unbatch(),
+            ["range", "padded_batch", "unbatch"],
+        ),
         (lambda: tf.data.Dataset.range(10).ragged_batch(3), ["range", "batch"]),
         (
             lambda: tf.data.Dataset.range(4).interleave(

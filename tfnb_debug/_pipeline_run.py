@@ -84,30 +84,45 @@ def run_inspection(
     elements = batches if batched else batches * UNBATCHED_EXAMPLES
     tell("sampling", 0.0)
     sample = take_sample(
-        ds, components, elements=elements, batched=batched,
+        ds,
+        components,
+        elements=elements,
+        batched=batched,
         progress=lambda i, n: tell(f"sampling {i}/{n}", 0.1 * i / n),
     )
     notes: list[str] = []
     if structure.note:
         notes.append(structure.note)
     if cardinality == tf.data.INFINITE_CARDINALITY:
-        notes.append(f"infinite dataset: sampled {sample.elements} element(s), timed a bounded number")
+        notes.append(
+            f"infinite dataset: sampled {sample.elements} element(s), timed a bounded number"
+        )
 
     augments: list[Augmentation] = []
     if augmentation:
         for i, stage in enumerate(stages):
-            if stage.kind == "map" and stage.random_ops and stage.dataset is not None and not stage.internal:
+            if (
+                stage.kind == "map"
+                and stage.random_ops
+                and stage.dataset is not None
+                and not stage.internal
+            ):
                 try:
                     augments.extend(
                         augmentation_pairs(
-                            stage.dataset, i, stage.label(),
-                            examples=AUGMENT_EXAMPLES, batched_input=_batched_before(stages, i),
+                            stage.dataset,
+                            i,
+                            stage.label(),
+                            examples=AUGMENT_EXAMPLES,
+                            batched_input=_batched_before(stages, i),
                         )
                     )
                 except TfnbDebugError as err:
                     notes.append(f"augmentation view of stage {i}: {err}")
                 except Exception as err:  # an unusual map function: show the rest
-                    notes.append(f"augmentation view of stage {i} unavailable ({type(err).__name__})")
+                    notes.append(
+                        f"augmentation view of stage {i} unavailable ({type(err).__name__})"
+                    )
         tell("augmentation", 0.2)
 
     full: Throughput | None = None
@@ -115,18 +130,34 @@ def run_inspection(
     if throughput:
         limit = max_batches if batched else max_batches * _batch_size_guess(stages)
         full = measure_throughput(
-            ds, name="whole pipeline", batched=batched, max_elements=limit, max_seconds=max_seconds,
+            ds,
+            name="whole pipeline",
+            batched=batched,
+            max_elements=limit,
+            max_seconds=max_seconds,
             progress=lambda i, n: tell(f"timing the pipeline {i}/{n}", 0.2 + 0.4 * i / n),
         )
         if per_stage:
-            prefixes = [(i, s) for i, s in enumerate(stages[:-1]) if s.dataset is not None and not s.internal]
+            prefixes = [
+                (i, s)
+                for i, s in enumerate(stages[:-1])
+                if s.dataset is not None and not s.internal
+            ]
             for k, (i, stage) in enumerate(prefixes):
                 tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
                 b = _batched_before(stages, i + 1)
                 n = max_batches if b else max_batches * _batch_size_guess(stages)
                 stage_rates.append(
-                    (i, measure_throughput(stage.dataset, name=stage.label(), batched=b,
-                                           max_elements=n, max_seconds=stage_seconds))
+                    (
+                        i,
+                        measure_throughput(
+                            stage.dataset,
+                            name=stage.label(),
+                            batched=b,
+                            max_elements=n,
+                            max_seconds=stage_seconds,
+                        ),
+                    )
                 )
             if stages and stages[-1].dataset is not None:
                 stage_rates.append((len(stages) - 1, full))
@@ -135,13 +166,17 @@ def run_inspection(
     step: ModelStep | None = None
     if model is not None:
         tell("timing the model's train step", 0.9)
-        step = _model_step(ds, model, batched=batched, max_seconds=max_seconds) if throughput else None
+        step = (
+            _model_step(ds, model, batched=batched, max_seconds=max_seconds) if throughput else None
+        )
         model_facts = _model_facts(model, step)
 
     cards = _cardinalities(stages)
     facts = PipelineFacts(
         stages=tuple(
-            StageFacts(i, s.kind, s.label(), s.params, s.random_ops, cards[i - 1] if i > 0 else None)
+            StageFacts(
+                i, s.kind, s.label(), s.params, s.random_ops, cards[i - 1] if i > 0 else None
+            )
             for i, s in enumerate(stages)
             if not s.internal
         ),
@@ -155,9 +190,21 @@ def run_inspection(
     findings = run_rules(facts, thresholds)
     tell("done", 1.0)
     return _assemble(
-        name=name, ds_cardinality=cardinality, structure=structure, stages=stages, cards=cards,
-        batched=batched, components=components, sample=sample, augments=augments, full=full,
-        stage_rates=stage_rates, step=step, class_names=class_names, findings=findings, notes=notes,
+        name=name,
+        ds_cardinality=cardinality,
+        structure=structure,
+        stages=stages,
+        cards=cards,
+        batched=batched,
+        components=components,
+        sample=sample,
+        augments=augments,
+        full=full,
+        stage_rates=stage_rates,
+        step=step,
+        class_names=class_names,
+        findings=findings,
+        notes=notes,
     )
 
 
@@ -266,7 +313,9 @@ def _model_step(ds: tf.data.Dataset, model: Any, *, batched: bool, max_seconds: 
     finally:
         del iterator
     if not isinstance(element, tuple) or len(element) < 2:
-        return ModelStep(0, 0.0, 0, "elements are not (inputs, labels) pairs, so no train step was timed")
+        return ModelStep(
+            0, 0.0, 0, "elements are not (inputs, labels) pairs, so no train step was timed"
+        )
     return train_step_rate(model, element[0], element[1], steps=10, max_seconds=max_seconds)
 
 
@@ -306,7 +355,9 @@ def _assemble(
         stage_rows.append(
             (
                 i,
-                stage.label() if not stage.branches else f"{stage.api}[{len(stage.branches) + 1} inputs]",
+                stage.label()
+                if not stage.branches
+                else f"{stage.api}[{len(stage.branches) + 1} inputs]",
                 _cardinality_text(cards[i]) if cards[i] is not None else "-",
                 rate.examples_per_s if rate else None,
                 rate.first_s if rate else None,
@@ -324,13 +375,25 @@ def _assemble(
         Table(
             "element spec",
             ("path", "kind", "shape", "dtype", "role"),
-            tuple((c.path, c.kind, "unknown" if c.shape is None else c.shape, c.dtype, c.role) for c in components),
+            tuple(
+                (c.path, c.kind, "unknown" if c.shape is None else c.shape, c.dtype, c.role)
+                for c in components
+            ),
         ),
         Table(
             "values",
             ("path", "role", "dtype", "min", "max", "mean", "non-finite", "whole numbers"),
             tuple(
-                (s.path, s.role, s.dtype, s.minimum, s.maximum, s.mean, s.nonfinite, s.whole_numbers)
+                (
+                    s.path,
+                    s.role,
+                    s.dtype,
+                    s.minimum,
+                    s.maximum,
+                    s.mean,
+                    s.nonfinite,
+                    s.whole_numbers,
+                )
                 for s in sample.components
             ),
         ),
@@ -345,7 +408,9 @@ def _assemble(
             ("stopped by", full.stopped_by if not full.error else f"error: {full.error}"),
         ]
     if step is not None:
-        speed_rows.append(("model train steps/s", step.steps_per_s if not step.error else step.error))
+        speed_rows.append(
+            ("model train steps/s", step.steps_per_s if not step.error else step.error)
+        )
     if speed_rows:
         tables.append(Table("throughput", ("measure", "value"), tuple(speed_rows)))
     previews = [(s.path, v) for s in sample.components for v in (s.preview or s.texts)]
@@ -359,7 +424,8 @@ def _assemble(
         sections.append(Section("notes", "<br/>".join(_esc(n) for n in notes), "\n".join(notes)))
 
     summary = [
-        f"chain: {chain}" + ("" if structure.source == "graph" else f" (read via {structure.source})"),
+        f"chain: {chain}"
+        + ("" if structure.source == "graph" else f" (read via {structure.source})"),
         f"cardinality: {card_text}; {'batched' if batched else 'unbatched'}; "
         f"sampled {sample.elements} element(s), {sample.examples} example(s)",
     ]
@@ -404,13 +470,17 @@ def _cardinality_text(value: int | None) -> str:
 
 def _image_sections(sample: Sample, class_names: tuple[str, ...] | None) -> list[Section]:
     sections = []
-    labels = next((s.labels for s in sample.components if s.role == "label" and s.labels is not None), None)
+    labels = next(
+        (s.labels for s in sample.components if s.role == "label" and s.labels is not None), None
+    )
     for comp in sample.components:
         if comp.role == "image" and comp.images is not None and len(comp.images):
-            shown = labels[: len(comp.images)] if labels is not None else None
+            shown = list(labels[: len(comp.images)]) if labels is not None else None
             fig = image_grid_figure(comp.images, shown, class_names=class_names)
             text_labels = (
-                ", ".join(label_name(v, class_names) for v in shown) if shown is not None else "no labels"
+                ", ".join(label_name(v, class_names) for v in shown)
+                if shown is not None
+                else "no labels"
             )
             sections.append(
                 Section(
@@ -436,8 +506,12 @@ def _image_sections(sample: Sample, class_names: tuple[str, ...] | None) -> list
 def _augment_sections(augments: list[Augmentation]) -> list[Section]:
     out = []
     for aug in augments:
-        fig = before_after_figure(aug.before, aug.after, title=f"stage {aug.stage_index} {aug.stage}")
-        changed = int(np.sum(np.any((aug.before != aug.after).reshape(len(aug.before), -1), axis=1)))
+        fig = before_after_figure(
+            aug.before, aug.after, title=f"stage {aug.stage_index} {aug.stage}"
+        )
+        changed = int(
+            np.sum(np.any((aug.before != aug.after).reshape(len(aug.before), -1), axis=1))
+        )
         out.append(
             Section(
                 f"augmentation at stage {aug.stage_index}: {aug.path}",

@@ -156,9 +156,7 @@ class Stage:
             args.append(f"drop_remainder={self.param('drop_remainder')}")
             if self.param("ragged"):
                 args.append("ragged")
-        elif k in {"shuffle", "shuffle_and_repeat"}:
-            args.append(_num(self.param("buffer_size")))
-        elif k == "prefetch":
+        elif k in {"shuffle", "shuffle_and_repeat"} or k == "prefetch":
             args.append(_num(self.param("buffer_size")))
         elif k == "cache":
             filename = self.param("filename")
@@ -173,7 +171,8 @@ class Stage:
                 args.append(f"parallel={_num(calls)}")
             if self.random_ops is not None or self.python_function:
                 args.append(
-                    "random ops: " + ("yes" if self.random_ops else "unknown" if self.random_ops is None else "no")
+                    "random ops: "
+                    + ("yes" if self.random_ops else "unknown" if self.random_ops is None else "no")
                 )
             if self.python_function:
                 args.append("py_function")
@@ -225,7 +224,9 @@ def read_structure(ds: tf.data.Dataset) -> Structure:
         except Exception as err2:
             return Structure((), "unknown", f"{note}; the walk failed too ({type(err2).__name__})")
         if not walked:
-            return Structure((), "unknown", "neither the serialized graph nor the walk was readable")
+            return Structure(
+                (), "unknown", "neither the serialized graph nor the walk was readable"
+            )
         return Structure(tuple(walked), "inputs", note)
     stages = _attach(stages, objects)
     # from_generator is built as from_tensors(id) -> flat_map(generator): show one stage.
@@ -344,7 +345,11 @@ def _stage_from_node(
         params.append(("drop_remainder", scalar[-1] if isinstance(scalar[-1], bool) else None))
     elif kind in {"shuffle", "shuffle_and_repeat"}:
         params.append(("buffer_size", scalar[1] if len(scalar) > 1 else None))
-        reshuffle = node.attr["reshuffle_each_iteration"].b if "reshuffle_each_iteration" in node.attr else None
+        reshuffle = (
+            node.attr["reshuffle_each_iteration"].b
+            if "reshuffle_each_iteration" in node.attr
+            else None
+        )
         params.append(("reshuffle_each_iteration", reshuffle))
     elif kind == "prefetch":
         params.append(("buffer_size", scalar[1] if len(scalar) > 1 else None))
@@ -389,11 +394,22 @@ def _function_randomness(
 ) -> tuple[bool | None, bool]:
     """(uses random ops: True/False/None for unknown, calls Python) for a library function."""
     if name in cache:
-        return tuple(cache[name])  # type: ignore[return-value]
+        cached: tuple[bool | None, bool] = cache[name]
+        return cached
     fdef = library[name]
     ops = {n.op for n in fdef.node_def}
     random = bool(ops & _STATEFUL_RANDOM) or (
-        any(o.startswith(("StatelessRandom", "StatelessTruncated", "StatelessMultinomial", "StatelessShuffle")) for o in ops)
+        any(
+            o.startswith(
+                (
+                    "StatelessRandom",
+                    "StatelessTruncated",
+                    "StatelessMultinomial",
+                    "StatelessShuffle",
+                )
+            )
+            for o in ops
+        )
         and bool(ops & _VARIABLE_OPS)
     )
     python = bool(ops & _PY_FUNC_OPS)
@@ -448,7 +464,9 @@ def _attach(stages: list[Stage], objects: list[Any]) -> list[Stage]:
     for stage, obj in zip(stages, live, strict=True):
         kind = _class_kind(obj)
         same = kind == stage.kind or (stage.kind == "generator" and kind == "flat_map")
-        same = same or (stage.kind == "batch" and kind in {"batch", "ragged_batch", "dense_to_sparse_batch"})
+        same = same or (
+            stage.kind == "batch" and kind in {"batch", "ragged_batch", "dense_to_sparse_batch"}
+        )
         if not same:
             return stages
         out.append(replace(stage, dataset=obj))
@@ -478,7 +496,9 @@ def _from_walk(objects: list[Any]) -> list[Stage]:
         func = getattr(obj, "_map_func", None) or getattr(obj, "_predicate", None)
         if func is not None:
             random_ops, python = _concrete_randomness(func)
-        stages.append(Stage(kind, type(obj).__name__, tuple(params), "", random_ops, python, dataset=obj))
+        stages.append(
+            Stage(kind, type(obj).__name__, tuple(params), "", random_ops, python, dataset=obj)
+        )
     return stages
 
 

@@ -8,7 +8,6 @@ an iterator of the user's), and the iterator is dropped at once (TRAPS 26).
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -151,7 +150,13 @@ def _guess_role(
         return "image"
     if rank in (2, 3) and named_image:
         return "image"
-    if rank == 2 and shape[0] == shape[1] and shape[0] is not None and shape[0] >= 8 and not is_label_slot:
+    if (
+        rank == 2
+        and shape[0] == shape[1]
+        and shape[0] is not None
+        and shape[0] >= 8
+        and not is_label_slot
+    ):
         return "image"
     if (name in _LABEL_NAMES or is_label_slot) and rank <= 1:
         return "label"
@@ -252,7 +257,11 @@ def _summarise(comp: Component, values: list[Any], *, batched: bool) -> Componen
         strings = [s for f in flats for s in np.asarray(f).reshape(-1)]
         texts = tuple(_decode(s) for s in strings[:8])
         return _non_numeric(comp, len(strings), texts)
-    numeric = [np.asarray(f, dtype=np.float64).reshape(-1) for f in flats if np.asarray(f).dtype.kind in "biuf"]
+    numeric = [
+        np.asarray(f, dtype=np.float64).reshape(-1)
+        for f in flats
+        if np.asarray(f).dtype.kind in "biuf"
+    ]
     if not numeric:
         return _non_numeric(comp, 0, ())
     allv = np.concatenate(numeric) if numeric else np.zeros(0)
@@ -337,7 +346,9 @@ def _preview(comp: Component, views: list[Any], *, batched: bool) -> tuple[str, 
         if isinstance(view, tf.RaggedTensor):
             items = view.to_list() if batched else [view.to_list()]
         elif isinstance(view, tf.SparseTensor):
-            items = [f"sparse {view.dense_shape.numpy().tolist()}, {int(tf.size(view.values))} values"]
+            items = [
+                f"sparse {view.dense_shape.numpy().tolist()}, {int(tf.size(view.values))} values"
+            ]
         else:
             array = np.asarray(view)
             items = list(array) if (batched and array.ndim) else [array]
@@ -358,10 +369,7 @@ def _short(item: Any) -> str:
 
 
 def _decode(value: Any) -> str:
-    if isinstance(value, bytes):
-        text = value.decode("utf-8", "replace")
-    else:
-        text = str(value)
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
     return text if len(text) <= 120 else text[:119] + "…"
 
 
@@ -392,7 +400,9 @@ def augmentation_pairs(
         flat = tf.nest.flatten(element, expand_composites=True)
         out = function(*flat)
         packed = tf.nest.pack_sequence_as(
-            stage_ds.element_spec, tf.nest.flatten(out, expand_composites=True), expand_composites=True
+            stage_ds.element_spec,
+            tf.nest.flatten(out, expand_composites=True),
+            expand_composites=True,
         )
         for path, value in flatten_paths(element):
             if path in wanted:

@@ -113,7 +113,9 @@ def measure_throughput(
                 stopped = "time"
                 break
     except tf.errors.OpError as err:
-        return Throughput(name, elements, examples, first_examples, first_s, total_s, "error", _err(err))
+        return Throughput(
+            name, elements, examples, first_examples, first_s, total_s, "error", _err(err)
+        )
     finally:
         del iterator
     return Throughput(name, elements, examples, first_examples, first_s, total_s, stopped)

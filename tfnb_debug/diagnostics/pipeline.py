@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tfnb_debug.collect.pipeline_data import Component, ComponentSample, Sample
 from tfnb_debug.reports import Finding, finding
+
+if TYPE_CHECKING:
+    from tfnb_debug.collect.pipeline_data import Component, ComponentSample, Sample
 
 __all__ = ["ModelFacts", "PipelineFacts", "PipelineThresholds", "RULES", "run_rules"]
 
@@ -87,7 +90,9 @@ _USUAL_RANGES = ((0.0, 1.0), (-1.0, 1.0), (0.0, 255.0))
 def cache_after_random_map(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
     out = []
     for cache in (s for s in f.stages if s.kind == "cache"):
-        random_maps = [s for s in f.stages if s.index < cache.index and s.kind == "map" and s.random_ops]
+        random_maps = [
+            s for s in f.stages if s.index < cache.index and s.kind == "map" and s.random_ops
+        ]
         if random_maps:
             m = random_maps[-1]
             out.append(
@@ -256,7 +261,10 @@ def shuffle_after_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding
         if s.kind != "shuffle":
             continue
         before = [b for b in batches if b.index < s.index]
-        undone = any(u.kind == "unbatch" and before and before[-1].index < u.index < s.index for u in f.stages)
+        undone = any(
+            u.kind == "unbatch" and before and before[-1].index < u.index < s.index
+            for u in f.stages
+        )
         if before and not undone:
             out.append(
                 finding(
@@ -440,5 +448,3 @@ def _example_rank(comp: Component, f: PipelineFacts) -> int | None:
     if comp.shape is None:
         return None
     return len(comp.shape) - (1 if f.batched else 0)
-
-

@@ -12,6 +12,7 @@ def magic_classes() -> list[type[Magics]]:
     from tfnb_debug.magics.env import EnvMagics
     from tfnb_debug.magics.grad import GradMagics
     from tfnb_debug.magics.memory import MemoryMagics
+    from tfnb_debug.magics.pipeline import PipelineMagics
     from tfnb_debug.magics.shape import ShapeMagics
 
-    return [AutoMagics, EnvMagics, CheckMagics, GradMagics, MemoryMagics, ShapeMagics]
+    return [AutoMagics, EnvMagics, CheckMagics, GradMagics, MemoryMagics, PipelineMagics, ShapeMagics]

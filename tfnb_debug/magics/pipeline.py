@@ -5,10 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug._ipython import (
+    emit,
+    evaluate,
+    output_arguments,
+    run_user_code,
+    split_code,
+    usage_errors,
+)
 
 
 class _ProgressLine:
@@ -38,14 +46,25 @@ class _ProgressLine:
 
 @magics_class
 class PipelineMagics(Magics):
+    @property
+    def _ip(self) -> InteractiveShell:
+        assert self.shell is not None
+        return self.shell
+
     @no_var_expand
     @line_cell_magic
     @magic_arguments()
     @argument("dataset", nargs="?", default=None, help="the tf.data.Dataset (a name or expression)")
-    @argument("--model", default=None, help="a compiled Keras model: P11 input-bound, N04, P10, P12")
+    @argument(
+        "--model", default=None, help="a compiled Keras model: P11 input-bound, N04, P10, P12"
+    )
     @argument("--batches", type=int, default=2, help="how many batches to sample (default 2)")
-    @argument("--class-names", dest="class_names", default=None, help="an expression giving class names")
-    @argument("--no-timing", dest="timing", action="store_false", help="skip the throughput measurements")
+    @argument(
+        "--class-names", dest="class_names", default=None, help="an expression giving class names"
+    )
+    @argument(
+        "--no-timing", dest="timing", action="store_false", help="skip the throughput measurements"
+    )
     @output_arguments
     def tfpipeline(self, line: str, cell: str | None = None) -> Any:
         """Inspect a tf.data pipeline: chain, element spec, sample images, throughput, findings.
@@ -53,6 +72,7 @@ class PipelineMagics(Magics):
         Usage::
 
             %tfpipeline DS [--model MODEL] [--batches N] [--class-names EXPR] [-q] [-o] [-v NAME]
+            %tfpipeline [options] -- EXPRESSION      (a dataset expression with spaces)
             %%tfpipeline [--model MODEL] ...     (runs the cell, inspects every Dataset it creates)
 
         Shows the transformation chain (e.g. ``from_tensor_slices(1797) -> shuffle(64) ->
@@ -67,15 +87,17 @@ class PipelineMagics(Magics):
             report = %tfpipeline train_ds -q -o
         """
         __tracebackhide__ = True
-        args = parse_argstring(self.tfpipeline, line)
-        shell = self.shell
+        head, expression = split_code(line)
+        args = parse_argstring(self.tfpipeline, head)
+        shell = self._ip
         if cell is None:
-            if not args.dataset:
+            expression = expression or args.dataset
+            if not expression:
                 raise UsageError("give the dataset to inspect: %tfpipeline train_ds")
             model, names = self._extras(args)
-            ds = evaluate(shell, args.dataset, "dataset")
+            ds = evaluate(shell, expression, "dataset")
             with usage_errors():
-                report = self._inspect(ds, args, model, names, args.dataset)
+                report = self._inspect(ds, args, model, names, expression)
             return emit(shell, report, args)
         if args.dataset:
             raise UsageError(
@@ -84,36 +106,38 @@ class PipelineMagics(Magics):
         return self._run_cell(cell, args)
 
     def _extras(self, args: Any) -> tuple[Any, Any]:
-        model = evaluate(self.shell, args.model, "model") if args.model else None
-        names = evaluate(self.shell, args.class_names, "class names") if args.class_names else None
+        model = evaluate(self._ip, args.model, "model") if args.model else None
+        names = evaluate(self._ip, args.class_names, "class names") if args.class_names else None
         return model, names
 
     def _run_cell(self, cell: str, args: Any) -> Any:
         __tracebackhide__ = True
         import tensorflow as tf
 
-        before = {k: id(v) for k, v in self.shell.user_ns.items()}
-        result = run_user_code(self.shell, cell)
+        existing = {id(v) for v in self._ip.user_ns.values() if isinstance(v, tf.data.Dataset)}
+        result = run_user_code(self._ip, cell)
         model, names = self._extras(args)
         found = {
             k: v
-            for k, v in self.shell.user_ns.items()
-            if isinstance(v, tf.data.Dataset) and before.get(k) != id(v) and not k.startswith("_")
+            for k, v in self._ip.user_ns.items()
+            if isinstance(v, tf.data.Dataset) and id(v) not in existing and not k.startswith("_")
         }
         if isinstance(result, tf.data.Dataset) and all(v is not result for v in found.values()):
             found["result"] = result
         if not found:
-            raise UsageError("the cell created no tf.data.Dataset (assign it to a name or return it)")
+            raise UsageError(
+                "the cell created no tf.data.Dataset (assign it to a name or return it)"
+            )
         reports = {}
         with usage_errors():
             for key, ds in found.items():
                 reports[key] = self._inspect(ds, args, model, names, key)
         for report in reports.values():
-            emit(self.shell, report, _quiet_copy(args))
+            emit(self._ip, report, _quiet_copy(args))
         if args.var:
             if not args.var.isidentifier():
                 raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
-            self.shell.user_ns[args.var] = reports
+            self._ip.user_ns[args.var] = reports
         return reports if args.output else None
 
     def _inspect(self, ds: Any, args: Any, model: Any, names: Any, label: str) -> Any:
