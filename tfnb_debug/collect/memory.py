@@ -3,14 +3,13 @@
 Two pieces, both owned by :class:`MemoryRecorder` (one context manager):
 
 * :class:`MemorySampler`, a daemon thread that reads every memory probe each
-  ``interval`` seconds: the process's resident set size (psutil) and, for each
-  TensorFlow device whose allocator reports statistics (GPUs; CPU:0 only on
-  some builds, see TRAPS.md #10), the allocator's current and peak bytes.
-* :class:`StepMarkers`, class-level patches that note each training step with
-  a reading of every probe taken right there: ``CallbackList.on_train_batch_end``
-  (``model.fit``), ``Model.train_on_batch`` and the eager calls of
-  ``Optimizer.apply`` / ``apply_gradients`` (custom loops).  Every patch is
-  restored in ``finally``, also on ``KeyboardInterrupt``.
+  ``interval`` seconds: the process's resident set size (psutil), the C heap
+  in use (glibc), and, for each TensorFlow device whose allocator reports
+  statistics (GPUs; CPU:0 only on some builds, see TRAPS.md #10), the
+  allocator's current and peak bytes.
+* :class:`~tfnb_debug.collect.memory_steps.StepMarkers`, class-level patches
+  that note each training step with a reading of every probe taken right
+  there.  Every patch is restored in ``finally``, also on ``KeyboardInterrupt``.
 
 What comes out is :class:`MemoryRecording`: plain tuples of numbers, no tensors.
 """
@@ -18,13 +17,13 @@ What comes out is :class:`MemoryRecording`: plain tuples of numbers, no tensors.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import threading
 import time
-import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from tfnb_debug.collect.memory_steps import StepMark, StepMarkers
 
 __all__ = [
     "MemoryProbe",
@@ -32,8 +31,6 @@ __all__ = [
     "MemoryRecording",
     "MemorySampler",
     "SeriesRecord",
-    "StepMark",
-    "StepMarkers",
     "host_probe",
     "malloc_probe",
     "tensorflow_probes",
@@ -68,22 +65,6 @@ class SeriesRecord:
     times: tuple[float, ...]
     current: tuple[int, ...]
     peak: tuple[int | None, ...]
-
-
-@dataclass(frozen=True)
-class StepMark:
-    """A training step: when it ended, what noted it, and every probe's current bytes then."""
-
-    index: int
-    time: float
-    source: str
-    readings: tuple[tuple[str, int], ...]
-
-    def reading(self, series: str) -> int | None:
-        for name, value in self.readings:
-            if name == series:
-                return value
-        return None
 
 
 @dataclass(frozen=True)
@@ -284,139 +265,6 @@ class MemorySampler:
                 )
                 for probe, store in zip(self.probes, self.values, strict=True)
             )
-
-
-class StepMarkers:
-    """Class-level patches that note each training step; ``install``/``restore`` pair up.
-
-    Nested calls (``train_on_batch`` -> ``apply_gradients`` -> ``apply`` run
-    eagerly) note one step, from the outermost call.  ``model.fit`` with
-    ``run_eagerly=True`` reaches both the optimizer and the callback: a batch
-    end right after an eager step of the model's own optimizer is that same
-    step (no tensor is read to tell).  Calls made while a ``tf.function``
-    traces are ignored (they are not steps).
-    """
-
-    def __init__(self, read: Callable[[], list[tuple[int, int | None]]], names: list[str]):
-        self._read = read
-        self._names = names
-        self.origin = time.perf_counter()
-        self.marks: list[StepMark] = []
-        self.models: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._saved: list[tuple[type, str, Any]] = []
-        self._depth = threading.local()
-        self._last_optimizer: int | None = None  # id of the optimizer of the last eager step
-        self._thread = threading.get_ident()
-
-    # -- the patches ---------------------------------------------------------------------
-    def install(self) -> None:
-        import keras
-        import tensorflow as tf
-
-        markers = self
-
-        callback_list = keras.callbacks.CallbackList
-        batch_end = callback_list.on_train_batch_end
-
-        def on_train_batch_end(self: Any, batch: Any, logs: Any = None) -> Any:
-            result = batch_end(self, batch, logs)
-            model = getattr(self, "model", None)
-            markers._note("fit", getattr(model, "optimizer", None), model)
-            return result
-
-        self._patch(callback_list, "on_train_batch_end", on_train_batch_end)
-
-        trainer = _defining_class(keras.Model, "train_on_batch")
-        train_on_batch = trainer.__dict__["train_on_batch"]
-
-        def patched_train_on_batch(self: Any, *args: Any, **kwargs: Any) -> Any:
-            with markers._outer() as outermost:
-                result = train_on_batch(self, *args, **kwargs)
-            if outermost:
-                markers._note("train_on_batch", getattr(self, "optimizer", None), self)
-            return result
-
-        self._patch(trainer, "train_on_batch", patched_train_on_batch)
-
-        for method in ("apply_gradients", "apply"):
-            owner = _defining_class(keras.optimizers.Optimizer, method)
-            self._patch(owner, method, self._optimizer_wrapper(tf, owner.__dict__[method], method))
-
-    def restore(self) -> None:
-        saved, self._saved = self._saved, []
-        for owner, name, original in reversed(saved):
-            setattr(owner, name, original)
-
-    def _patch(self, owner: type, name: str, replacement: Callable[..., Any]) -> None:
-        original = owner.__dict__[name]
-        self._saved.append((owner, name, original))
-        replacement.__wrapped__ = original  # type: ignore[attr-defined]
-        replacement.__name__ = name
-        replacement.__doc__ = getattr(original, "__doc__", None)
-        setattr(owner, name, replacement)
-
-    def _optimizer_wrapper(
-        self, tf: Any, original: Callable[..., Any], method: str
-    ) -> Callable[..., Any]:
-        markers = self
-
-        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if not tf.executing_eagerly():
-                return original(self, *args, **kwargs)
-            with markers._outer() as outermost:
-                result = original(self, *args, **kwargs)
-            if outermost:
-                markers._note(method, self, None)
-            return result
-
-        return wrapper
-
-    # -- bookkeeping ---------------------------------------------------------------------
-    @contextlib.contextmanager
-    def _outer(self) -> Iterator[bool]:
-        depth = getattr(self._depth, "value", 0)
-        self._depth.value = depth + 1
-        try:
-            yield depth == 0
-        finally:
-            self._depth.value = depth
-
-    def _note(self, source: str, optimizer: Any, model: Any) -> None:
-        if threading.get_ident() != self._thread:
-            return  # another thread's training is not this cell's
-        if model is not None:
-            with contextlib.suppress(TypeError):
-                self.models.add(model)
-        if source in ("fit", "train_on_batch"):
-            same = optimizer is not None and id(optimizer) == self._last_optimizer
-            self._last_optimizer = None
-            if same and self.marks:  # run_eagerly: the optimizer already noted this step
-                self.marks[-1] = dataclasses.replace(self.marks[-1], source=source)
-                return
-        else:
-            self._last_optimizer = id(optimizer)
-        now = time.perf_counter() - self.origin
-        try:
-            readings = self._read()
-        except Exception:
-            return
-        self.marks.append(
-            StepMark(
-                index=len(self.marks),
-                time=now,
-                source=source,
-                readings=tuple(
-                    (name, value[0]) for name, value in zip(self._names, readings, strict=True)
-                ),
-            )
-        )
-
-
-def _defining_class(cls: type, name: str) -> type:
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            return klass
-    raise AttributeError(f"{cls.__name__} has no {name!r}")
 
 
 class MemoryRecorder:
