@@ -277,14 +277,13 @@ class GradientRecording:
         )
 
 
-@contextlib.contextmanager
 def record_gradients(
     *,
     every: int = 1,
     max_steps: int = 1000,
     thresholds: GradThresholds | None = None,
     watch: Iterable[Any] = (),
-) -> Iterator[GradientRecording]:
+) -> contextlib.AbstractContextManager[GradientRecording]:
     """Record gradient statistics at every ``every``-th optimizer step taken in the block.
 
     ``max_steps`` bounds the records (the device buffers hold that many).
@@ -303,17 +302,27 @@ def record_gradients(
         raise TfnbDebugError(f"every must be a positive integer, got {every!r}")
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
         raise TfnbDebugError(f"max_steps must be a positive integer, got {max_steps!r}")
+    return _recording(every, max_steps, thresholds, list(watch))
+
+
+@contextlib.contextmanager
+def _recording(
+    every: int, max_steps: int, thresholds: GradThresholds | None, watched: list[Any]
+) -> Iterator[GradientRecording]:
     from tfnb_debug.collect.gradients import GradientCapture
 
-    watched = list(watch)
     before = _iterations(watched)
     recording = GradientRecording(every=every, max_steps=max_steps)
     capture = GradientCapture(every=every, max_steps=max_steps)
     try:
         with capture:
             yield recording
-    finally:
-        _finish(recording, capture, watched, before, thresholds)
+    except BaseException:
+        # the partial report, without ever hiding the user's own exception
+        with contextlib.suppress(Exception):
+            _finish(recording, capture, watched, before, thresholds)
+        raise
+    _finish(recording, capture, watched, before, thresholds)
 
 
 def _finish(
@@ -463,7 +472,17 @@ def probe_gradients(
 
     if not hasattr(model, "trainable_variables") or not callable(model):
         raise TfnbDebugError(f"probe_gradients needs a Keras model, got {type(model).__name__}")
-    data, loss_fn = probe_batch(model, x, y, loss=loss)
+    from tfnb_debug.diagnostics.model import check_loss_pairing
+
+    try:
+        data, loss_fn = probe_batch(model, x, y, loss=loss)
+    except TfnbDebugError as err:
+        if "forward pass" not in str(err):
+            raise
+        causes = check_loss_pairing(model, y, loss=loss)
+        if not causes:
+            raise
+        raise TfnbDebugError(f"{err}; likely cause: {causes[0].to_text()}") from None
     history = GradientHistory(
         variables=data.variables,
         steps=data.steps,
@@ -474,8 +493,6 @@ def probe_gradients(
         no_gradient=data.no_gradient,
         total_steps=0,
     )
-    from tfnb_debug.diagnostics.model import check_loss_pairing
-
     extra = check_loss_pairing(model, y, loss=loss)
     return build_report(
         history,

@@ -1,0 +1,138 @@
+"""%%tfgrad and %tfgrad through a real InteractiveShell; the HTML and plots."""
+
+from __future__ import annotations
+
+import matplotlib
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from keras.src.optimizers.base_optimizer import BaseOptimizer
+
+from tests._support import run_magic
+from tfnb_debug.collect.gradients import active_capture
+from tfnb_debug.gradients import GradientReport
+
+APPLY = BaseOptimizer.__dict__["apply"]
+
+SETUP = """
+import numpy as np, keras, tensorflow as tf
+rng = np.random.default_rng(0)
+x = rng.normal(size=(32, 4)).astype("float32"); y = rng.integers(0, 3, 32)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu", name="d1"),
+                          keras.layers.Dense(3, name="out")], name="nb_model")
+model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+"""
+
+
+@pytest.fixture
+def nb(shell: InteractiveShell) -> InteractiveShell:
+    shell.run_cell(SETUP)
+    return shell
+
+
+def test_cell_magic_records_fit_and_shows_plots(nb: InteractiveShell) -> None:
+    import matplotlib.pyplot as plt
+
+    shown = run_magic(
+        nb, "%%tfgrad --every 2", cell="h = model.fit(x, y, batch_size=8, epochs=2, verbose=0)"
+    )
+    assert shown.result is None  # the cell's own value (an assignment) is None
+    assert "Gradients of model 'nb_model': 4 recorded step(s)" in shown.text
+    assert shown.html.count("data:image/png;base64,") == 3  # histograms, heatmap, loss
+    assert "grad norm (last)" in shown.html
+    assert plt.get_fignums() == []  # never pyplot
+    assert nb.user_ns["h"].history["loss"]  # the cell really ran
+    assert BaseOptimizer.__dict__["apply"] is APPLY and active_capture() is None
+    assert matplotlib.get_backend()  # the user's backend untouched
+
+
+def test_quiet_output_and_var(nb: InteractiveShell) -> None:
+    shown = run_magic(
+        nb, "%%tfgrad -q -o -v rep --max-steps 3", cell="model.fit(x, y, batch_size=8, verbose=0)"
+    )
+    report = shown.result
+    assert isinstance(report, GradientReport) and shown.outputs == []
+    assert nb.user_ns["rep"] is report
+    assert report.recorded_steps == 3 and report.total_steps == 4
+    assert report.for_layer("out").variables == ("nb_model/out/kernel", "nb_model/out/bias")
+
+
+def test_cell_value_is_returned_without_o(nb: InteractiveShell) -> None:
+    shown = run_magic(nb, "%%tfgrad -q", cell="model.train_on_batch(x[:8], y[:8])\n1 + 1")
+    assert shown.result == 2
+
+
+def test_user_error_reaches_the_user_after_the_partial_report(nb: InteractiveShell) -> None:
+    cell = (
+        "class Boom(keras.callbacks.Callback):\n"
+        "    def on_train_batch_end(self, batch, logs=None):\n"
+        "        if batch == 1: raise RuntimeError('user boom')\n"
+        "model.fit(x, y, batch_size=8, verbose=0, callbacks=[Boom()])\n"
+    )
+    with pytest.raises(RuntimeError, match="user boom"):
+        run_magic(nb, "%%tfgrad", cell=cell)
+    assert BaseOptimizer.__dict__["apply"] is APPLY and active_capture() is None
+    # the run through the shell shows the partial report before the traceback
+    result = nb.run_cell("%%tfgrad\n" + cell)
+    assert isinstance(result.error_in_exec, RuntimeError)
+
+
+def test_keyboard_interrupt_in_the_cell_restores_everything(nb: InteractiveShell) -> None:
+    cell = (
+        "class Stop(keras.callbacks.Callback):\n"
+        "    def on_train_batch_end(self, batch, logs=None):\n"
+        "        raise KeyboardInterrupt\n"
+        "model.fit(x, y, batch_size=8, verbose=0, callbacks=[Stop()])\n"
+    )
+    before = nb.user_ns["model"].train_function
+    with pytest.raises(KeyboardInterrupt):
+        run_magic(nb, "%%tfgrad -q", cell=cell)
+    assert BaseOptimizer.__dict__["apply"] is APPLY and active_capture() is None
+    assert nb.user_ns["model"].train_function is before
+
+
+def test_cell_without_an_optimizer_step_says_so(nb: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="took no optimizer step"):
+        run_magic(nb, "%%tfgrad", cell="model.predict(x, verbose=0)")
+
+
+def test_probe_line_magic(nb: InteractiveShell) -> None:
+    before = [w.copy() for w in nb.user_ns["model"].get_weights()]
+    shown = run_magic(nb, "%tfgrad -q -o model x[:8] y[:8]")
+    assert isinstance(shown.result, GradientReport) and shown.result.source == "probe"
+    after = nb.user_ns["model"].get_weights()
+    assert all((a == b).all() for a, b in zip(before, after, strict=True))
+    shown = run_magic(nb, "%tfgrad model x y --loss sparse_categorical_crossentropy")
+    assert "M02" in shown.text  # a linear output read as probabilities by this loss
+    assert shown.html.count("data:image/png;base64,") == 1  # one step: histograms only
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("%tfgrad nope x y", "'nope' is not defined"),
+        ("%tfgrad model x", "usage: %tfgrad MODEL X Y"),
+        ("%tfgrad model x y --loss nosuchloss", "unknown loss"),
+        ("%tfgrad x x y", "needs a Keras model"),
+    ],
+)
+def test_probe_bad_input_is_one_line(nb: InteractiveShell, line: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        run_magic(nb, line)
+
+
+def test_cell_magic_bad_options(nb: InteractiveShell) -> None:
+    with pytest.raises(UsageError, match="every"):
+        run_magic(nb, "%%tfgrad --every 0", cell="pass")
+    with pytest.raises(UsageError, match="takes no names"):
+        run_magic(nb, "%%tfgrad model", cell="pass")
+
+
+def test_cell_code_is_not_variable_expanded(nb: InteractiveShell) -> None:
+    shown = run_magic(
+        nb,
+        "%%tfgrad -q -o",
+        cell="s = '{x} $y'\nmodel.train_on_batch(x[:8], y[:8])",
+    )
+    assert nb.user_ns["s"] == "{x} $y"
+    assert shown.result.total_steps == 1

@@ -1,0 +1,241 @@
+"""G01-G07 and M01-M05 on real models: each rule fires on a real case and not on a close variant."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import tfnb_debug
+from tfnb_debug.diagnostics.gradients import GradThresholds
+from tfnb_debug.diagnostics.model import check_loss_pairing
+from tfnb_debug.gradients import GradientReport
+
+
+def data(n: int = 32, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, 4)).astype("float32"), rng.integers(0, 3, n)
+
+
+def train(model: keras.Model, x: np.ndarray, y: np.ndarray, **fit: object) -> GradientReport:
+    fit = {"batch_size": 8, "epochs": 1, "verbose": 0, **fit}
+    with tfnb_debug.record_gradients() as rec:
+        model.fit(x, y, **fit)  # type: ignore[arg-type]
+    return rec.result()
+
+
+def scaled_model(scale: float, *, lr: float = 1e-3, name: str = "scaled") -> keras.Model:
+    """A Dense -> Rescaling(scale) -> Dense net: `scale` multiplies the first layer's gradient."""
+    model = keras.Sequential(
+        [
+            keras.Input((4,)),
+            keras.layers.Dense(8, activation="tanh", name="first"),
+            keras.layers.Rescaling(scale, name="scale"),
+            keras.layers.Dense(3, name="head"),
+        ],
+        name=name,
+    )
+    model.compile(
+        keras.optimizers.SGD(lr), keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    )
+    return model
+
+
+def test_g01_vanishing_gradient_fires_on_a_squashed_path_only() -> None:
+    x, y = data()
+    report = train(scaled_model(1e-7), x, y)
+    g01 = [f for f in report.findings if f.code == "G01"]
+    assert len(g01) == 1 and "'first'" in g01[0].place
+    # its weights barely move either (G06), which is true: the gradient is ~0
+    assert report.for_layer("first").codes[0] == "G01"
+    assert "G01" not in train(scaled_model(1.0), x, y).codes()
+
+
+def test_g02_exploding_gradient_fires_on_an_amplified_path_only() -> None:
+    x, y = data()
+    report = train(scaled_model(1e5, lr=1e-12), x, y)
+    g02 = [f for f in report.findings if f.code == "G02"]
+    assert len(g02) == 1 and "'first'" in g02[0].place
+    assert "norm" in g02[0].evidence
+    assert "G02" not in train(scaled_model(1.0), x, y).codes()
+
+
+def test_g03_g05_nan_in_the_data_says_the_forward_pass_was_non_finite() -> None:
+    x, y = data()
+    bad = x.copy()
+    bad[9, 0] = np.nan  # second batch of 8
+    model = scaled_model(1.0)
+    report = train(model, bad, y, shuffle=False)
+    codes = report.codes()
+    assert codes[:2] == ["G03", "G05"]  # errors first
+    g03 = report.findings[0]
+    assert "step 1" in g03.place and "first/kernel" in g03.place
+    assert "forward pass was already non-finite" in g03.message
+    assert "step 1" in report.findings[1].place
+    clean = train(scaled_model(1.0), x, y, shuffle=False).codes()
+    assert "G03" not in clean and "G05" not in clean
+
+
+def test_g03_backward_only_nan_says_the_loss_was_finite() -> None:
+    x, _ = data(8)
+
+    def step(xb: tf.Tensor) -> tf.Tensor:
+        w = keras.Variable(np.ones((4, 1), "float32"), name="w")
+        opt = keras.optimizers.SGD(1e-3)
+        with tf.GradientTape() as tape:
+            # sqrt(relu(.)) is finite forward, but its derivative at 0 is inf
+            loss = tf.reduce_mean(tf.sqrt(tf.nn.relu(tf.matmul(xb, w))))
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        return loss
+
+    with tfnb_debug.record_gradients() as rec:
+        step(tf.constant(x))
+    report = rec.result()
+    assert report.codes() == ["G03"]
+    assert "loss was still finite" in report.findings[0].message
+    with tfnb_debug.record_gradients() as rec:
+        step(tf.constant(np.abs(x) + 1.0))  # strictly positive: finite derivative
+    assert "G03" not in rec.result().codes()
+
+
+def test_g04_disconnected_layer_only() -> None:
+    x, y = data(16)
+    used = keras.layers.Dense(3, name="used")
+    unused = keras.layers.Dense(3, name="unused")
+    used.build((None, 4))
+    unused.build((None, 4))
+    opt = keras.optimizers.SGD(0.01)
+    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def run(connect: bool) -> GradientReport:
+        variables = [*used.trainable_variables, *unused.trainable_variables]
+        with tfnb_debug.record_gradients() as rec:
+            with tf.GradientTape() as tape:
+                out = used(x)
+                if connect:
+                    out = out + unused(x)
+                loss = loss_fn(y, out)
+            grads = tape.gradient(loss, variables)
+            with pytest.warns(UserWarning) if not connect else _nothing():
+                opt.apply_gradients(zip(grads, variables, strict=True))
+        return rec.result()
+
+    report = run(connect=False)
+    g04 = [f for f in report.findings if f.code == "G04"]
+    assert len(g04) == 1 and "unused" in g04[0].place
+    assert report.history.no_gradient == ("unused/kernel", "unused/bias")
+    assert "G04" not in run(connect=True).codes()
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_g06_update_ratio_too_high_and_too_low() -> None:
+    x, y = data()
+    high = train(scaled_model(1.0, lr=50.0, name="hot"), x, y)
+    assert any(f.code == "G06" and "too high" in f.message for f in high.findings)
+    low = train(scaled_model(1.0, lr=0.0, name="cold"), x, y)
+    assert any(f.code == "G06" and "barely move" in f.message for f in low.findings)
+    fine = train(scaled_model(1.0, lr=1e-2, name="fine"), x, y)
+    assert "G06" not in fine.codes()
+
+
+def test_g07_stagnant_loss_on_the_same_batch_with_no_learning() -> None:
+    x, y = data(8)
+    frozen = train(scaled_model(1.0, lr=0.0), x, y, epochs=6)
+    assert "G07" in frozen.codes()
+    learning = train(scaled_model(1.0, lr=0.1), x, y, epochs=6)
+    assert "G07" not in learning.codes()
+    # thresholds are overridable: asking for 7 steps with 6 recorded disables the rule
+    with tfnb_debug.record_gradients(thresholds=GradThresholds(stagnant_min_steps=7)) as rec:
+        scaled_model(1.0, lr=0.0).fit(x, y, batch_size=8, epochs=6, verbose=0)
+    assert "G07" not in rec.result().codes()
+
+
+def head(activation: str | None, units: int, loss: object, name: str = "m") -> keras.Model:
+    model = keras.Sequential(
+        [
+            keras.Input((4,)),
+            keras.layers.Dense(8, activation="relu"),
+            keras.layers.Dense(units, activation=activation, name="out"),
+        ],
+        name=name,
+    )
+    model.compile("sgd", loss)
+    return model
+
+
+SCCE = keras.losses.SparseCategoricalCrossentropy
+CCE = keras.losses.CategoricalCrossentropy
+BCE = keras.losses.BinaryCrossentropy
+
+
+@pytest.mark.parametrize(
+    ("activation", "units", "loss", "code"),
+    [
+        ("softmax", 3, SCCE(from_logits=True), "M01"),
+        ("sigmoid", 1, BCE(from_logits=True), "M01"),
+        (None, 3, SCCE(), "M02"),
+        (None, 3, "sparse_categorical_crossentropy", "M02"),
+        ("softmax", 1, "binary_crossentropy", "M03"),
+        ("sigmoid", 3, CCE(), "M03"),
+        ("softmax", 3, BCE(), "M03"),
+    ],
+)
+def test_loss_pairing_mismatches(
+    activation: str | None, units: int, loss: object, code: str
+) -> None:
+    assert [f.code for f in check_loss_pairing(head(activation, units, loss))] == [code]
+
+
+@pytest.mark.parametrize(
+    ("activation", "units", "loss"),
+    [
+        ("softmax", 3, SCCE()),
+        (None, 3, SCCE(from_logits=True)),
+        ("sigmoid", 1, "binary_crossentropy"),
+        (None, 1, BCE(from_logits=True)),
+        ("softmax", 3, "categorical_crossentropy"),
+        (None, 1, "mse"),
+    ],
+)
+def test_loss_pairing_correct_variants_give_nothing(
+    activation: str | None, units: int, loss: object
+) -> None:
+    assert check_loss_pairing(head(activation, units, loss)) == []
+
+
+def test_m04_m05_need_labels_and_fire_only_on_bad_ones() -> None:
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 3, 16)
+    one_hot = np.eye(3, dtype="float32")[ids]
+    sparse = head(None, 3, SCCE(from_logits=True))
+    assert [f.code for f in check_loss_pairing(sparse, one_hot)] == ["M05"]
+    assert [f.code for f in check_loss_pairing(sparse, ids + 2)] == ["M04"]
+    assert check_loss_pairing(sparse, ids) == []
+    dense = head(None, 3, CCE(from_logits=True))
+    assert [f.code for f in check_loss_pairing(dense, ids)] == ["M05"]
+    assert [f.code for f in check_loss_pairing(dense, np.eye(5)[ids])] == ["M04"]
+    assert check_loss_pairing(dense, one_hot) == []
+
+
+def test_probe_names_the_label_problem_when_the_loss_cannot_run() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(16, 4)).astype("float32")
+    ids = rng.integers(0, 3, 16)
+    model = head(None, 3, SCCE(from_logits=True), name="probe_labels")
+    with pytest.raises(tfnb_debug.TfnbDebugError, match="likely cause: M05"):
+        tfnb_debug.probe_gradients(model, x, np.eye(3)[ids])
+    assert tfnb_debug.probe_gradients(model, x, ids).codes() == []
+
+
+def test_fit_report_carries_the_pairing_check() -> None:
+    x, y = data(16)
+    report = train(head("softmax", 3, SCCE(from_logits=True), name="pairing"), x, y)
+    assert "M01" in report.codes()
