@@ -362,3 +362,22 @@ def test_bad_input_is_a_one_line_error() -> None:
     with pytest.raises(TfnbDebugError, match="not a list of integers"):
         trace_shapes(two, input_shape="2,x")
     assert_restored()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not tf.config.list_physical_devices("GPU"), reason="needs a GPU")
+def test_statistics_reduced_on_the_gpu_match_the_host() -> None:
+    from tfnb_debug.collect.shapes import host_stats
+
+    model = keras.Sequential(
+        [keras.Input((16,)), L.Dense(32, activation="relu", name="d")], name="g"
+    )
+    x = x32(8, 16)
+    with tf.device("/GPU:0"):
+        report = trace_shapes(model, tf.constant(x))
+    row = report.rows_for("g/d")[0]
+    expected = host_stats(np.asarray(model.layers[0](x)))
+    assert row.stats is not None and expected is not None
+    assert row.stats.mean == pytest.approx(expected.mean, rel=1e-4, abs=1e-6)
+    assert row.stats.zero_fraction == pytest.approx(expected.zero_fraction)
+    assert row.stats.max == pytest.approx(expected.max, rel=1e-5)

@@ -78,6 +78,10 @@ class ShapeReport(Report):
         """Every call of the layer at ``path``."""
         return [c for c in self.calls if c.path == path]
 
+    def to_text(self, width: int = 140) -> str:
+        """Text for terminals; the shape table is wide, so the default width is 140."""
+        return super().to_text(width=width)
+
     def to_dataframe(self, name: str | None = None) -> pd.DataFrame:
         """One row per layer call with every column (shapes as tuples, statistics as floats).
 
@@ -292,7 +296,6 @@ def build_report(
     """Freeze what a collector saw into a :class:`ShapeReport` and run the rules."""
     from tfnb_debug.collect.shape_inputs import estimate_memory
     from tfnb_debug.collect.shapes import key_error_sentence, rows_of
-    from tfnb_debug.render.shapes import report_sections, report_summary, report_tables
 
     calls = rows_of(collector)
     roots = _root_layers(collector, models)
@@ -328,8 +331,14 @@ def build_report(
         repeated_calls=tuple(sorted(collector.repeats.items())),
         truncated=collector.truncated,
     )
-    findings = sort_findings(run_rules(report))
-    report = replace(report, findings=findings)
+    return finish_report(report)
+
+
+def finish_report(report: ShapeReport) -> ShapeReport:
+    """Run the rules over the rows and lay out summary, tables and sections (no TensorFlow)."""
+    from tfnb_debug.render.shapes import report_sections, report_summary, report_tables
+
+    report = replace(report, findings=sort_findings(run_rules(report)))
     return replace(
         report,
         summary=report_summary(report),
