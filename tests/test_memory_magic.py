@@ -222,3 +222,17 @@ def test_tfshape_mem_in_the_cell_magic_only(shell: InteractiveShell) -> None:
         run_magic(shell, "%%tfshape --mem -q -v part", cell="model(np.zeros((2, 5)))")
     assert shell.user_ns["part"].sections[-1].title == "memory over the cell's run"
     assert not _sampler_alive()
+
+
+def test_tfpipeline_mem(shell: InteractiveShell) -> None:
+    shell.run_cell("import tensorflow as tf")
+    shown = run_magic(
+        shell,
+        "%%tfpipeline --mem --no-timing -q -o",
+        cell="ds = tf.data.Dataset.range(64).batch(8).prefetch(2)",
+    )
+    (report,) = shown.result.values()
+    assert report.sections[-1].title == "memory over the cell's run"
+    with pytest.raises(UsageError, match="use it with %%tfpipeline"):
+        run_magic(shell, "%tfpipeline --mem ds")
+    assert not _sampler_alive()

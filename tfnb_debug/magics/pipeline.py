@@ -17,6 +17,7 @@ from tfnb_debug._ipython import (
     split_code,
     usage_errors,
 )
+from tfnb_debug.magics.memory import mem_argument
 
 
 class _ProgressLine:
@@ -65,6 +66,7 @@ class PipelineMagics(Magics):
     @argument(
         "--no-timing", dest="timing", action="store_false", help="skip the throughput measurements"
     )
+    @mem_argument
     @output_arguments
     def tfpipeline(self, line: str, cell: str | None = None) -> Any:
         """Inspect a tf.data pipeline: chain, element spec, sample images, throughput, findings.
@@ -74,6 +76,7 @@ class PipelineMagics(Magics):
             %tfpipeline DS [--model MODEL] [--batches N] [--class-names EXPR] [-q] [-o] [-v NAME]
             %tfpipeline [options] -- EXPRESSION      (a dataset expression with spaces)
             %%tfpipeline [--model MODEL] ...     (runs the cell, inspects every Dataset it creates)
+            %%tfpipeline --mem ...               (adds the %%tfmem memory plot of the cell's run)
 
         Shows the transformation chain (e.g. ``from_tensor_slices(1797) -> shuffle(64) ->
         map(parallel=AUTOTUNE, random ops: yes) -> batch(32) -> prefetch(AUTOTUNE)``), each
@@ -94,6 +97,8 @@ class PipelineMagics(Magics):
             expression = expression or args.dataset
             if not expression:
                 raise UsageError("give the dataset to inspect: %tfpipeline train_ds")
+            if args.mem:
+                raise UsageError("--mem records memory while a cell runs: use it with %%tfpipeline")
             model, names = self._extras(args)
             ds = evaluate(shell, expression, "dataset")
             with usage_errors():
@@ -114,8 +119,12 @@ class PipelineMagics(Magics):
         __tracebackhide__ = True
         import tensorflow as tf
 
+        from tfnb_debug.memory import track_memory, with_memory
+
         existing = {id(v) for v in self._ip.user_ns.values() if isinstance(v, tf.data.Dataset)}
-        result = run_user_code(self._ip, cell)
+        memory = track_memory(enabled=args.mem)
+        with memory:
+            result = run_user_code(self._ip, cell)
         model, names = self._extras(args)
         found = {
             k: v
@@ -131,7 +140,7 @@ class PipelineMagics(Magics):
         reports = {}
         with usage_errors():
             for key, ds in found.items():
-                reports[key] = self._inspect(ds, args, model, names, key)
+                reports[key] = with_memory(self._inspect(ds, args, model, names, key), memory)
         for report in reports.values():
             emit(self._ip, report, _quiet_copy(args))
         if args.var:
