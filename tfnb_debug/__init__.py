@@ -19,6 +19,9 @@ from tfnb_debug.reports import Report as Report
 
 # Public name -> the module that defines it, imported on first use.
 _LAZY = {
+    "CheckReport": "tfnb_debug.check",
+    "CheckThresholds": "tfnb_debug.check",
+    "run_checked": "tfnb_debug.check",
     "ShapeReport": "tfnb_debug.shapes",
     "ShapeThresholds": "tfnb_debug.shapes",
     "layer_for_path": "tfnb_debug.shapes",

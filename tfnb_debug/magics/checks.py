@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from IPython.core.magic import Magics, line_magic, magics_class, no_var_expand
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from tfnb_debug._ipython import emit, evaluate, output_arguments, usage_errors
+from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
 
 
 @magics_class
@@ -120,3 +121,66 @@ class CheckMagics(Magics):
         with usage_errors():
             report = lint_model(model, data)
         return emit(shell, report, args)
+
+    @no_var_expand
+    @cell_magic
+    @magic_arguments()
+    @output_arguments
+    @argument("--retrace-limit", type=int, default=5, help="T01: traces of one tf.function (5)")
+    @argument("--no-op-detail", action="store_true", help="do not re-run the failing layer")
+    def tfcheck(self, line: str, cell: str) -> Any:
+        """Run the cell with in-graph NaN/Inf checks; stop at the first bad number and say where.
+
+        Checks the input batch (N05), every layer output in execution order
+        (N01), the loss (G05) and the gradients before they are applied (G03),
+        inside tf.function and model.fit.  The failing layer is re-run alone
+        with op-level checks to name the op and source line.  Models in the
+        notebook get their cached train/test/predict functions dropped and XLA
+        switched off for the cell (XLA silently drops the checks); both are
+        restored afterwards.  Counts tf.function retracing (T01).  Returns the
+        cell's last value (the report with -o).
+
+        Example::
+
+            %%tfcheck
+            model.fit(x, y, epochs=3)
+        """
+        __tracebackhide__ = True
+        import keras
+
+        from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
+
+        args = parse_argstring(self.tfcheck, line)
+        shell = self._shell()
+        with usage_errors():
+            thresholds = CheckThresholds(retrace_limit=args.retrace_limit)
+        found: dict[int, Any] = {}
+        functions: dict[int, Any] = {}
+        for name, value in list(shell.user_ns.items()):
+            if name.startswith("_"):
+                continue
+            if isinstance(value, keras.Model):
+                found.setdefault(id(value), value)
+            elif hasattr(value, "experimental_get_tracing_count"):
+                functions.setdefault(id(value), value)
+
+        def partial(report: CheckReport) -> None:
+            if not args.quiet:
+                from IPython.display import display
+
+                display(report)
+
+        value, report = run_checked(
+            lambda: run_user_code(shell, cell),
+            models=list(found.values()),
+            functions=list(functions.values()),
+            thresholds=thresholds,
+            op_detail=not args.no_op_detail,
+            on_error=partial,
+        )
+        returned = emit(shell, report, args)
+        if report.stopped:
+            first = report.findings[0] if report.findings else None
+            where = first.to_text()[:160] if first is not None else report.summary[0]
+            raise UsageError(f"%%tfcheck stopped the cell at the first NaN/Inf: {where}")
+        return returned if args.output else value

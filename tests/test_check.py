@@ -1,0 +1,194 @@
+"""%%tfcheck / run_checked: in-graph NaN/Inf checks in fit, custom loops, XLA; all restored."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from keras.src.layers.layer import Layer
+from keras.src.losses.loss import Loss
+from keras.src.optimizers.base_optimizer import BaseOptimizer
+
+from tests._support import run_magic
+from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
+from tfnb_debug.errors import TfnbDebugError
+
+RS = np.random.RandomState(0)
+X = RS.randn(32, 4).astype("float32")
+Y = RS.randn(32, 1).astype("float32")
+ORIGINALS = (Layer.__dict__["__call__"], Loss.__dict__["__call__"], BaseOptimizer.__dict__["apply"])
+
+
+class Log(keras.layers.Layer):
+    def call(self, x):
+        doubled = x * 2.0
+        return tf.math.log(doubled)  # NaN for negative inputs
+
+
+class ZeroNorm(keras.layers.Layer):
+    """Finite forward pass, NaN gradient: the norm of a zero vector."""
+
+    def call(self, x):
+        return x + tf.norm(x - x, axis=-1, keepdims=True)
+
+
+def log_loss(y_true, y_pred):
+    return keras.ops.mean(keras.ops.log(y_pred - 100.0))  # NaN: outputs are far below 100
+
+
+def model_with(*middle: keras.layers.Layer, loss: object = "mse", jit: bool = False) -> keras.Model:
+    model = keras.Sequential(
+        [keras.Input((4,)), keras.layers.Dense(8), *middle, keras.layers.Dense(1)]
+    )
+    model.compile(optimizer="sgd", loss=loss, jit_compile=jit)
+    return model
+
+
+def patches_restored() -> bool:
+    now = (Layer.__dict__["__call__"], Loss.__dict__["__call__"], BaseOptimizer.__dict__["apply"])
+    return all(a is b for a, b in zip(now, ORIGINALS, strict=True))
+
+
+def fit(model: keras.Model, x: np.ndarray = X, epochs: int = 1) -> object:
+    return model.fit(x, Y, epochs=epochs, batch_size=8, shuffle=False, verbose=0)
+
+
+def test_clean_fit_counts_steps_and_restores_the_train_function() -> None:
+    model = model_with(keras.layers.Activation("relu"))
+    fit(model)
+    cached = model.train_function
+    _, report = run_checked(lambda: fit(model, epochs=2), models=[model])
+    assert not report.stopped and report.findings == ()
+    assert report.steps == 8
+    assert len(report.layers_checked) == 4 and len(report.gradients_checked) == 4
+    assert report.losses_checked
+    assert model.train_function is cached
+    assert patches_restored()
+
+
+def test_n01_in_fit_names_layer_op_and_source_line() -> None:
+    model = model_with(Log(name="log"))
+    _, report = run_checked(lambda: fit(model), models=[model])
+    assert report.stopped and report.codes() == ["N01"]
+    failure = report.failure
+    assert failure.place.endswith("/log") and failure.layer_class == "Log"
+    assert failure.step == 0 and not failure.eager
+    assert failure.op is not None and failure.op.op_type == "Log"
+    assert "test_check.py" in failure.op.source and "tf.math.log" in failure.op.source
+    assert patches_restored() and model.train_function is None
+
+
+def test_n01_silent_when_the_log_gets_positive_inputs() -> None:
+    model = keras.Sequential(
+        [
+            keras.Input((4,)),
+            keras.layers.Dense(8, activation="softplus"),
+            Log(),
+            keras.layers.Dense(1),
+        ]
+    )
+    model.compile(optimizer=keras.optimizers.SGD(1e-4), loss="mse")
+    _, report = run_checked(lambda: fit(model), models=[model])
+    assert not report.stopped, report.to_text()
+
+
+def test_n05_for_nan_in_the_batch_at_the_right_step() -> None:
+    model = model_with()
+    x = X.copy()
+    x[17, 2] = np.nan  # third batch of 8
+    _, report = run_checked(lambda: fit(model, x), models=[model])
+    assert report.codes() == ["N05"]
+    assert report.failure.step == 2
+
+
+def test_g05_for_a_nan_loss_with_finite_outputs() -> None:
+    model = model_with(loss=log_loss)
+    _, report = run_checked(lambda: fit(model), models=[model])
+    assert report.codes() == ["G05"]
+
+
+def test_g03_for_a_nan_gradient_with_finite_forward_pass() -> None:
+    model = model_with(ZeroNorm(name="zero_norm"))
+    _, report = run_checked(lambda: fit(model), models=[model])
+    assert report.codes() == ["G03"], report.to_text()
+    assert report.failure.kind == "backward"
+    assert report.findings[0].place.endswith("/zero_norm")
+
+
+def test_xla_is_switched_off_for_the_run_and_restored() -> None:
+    model = model_with(Log(name="log"), jit=True)
+    assert model.jit_compile is True
+    _, report = run_checked(lambda: fit(model), models=[model])
+    assert report.xla_switched_off == (model.name,)
+    assert report.codes() == ["N01"]
+    assert model.jit_compile is True
+    assert "XLA switched off" in report.to_text()
+
+
+def test_custom_loop_in_tf_function_and_retracing() -> None:
+    model = model_with(Log(name="log"))
+    optimizer = keras.optimizers.SGD(0.01)
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = keras.losses.MeanSquaredError()(y, model(x, training=True))
+        optimizer.apply_gradients(
+            zip(tape.gradient(loss, model.trainable_weights), model.trainable_weights, strict=True)
+        )
+        return loss
+
+    _, report = run_checked(lambda: step(X[:8], Y[:8]), models=[model])
+    assert report.codes() == ["N01"] and not report.failure.eager
+
+    @tf.function
+    def scaled(x, factor):
+        return x * factor
+
+    _, report = run_checked(lambda: [scaled(X, float(i)) for i in range(7)])
+    assert report.codes() == ["T01"]
+    _, report = run_checked(
+        lambda: [scaled(X, float(i)) for i in range(7)],
+        thresholds=CheckThresholds(retrace_limit=10),
+    )
+    assert report.codes() == []
+    with pytest.raises(TfnbDebugError):
+        CheckThresholds(retrace_limit=0)
+
+
+def test_user_exceptions_propagate_and_everything_is_restored() -> None:
+    model = model_with(jit=True)
+    seen: list[CheckReport] = []
+
+    def boom() -> None:
+        fit(model)
+        raise ValueError("user bug")
+
+    with pytest.raises(ValueError, match="user bug"):
+        run_checked(boom, models=[model], on_error=seen.append)
+    assert seen and seen[0].steps == 4
+    assert patches_restored() and model.jit_compile is True
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_checked(interrupted, models=[model])
+    assert patches_restored()
+
+
+def test_magic_stops_the_cell_and_shows_the_report(shell: InteractiveShell) -> None:
+    shell.user_ns.update(cm=model_with(Log(name="log")), cx=X, cy=Y)
+    with pytest.raises(UsageError, match="N01"):
+        run_magic(shell, "%%tfcheck", cell="cm.fit(cx, cy, batch_size=8, verbose=0)")
+    assert patches_restored()
+    shell.user_ns["cm"] = model_with()
+    shown = run_magic(shell, "%%tfcheck -q", cell="cm.fit(cx, cy, batch_size=8, verbose=0)\n41 + 1")
+    assert shown.result == 42 and shown.outputs == []
+    shown = run_magic(shell, "%%tfcheck -o", cell="cm.fit(cx, cy, batch_size=8, verbose=0)")
+    assert shown.result.steps == 4 and "no NaN/Inf" in shown.text
+    with pytest.raises(UsageError, match="retrace-limit"):
+        run_magic(shell, "%%tfcheck --retrace-limit 0", cell="1")

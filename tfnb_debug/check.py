@@ -1,0 +1,201 @@
+"""``%%tfcheck``: run code with in-graph NaN/Inf checks and stop at the first bad number.
+
+:func:`run_checked` runs a callable under
+:class:`~tfnb_debug.collect.check.NumericsChecks`: the input batch (N05), every
+layer output in execution order (N01), the loss (G05) and the gradients before
+they are applied (G03) are checked inside ``tf.function`` and ``model.fit``.
+The first failure stops the run; the failing layer is re-run alone with
+``tf.debugging.enable_check_numerics`` to name the op and its source line.
+``tf.function`` retracing during the run is counted (T01).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.reports import Finding, Report, Table, sort_findings
+
+__all__ = ["CheckReport", "CheckThresholds", "run_checked"]
+
+
+@dataclass(frozen=True)
+class CheckThresholds:
+    """``retrace_limit`` (T01): traces of one ``tf.function`` allowed in one run (default 5)."""
+
+    retrace_limit: int = 5
+
+    def __post_init__(self) -> None:
+        if self.retrace_limit < 1:
+            raise TfnbDebugError("--retrace-limit must be at least 1")
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class CheckReport(Report):
+    """What ``%%tfcheck`` shows; every field is a plain value."""
+
+    stopped: bool  # a check failed and the run stopped there
+    failure: Any = None  # CheckFailure | None
+    layers_checked: tuple[str, ...] = ()
+    losses_checked: tuple[str, ...] = ()
+    gradients_checked: tuple[str, ...] = ()
+    steps: int = 0
+    xla_switched_off: tuple[str, ...] = ()
+    traces: tuple[tuple[str, int], ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def run_checked(
+    fn: Callable[[], Any],
+    *,
+    models: Sequence[Any] = (),
+    functions: Sequence[Any] = (),
+    thresholds: CheckThresholds | None = None,
+    op_detail: bool = True,
+    on_error: Callable[[CheckReport], None] | None = None,
+) -> tuple[Any, CheckReport]:
+    """Run ``fn()`` with finiteness checks; return its value and the report.
+
+    ``models``: Keras models whose cached train/test/predict functions are
+    dropped for the run (so ``fit`` retraces with the checks) and whose XLA is
+    switched off (XLA silently drops the checks); all restored afterwards.
+    ``functions``: ``tf.function`` objects the code may call, only to warn when
+    they were traced before (their cached graph has no checks) or use XLA.
+    A failed check stops ``fn`` and is reported, not raised.  Any other
+    exception propagates unchanged, after ``on_error(partial_report)``.
+    """
+    import tensorflow as tf
+
+    from tfnb_debug.collect.check import NumericsChecks
+
+    thresholds = thresholds or CheckThresholds()
+    notes = _function_notes(functions)
+    checks = NumericsChecks(models, op_detail=op_detail)
+    value = None
+    failed: BaseException | None = None
+    try:
+        with checks:
+            value = fn()
+    except tf.errors.InvalidArgumentError as err:
+        if not checks.owns(err):
+            _call(on_error, checks, thresholds, notes)
+            raise
+        failed = err
+    except BaseException:
+        _call(on_error, checks, thresholds, notes)
+        raise
+    if failed is not None:
+        checks.record_failure(failed)
+    return value, build_report(checks, thresholds, notes)
+
+
+def _call(
+    on_error: Callable[[CheckReport], None] | None,
+    checks: Any,
+    thresholds: CheckThresholds,
+    notes: list[str],
+) -> None:
+    if on_error is not None:
+        on_error(build_report(checks, thresholds, [*notes, "the code raised: partial report"]))
+
+
+def _function_notes(functions: Sequence[Any]) -> list[str]:
+    notes = []
+    for fn in functions:
+        name = getattr(fn, "__name__", None) or getattr(fn, "name", "tf.function")
+        try:
+            traced = int(fn.experimental_get_tracing_count())
+        except Exception:
+            continue
+        if getattr(fn, "_jit_compile", False):
+            notes.append(
+                f"tf.function '{name}' uses jit_compile=True: XLA drops the checks inside it; "
+                "use jit_compile=False while debugging"
+            )
+        elif traced:
+            notes.append(
+                f"tf.function '{name}' was traced before this cell: its cached graph runs without "
+                "checks unless it retraces (re-create it, e.g. re-run the cell that defines it)"
+            )
+    return notes
+
+
+def build_report(checks: Any, thresholds: CheckThresholds, notes: Sequence[str]) -> CheckReport:
+    from tfnb_debug.diagnostics.check import first_nonfinite
+    from tfnb_debug.diagnostics.shapes import ShapeThresholds, retracing
+    from tfnb_debug.shape_records import TraceCount
+    from tfnb_debug.shapes import ShapeReport
+
+    findings: list[Finding] = []
+    failure = checks.failure
+    if failure is not None:
+        findings += first_nonfinite(failure)
+    counts = tuple(
+        TraceCount(name=entry[0], traces=len(entry) - 1, signatures=tuple(entry[1:]))
+        for entry in checks.traces.values()
+    )
+    traces_for_rule = ShapeReport(
+        title="traces",
+        traces=counts,
+        thresholds=ShapeThresholds(retrace_limit=thresholds.retrace_limit),
+    )
+    findings += retracing(traces_for_rule)
+    steps = checks.steps_taken()
+    summary = [_headline(checks, steps)]
+    if checks.xla_switched_off:
+        summary.append(
+            "XLA switched off for this cell (it drops NaN checks) for: "
+            + ", ".join(checks.xla_switched_off)
+            + "; restored afterwards"
+        )
+    summary.extend(notes)
+    rows = [
+        ("input batches (N05)", "outermost layer/model call", "checked"),
+        ("layer outputs (N01)", f"{len(checks.checked_outputs)} layer call sites", "checked"),
+        ("losses (G05)", ", ".join(checks.checked_losses) or "none seen", "checked"),
+        ("gradients (G03)", f"{len(checks.checked_gradients)} variables", "checked"),
+        ("tf.function traces (T01)", f"{sum(c.traces for c in counts)} traces", "counted"),
+    ]
+    tables = [Table("checks", ("what", "where", "how"), tuple(rows))]
+    if failure is not None:
+        op = failure.op
+        detail = [
+            ("check", failure.kind),
+            ("place", failure.place),
+            ("layer class", failure.layer_class or "-"),
+            ("step", "-" if failure.step is None else failure.step + 1),
+            ("mode", "eager" if failure.eager else "graph (tf.function / fit)"),
+            ("op", (op.op_type or op.error) if op is not None else "-"),
+            ("source", op.source if op is not None and op.source else "-"),
+        ]
+        tables.insert(
+            0, Table("first failure", ("item", "value"), tuple(detail), ("error",) + ("",) * 6)
+        )
+    return CheckReport(
+        title="tfnb_debug NaN/Inf check",
+        summary=tuple(summary),
+        findings=sort_findings(findings),
+        tables=tuple(tables),
+        stopped=failure is not None,
+        failure=failure,
+        layers_checked=tuple(checks.checked_outputs),
+        losses_checked=tuple(checks.checked_losses),
+        gradients_checked=tuple(checks.checked_gradients),
+        steps=steps,
+        xla_switched_off=tuple(checks.xla_switched_off),
+        traces=tuple((c.name, c.traces) for c in counts),
+        notes=tuple(notes),
+    )
+
+
+def _headline(checks: Any, steps: int) -> str:
+    failure = checks.failure
+    if failure is None:
+        return (
+            f"no NaN/Inf: {len(checks.checked_outputs)} layer outputs, "
+            f"{len(checks.checked_losses)} loss(es) and {len(checks.checked_gradients)} gradients "
+            f"checked over {steps} optimizer step(s)"
+        )
+    return f"STOPPED at the first NaN/Inf: {failure.kind} check at '{failure.place}'"

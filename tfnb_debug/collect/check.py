@@ -1,0 +1,465 @@
+"""In-graph finiteness checks for ``%%tfcheck``: every layer output, the loss, the gradients.
+
+:class:`NumericsChecks` is the one context manager that owns every change made
+for a checked run, and restores all of it in ``finally``:
+
+* layer calls go through :func:`tfnb_debug.collect._patching.layer_call_hook`:
+  each floating output is replaced by ``tf.debugging.check_numerics(output,
+  tag)``, so the check sits on the data path and runs inside ``tf.function``
+  and ``model.fit`` (no control dependency can be pruned away); the inputs of
+  the outermost call are checked first (N05), and any input that is not the
+  checked output of another layer is checked too, so a failing layer's inputs
+  are known to be finite;
+* ``keras.losses.Loss.__call__`` and ``BaseOptimizer.apply`` are patched at
+  class level so the loss (G05) and the gradients, before they are applied
+  (G03), are checked the same way;
+* the Keras models given (``%%tfcheck`` passes every model in the notebook
+  namespace) get their cached ``train/test/predict_function`` dropped, so the
+  next ``fit`` traces with the checks, and XLA (``jit_compile``) switched off:
+  XLA drops ``CheckNumerics``/``Assert`` ops silently, so checks under XLA
+  would never fire.  Both are put back on exit;
+* in graph mode, when a layer's output is about to fail its check, the
+  layer's first input is copied into a small stash variable first (one
+  ``tf.cond`` per layer), so that layer alone can be re-run afterwards with
+  ``tf.debugging.enable_check_numerics`` to name the op and the source line;
+* :func:`tfnb_debug.collect._patching.trace_hook` counts ``tf.function``
+  traces for T01.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import weakref
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+__all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG"]
+
+TAG = "tfnb_check"
+_TAG_RE = re.compile(TAG + r"\|([a-z-]+)\|([^|]*)\|")
+_STASH_DTYPES = ("float32", "float16", "bfloat16", "float64")
+
+
+@dataclass(frozen=True)
+class OpDetail:
+    """The op that produced the first NaN/Inf inside a layer, from an op-level re-run."""
+
+    op_type: str
+    source: str  # "file:line: code" of the user's frame that created the op, or ""
+    error: str = ""  # why the re-run could not name it
+
+
+@dataclass(frozen=True)
+class CheckFailure:
+    """The first check that failed."""
+
+    # "input" | "output" | "layer-input" | "loss" | "gradient" (a variable's gradient)
+    # | "backward" (the gradient flowing back into a checked layer output)
+    kind: str
+    place: str  # layer path, loss name or variable path
+    layer_class: str
+    step: int | None  # optimizer steps applied before the failing one
+    eager: bool
+    op: OpDetail | None
+    message: str  # the key line of TensorFlow's error
+    next_layer: str = ""  # for "backward": the layer called after ``place`` (its consumer)
+
+
+class NumericsChecks:
+    """``with NumericsChecks(models) as checks: ...``; then read the attributes."""
+
+    def __init__(self, models: Sequence[Any] = (), *, op_detail: bool = True) -> None:
+        self.models = [m for m in models if isinstance(m, keras.Model)]
+        self.op_detail = op_detail
+        self.checked_outputs: list[str] = []  # layer paths, first-call order
+        self.checked_losses: list[str] = []
+        self.checked_gradients: list[str] = []
+        self.xla_switched_off: list[str] = []
+        self.traces: dict[int, list[str]] = {}
+        self.failure: CheckFailure | None = None
+        self._seen_outputs: set[str] = set()
+        self._stack: list[str] = []
+        self._checked: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self._layers: list[tuple[Any, str]] = []
+        self._layer_index: dict[tuple[int, str], int] = {}
+        self._eager_failure: tuple[Any, tuple[Any, ...], dict[str, Any]] | None = None
+        self._optimizers: list[Any] = []
+        self._in_apply = 0  # LossScaleOptimizer.apply calls its inner optimizer's apply
+        self._stash: dict[str, Any] = {}
+        self._stash_id: Any = None
+        self._step_counter: Any = None
+        self._saved_models: list[tuple[Any, dict[str, Any], bool]] = []
+        self._exit: contextlib.ExitStack | None = None
+        self._start_steps: dict[int, int] = {}
+
+    # -- context -------------------------------------------------------------------------
+
+    def __enter__(self) -> NumericsChecks:
+        from tfnb_debug.collect._patching import layer_call_hook, trace_hook
+
+        stack = contextlib.ExitStack()
+        try:
+            stack.callback(self._restore_models)
+            self._prepare_models()
+            self._make_stash()
+            stack.enter_context(_class_patches(self))
+            stack.enter_context(layer_call_hook(self._layer_hook))
+            stack.enter_context(trace_hook(self._trace_hook))
+        except BaseException:
+            stack.close()
+            raise
+        self._exit = stack
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        assert self._exit is not None
+        self._exit.close()
+        self._exit = None
+
+    def owns(self, err: BaseException) -> bool:
+        """Whether ``err`` was raised by one of this run's checks."""
+        return isinstance(err, tf.errors.InvalidArgumentError) and bool(_TAG_RE.search(str(err)))
+
+    def record_failure(self, err: BaseException) -> CheckFailure:
+        """Turn a failed check into a :class:`CheckFailure` (call after the ``with`` block)."""
+        text = str(err)
+        match = _TAG_RE.search(text)
+        assert match is not None
+        kind, place = match.group(1), match.group(2)
+        backward = "detected in gradient" in text[: match.start()][-200:]
+        layer_class = ""
+        op: OpDetail | None = None
+        next_layer = ""
+        eager = "Graph execution error" not in text and "{{node" not in text
+        if kind in ("output", "layer-input"):
+            index = self._index_of_path(place)
+            if index is not None:
+                layer_class = type(self._layers[index][0]).__name__
+            if self.op_detail and kind == "output" and not backward:
+                op = self._op_detail(index)
+        if backward:
+            kind = "backward"
+            order = self.checked_outputs
+            if place in order and order.index(place) + 1 < len(order):
+                next_layer = order[order.index(place) + 1]
+        message = _key_line(text)
+        self.failure = CheckFailure(
+            kind, place, layer_class, self._step(), eager, op, message, next_layer
+        )
+        return self.failure
+
+    def steps_taken(self) -> int:
+        """Optimizer steps whose gradients passed their checks during the run."""
+        return 0 if self._step_counter is None else int(self._step_counter.numpy())
+
+    # -- models, XLA, stash -------------------------------------------------------------
+
+    def _prepare_models(self) -> None:
+        for model in self.models:
+            saved = {
+                name: getattr(model, name, None)
+                for name in ("train_function", "test_function", "predict_function")
+            }
+            had_jit = "_jit_compile" in vars(model)
+            saved["_jit_compile"] = vars(model).get("_jit_compile")
+            self._saved_models.append((model, saved, had_jit))
+            for name in ("train_function", "test_function", "predict_function"):
+                if hasattr(model, name):
+                    setattr(model, name, None)
+            if saved["_jit_compile"] is True:
+                model._jit_compile = False
+                self.xla_switched_off.append(model.name)
+            opt = getattr(model, "optimizer", None)
+            if opt is not None:
+                self._start_steps[id(opt)] = _iterations(opt)
+
+    def _restore_models(self) -> None:
+        for model, saved, had_jit in reversed(self._saved_models):
+            for name in ("train_function", "test_function", "predict_function"):
+                if hasattr(model, name):
+                    setattr(model, name, saved[name])
+            if had_jit:
+                model._jit_compile = saved["_jit_compile"]
+            else:
+                vars(model).pop("_jit_compile", None)
+        self._saved_models.clear()
+
+    def _make_stash(self) -> None:
+        self._step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
+        if not self.op_detail:
+            return
+        for dtype in _STASH_DTYPES:
+            self._stash[dtype] = tf.Variable(
+                tf.zeros([0], dtype=dtype), shape=tf.TensorShape(None), trainable=False
+            )
+        self._stash_id = tf.Variable(-1, dtype=tf.int32, trainable=False)
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    def _trace_hook(self, name: str, key: int, signature: str) -> None:
+        self.traces.setdefault(key, [name]).append(signature)
+
+    def _layer_hook(
+        self, layer: Any, call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        __tracebackhide__ = True
+        path = "/".join([*self._stack, layer.name])
+        index = self._register(layer, path)
+        outermost = not self._stack
+        kind = "input" if outermost else "layer-input"
+        place = path if not outermost else layer.name
+        try:
+            args = tuple(self._check_tree(a, kind, place) for a in args)
+            kwargs = {k: self._check_tree(v, kind, place) for k, v in kwargs.items()}
+        except tf.errors.InvalidArgumentError:
+            raise
+        self._stack.append(layer.name)
+        try:
+            out = call(*args, **kwargs)
+        finally:
+            self._stack.pop()
+        if path not in self._seen_outputs:
+            self._seen_outputs.add(path)
+            self.checked_outputs.append(path)
+        try:
+            return self._check_outputs(out, path, index, args, kwargs)
+        except tf.errors.InvalidArgumentError:
+            if tf.executing_eagerly() and self._eager_failure is None:
+                self._eager_failure = (layer, args, kwargs)
+            raise
+
+    def _register(self, layer: Any, path: str) -> int:
+        key = (id(layer), path)
+        if key not in self._layer_index:
+            self._layer_index[key] = len(self._layers)
+            self._layers.append((layer, path))
+        return self._layer_index[key]
+
+    def _index_of_path(self, path: str) -> int | None:
+        for i, (_, p) in enumerate(self._layers):
+            if p == path:
+                return i
+        return None
+
+    def _check_tree(self, value: Any, kind: str, place: str) -> Any:
+        if isinstance(value, tf.Tensor):
+            return self._check(value, kind, place)
+        if isinstance(value, list | tuple | dict):
+            return keras.tree.map_structure(
+                lambda v: self._check(v, kind, place) if isinstance(v, tf.Tensor) else v, value
+            )
+        return value
+
+    def _check(self, tensor: Any, kind: str, place: str) -> Any:
+        if not tensor.dtype.is_floating or self._is_checked(tensor):
+            return tensor
+        checked = tf.debugging.check_numerics(tensor, f"{TAG}|{kind}|{place}|")
+        self._checked[id(checked)] = checked
+        return checked
+
+    def _is_checked(self, tensor: Any) -> bool:
+        return self._checked.get(id(tensor)) is tensor
+
+    def _check_outputs(
+        self, out: Any, path: str, index: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        leaves = [t for t in keras.tree.flatten(out) if isinstance(t, tf.Tensor)]
+        floats = [t for t in leaves if t.dtype.is_floating and not self._is_checked(t)]
+        if not floats:
+            return out
+        if not tf.executing_eagerly() and self._stash_id is not None:
+            stash_op = self._stash_on_failure(floats, index, args, kwargs)
+            if stash_op is not None:
+                with tf.control_dependencies([stash_op]):
+                    return self._map_checked(out, "output", path)
+        return self._map_checked(out, "output", path)
+
+    def _map_checked(self, out: Any, kind: str, place: str) -> Any:
+        return keras.tree.map_structure(
+            lambda v: self._check(v, kind, place) if isinstance(v, tf.Tensor) else v, out
+        )
+
+    def _stash_on_failure(
+        self, floats: list[Any], index: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        inputs = [t for t in keras.tree.flatten((args, kwargs)) if isinstance(t, tf.Tensor)]
+        float_inputs = [t for t in inputs if t.dtype.is_floating]
+        if len(float_inputs) != 1 or float_inputs[0].dtype.name not in self._stash:
+            return None
+        if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
+            return None  # a plain variable cannot be assigned per replica
+        source = float_inputs[0]
+        stash = self._stash[source.dtype.name]
+        stash_id = self._stash_id
+        finite = tf.reduce_all([tf.reduce_all(tf.math.is_finite(t)) for t in floats])
+
+        def keep() -> Any:
+            return tf.constant(True)
+
+        def save() -> Any:
+            with tf.control_dependencies([stash.assign(source), stash_id.assign(index)]):
+                return tf.constant(False)
+
+        return tf.cond(finite, keep, save)
+
+    # -- after a failure -----------------------------------------------------------------
+
+    def _op_detail(self, index: int | None) -> OpDetail | None:
+        if index is None:
+            return None
+        layer, _ = self._layers[index]
+        if self._eager_failure is not None:
+            failed_layer, args, kwargs = self._eager_failure
+            if failed_layer is not layer:
+                return None
+            call_args, call_kwargs = args, dict(kwargs)
+        else:
+            if self._stash_id is None or int(self._stash_id.numpy()) != index:
+                return OpDetail("", "", "the failing layer's input was not captured")
+            value = next((v for v in self._stash.values() if int(tf.size(v)) > 0), None)
+            if value is None:
+                return OpDetail("", "", "the failing layer's input was not captured")
+            call_args, call_kwargs = (tf.convert_to_tensor(value),), {}
+        return rerun_with_op_checks(layer, call_args, call_kwargs)
+
+    def _step(self) -> int | None:
+        """Optimizer steps completed (all gradients checked and finite) before the failure."""
+        if not self._all_optimizers() or self._step_counter is None:
+            return None
+        return int(self._step_counter.numpy())
+
+    def _count_step(self, checked: list[Any]) -> None:
+        """Count a step once its gradients passed their checks (ordered after them in graphs)."""
+        if self._step_counter is None:
+            return
+        if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
+            return  # a plain variable cannot be assigned per replica
+        deps = [g for g in checked if isinstance(g, tf.Tensor)]
+        with tf.control_dependencies(deps):
+            self._step_counter.assign_add(1)
+
+    def _all_optimizers(self) -> list[Any]:
+        found = list(self._optimizers)
+        for model in self.models:
+            opt = getattr(model, "optimizer", None)
+            if opt is not None and all(opt is not o for o in found):
+                found.append(opt)
+        return found
+
+
+def rerun_with_op_checks(layer: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> OpDetail:
+    """Re-run ``layer`` alone in a ``tf.function`` with op-level checks and parse the first failure."""
+    from tfnb_debug.collect._patching import suspended
+
+    kwargs = {k: v for k, v in kwargs.items() if k != "training"}
+    tf.debugging.enable_check_numerics()
+    try:
+        with suspended():
+            tf.function(lambda: layer(*args, **kwargs))()
+    except tf.errors.InvalidArgumentError as err:
+        return _parse_op_error(str(err))
+    except Exception as err:
+        return OpDetail("", "", f"re-running the layer raised {type(err).__name__}")
+    finally:
+        tf.debugging.disable_check_numerics()
+    return OpDetail("", "", "the layer gave finite outputs when re-run alone on its captured input")
+
+
+_OP_RE = re.compile(r'op "([^"]+)"')
+_FRAME_RE = re.compile(r"\+ (\S[^\n]*?) \(L(\d+)\) ?([^\n]*)")
+
+
+def _parse_op_error(text: str) -> OpDetail:
+    import linecache
+
+    op = _OP_RE.search(text)
+    source = ""
+    frames = _FRAME_RE.findall(text)
+    user = [
+        (file, line, func)
+        for file, line, func in frames
+        if not file.startswith("...") and "-packages" not in file and "tfnb_debug" not in file
+    ]
+    if user:
+        file, line, func = user[-1]
+        code = linecache.getline(file, int(line)).strip()
+        source = f"{file}:{line}" + (f" in {func.strip()}" if func.strip() else "")
+        source += f": {code}" if code else ""
+    return OpDetail(op.group(1) if op else "", source)
+
+
+def _iterations(opt: Any) -> int:
+    try:
+        return int(opt.iterations.numpy())
+    except Exception:
+        return 0
+
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _key_line(text: str) -> str:
+    """E.g. ``check_numerics: Tensor had NaN values`` from TensorFlow's long message."""
+    text = _ANSI_RE.sub("", text)
+    match = re.search(TAG + r"\|[^|]*\|[^|]*\|['\s:]*([^\n\[]*)", text)
+    if match and match.group(1).strip():
+        return "check_numerics: " + match.group(1).strip()
+    return " ".join(text.split())[:200]
+
+
+@contextlib.contextmanager
+def _class_patches(checks: NumericsChecks) -> Iterator[None]:
+    """Check the loss (``Loss.__call__``) and gradients (``BaseOptimizer.apply``) while active."""
+    from keras.src.losses.loss import Loss
+    from keras.src.optimizers.base_optimizer import BaseOptimizer
+
+    original_loss = Loss.__dict__["__call__"]
+    original_apply = BaseOptimizer.__dict__["apply"]
+
+    def loss_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        value = original_loss(self, *args, **kwargs)
+        name = str(getattr(self, "name", type(self).__name__))
+        if name not in checks.checked_losses:
+            checks.checked_losses.append(name)
+        if isinstance(value, tf.Tensor):
+            return checks._check(value, "loss", name)
+        return value
+
+    def apply(self: Any, grads: Any, trainable_variables: Any = None) -> Any:
+        __tracebackhide__ = True
+        if all(self is not o for o in checks._optimizers):
+            checks._optimizers.append(self)
+            checks._start_steps.setdefault(id(self), _iterations(self))
+        variables = trainable_variables
+        if variables is None:
+            variables = getattr(self, "_trainable_variables", None) or [None] * len(grads)
+        checked = []
+        for grad, var in zip(grads, variables, strict=False):
+            path = str(getattr(var, "path", getattr(var, "name", "variable")))
+            if grad is None or not isinstance(grad, tf.Tensor):
+                checked.append(grad)
+                continue
+            if path not in checks.checked_gradients:
+                checks.checked_gradients.append(path)
+            checked.append(checks._check(grad, "gradient", path))
+        if not checks._in_apply:
+            checks._count_step(checked)
+        checks._in_apply += 1
+        try:
+            return original_apply(self, checked, trainable_variables)
+        finally:
+            checks._in_apply -= 1
+
+    Loss.__call__ = loss_call
+    BaseOptimizer.apply = apply
+    try:
+        yield
+    finally:
+        Loss.__call__ = original_loss
+        BaseOptimizer.apply = original_apply
