@@ -236,3 +236,23 @@ def test_tfpipeline_mem(shell: InteractiveShell) -> None:
     with pytest.raises(UsageError, match="use it with %%tfpipeline"):
         run_magic(shell, "%tfpipeline --mem ds")
     assert not _sampler_alive()
+
+
+def test_tfmem_counts_steps_of_a_tf_function_traced_in_an_earlier_cell(
+    shell: InteractiveShell,
+) -> None:
+    shell.run_cell(SETUP)
+    shell.run_cell(
+        "opt = keras.optimizers.SGD(0.01)\n"
+        "@tf.function\n"
+        "def step():\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        loss = tf.reduce_mean(model(x) ** 2)\n"
+        "    grads = tape.gradient(loss, model.trainable_weights)\n"
+        "    opt.apply_gradients(zip(grads, model.trainable_weights))\n"
+        "step()\n"
+    )
+    report = run_magic(shell, "%%tfmem -q -o", cell="for _ in range(20):\n    step()").result
+    # the sample taken when the cell ends always sees the 20 new iterations
+    assert report.step_sources == ("tf.function (counted at each sample)",)
+    assert int(shell.user_ns["opt"].iterations.numpy()) == 21

@@ -156,6 +156,66 @@ def test_train_on_batch_and_graph_mode_steps(untouched: None) -> None:
     assert mem.report.step_sources == ("train_on_batch",)
 
 
+def _graph_loop(model: keras.Model, optimizer: keras.optimizers.Optimizer) -> Any:
+    x = tf.random.stateless_normal((512, 32), seed=(3, 4))
+
+    @tf.function
+    def step() -> tf.Tensor:
+        with tf.GradientTape() as tape:
+            out = model(x)
+            loss = tf.reduce_mean(out**2)
+        grads = tape.gradient(loss, model.trainable_weights)
+        optimizer.apply_gradients(zip(grads, model.trainable_weights, strict=True))
+        return out
+
+    return step
+
+
+def _run_until_sampled(mem: Any, step: Any, keep: list[Any] | None, samples: int) -> None:
+    """Take steps until the sampler has read ``samples`` times (a count, not a clock)."""
+    sampler = mem.recorder.sampler
+    while len(sampler.times) < samples:
+        out = step()
+        if keep is not None:
+            keep.append(out)
+
+
+@pytest.mark.slow
+def test_steps_inside_tf_function_are_counted_and_r01_fits_over_them(untouched: None) -> None:
+    model = _dense()
+    optimizer = keras.optimizers.SGD(0.01)
+    step = _graph_loop(model, optimizer)
+    step()  # traced before the block, as when the loop cell is run again
+    with track_memory(interval_ms=5, optimizers=[optimizer]) as clean:
+        _run_until_sampled(clean, step, None, 40)
+    report = clean.report
+    assert report is not None
+    # no eager step marks: the steps were counted from the optimizer at each sample
+    assert report.step_sources == ("tf.function (counted at each sample)",)
+    assert len(report.step_times) >= 8
+    assert "R01" not in report.codes(), report.to_text()
+
+    kept: list[Any] = []
+    with track_memory(interval_ms=5, optimizers=[optimizer]) as leaky:
+        _run_until_sampled(leaky, step, kept, 40)
+    assert leaky.report is not None
+    r01 = [f for f in leaky.report.findings if f.code == "R01"]
+    assert r01 and all("training steps" in f.message for f in r01), leaky.report.to_text()
+    kept.clear()
+
+
+def test_optimizer_traced_inside_the_block_is_watched(untouched: None) -> None:
+    model = _dense(8)
+    optimizer = keras.optimizers.SGD(0.01)
+    step = _graph_loop(model, optimizer)
+    with track_memory(interval_ms=5) as mem:
+        _run_until_sampled(mem, step, None, 12)
+    recording = mem.recorder.recording
+    assert recording is not None
+    counts = [c for c in recording.sample_steps if c is not None]
+    assert counts and counts[-1] == int(optimizer.iterations.numpy())
+
+
 @pytest.mark.parametrize("error", [ValueError("boom"), KeyboardInterrupt()])
 def test_thread_stops_and_patches_restored_when_the_block_raises(
     untouched: None, error: BaseException

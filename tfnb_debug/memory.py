@@ -148,6 +148,7 @@ class MemoryTracker:
         interval_ms: float,
         thresholds: MemoryThresholds | None,
         models: Sequence[Any],
+        optimizers: Sequence[Any],
         batch_size: int | None,
         steps: bool,
         title: str,
@@ -161,7 +162,9 @@ class MemoryTracker:
         self.models = list(models)
         self.batch_size = batch_size
         self.title = title
-        self.recorder = MemoryRecorder(interval_s=interval_ms / 1000.0, steps=steps)
+        self.recorder = MemoryRecorder(
+            interval_s=interval_ms / 1000.0, steps=steps, optimizers=optimizers
+        )
         self.report: MemoryReport | None = None
 
     def __enter__(self) -> MemoryTracker:
@@ -197,6 +200,7 @@ def track_memory(
     *,
     thresholds: MemoryThresholds | None = None,
     models: Iterable[Any] = (),
+    optimizers: Iterable[Any] = (),
     batch_size: int | None = None,
     steps: bool = True,
     title: str = "tfnb_debug memory",
@@ -208,7 +212,10 @@ def track_memory(
     ``models``: Keras models to estimate (models trained in the block with
     ``fit``/``train_on_batch`` are added); ``batch_size`` adds activations to
     the estimate.  ``steps=False`` leaves Keras and the optimizers unpatched
-    (no step markers).  ``thresholds`` overrides the rules' defaults.
+    (no step markers).  Steps inside a ``tf.function`` are counted at each
+    sample from the ``iterations`` of the optimizers traced in the block and
+    of ``optimizers`` (give them when the function was traced before the
+    block).  ``thresholds`` overrides the rules' defaults.
     ``enabled=False`` gives a tracker that records nothing (``report`` stays
     None): the other magics' ``--mem`` option uses it.
     """
@@ -228,6 +235,7 @@ def track_memory(
         interval_ms=float(interval_ms),
         thresholds=thresholds,
         models=list(models),
+        optimizers=list(optimizers),
         batch_size=batch_size,
         steps=steps,
         title=title,
@@ -303,8 +311,8 @@ def build_memory_report(
     title: str = "tfnb_debug memory",
 ) -> MemoryReport:
     """Turn a :class:`~tfnb_debug.collect.memory.MemoryRecording` into a report with findings."""
-    steps = recording.steps
-    series = tuple(_merge(record, steps) for record in recording.series)
+    steps = recording.steps or _steps_from_samples(recording)
+    series = tuple(_merge(record, recording.steps) for record in recording.series)
     findings: list[Finding] = []
     per_step = len(steps) >= thresholds.growth_min_points
     for s, record in zip(series, recording.series, strict=True):
@@ -395,6 +403,34 @@ def with_memory(report: R, memory: MemoryReport | MemoryTracker | None) -> R:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+SAMPLED_STEPS = "tf.function (counted at each sample)"
+
+
+def _steps_from_samples(recording: Any) -> tuple[Any, ...]:
+    """Steps taken inside a ``tf.function``, from the optimizers' ``iterations`` at each sample.
+
+    One mark per sample at which the count went up, indexed by the count (so
+    the R01 fit is over real step numbers), with that sample's readings.
+    """
+    from tfnb_debug.collect.memory_steps import StepMark
+
+    marks: list[StepMark] = []
+    first = last = None
+    for i, count in enumerate(recording.sample_steps):
+        if count is None:
+            continue
+        if first is None or last is None:
+            first = last = count
+            continue
+        if count > last:
+            readings = tuple((r.name, r.current[i]) for r in recording.series)
+            marks.append(
+                StepMark(count - first, recording.series[0].times[i], SAMPLED_STEPS, readings)
+            )
+            last = count
+    return tuple(marks)
+
+
 def _merge(record: Any, steps: Sequence[Any]) -> MemorySeries:
     """The sampler's readings plus the readings taken at each step, in time order."""
     pairs = list(zip(record.times, record.current, strict=True))

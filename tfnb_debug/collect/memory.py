@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +77,7 @@ class MemoryRecording:
     steps: tuple[StepMark, ...]
     probe_notes: tuple[str, ...]
     gpu_count: int
+    sample_steps: tuple[int | None, ...] = ()  # watched optimizers' iterations at each sample
     models: tuple[Any, ...] = ()  # weak: the Keras models seen training, for the estimate
 
 
@@ -206,6 +207,8 @@ class MemorySampler:
         self.times: list[float] = []
         self.values: list[list[tuple[int, int | None]]] = [[] for _ in probes]
         self.errors: list[str] = []
+        self.step_counter: Callable[[], int | None] | None = None
+        self.step_counts: list[int | None] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -239,12 +242,15 @@ class MemorySampler:
             self._stop.set()
             return
         now = time.perf_counter() - self.origin
+        count = self.step_counter() if self.step_counter is not None else None
         with self._lock:
             self.times.append(now)
+            self.step_counts.append(count)
             for store, reading in zip(self.values, readings, strict=True):
                 store.append(reading)
             if len(self.times) >= self.max_samples:
                 self.times = self.times[::2]
+                self.step_counts = self.step_counts[::2]
                 self.values = [store[::2] for store in self.values]
                 self.interval_s *= 2
 
@@ -275,7 +281,15 @@ class MemoryRecorder:
     stopped and joined and every patch restored, before the exception goes on.
     """
 
-    def __init__(self, *, interval_s: float, steps: bool = True, max_samples: int = 20_000):
+    def __init__(
+        self,
+        *,
+        interval_s: float,
+        steps: bool = True,
+        max_samples: int = 20_000,
+        optimizers: Iterable[Any] = (),
+    ):
+        self.optimizers = list(optimizers)
         self.interval_s = interval_s
         self.steps = steps
         self.max_samples = max_samples
@@ -303,6 +317,8 @@ class MemoryRecorder:
         try:
             if self.steps:
                 self.markers = StepMarkers(sampler.read_all, [p.name for p in probes])
+                self.markers.watch(self.optimizers)
+                sampler.step_counter = self.markers.graph_step_count
                 self.markers.install()
             sampler.start()
             if self.markers is not None:
@@ -330,6 +346,7 @@ class MemoryRecorder:
             interval_s=self.interval_s,
             duration_s=duration,
             series=sampler.records(),
+            sample_steps=tuple(sampler.step_counts),
             steps=tuple(markers.marks) if markers is not None else (),
             probe_notes=tuple(self._notes + sampler.errors),
             gpu_count=self._gpu_count,

@@ -15,7 +15,7 @@ import dataclasses
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,8 @@ class StepMarkers:
         self.origin = time.perf_counter()
         self.marks: list[StepMark] = []
         self.models: weakref.WeakSet[Any] = weakref.WeakSet()
+        # optimizers stepping inside a tf.function: their ``iterations`` are read per sample
+        self.graph_optimizers: weakref.WeakSet[Any] = weakref.WeakSet()
         self._saved: list[tuple[type, str, Any]] = []
         self._depth = threading.local()
         self._last_optimizer: int | None = None  # id of the optimizer of the last eager step
@@ -113,7 +115,8 @@ class StepMarkers:
         markers = self
 
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if not tf.executing_eagerly():
+            if not tf.executing_eagerly():  # being traced: count its steps by sampling
+                markers.watch([self])
                 return original(self, *args, **kwargs)
             with markers._outer() as outermost:
                 result = original(self, *args, **kwargs)
@@ -122,6 +125,30 @@ class StepMarkers:
             return result
 
         return wrapper
+
+    # -- steps inside tf.function --------------------------------------------------------
+    def watch(self, optimizers: Iterable[Any]) -> None:
+        """Count the steps of these optimizers by reading their ``iterations`` when sampling."""
+        for optimizer in optimizers:
+            with contextlib.suppress(TypeError):
+                self.graph_optimizers.add(optimizer)
+
+    def graph_step_count(self) -> int | None:
+        """The largest ``iterations`` among the watched optimizers (None: none to read).
+
+        Called from the sampler thread.  The largest, not the sum: a
+        LossScaleOptimizer and its inner optimizer, or a GAN's two optimizers,
+        advance together once per step.
+        """
+        try:
+            optimizers = list(self.graph_optimizers)
+        except RuntimeError:  # the set changed while being copied: next sample
+            return None
+        counts = []
+        for optimizer in optimizers:
+            with contextlib.suppress(Exception):
+                counts.append(int(optimizer.iterations.numpy()))
+        return max(counts) if counts else None
 
     # -- bookkeeping ---------------------------------------------------------------------
     @contextlib.contextmanager

@@ -67,7 +67,11 @@ class MemoryMagics(Magics):
         models = [evaluate(shell, args.model, "model")] if args.model else []
         with usage_errors():
             tracker = track_memory(
-                args.interval, models=models, batch_size=args.batch_size, title="%%tfmem"
+                args.interval,
+                models=models,
+                optimizers=_optimizers(shell.user_ns),
+                batch_size=args.batch_size,
+                title="%%tfmem",
             )
         if args.var and not args.var.isidentifier():  # checked before the cell runs, not after
             raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
@@ -78,3 +82,17 @@ class MemoryMagics(Magics):
         finally:
             result = emit(shell, tracker.report, args) if tracker.report is not None else None
         return result if args.output else value
+
+
+def _optimizers(namespace: dict[str, Any]) -> list[Any]:
+    """The notebook's Keras optimizers (and compiled models' ones): their steps inside an
+    already-traced ``tf.function`` are counted by reading ``iterations``."""
+    import keras
+
+    found: list[Any] = []
+    for value in list(namespace.values()):
+        if isinstance(value, keras.Model):
+            value = getattr(value, "optimizer", None)
+        if isinstance(value, keras.optimizers.Optimizer) and all(value is not f for f in found):
+            found.append(value)
+    return found
