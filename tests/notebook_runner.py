@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -56,12 +57,23 @@ def execute_notebook(path: Path, timeout: int = 600) -> nbformat.NotebookNode:
     return nb
 
 
+def expects_error(cell: nbformat.NotebookNode) -> bool:
+    """A cell tagged ``raises-exception`` shows a mistake on purpose (nbclient runs on past it)."""
+    return "raises-exception" in cell.get("metadata", {}).get("tags", [])
+
+
 def error_outputs(nb: nbformat.NotebookNode) -> list[str]:
+    """Errors in cells that should not fail, and tagged cells that failed to fail."""
     errors = []
     for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                errors.append(f"cell {index}: {output.get('ename')}: {output.get('evalue')}")
+        if cell.get("cell_type") != "code":
+            continue
+        raised = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        if expects_error(cell):
+            if not raised:
+                errors.append(f"cell {index} is tagged raises-exception but raised nothing")
+            continue
+        errors.extend(f"cell {index}: {o.get('ename')}: {o.get('evalue')}" for o in raised)
     return errors
 
 
@@ -74,3 +86,41 @@ def displayed_text(nb: nbformat.NotebookNode) -> str:
             parts.append(output.get("text", ""))
             parts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/html"))
     return "\n".join(parts)
+
+
+FINDING_LINE = re.compile(r"\b([A-Z]\d\d) [a-z0-9-]+ \((?:error|warning|info)\)")
+
+
+def cell_codes(cell: nbformat.NotebookNode) -> set[str]:
+    """The finding codes a cell's outputs show (text or HTML), e.g. ``{"P01"}``."""
+    texts: list[str] = []
+    for output in cell.get("outputs", []):
+        data: dict[str, Any] = output.get("data", {})
+        texts.append(str(output.get("text", "")))
+        texts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/html"))
+    return set(FINDING_LINE.findall("\n".join(texts)))
+
+
+def expectation_failures(nb: nbformat.NotebookNode) -> list[str]:
+    """Cells whose ``tfnb_expect`` metadata says which codes they must show or must not show."""
+    failures = []
+    for index, cell in enumerate(nb.cells):
+        expect = cell.get("metadata", {}).get("tfnb_expect")
+        if not expect:
+            continue
+        codes = cell_codes(cell)
+        missing = set(expect.get("shows", [])) - codes
+        unexpected = set(expect.get("absent", [])) & codes
+        if missing:
+            failures.append(f"cell {index} should show {sorted(missing)} but showed {sorted(codes)}")
+        if unexpected:
+            failures.append(f"cell {index} should not show {sorted(unexpected)}")
+    return failures
+
+
+def expected_codes(nb: nbformat.NotebookNode) -> set[str]:
+    return {
+        code
+        for cell in nb.cells
+        for code in cell.get("metadata", {}).get("tfnb_expect", {}).get("shows", [])
+    }

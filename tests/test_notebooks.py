@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.notebook_runner import NOTEBOOKS, displayed_text, error_outputs, execute_notebook
+from tests.notebook_runner import (
+    NOTEBOOKS,
+    displayed_text,
+    error_outputs,
+    execute_notebook,
+    expectation_failures,
+)
 
 ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
 
@@ -31,3 +37,5 @@ def test_notebook_runs_without_errors(path: Path) -> None:
     assert error_outputs(nb) == []
     shown = displayed_text(nb)
     assert "tfnb_debug" in shown  # the extension loaded and said so
+    # Each mistake shows the finding it teaches, and its fix shows it no more.
+    assert expectation_failures(nb) == []
