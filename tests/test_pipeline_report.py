@@ -72,11 +72,12 @@ def test_augmentation_before_after_pairs_the_same_examples() -> None:
     assert any(np.array_equal(pair.before[0], x) for x in X)
 
     report = quick(ds.batch(16).prefetch(1))
-    (section,) = [s for s in report.sections if s.title.startswith("augmentation at stage 2")]
-    assert "6 of 6 examples changed" in section.text and "data:image/png" in section.html
+    (picture,) = [p for p in report.pictures if p.title.startswith("augmentation at stage 2")]
+    assert "6 of 6 examples changed" in picture.text and "6 of 6 examples changed" in report.to_text()
+    assert report.to_html().count("data:image/png") == 3  # grid, label chart, before/after
     # a deterministic map gets no before/after view
     plain = quick(tf.data.Dataset.from_tensor_slices((X, Y)).map(lambda x, y: (x * 2, y)).batch(16))
-    assert not [s for s in plain.sections if s.title.startswith("augmentation")]
+    assert not [p for p in plain.pictures if p.kind == "augment"]
 
 
 def test_dict_nested_ragged_and_string_elements() -> None:

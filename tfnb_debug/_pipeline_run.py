@@ -35,15 +35,8 @@ from tfnb_debug.diagnostics.pipeline import (
     run_rules,
 )
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.pipeline import PipelineReport, Progress
-from tfnb_debug.render.html import table_html
-from tfnb_debug.render.pipeline import (
-    before_after_figure,
-    figure_html,
-    image_grid_figure,
-    label_chart_figure,
-    label_name,
-)
+from tfnb_debug.pipeline import Picture, PipelineReport, Progress
+from tfnb_debug.render.pipeline import label_name
 from tfnb_debug.render.values import format_float
 from tfnb_debug.reports import Section, Table, sort_findings
 
@@ -82,14 +75,32 @@ def run_inspection(
     batched = _is_batched(structure, ds)
     components = describe_spec(ds.element_spec, batched=batched)
     elements = batches if batched else batches * UNBATCHED_EXAMPLES
-    tell("sampling", 0.0)
+    full: Throughput | None = None
+    kept: list[Any] = []
+    if throughput:
+        # time the whole pipeline first and keep its first elements as the sample:
+        # one pass over the pipeline serves both
+        limit = max_batches if batched else max_batches * _batch_size_guess(stages)
+        full = measure_throughput(
+            ds,
+            name="whole pipeline",
+            batched=batched,
+            max_elements=max(limit, elements),
+            max_seconds=max_seconds,
+            progress=lambda i, n: tell(f"timing the pipeline {i}/{n}", 0.3 * i / n),
+            keep=kept,
+            keep_count=elements,
+        )
+    tell("sampling", 0.3)
     sample = take_sample(
         ds,
         components,
         elements=elements,
         batched=batched,
-        progress=lambda i, n: tell(f"sampling {i}/{n}", 0.1 * i / n),
+        progress=lambda i, n: tell(f"sampling {i}/{n}", 0.3 + 0.1 * i / n),
+        first=kept if (full is None or not full.error) else (),
     )
+    del kept
     notes: list[str] = []
     if structure.note:
         notes.append(structure.note)
@@ -125,42 +136,29 @@ def run_inspection(
                     )
         tell("augmentation", 0.2)
 
-    full: Throughput | None = None
     stage_rates: list[tuple[int, Throughput]] = []
-    if throughput:
-        limit = max_batches if batched else max_batches * _batch_size_guess(stages)
-        full = measure_throughput(
-            ds,
-            name="whole pipeline",
-            batched=batched,
-            max_elements=limit,
-            max_seconds=max_seconds,
-            progress=lambda i, n: tell(f"timing the pipeline {i}/{n}", 0.2 + 0.4 * i / n),
-        )
-        if per_stage:
-            prefixes = [
-                (i, s)
-                for i, s in enumerate(stages[:-1])
-                if s.dataset is not None and not s.internal
-            ]
-            for k, (i, stage) in enumerate(prefixes):
-                tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
-                b = _batched_before(stages, i + 1)
-                n = max_batches if b else max_batches * _batch_size_guess(stages)
-                stage_rates.append(
-                    (
-                        i,
-                        measure_throughput(
-                            stage.dataset,
-                            name=stage.label(),
-                            batched=b,
-                            max_elements=n,
-                            max_seconds=stage_seconds,
-                        ),
-                    )
+    if full is not None and per_stage:
+        prefixes = [
+            (i, s) for i, s in enumerate(stages[:-1]) if s.dataset is not None and not s.internal
+        ]
+        for k, (i, stage) in enumerate(prefixes):
+            tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
+            b = _batched_before(stages, i + 1)
+            n = max_batches if b else max_batches * _batch_size_guess(stages)
+            stage_rates.append(
+                (
+                    i,
+                    measure_throughput(
+                        stage.dataset,
+                        name=stage.label(),
+                        batched=b,
+                        max_elements=n,
+                        max_seconds=stage_seconds,
+                    ),
                 )
-            if stages and stages[-1].dataset is not None:
-                stage_rates.append((len(stages) - 1, full))
+            )
+        if stages and stages[-1].dataset is not None:
+            stage_rates.append((len(stages) - 1, full))
 
     model_facts = None
     step: ModelStep | None = None
@@ -418,8 +416,7 @@ def _assemble(
         tables.append(Table("sample values", ("path", "value"), tuple(previews)))
 
     sections = [Section("chain", f"<pre>{_esc(chain)}</pre>", chain)]
-    sections.extend(_image_sections(sample, class_names))
-    sections.extend(_augment_sections(augments))
+    pictures = _image_pictures(sample, class_names) + _augment_pictures(augments)
     if notes:
         sections.append(Section("notes", "<br/>".join(_esc(n) for n in notes), "\n".join(notes)))
 
@@ -440,6 +437,8 @@ def _assemble(
         findings=sort_findings(findings),
         tables=tuple(tables),
         sections=tuple(sections),
+        pictures=tuple(pictures),
+        class_names=class_names,
         chain=chain,
         structure_source=structure.source,
         cardinality=card_text,
@@ -468,55 +467,55 @@ def _cardinality_text(value: int | None) -> str:
     return f"{value:,}"
 
 
-def _image_sections(sample: Sample, class_names: tuple[str, ...] | None) -> list[Section]:
-    sections = []
+def _image_pictures(sample: Sample, class_names: tuple[str, ...] | None) -> list[Picture]:
+    pictures = []
     labels = next(
         (s.labels for s in sample.components if s.role == "label" and s.labels is not None), None
     )
     for comp in sample.components:
         if comp.role == "image" and comp.images is not None and len(comp.images):
-            shown = list(labels[: len(comp.images)]) if labels is not None else None
-            fig = image_grid_figure(comp.images, shown, class_names=class_names)
+            shown = labels[: len(comp.images)] if labels is not None else None
             text_labels = (
                 ", ".join(label_name(v, class_names) for v in shown)
                 if shown is not None
                 else "no labels"
             )
-            sections.append(
-                Section(
+            pictures.append(
+                Picture(
                     f"images {comp.path}",
-                    figure_html(fig, alt=f"first {len(comp.images)} images of {comp.path}"),
+                    "grid",
                     f"{len(comp.images)} image(s) shown; labels: {text_labels}",
+                    images=comp.images,
+                    labels=shown,
                 )
             )
     if labels is not None and labels.size:
-        fig = label_chart_figure(labels, class_names=class_names)
         values, counts = np.unique(labels, return_counts=True)
         rows = [(label_name(v, class_names), int(c)) for v, c in zip(values, counts, strict=True)]
-        sections.append(
-            Section(
+        pictures.append(
+            Picture(
                 "label distribution",
-                figure_html(fig, alt="label distribution") + table_html(("label", "count"), rows),
+                "labels",
                 ", ".join(f"{n}: {c}" for n, c in rows),
+                labels=labels,
             )
         )
-    return sections
+    return pictures
 
 
-def _augment_sections(augments: list[Augmentation]) -> list[Section]:
+def _augment_pictures(augments: list[Augmentation]) -> list[Picture]:
     out = []
     for aug in augments:
-        fig = before_after_figure(
-            aug.before, aug.after, title=f"stage {aug.stage_index} {aug.stage}"
-        )
         changed = int(
             np.sum(np.any((aug.before != aug.after).reshape(len(aug.before), -1), axis=1))
         )
         out.append(
-            Section(
+            Picture(
                 f"augmentation at stage {aug.stage_index}: {aug.path}",
-                figure_html(fig, alt=f"before and after stage {aug.stage_index}"),
+                "augment",
                 f"stage {aug.stage_index} {aug.stage}: {changed} of {len(aug.before)} examples changed",
+                images=aug.before,
+                after=aug.after,
             )
         )
     return out

@@ -8,21 +8,46 @@ is a thin wrapper over :func:`inspect_pipeline`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from tfnb_debug.diagnostics.pipeline import PipelineThresholds
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Report
+from tfnb_debug.reports import Report, Section
 
-__all__ = ["PipelineReport", "PipelineThresholds", "inspect_pipeline"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["Picture", "PipelineReport", "PipelineThresholds", "inspect_pipeline"]
 
 Progress = Callable[[str, float], None]
 
 
+@dataclass(frozen=True, eq=False)
+class Picture:
+    """The data of one figure of the report; drawn only when the HTML form is asked for.
+
+    ``kind`` is ``grid`` (``images`` with ``labels``), ``labels`` (a bar chart
+    of ``labels``) or ``augment`` (``images`` before, ``after`` after a stage).
+    """
+
+    title: str
+    kind: str
+    text: str
+    images: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    after: np.ndarray | None = None
+
+
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class PipelineReport(Report):
-    """What ``%tfpipeline`` shows; plain values and small NumPy arrays, no tensors."""
+    """What ``%tfpipeline`` shows; plain values and small NumPy arrays, no tensors.
+
+    ``sections`` hold the chain and notes; the figures (``pictures``) are drawn
+    on the first call of :meth:`to_html`, so inspecting costs no plotting time
+    until the report is shown.
+    """
 
     chain: str
     structure_source: str
@@ -34,6 +59,29 @@ class PipelineReport(Report):
     model_steps_per_s: float | None = None
     stage_rates: tuple[tuple[str, float | None], ...] = ()
     notes: tuple[str, ...] = field(default=())
+    pictures: tuple[Picture, ...] = field(default=(), repr=False)
+    class_names: tuple[str, ...] | None = None
+
+    def to_text(self, width: int = 100) -> str:
+        from tfnb_debug.render.text import render_report_text
+
+        texts = tuple(Section(p.title, "", p.text) for p in self.pictures)
+        return render_report_text(
+            replace(self, sections=(*self.sections[:1], *texts, *self.sections[1:])), width=width
+        )
+
+    def to_html(self) -> str:
+        return self._html
+
+    @cached_property
+    def _html(self) -> str:
+        from tfnb_debug.render.html import render_report_html
+        from tfnb_debug.render.pipeline import picture_section
+
+        drawn = tuple(picture_section(p, self.class_names) for p in self.pictures)
+        return render_report_html(
+            replace(self, sections=(*self.sections[:1], *drawn, *self.sections[1:]))
+        )
 
 
 def inspect_pipeline(

@@ -8,7 +8,7 @@ an iterator of the user's), and the iterator is dropped at once (TRAPS 26).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,22 +170,32 @@ def take_sample(
     elements: int,
     batched: bool,
     progress: Callable[[int, int], None] | None = None,
+    first: Sequence[Any] = (),
 ) -> Sample:
-    """Read the first ``elements`` elements through ``ds.take`` and summarise each component."""
-    rows: dict[str, list[Any]] = {c.path: [] for c in components}
-    n = 0
-    for element in _iterate(ds.take(elements), "sampling the dataset"):
-        for path, value in flatten_paths(element):
-            if path in rows:
-                rows[path].append(value)
-        n += 1
-        if progress is not None:
-            progress(n, elements)
-    if n == 0:
+    """Summarise each component over the first ``elements`` elements of ``ds``.
+
+    ``first`` are elements already read from a fresh iterator of ``ds`` (the
+    timing run keeps them); only when they are too few is ``ds.take`` read.
+    """
+    if len(first) >= elements:
+        chosen = list(first[:elements])
+    else:
+        chosen = []
+        for element in _iterate(ds.take(elements), "sampling the dataset"):
+            chosen.append(element)
+            if progress is not None:
+                progress(len(chosen), elements)
+    if not chosen:
         raise TfnbDebugError(
             "the dataset is empty: it produced no element (check take/skip/filter/shard and "
             "the source files)"
         )
+    rows: dict[str, list[Any]] = {c.path: [] for c in components}
+    for element in chosen:
+        for path, value in flatten_paths(element):
+            if path in rows:
+                rows[path].append(value)
+    n = len(chosen)
     summaries = tuple(_summarise(c, rows[c.path], batched=batched) for c in components)
     examples = n
     if batched:

@@ -86,8 +86,14 @@ def measure_throughput(
     max_elements: int,
     max_seconds: float,
     progress: Callable[[int, int], None] | None = None,
+    keep: list[Any] | None = None,
+    keep_count: int = 0,
 ) -> Throughput:
-    """Iterate ``ds.take(max_elements)`` until it ends or ``max_seconds`` have passed."""
+    """Iterate ``ds.take(max_elements)`` until it ends or ``max_seconds`` have passed.
+
+    The first ``keep_count`` elements are appended to ``keep`` (so a sample
+    needs no second pass over the pipeline).
+    """
     elements = examples = first_examples = 0
     first_s = total_s = 0.0
     stopped = "end"
@@ -98,6 +104,8 @@ def measure_throughput(
         for element in iterator:
             now = time.perf_counter()
             count = _examples_in(element) if batched else 1
+            if keep is not None and elements < keep_count:
+                keep.append(element)
             elements += 1
             examples += count
             if elements == 1:

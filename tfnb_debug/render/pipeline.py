@@ -12,13 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tfnb_debug.render.html import image_html
-from tfnb_debug.render.plots import figure_data_uri, new_figure
+from tfnb_debug.render.html import image_html, table_html
+from tfnb_debug.render.plots import figure_data_uri
+from tfnb_debug.reports import Section
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from tfnb_debug.pipeline import Picture
+
 __all__ = [
+    "picture_section",
     "before_after_figure",
     "mosaic",
     "displayable",
@@ -27,6 +31,13 @@ __all__ = [
     "label_chart_figure",
     "label_name",
 ]
+
+
+def new_figure(width: float, height: float, dpi: int = 80) -> Figure:
+    """A figure pyplot never sees, without constrained layout (it dominates drawing time here)."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=dpi)
 
 
 def label_name(value: Any, class_names: Sequence[str] | None) -> str:
@@ -110,7 +121,7 @@ def image_grid_figure(
     header = max(3, height // 3) if labels is not None else 0
     canvas = mosaic(list(images), cols, pad=max(1, height // 8), header=header)
     fig = new_figure(width=1.1 * cols + 0.2, height=1.45 * rows + (0.3 if title else 0.1))
-    ax = fig.add_subplot(1, 1, 1)
+    ax = fig.add_axes((0.01, 0.01, 0.98, 0.9 if title else 0.98))
     ax.imshow(canvas, interpolation="nearest")
     ax.set_axis_off()
     if title:
@@ -134,7 +145,7 @@ def image_grid_figure(
 def label_chart_figure(labels: np.ndarray, *, class_names: Sequence[str] | None = None) -> Figure:
     values, counts = np.unique(np.asarray(labels), return_counts=True)
     fig = new_figure(width=max(3.0, min(10.0, 0.45 * len(values) + 1.5)), height=2.4)
-    ax = fig.add_subplot(1, 1, 1)
+    ax = fig.add_axes((0.12, 0.22, 0.85, 0.66))
     names = [label_name(v, class_names) for v in values]
     ax.bar(range(len(values)), counts, color="#4c78a8")
     ax.set_xticks(range(len(values)))
@@ -149,7 +160,7 @@ def before_after_figure(before: np.ndarray, after: np.ndarray, *, title: str = "
     n = len(before)
     canvas = mosaic([*before, *after], n, pad=max(1, before[0].shape[0] // 8) if n else 1)
     fig = new_figure(width=1.1 * n + 0.6, height=2.6)
-    ax = fig.add_subplot(1, 1, 1)
+    ax = fig.add_axes((0.08, 0.02, 0.9, 0.86 if title else 0.96))
     ax.imshow(canvas, interpolation="nearest")
     ax.set_xticks([])
     ax.set_yticks([canvas.shape[0] * 0.25, canvas.shape[0] * 0.75])
@@ -161,3 +172,22 @@ def before_after_figure(before: np.ndarray, after: np.ndarray, *, title: str = "
 
 def figure_html(fig: Figure, *, alt: str) -> str:
     return image_html(figure_data_uri(fig), alt=alt)
+
+
+def picture_section(picture: Picture, class_names: Sequence[str] | None) -> Section:
+    """Draw one of a pipeline report's pictures as a report section (PNG data URI)."""
+    if picture.kind == "grid" and picture.images is not None:
+        labels = list(picture.labels) if picture.labels is not None else None
+        fig = image_grid_figure(picture.images, labels, class_names=class_names)
+        html = figure_html(fig, alt=picture.title)
+    elif picture.kind == "labels" and picture.labels is not None:
+        fig = label_chart_figure(picture.labels, class_names=class_names)
+        values, counts = np.unique(np.asarray(picture.labels), return_counts=True)
+        rows = [(label_name(v, class_names), int(c)) for v, c in zip(values, counts, strict=True)]
+        html = figure_html(fig, alt=picture.title) + table_html(("label", "count"), rows)
+    elif picture.kind == "augment" and picture.images is not None and picture.after is not None:
+        fig = before_after_figure(picture.images, picture.after, title=picture.title)
+        html = figure_html(fig, alt=picture.title)
+    else:
+        html = ""
+    return Section(picture.title, html, picture.text)
