@@ -102,6 +102,37 @@ def compare(name: str, cell: Callable[[], None], repeat: int, **track: Any) -> N
     )
 
 
+def direct_costs(fit: Callable[[], None], steps_per_fit: int) -> None:
+    """What one sample and one step mark cost, timed alone (steady on a busy machine)."""
+    from tfnb_debug.memory import DEFAULT_INTERVAL_MS, track_memory
+
+    with track_memory() as mem:
+        recorder = mem.recorder
+        sampler, markers = recorder.sampler, recorder.markers
+        assert sampler is not None and markers is not None
+        n = 2000
+        start = time.perf_counter()
+        for _ in range(n):
+            sampler.read_all()
+            if sampler.step_counter is not None:
+                sampler.step_counter()
+        sample_s = (time.perf_counter() - start) / n
+        start = time.perf_counter()
+        for _ in range(n):
+            markers._note("apply_gradients", None, None)
+        mark_s = (time.perf_counter() - start) / n
+        markers.marks.clear()
+    fit()  # warm up: tracing
+    start = time.perf_counter()
+    fit()
+    step_s = (time.perf_counter() - start) / steps_per_fit
+    print(
+        f"one sample {sample_s * 1e6:.1f} us -> {sample_s / (DEFAULT_INTERVAL_MS / 1000):.3%} of a "
+        f"core at {DEFAULT_INTERVAL_MS:g} ms; one step mark {mark_s * 1e6:.1f} us -> "
+        f"{mark_s / step_s:.3%} of a {step_s * 1000:.1f} ms fit step"
+    )
+
+
 def main() -> None:
     from tfnb_debug.memory import DEFAULT_INTERVAL_MS
 
@@ -110,6 +141,7 @@ def main() -> None:
     repeat = parser.parse_args().repeat
     _, fit, custom_loop = build()
     print(f"default interval {DEFAULT_INTERVAL_MS:g} ms; medians of {repeat} interleaved runs")
+    direct_costs(fit, 64)
     compare("model.fit (64 steps)", fit, repeat)
     compare("eager custom loop (60 steps)", custom_loop, repeat)
     compare("model.fit, sampler only (steps=False)", fit, repeat, steps=False)
