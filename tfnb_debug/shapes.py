@@ -199,6 +199,11 @@ def trace_shapes(
     a report with finding S04.  ``name`` is how the model is called in
     messages (the magic passes the expression typed).
 
+    ``training=True`` calls the model in training mode; the variables it
+    moves (BatchNormalization statistics, seed states) are restored afterwards.
+    Statistics are computed for eager calls only; parameters are each layer's
+    own weights on its first call, so that column sums to ``model.count_params()``.
+
     If the call raises, the report has the rows up to the failing layer and
     S01; ``on_failure(report)`` is called, then the exception is re-raised
     unchanged when ``reraise`` is true (else the report is returned).

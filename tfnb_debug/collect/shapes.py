@@ -14,6 +14,7 @@ until one transfer at the end of the trace.
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import sys
 import weakref
@@ -85,6 +86,7 @@ class ShapeCollector:
         self._root_keys: set[tuple[Any, ...]] = set()
         self._finished = 0
         self._paths: dict[tuple[int, int], str] = {}
+        self._children: dict[int, dict[str, list[Any]]] = {}
         self._layers: dict[int, Any] = {}
         self._dtype_names: dict[Any, str] = {}
 
@@ -225,7 +227,10 @@ class ShapeCollector:
         key = (id(parent_layer), id(layer))
         segment = self._paths.get(key)
         if segment is None:
-            segment = child_segment(parent_layer, layer)
+            children = self._children.get(id(parent_layer))
+            if children is None:
+                children = self._children[id(parent_layer)] = _children_by_name(parent_layer)
+            segment = _segment_of(children, layer)
             self._paths[key] = segment
         return segment
 
@@ -335,32 +340,45 @@ class ShapeCollector:
 def host_stats(
     array: np.ndarray, saturating: str | None = None, epsilon: float = 1e-3
 ) -> TensorStats | None:
-    """Statistics of a host array (a zero-copy view of a CPU tensor)."""
+    """Statistics of a host array (a zero-copy view of a CPU tensor).
+
+    Five passes without temporaries (sum, dot, min, max, count of non-zeros);
+    the NaN/Inf count is taken only when the sums say there is one.
+    """
     if array.dtype.kind not in "fiubV" and "float" not in str(array.dtype):
         return None
-    a = np.asarray(array)
-    if a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
-        a = a.astype(np.float32)
-    flat = a.reshape(-1)
+    flat = np.asarray(array).reshape(-1)
+    if flat.dtype != np.float32 and flat.dtype != np.float64:
+        flat = flat.astype(np.float32)
     count = int(flat.size)
     if count == 0:
         return TensorStats(0, None, None, None, None, 0.0, 0)
-    finite = np.isfinite(flat)
-    nonfinite = count - int(np.count_nonzero(finite))
-    values = flat if nonfinite == 0 else flat[finite]
     zeros = count - int(np.count_nonzero(flat))
+    total = float(flat.sum(dtype=np.float64)) if count < 4096 else float(flat.sum())
+    squares = float(np.dot(flat, flat))
+    nonfinite = 0
+    values = flat
+    if not (math.isfinite(total) and math.isfinite(squares)):
+        finite = np.isfinite(flat)
+        nonfinite = count - int(np.count_nonzero(finite))
+        if nonfinite:
+            values = flat[finite]
+            total = float(values.sum(dtype=np.float64))
+            squares = float(np.dot(values.astype(np.float64), values.astype(np.float64)))
     saturated = None
     if saturating is not None:
         low, high = _SATURATING[saturating]
-        near = (flat <= low + epsilon) | (flat >= high - epsilon)
-        saturated = float(np.count_nonzero(near)) / count
-    if values.size == 0:
+        near = np.count_nonzero(flat <= low + epsilon) + np.count_nonzero(flat >= high - epsilon)
+        saturated = float(near) / count
+    n = int(values.size)
+    if n == 0:
         return TensorStats(count, None, None, None, None, zeros / count, nonfinite, saturated)
-    mean = float(values.mean(dtype=np.float64))
+    mean = total / n
+    variance = max(squares / n - mean * mean, 0.0)
     return TensorStats(
         count=count,
         mean=mean,
-        std=float(values.std(dtype=np.float64)),
+        std=math.sqrt(variance),
         min=float(values.min()),
         max=float(values.max()),
         zero_fraction=zeros / count,
@@ -494,9 +512,19 @@ def _inside_sequential_build(limit: int = 12) -> bool:
 
 def child_segment(parent: Any, layer: Any) -> str:
     """The path segment of ``layer`` below ``parent``: its name, ``name#k`` for the k-th namesake."""
+    return _segment_of(_children_by_name(parent), layer)
+
+
+def _children_by_name(parent: Any) -> dict[str, list[Any]]:
+    children: dict[str, list[Any]] = {}
+    for child in direct_children(parent):
+        children.setdefault(str(child.name), []).append(child)
+    return children
+
+
+def _segment_of(children: dict[str, list[Any]], layer: Any) -> str:
     name = str(layer.name)
-    same = [c for c in direct_children(parent) if str(c.name) == name]
-    for k, child in enumerate(same):
+    for k, child in enumerate(children.get(name, ())):
         if child is layer:
             return name if k == 0 else f"{name}#{k + 1}"
     return name
