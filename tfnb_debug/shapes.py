@@ -187,7 +187,7 @@ def trace_shapes(
     stats: bool = True,
     thresholds: ShapeThresholds | None = None,
     reraise: bool = False,
-    on_failure: Callable[[ShapeReport], None] | None = None,
+    on_failure: Callable[[ShapeReport], object] | None = None,
     name: str | None = None,
 ) -> ShapeReport:
     """Call ``model`` once, eagerly, and return the table of every layer call.
