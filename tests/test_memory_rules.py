@@ -156,3 +156,26 @@ def test_memory_section_joins_another_report() -> None:
     assert "GPU:0 allocator" in joined.to_text()
     assert with_memory(other, None) is other
     assert memory_section(memory).text.startswith("4 samples")
+
+
+def test_sampler_thins_long_runs_and_stops_on_a_failing_probe() -> None:
+    from tfnb_debug.collect.memory import MemoryProbe, MemorySampler
+
+    counter = iter(range(10_000))
+    probe = MemoryProbe("n", "host", lambda: (next(counter), None))
+    sampler = MemorySampler([probe], 0.01, max_samples=8)
+    for _ in range(20):
+        sampler.sample()
+    assert len(sampler.times) < 8
+    assert sampler.interval_s > 0.01  # doubled at each thinning
+    (record,) = sampler.records()
+    assert list(record.current) == sorted(record.current)  # still in time order
+
+    def broken() -> tuple[int, int | None]:
+        raise OSError("/proc is gone")
+
+    failing = MemorySampler([MemoryProbe("b", "host", broken)], 0.001)
+    failing.start()
+    failing.stop()
+    assert not failing.alive
+    assert failing.errors and "OSError: /proc is gone" in failing.errors[0]

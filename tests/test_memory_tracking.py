@@ -279,7 +279,7 @@ def test_report_shape_and_cpu_only_note(untouched: None) -> None:
     assert len(host.times) >= 2 and host.peak >= max(host.start, host.end)
     assert report.table("memory").rows[0][0] == "host RSS"
     if not HAS_GPU:
-        assert "no GPU is visible: host memory (RSS) only" in report.summary
+        assert "no GPU is visible: host memory only" in report.summary
     text = report.to_text()
     assert "host RSS" in text and "[memory]" in text
     html = report.to_html()

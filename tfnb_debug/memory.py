@@ -312,10 +312,11 @@ def build_memory_report(
 ) -> MemoryReport:
     """Turn a :class:`~tfnb_debug.collect.memory.MemoryRecording` into a report with findings."""
     steps = recording.steps or _steps_from_samples(recording)
-    series = tuple(_merge(record, recording.steps) for record in recording.series)
+    records = [r for r in recording.series if r.times]  # a probe that failed at once has none
+    series = tuple(_merge(record, recording.steps) for record in records)
     findings: list[Finding] = []
     per_step = len(steps) >= thresholds.growth_min_points
-    for s, record in zip(series, recording.series, strict=True):
+    for s, record in zip(series, records, strict=True):
         if per_step:
             points = [(m.index, m.reading(s.name)) for m in steps]
             xs = [float(x) for x, y in points if y is not None]
@@ -337,7 +338,7 @@ def build_memory_report(
 
     notes = list(recording.probe_notes)
     if recording.gpu_count == 0:
-        notes.append("no GPU is visible: host memory (RSS) only")
+        notes.append("no GPU is visible: host memory only")
     sources = tuple(sorted({m.source for m in steps}))
     summary = [
         f"{recording.duration_s:.2f} s: "

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["memory_plot_html", "plot_memory"]
 
 _MiB = 1024**2
-_PANELS = (("host", "host memory (process RSS, psutil)"), ("device", "TensorFlow allocators"))
+_PANELS = (("host", "host memory"), ("device", "TensorFlow allocators"))
 
 
 def plot_memory(report: Any, *, width: float = 7.0, panel_height: float = 2.4) -> Figure:
