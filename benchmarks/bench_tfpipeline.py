@@ -59,23 +59,33 @@ def throughput_agreement(ds: tf.data.Dataset) -> None:
         print("part 1 skipped: tensorflow-datasets is not installed")
         return
     ours, tfds_lasts, tfds_fixed = [], [], []
-    for _ in range(RUNS):
-        mine = measure_throughput(
-            ds, name="bench", batched=True, max_elements=TIMED, max_seconds=60.0
-        )
-        ours.append(mine.examples_per_s or float("nan"))
-        raw = raw_benchmark(ds, num_iter=TIMED, batch_size=BATCH)
-        tfds_lasts.append(raw.stats()["lasts"]["avg"])
-        steady_s = raw.total_time_s(include_first=False)
-        tfds_fixed.append((raw.num_examples - BATCH) / steady_s)
-    m_ours, m_lasts, m_fixed = (statistics.median(v) for v in (ours, tfds_lasts, tfds_fixed))
-    print(f"[1] steady examples/s over {TIMED} batches of {BATCH}, median of {RUNS} runs")
-    print(f"    tfnb_debug measure_throughput : {m_ours:12.0f}")
+    for i in range(AGREE_RUNS):
+        # alternate which one goes first, so drift in machine load hits both alike
+        for which in ("ours", "tfds") if i % 2 == 0 else ("tfds", "ours"):
+            if which == "ours":
+                mine = measure_throughput(
+                    ds, name="bench", batched=True, max_elements=AGREE_BATCHES, max_seconds=60.0
+                )
+                ours.append(mine.examples_per_s or float("nan"))
+            else:
+                raw = raw_benchmark(ds, num_iter=AGREE_BATCHES, batch_size=BATCH)
+                tfds_lasts.append(raw.stats()["lasts"]["avg"])
+                steady_s = raw.total_time_s(include_first=False)
+                tfds_fixed.append((raw.num_examples - BATCH) / steady_s)
+    ratio_lasts = statistics.median(a / b for a, b in zip(ours, tfds_lasts, strict=True))
+    ratio_fixed = statistics.median(a / b for a, b in zip(ours, tfds_fixed, strict=True))
     print(
-        f"    tfds.benchmark 'lasts'        : {m_lasts:12.0f}   ratio tfnb/tfds = {m_ours / m_lasts:.3f}"
+        f"[1] steady examples/s over {AGREE_BATCHES} batches of {BATCH}, "
+        f"median of {AGREE_RUNS} paired runs"
+    )
+    print(f"    tfnb_debug measure_throughput : {statistics.median(ours):12.0f}")
+    print(
+        f"    tfds.benchmark 'lasts'        : {statistics.median(tfds_lasts):12.0f}"
+        f"   median ratio tfnb/tfds = {ratio_lasts:.3f}"
     )
     print(
-        f"    tfds, first batch excluded    : {m_fixed:12.0f}   ratio tfnb/tfds = {m_ours / m_fixed:.3f}"
+        f"    tfds, first batch excluded    : {statistics.median(tfds_fixed):12.0f}"
+        f"   median ratio tfnb/tfds = {ratio_fixed:.3f}"
     )
 
 
