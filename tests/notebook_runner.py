@@ -70,7 +70,12 @@ def error_outputs(nb: nbformat.NotebookNode) -> list[str]:
             continue
         raised = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         if expects_error(cell):
-            if not raised:
+            # IPython shows a UsageError as one line on stderr, not as an error output.
+            usage = any(
+                o.get("name") == "stderr" and "UsageError" in o.get("text", "")
+                for o in cell.get("outputs", [])
+            )
+            if not raised and not usage:
                 errors.append(f"cell {index} is tagged raises-exception but raised nothing")
             continue
         errors.extend(f"cell {index}: {o.get('ename')}: {o.get('evalue')}" for o in raised)
