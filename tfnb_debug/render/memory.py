@@ -64,11 +64,13 @@ def _draw_series(ax: Any, series: Any) -> None:
     text = f"peak {format_bytes(max(series.current))}"
     if series.allocator_peak is not None and series.allocator_peak > max(series.current):
         text += f" (allocator peak {format_bytes(series.allocator_peak)})"
+    right = bool(series.times) and peak_t > 0.7 * max(series.times)  # keep the label inside
     ax.annotate(
         text,
         xy=(peak_t, peak_mib),
-        xytext=(4, 4),
+        xytext=(-4 if right else 4, 4),
         textcoords="offset points",
+        ha="right" if right else "left",
         fontsize=7,
         color=line.get_color(),
     )
