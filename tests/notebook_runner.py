@@ -117,7 +117,9 @@ def expectation_failures(nb: nbformat.NotebookNode) -> list[str]:
         missing = set(expect.get("shows", [])) - codes
         unexpected = set(expect.get("absent", [])) & codes
         if missing:
-            failures.append(f"cell {index} should show {sorted(missing)} but showed {sorted(codes)}")
+            failures.append(
+                f"cell {index} should show {sorted(missing)} but showed {sorted(codes)}"
+            )
         if unexpected:
             failures.append(f"cell {index} should not show {sorted(unexpected)}")
     return failures
@@ -129,3 +131,49 @@ def expected_codes(nb: nbformat.NotebookNode) -> set[str]:
         for cell in nb.cells
         for code in cell.get("metadata", {}).get("tfnb_expect", {}).get("shows", [])
     }
+
+
+def network_is_cut() -> bool:
+    """True when no route leads off this machine (connecting to a public address fails at once)."""
+    import socket
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routing decides, no packet is sent
+    except OSError:
+        return True
+    finally:
+        probe.close()
+    return False
+
+
+OFFLINE = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"']
+
+
+def offline_available() -> bool:
+    """Can this machine run a command in a network namespace of its own (with loopback up)?"""
+    import shutil
+    import subprocess
+
+    if not (shutil.which("unshare") and shutil.which("ip")):
+        return False
+    probe = subprocess.run([*OFFLINE, "true"], capture_output=True)
+    return probe.returncode == 0
+
+
+def execute_offline(path: Path, out: Path, timeout: int = 900) -> nbformat.NotebookNode:
+    """Execute ``path`` in a network namespace with only loopback: proof it needs no network."""
+    import subprocess
+
+    cmd = [*OFFLINE, sys.executable, "-m", "tests.notebook_runner", str(path), str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"offline run of {path.name} failed:\n{done.stdout}\n{done.stderr}")
+    return nbformat.read(out, as_version=4)
+
+
+if __name__ == "__main__":
+    if not network_is_cut():
+        raise SystemExit("refusing: the network is reachable, so this run would prove nothing")
+    executed = execute_notebook(Path(sys.argv[1]))
+    nbformat.write(executed, sys.argv[2])
