@@ -59,7 +59,7 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GradientHistory:
     """Per recorded step and variable: the statistics in :data:`STAT_COLUMNS` and a histogram.
 
@@ -147,7 +147,7 @@ class GradientHistory:
         return np.asarray(self.hist[record, idx, :].sum(axis=0))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LayerGradients:
     """One layer's gradient statistics across the recorded steps (for a layer inspector)."""
 
