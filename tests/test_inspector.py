@@ -15,13 +15,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import tfnb_debug
+from tests._support import run_magic
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.widgets.inspector import (
-    WIDGET_VIEW,
-    InspectorOptions,
-    LayerInspector,
-    open_inspectors,
-)
+from tfnb_debug.widgets.inspector import WIDGET_VIEW, InspectorOptions, LayerInspector
+from tfnb_debug.widgets.session import open_inspectors
 
 L = keras.layers
 
@@ -102,13 +99,21 @@ def test_a_click_in_the_list_and_the_arrow_keys_change_the_pane(
     inspectors.append(insp)
     rows = {c.path: c.index for c in insp.calls}
     # What a click does: the frontend sets the Select's value.
-    insp.widget.children[0].children[2].value = rows["cnn/head"]
+    insp.layer_list.value = rows["cnn/head"]
     assert 'data-layer="cnn/head"' in insp.details_html
     assert "(36 + 1) * 3 = 111" in insp.details_html
     assert insp.move(-1).path == "cnn/flat"
     assert 'data-layer="cnn/flat"' in insp.details_html
     assert "This layer has no weights" in insp.details_html
     assert insp.move(+1).path == "cnn/head"
+    # The keyboard slider: one step down (a lower value) is the next row, and it follows clicks.
+    last = len(insp.calls) - 1
+    assert insp.key_slider.value == last - rows["cnn/head"]
+    insp.key_slider.value = last - rows["cnn/conv_b"]
+    assert insp.selected == rows["cnn/conv_b"]
+    assert 'data-layer="cnn/conv_b"' in insp.details_html
+    insp.key_slider.value -= 1
+    assert insp.calls[insp.selected or 0].path == "cnn/bn"
     assert insp.move(+5).path == insp.calls[-1].path  # clamps at the last row
     with pytest.raises(TfnbDebugError, match="no layer 'nope'"):
         insp.select("nope")
@@ -119,9 +124,7 @@ def test_a_click_in_the_list_and_the_arrow_keys_change_the_pane(
 def test_the_list_labels_and_the_first_selection(inspectors: list[LayerInspector]) -> None:
     insp = tfnb_debug.inspect(small_cnn(), images())
     inspectors.append(insp)
-    labels = [
-        label.replace("\u00a0", " ") for label, _ in insp.widget.children[0].children[2].options
-    ]
+    labels = [label.replace("\u00a0", " ") for label, _ in insp.layer_list.options]
     assert len(labels) == len(insp.calls)
     conv = next(lbl for lbl in labels if "conv_b" in lbl)
     assert re.search(r"conv_b\s+Conv2D\s+\(4, 3, 3, 4\)\s+292$", conv)
@@ -168,7 +171,7 @@ def test_rerun_in_the_same_cell_closes_the_previous_inspector(
     first = LayerInspector(report, model=model, inputs=x, cell_id="cell-1")
     other = LayerInspector(report, model=model, inputs=x, cell_id="cell-2")
     inspectors.extend([first, other])
-    widgets_of_first = [first.widget, *first.widget.children]
+    widgets_of_first = [first.widget, first.layer_list, first.key_slider, *first.widget.children]
     assert all(widget_alive(w) for w in widgets_of_first)
     second = LayerInspector(report, model=model, inputs=x, cell_id="cell-1")
     inspectors.append(second)
@@ -309,3 +312,56 @@ def test_bad_arguments_are_one_line_errors() -> None:
         InspectorOptions(bins=0)
     with pytest.raises(TfnbDebugError):
         tfnb_debug.inspect("not a model")
+
+
+def test_tfshape_inspect_shows_one_bundle_and_gives_the_inspector(shell: InteractiveShell) -> None:
+    shell.user_ns.update(model=small_cnn(), x=images())
+    shown = run_magic(shell, "%tfshape --inspect model x")
+    try:
+        assert shown.result is None
+        bundles = [o for o in shown.outputs if WIDGET_VIEW in o]
+        assert len(bundles) == 1
+        assert "cnn/conv_b" in bundles[0]["text/html"] and "cnn/conv_b" in bundles[0]["text/plain"]
+        got = run_magic(shell, "%tfshape -q -o --inspect -v insp model x")
+        insp = got.result
+        assert isinstance(insp, LayerInspector) and shell.user_ns["insp"] is insp
+        assert got.outputs == []
+        assert insp.select("cnn/conv_b").activation is not None
+    finally:
+        with capture_output():
+            shell.run_line_magic("unload_ext", "tfnb_debug")
+            shell.run_line_magic("load_ext", "tfnb_debug")
+
+
+def test_tfshape_inspect_on_a_failing_model_shows_it_then_raises(shell: InteractiveShell) -> None:
+    class Mismatch(keras.Model):
+        def __init__(self) -> None:
+            super().__init__(name="mismatch")
+            self.a = L.Dense(4, name="a")
+            self.b = L.Dense(5, name="b")
+            self.join = L.Add(name="join")
+
+        def call(self, x: Any) -> Any:
+            return self.join([self.a(x), self.b(x)])
+
+    shell.user_ns.update(bad=Mismatch(), x=np.ones((2, 3), "float32"))
+    with capture_output() as captured, pytest.raises(ValueError):
+        shell.run_line_magic("tfshape", "--inspect bad x")
+    bundles = [o.data for o in captured.outputs if WIDGET_VIEW in o.data]
+    assert len(bundles) == 1 and "S01" in bundles[0]["text/plain"]
+    with capture_output():
+        shell.run_line_magic("unload_ext", "tfnb_debug")
+        shell.run_line_magic("load_ext", "tfnb_debug")
+
+
+def test_tfshape_cell_inspect_finds_the_model_by_name(shell: InteractiveShell) -> None:
+    shell.user_ns.update(model=small_cnn(), x=images())
+    shown = run_magic(shell, "%%tfshape -q -o --inspect", cell="y = model(x)")
+    insp = shown.result
+    try:
+        assert isinstance(insp, LayerInspector)
+        details = insp.details("cnn/conv_b")
+        assert [w.shape for w in details.weights] == [(3, 3, 8, 4), (4,)]
+        assert details.activation is None and "%%tfshape cell" in details.activation_note
+    finally:
+        insp.close()

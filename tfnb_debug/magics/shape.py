@@ -14,7 +14,7 @@ from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code,
 from tfnb_debug.magics.memory import mem_argument
 
 _OPTION = re.compile(
-    r"\s*(?:--\s|--$|-[qo](?=\s|$)|--quiet\b|--output\b|--no-stats\b|--mem\b"
+    r"\s*(?:--\s|--$|-[qo](?=\s|$)|--quiet\b|--output\b|--no-stats\b|--mem\b|--inspect\b"
     r"|(?:-v|--var)(?:\s+|=)\S+|--input-shape(?:\s+|=)\S+)"
 )
 
@@ -68,6 +68,11 @@ class ShapeMagics(Magics):
     @magic_arguments()
     @argument("--input-shape", default=None, help="batch-first input shape, e.g. 2,28,28,1")
     @argument("--no-stats", action="store_true", help="shapes only, no output statistics")
+    @argument(
+        "--inspect",
+        action="store_true",
+        help="click-through layer inspector (widgets; the static table everywhere else)",
+    )
     @mem_argument
     @output_arguments
     def tfshape(self, line: str, cell: str | None = None) -> Any:
@@ -86,12 +91,16 @@ class ShapeMagics(Magics):
 
         Options: ``-q`` do not display, ``-o`` return the report, ``-v NAME``
         store it in NAME, ``--no-stats`` shapes only, ``--input-shape 2,28,28,1``,
-        ``--mem`` (cell magic) adds the ``%%tfmem`` memory plot and findings.
+        ``--mem`` (cell magic) adds the ``%%tfmem`` memory plot and findings,
+        ``--inspect`` shows the click-through layer inspector (click a layer:
+        its config, weights, parameter arithmetic, output, gradients, findings;
+        ``-o``/``-v`` then give the inspector, whose ``.report`` is the table).
 
         Examples::
 
             %tfshape model x_train[:8]
             %tfshape model --input-shape 2,28,28,1
+            %tfshape --inspect model x_train[:8]
             report = %tfshape -q -o model
 
             %%tfshape
@@ -115,13 +124,32 @@ class ShapeMagics(Magics):
                     result = run_user_code(shell, cell)
             finally:
                 report = with_memory(recording.report, memory)
-                emit(shell, report, args)
-            return report if args.output else result
+                shown: Any = report
+                if args.inspect:
+                    from tfnb_debug.widgets.api import inspector_for_cell
+
+                    shown = inspector_for_cell(shell, report, args) or report
+                else:
+                    emit(shell, report, args)
+            return shown if args.output else result
         if args.mem:
             raise UsageError("--mem records memory while a cell runs: use it with %%tfshape")
         model_text, input_text = split_model_input(code)
         model = evaluate(shell, model_text, "model")
         inputs = evaluate(shell, input_text, "input") if input_text else None
+        if args.inspect:
+            from tfnb_debug.widgets.api import inspect_for_magic
+
+            with usage_errors():
+                return inspect_for_magic(
+                    shell,
+                    model,
+                    inputs,
+                    args,
+                    input_shape=args.input_shape,
+                    stats=not args.no_stats,
+                    name=model_text,
+                )
         with usage_errors():
             report = trace_shapes(
                 model,

@@ -157,10 +157,11 @@ def summarize_tensor(value: Any, *, bins: int = 30) -> ValueSummary | None:
 
 
 def weight_infos(layer: Any, *, bins: int = 30) -> tuple[WeightInfo, ...]:
-    """Each weight variable of ``layer`` (trainable first, as Keras lists them) with statistics."""
+    """Each weight variable of ``layer`` (or of a list of variables) with statistics."""
+    variables = layer.weights if hasattr(layer, "weights") else list(layer)
     seen: set[int] = set()
     out = []
-    for variable in layer.weights:
+    for variable in variables:
         if id(variable) in seen:
             continue
         seen.add(id(variable))

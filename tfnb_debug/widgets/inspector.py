@@ -15,17 +15,16 @@ again from the same notebook cell closes the one shown there before.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.render.values import format_value
 from tfnb_debug.reports import Finding, Report
 from tfnb_debug.shape_records import LayerCall
+from tfnb_debug.widgets import session
 from tfnb_debug.widgets.details import (
     ActivationInfo,
     GradientInfo,
@@ -34,9 +33,17 @@ from tfnb_debug.widgets.details import (
     layer_config,
     weight_infos,
 )
-from tfnb_debug.widgets.params import ParamArithmetic, param_arithmetic
+from tfnb_debug.widgets.rows import arithmetic as layer_arithmetic
+from tfnb_debug.widgets.rows import (
+    names_place,
+    own_weights,
+    row_items,
+    row_labels,
+    unique_names,
+    widget_tree,
+)
 
-__all__ = ["InspectorOptions", "LayerInspector", "close_all", "inspect", "open_inspectors"]
+__all__ = ["WIDGET_VIEW", "InspectorOptions", "LayerInspector"]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -67,24 +74,6 @@ class InspectorOptions:
             )
 
 
-# Inspectors alive in this process, oldest first; keyed by id.
-_OPEN: OrderedDict[int, LayerInspector] = OrderedDict()
-# The inspector last shown from each notebook cell (cell id -> inspector id).
-_BY_CELL: dict[str, int] = {}
-_MAX_WITHOUT_CELL = 8
-
-
-def open_inspectors() -> list[LayerInspector]:
-    """The inspectors that are not closed yet, oldest first."""
-    return list(_OPEN.values())
-
-
-def close_all() -> None:
-    """Close every open inspector (their widgets leave ipywidgets' registry)."""
-    for inspector in list(_OPEN.values()):
-        inspector.close()
-
-
 class LayerInspector:
     """An interactive view of one shape report.
 
@@ -101,6 +90,7 @@ class LayerInspector:
         model: Any = None,
         inputs: Any = None,
         gradients: Any = None,
+        models: Sequence[Any] = (),
         options: InspectorOptions | None = None,
         cell_id: str | None = None,
     ) -> None:
@@ -115,12 +105,16 @@ class LayerInspector:
         self.options = options or InspectorOptions()
         self._model = model
         self._inputs = inputs
+        # Root models by name: the rows' paths start with them.
+        self._models: dict[str, Any] = {str(m.name): m for m in models}
+        if model is not None:
+            self._models[str(model.name)] = model
         self._gradients = gradients
         self._cache: OrderedDict[int, LayerDetails] = OrderedDict()
         self._layers: dict[str, Any] = {}
         self._closed = False
         self._unregister: Callable[[], None] | None = None
-        self._names = _unique_names(self.calls)
+        self._names = unique_names(self.calls)
         self._marks = self._row_marks()
         self._build_widgets()
         self._track(cell_id)
@@ -132,6 +126,16 @@ class LayerInspector:
     def widget(self) -> Any:
         """The ipywidgets container (header, layer list, details pane)."""
         return self._box
+
+    @property
+    def layer_list(self) -> Any:
+        """The ``Select`` widget listing the rows (a click sets its value)."""
+        return self._list
+
+    @property
+    def key_slider(self) -> Any:
+        """The vertical slider beside the list that takes the up/down keys (top = row 0)."""
+        return self._keys
 
     @property
     def selected(self) -> int | None:
@@ -178,15 +182,13 @@ class LayerInspector:
         if self._closed:
             return
         self._closed = True
-        for child in (self._pane, self._list, self._header, self._style, self._left, self._box):
-            child.close()
+        for widget in widget_tree(self._box):
+            widget.close()
         self._model = self._inputs = self._gradients = None
+        self._models.clear()
         self._cache.clear()
         self._layers.clear()
-        _OPEN.pop(id(self), None)
-        for cell, ident in list(_BY_CELL.items()):
-            if ident == id(self):
-                del _BY_CELL[cell]
+        session.forget(self)
         if self._unregister is not None:
             self._unregister()
             self._unregister = None
@@ -212,7 +214,7 @@ class LayerInspector:
     def _build_widgets(self) -> None:
         import ipywidgets as w
 
-        labels, header = _row_labels(self.calls, self._marks)
+        labels, header = row_labels(self.calls, self._marks)
         options = [(label, i) for i, label in enumerate(labels)]
         rows = max(2, min(self.options.list_rows, len(options)))
         self._style = w.HTML(value=_STYLE)
@@ -224,29 +226,68 @@ class LayerInspector:
             layout=w.Layout(width="auto", min_width="420px"),
         )
         self._list.add_class("tfnb-inspector-list")
+        # The keyboard handle.  JupyterLab takes the arrow keys of a focused <select>
+        # for its own cell navigation (command mode), but leaves alone keys a widget
+        # has handled: a slider's handle does, so up/down on it move the selection.
+        # Top of the slider = first row, like the list beside it.
+        last = max(len(options) - 1, 0)
+        self._keys = w.IntSlider(
+            min=0,
+            max=max(last, 1),
+            value=last,
+            orientation="vertical",
+            readout=False,
+            continuous_update=True,
+            description="",
+            layout=w.Layout(height=f"{rows * 17 + 8}px", width="28px"),
+        )
+        self._keys.add_class("tfnb-inspector-keys")
+        self._keys.tooltip = (
+            "click here, then use the up/down arrow keys to move through the layers"
+        )
         hint = (
-            "click a layer, or use the arrow keys in the list; "
+            "click a layer; for the keyboard, click the slider beside the list and use up/down. "
             "!! marks the failing layer, ! a layer named by a finding"
         )
         self._left = w.VBox(
-            [self._style, self._header, self._list, w.HTML(f'<div class="tfnb-hint">{hint}</div>')],
+            [
+                self._style,
+                self._header,
+                w.HBox([self._list, self._keys], layout=w.Layout(align_items="flex-start")),
+                w.HTML(
+                    f'<div class="tfnb-hint">{hint}</div>',
+                    layout=w.Layout(max_width="520px"),
+                ),
+            ],
             layout=w.Layout(flex="0 0 auto"),
         )
         self._pane = w.HTML(
-            value="", layout=w.Layout(flex="1 1 auto", min_width="360px", margin="0 0 0 12px")
+            value="", layout=w.Layout(flex="1 1 520px", min_width="460px", margin="0 0 0 12px")
         )
         self._pane.add_class("tfnb-inspector-details")
         self._box = w.HBox(
             [self._left, self._pane],
-            layout=w.Layout(align_items="flex-start", width="100%"),
+            layout=w.Layout(align_items="flex-start", width="100%", flex_flow="row wrap"),
         )
         self._box.add_class("tfnb-inspector")
         self._list.observe(self._on_select, names="value")
+        self._keys.observe(self._on_key, names="value")
 
     def _on_select(self, change: dict[str, Any]) -> None:
         if change.get("new") is None or self._closed:
             return
-        self._show(int(change["new"]))
+        index = int(change["new"])
+        position = len(self.calls) - 1 - index
+        if self._keys.value != position:
+            self._keys.value = position
+        self._show(index)
+
+    def _on_key(self, change: dict[str, Any]) -> None:
+        if self._closed or not self.calls:
+            return
+        index = max(0, min(len(self.calls) - 1, len(self.calls) - 1 - int(change["new"])))
+        if self._list.value != index:
+            self._list.value = index
 
     def _select_index(self, index: int) -> None:
         self._check_open()
@@ -275,11 +316,11 @@ class LayerInspector:
     def _collect(self, call: LayerCall) -> LayerDetails:
         layer = self._layer(call.path)
         findings = tuple(self._findings_for(call))
-        row = _row_items(call)
+        row = row_items(call)
         if layer is None:
             reason = (
-                "the layer object is not available (the report was traced from a cell): "
-                "use `%tfshape MODEL INPUT --inspect` or tfnb_debug.inspect(model, inputs)"
+                "the layer object is not available (no model given for this row): use "
+                "`%tfshape --inspect MODEL INPUT` or tfnb_debug.inspect(model, inputs)"
             )
             return LayerDetails(
                 row_index=call.index,
@@ -295,11 +336,11 @@ class LayerInspector:
                 gradient_note="",
                 findings=findings,
             )
-        own = _own_weights(layer)
-        weights = weight_infos(_Weights(own), bins=self.options.bins)
-        arithmetic = _arithmetic(layer)
+        own = own_weights(layer)
+        weights = weight_infos(own, bins=self.options.bins)
+        arithmetic = layer_arithmetic(layer)
         activation, note = self._activation(call, layer)
-        gradients, gradient_note = self._gradient_info(own)
+        gradients, gradient_note = self._gradient_info(call.path, own)
         if len(own) < len(layer.weights):
             note_weights = len(layer.weights) - len(own)
             note = (note + " " if note else "") + (
@@ -320,14 +361,18 @@ class LayerInspector:
             findings=findings,
         )
 
+    def _root(self, path: str) -> Any:
+        return self._models.get(path.split("/", 1)[0])
+
     def _layer(self, path: str) -> Any:
-        if self._model is None:
+        root = self._root(path)
+        if root is None:
             return None
         if path not in self._layers:
             from tfnb_debug.shapes import layer_for_path
 
             try:
-                self._layers[path] = layer_for_path(self._model, path)
+                self._layers[path] = layer_for_path(root, path)
             except (KeyError, LookupError, TfnbDebugError):
                 self._layers[path] = None
         return self._layers[path]
@@ -335,9 +380,10 @@ class LayerInspector:
     def _activation(self, call: LayerCall, layer: Any) -> tuple[ActivationInfo | None, str]:
         if call.status != "ok":
             return None, f"this call {call.status}: it produced no output ({call.error_type})"
-        if self._inputs is None:
+        if self._inputs is None or self._model is None or self._root(call.path) is not self._model:
             return None, (
-                "no inputs to run the model with: pass them, e.g. tfnb_debug.inspect(model, x)"
+                "the inputs of this trace were not kept (a %%tfshape cell): to see outputs, use "
+                "`%tfshape --inspect MODEL INPUT` or tfnb_debug.inspect(model, x)"
             )
         try:
             info = capture_call_output(
@@ -353,13 +399,13 @@ class LayerInspector:
             return None, str(err)
         return info, ""
 
-    def _gradient_info(self, own: Sequence[Any]) -> tuple[GradientInfo | None, str]:
+    def _gradient_info(self, path: str, own: Sequence[Any]) -> tuple[GradientInfo | None, str]:
         from tfnb_debug.widgets.linking import find_gradient_report, gradient_info
 
         report = self._gradients
-        name = str(getattr(self._model, "name", ""))
+        name = path.split("/", 1)[0]
         if report is None and name:
-            shell = _shell()
+            shell = session.shell()
             namespace = getattr(shell, "user_ns", None)
             report = find_gradient_report(name, namespace, shell)
         if report is None:
@@ -375,7 +421,7 @@ class LayerInspector:
             keys.append(call.name)
         out = []
         for f in self.report.findings:
-            if f.place == call.path or any(_names_place(f.place, key) for key in keys):
+            if f.place == call.path or any(names_place(f.place, key) for key in keys):
                 out.append(f)
         return out
 
@@ -424,233 +470,7 @@ class LayerInspector:
             raise TfnbDebugError("this inspector is closed: run the cell again to get a new one")
 
     def _track(self, cell_id: str | None) -> None:
-        if cell_id is not None:
-            previous = _OPEN.get(_BY_CELL.get(cell_id, -1))
-            if previous is not None:
-                previous.close()
-            _BY_CELL[cell_id] = id(self)
-        _OPEN[id(self)] = self
-        without_cell = [
-            i for i in _OPEN.values() if i is not self and id(i) not in _BY_CELL.values()
-        ]
-        while len(without_cell) >= _MAX_WITHOUT_CELL:
-            without_cell.pop(0).close()
-        self._unregister = _register_closer(self.close)
-
-
-def inspect(
-    model: Any,
-    inputs: Any = None,
-    *,
-    input_shape: str | Sequence[Any] | None = None,
-    training: bool = False,
-    gradients: Any = None,
-    options: InspectorOptions | None = None,
-    thresholds: Any = None,
-    name: str | None = None,
-) -> LayerInspector:
-    """Trace ``model`` like :func:`tfnb_debug.trace_shapes` and return a click-through inspector.
-
-    ``inputs`` (array, tensor, list or dict of them) or ``input_shape`` as for
-    ``trace_shapes``; without either, the same synthetic batch (batch 2,
-    seeded) is built from the model's input spec.  ``gradients`` is a
-    ``%tfgrad`` report of the same model, whose per-layer gradients the details
-    pane shows.  Display the result in a notebook (last line of a cell, or
-    ``display(...)``): widget frontends show the inspector, every other
-    frontend the static table.  ``inspector.select("model/conv")`` selects a
-    layer from code and returns its :class:`LayerDetails`.
-
-    Example::
-
-        insp = tfnb_debug.inspect(model, x_batch)
-        insp            # shows the inspector
-    """
-    from tfnb_debug.shapes import trace_shapes
-
-    if options is not None and not isinstance(options, InspectorOptions):
-        raise TfnbDebugError(
-            f"options must be tfnb_debug.widgets.inspector.InspectorOptions, got {type(options).__name__}"
-        )
-    inputs, note = _resolve_inputs(model, inputs, input_shape)
-    report = trace_shapes(model, inputs, training=training, thresholds=thresholds, name=name)
-    if note and inputs is not None:
-        report = replace(report, input_note=note)
-    options = replace(options or InspectorOptions(), training=training)
-    return LayerInspector(
-        report,
-        model=model,
-        inputs=inputs,
-        gradients=gradients,
-        options=options,
-        cell_id=current_cell_id(),
-    )
-
-
-def _resolve_inputs(
-    model: Any, inputs: Any, input_shape: str | Sequence[Any] | None
-) -> tuple[Any, str]:
-    """The batch ``trace_shapes`` would build, kept so that activations can be captured later."""
-    from tfnb_debug.collect.shape_inputs import (
-        batch_from_shapes,
-        check_model,
-        input_spec_of,
-        parse_input_shape,
-        synthetic_batch,
-    )
-
-    check_model(model)
-    if inputs is not None and input_shape is not None:
-        raise TfnbDebugError("give either inputs or input_shape, not both")
-    if inputs is not None:
-        return inputs, ""
-    spec = input_spec_of(model)
-    if input_shape is not None:
-        batch = batch_from_shapes(parse_input_shape(input_shape), spec)
-        return batch, "input: synthetic batch of the given shape (random normal floats)"
-    if spec is not None:
-        return synthetic_batch(spec), (
-            "input: synthetic batch built from the model's input spec (batch 2, random normal floats)"
-        )
-    return None, ""  # trace_shapes reports S04 (unbuilt model)
-
-
-class _Weights:
-    """A stand-in with a ``weights`` attribute, to summarize a chosen list of variables."""
-
-    def __init__(self, weights: Sequence[Any]) -> None:
-        self.weights = list(weights)
-
-
-def _sublayers(layer: Any) -> list[Any]:
-    flatten = getattr(layer, "_flatten_layers", None)
-    if flatten is not None:
-        try:
-            return list(flatten(include_self=False, recursive=True))
-        except TypeError:
-            pass
-    return list(getattr(layer, "layers", None) or [])
-
-
-def _own_weights(layer: Any) -> list[Any]:
-    """The layer's weights that none of its sublayers holds (all of them for a plain layer)."""
-    inner = {id(v) for sub in _sublayers(layer) for v in sub.weights}
-    seen: set[int] = set()
-    own = []
-    for v in layer.weights:
-        if id(v) not in inner and id(v) not in seen:
-            seen.add(id(v))
-            own.append(v)
-    return own
-
-
-def _arithmetic(layer: Any) -> ParamArithmetic | None:
-    try:
-        return param_arithmetic(layer)
-    except Exception:  # a custom layer whose weights cannot be read: no arithmetic
-        return None
-
-
-def _names_place(place: str, key: str) -> bool:
-    if not key or not place:
-        return False
-    return re.search(rf"(?<![\w/#]){re.escape(key)}(?![\w/#])", place) is not None
-
-
-def _unique_names(calls: Sequence[LayerCall]) -> dict[str, int]:
-    paths_by_name: dict[str, set[str]] = {}
-    for call in calls:
-        paths_by_name.setdefault(call.name, set()).add(call.path)
-    return {name: len(paths) for name, paths in paths_by_name.items()}
-
-
-def _shapes(infos: Sequence[Any]) -> str:
-    shapes = [format_value(t.shape) if t.shape is not None else "?" for t in infos]
-    return shapes[0] if len(shapes) == 1 else "[" + ", ".join(shapes) + "]"
-
-
-def _row_labels(calls: Sequence[LayerCall], marks: Sequence[str]) -> tuple[list[str], str]:
-    """Fixed-width labels for the list (non-breaking spaces keep the columns aligned)."""
-    glyph = {"error": "!!", "warning": " !", "": "  "}
-    cells = []
-    for call in calls:
-        name = "  " * call.depth + (call.path.rsplit("/", 1)[-1] if call.depth else call.path)
-        if call.call:
-            name += f" (call {call.call + 1})"
-        params = call.params
-        cells.append(
-            (
-                str(call.index),
-                name,
-                call.class_name,
-                _shapes(call.outputs) if call.outputs else call.status,
-                "" if params is None else f"{params:,}",
-            )
-        )
-    titles = ("#", "layer", "class", "output shape", "params")
-    widths = [max([len(t)] + [len(c[i]) for c in cells]) for i, t in enumerate(titles)]
-    widths = [min(w, 48) for w in widths]
-
-    def line(values: Sequence[str], lead: str) -> str:
-        parts = [
-            v[:w].rjust(w) if i in (0, 4) else v[:w].ljust(w)
-            for i, (v, w) in enumerate(zip(values, widths, strict=True))
-        ]
-        return (lead + " " + "  ".join(parts)).rstrip().replace(" ", "\u00a0")
-
-    labels = [line(c, glyph[m]) for c, m in zip(cells, marks, strict=True)]
-    return labels, line(titles, "  ")
-
-
-def _row_items(call: LayerCall) -> tuple[tuple[str, Any], ...]:
-    items: list[tuple[str, Any]] = [
-        ("path", call.path),
-        ("class", call.class_name),
-        ("mode", call.mode),
-        ("status", call.status),
-        ("input shape(s)", _shapes(call.inputs) if call.inputs else "-"),
-        ("output shape(s)", _shapes(call.outputs) if call.outputs else "-"),
-        ("output dtype(s)", ", ".join(t.dtype for t in call.outputs) or "-"),
-        ("parameters", call.params),
-    ]
-    if call.error:
-        items.append(("error", call.error))
-    return tuple(items)
-
-
-def _shell() -> Any:
-    """The running IPython shell, or None (plain Python)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return get_ipython()
-
-
-def _register_closer(close: Callable[[], None]) -> Callable[[], None] | None:
-    """Put ``close`` in the extension's closers (``%unload_ext`` runs them); return an undo."""
-    shell = _shell()
-    if shell is None:
-        return None
-    from tfnb_debug._state import state_for
-
-    state = state_for(shell)
-    state.closers.append(close)
-
-    def unregister() -> None:
-        if close in state.closers:
-            state.closers.remove(close)
-
-    return unregister
-
-
-def current_cell_id() -> str | None:
-    """The id of the notebook cell being run (JupyterLab and Notebook 7 send it), if any."""
-    shell = _shell()
-    header = getattr(shell, "parent_header", None) if shell is not None else None
-    if not isinstance(header, dict):
-        return None
-    cell = (header.get("metadata") or {}).get("cellId")
-    return str(cell) if cell else None
+        self._unregister = session.track(self, cell_id)
 
 
 _STYLE = """<style>
@@ -658,6 +478,6 @@ _STYLE = """<style>
   font-size: 12px; }
 .tfnb-inspector-header { font-family: SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 12px; font-weight: 600; white-space: pre; color: #374151; padding-left: 4px; }
-.tfnb-hint { color: #6b7280; font-size: 11px; }
+.tfnb-hint { color: #6b7280; font-size: 11px; white-space: normal; line-height: 1.3; }
 .tfnb-inspector-details { overflow-x: auto; }
 </style>"""

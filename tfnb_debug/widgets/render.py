@@ -120,7 +120,13 @@ def _weights_html(d: LayerDetails, figures: bool) -> str:
     if not d.weights:
         return "<div>This layer has no weights.</div>"
     rows = [
-        (w.name, w.shape, w.dtype, "yes" if w.trainable else "no", *stat_cells(w.stats))
+        (
+            _short_name(w.name, d.path),
+            w.shape,
+            w.dtype,
+            "yes" if w.trainable else "no",
+            *stat_cells(w.stats),
+        )
         for w in d.weights
     ]
     columns = ("variable", "shape", "dtype", "trainable", *STAT_COLUMNS)
@@ -138,6 +144,11 @@ def _weights_html(d: LayerDetails, figures: bool) -> str:
         ]
         parts.append(f'<div style="display:flex;flex-wrap:wrap;gap:4px;">{"".join(images)}</div>')
     return "".join(parts)
+
+
+def _short_name(name: str, layer_path: str) -> str:
+    """A variable's path relative to its layer (``kernel``) when it sits under the layer's path."""
+    return name[len(layer_path) + 1 :] if name.startswith(layer_path + "/") else name
 
 
 def _activation_html(d: LayerDetails, figures: bool) -> str:

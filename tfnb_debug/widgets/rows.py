@@ -1,0 +1,127 @@
+"""Helpers of the inspector: the list's fixed-width labels, a row as (column, value) pairs,
+a layer's own weights, which findings name a row.  Plain functions; no widgets here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from tfnb_debug.render.values import format_value
+from tfnb_debug.shape_records import LayerCall
+from tfnb_debug.widgets.params import ParamArithmetic, param_arithmetic
+
+__all__ = [
+    "arithmetic",
+    "names_place",
+    "own_weights",
+    "row_items",
+    "row_labels",
+    "unique_names",
+    "widget_tree",
+]
+
+
+def widget_tree(widget: Any) -> list[Any]:
+    """``widget`` and every widget inside it, innermost first."""
+    out: list[Any] = []
+    for child in getattr(widget, "children", ()):
+        out.extend(widget_tree(child))
+    out.append(widget)
+    return out
+
+
+def _sublayers(layer: Any) -> list[Any]:
+    flatten = getattr(layer, "_flatten_layers", None)
+    if flatten is not None:
+        try:
+            return list(flatten(include_self=False, recursive=True))
+        except TypeError:
+            pass
+    return list(getattr(layer, "layers", None) or [])
+
+
+def own_weights(layer: Any) -> list[Any]:
+    """The layer's weights that none of its sublayers holds (all of them for a plain layer)."""
+    inner = {id(v) for sub in _sublayers(layer) for v in sub.weights}
+    seen: set[int] = set()
+    own = []
+    for v in layer.weights:
+        if id(v) not in inner and id(v) not in seen:
+            seen.add(id(v))
+            own.append(v)
+    return own
+
+
+def arithmetic(layer: Any) -> ParamArithmetic | None:
+    try:
+        return param_arithmetic(layer)
+    except Exception:  # a custom layer whose weights cannot be read: no arithmetic
+        return None
+
+
+def names_place(place: str, key: str) -> bool:
+    if not key or not place:
+        return False
+    return re.search(rf"(?<![\w/#]){re.escape(key)}(?![\w/#])", place) is not None
+
+
+def unique_names(calls: Sequence[LayerCall]) -> dict[str, int]:
+    paths_by_name: dict[str, set[str]] = {}
+    for call in calls:
+        paths_by_name.setdefault(call.name, set()).add(call.path)
+    return {name: len(paths) for name, paths in paths_by_name.items()}
+
+
+def _shapes(infos: Sequence[Any]) -> str:
+    shapes = [format_value(t.shape) if t.shape is not None else "?" for t in infos]
+    return shapes[0] if len(shapes) == 1 else "[" + ", ".join(shapes) + "]"
+
+
+def row_labels(calls: Sequence[LayerCall], marks: Sequence[str]) -> tuple[list[str], str]:
+    """Fixed-width labels for the list (non-breaking spaces keep the columns aligned)."""
+    glyph = {"error": "!!", "warning": " !", "": "  "}
+    cells = []
+    for call in calls:
+        name = "  " * call.depth + (call.path.rsplit("/", 1)[-1] if call.depth else call.path)
+        if call.call:
+            name += f" (call {call.call + 1})"
+        params = call.params
+        cells.append(
+            (
+                str(call.index),
+                name,
+                call.class_name,
+                _shapes(call.outputs) if call.outputs else call.status,
+                "" if params is None else f"{params:,}",
+            )
+        )
+    titles = ("#", "layer", "class", "output shape", "params")
+    widths = [max([len(t)] + [len(c[i]) for c in cells]) for i, t in enumerate(titles)]
+    widths = [min(w, 48) for w in widths]
+
+    def line(values: Sequence[str], lead: str) -> str:
+        parts = [
+            v[:w].rjust(w) if i in (0, 4) else v[:w].ljust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ]
+        return (lead + " " + "  ".join(parts)).rstrip().replace(" ", "\u00a0")
+
+    labels = [line(c, glyph[m]) for c, m in zip(cells, marks, strict=True)]
+    return labels, line(titles, "  ")
+
+
+def row_items(call: LayerCall) -> tuple[tuple[str, Any], ...]:
+    items: list[tuple[str, Any]] = [
+        ("path", call.path),
+        ("class", call.class_name),
+        ("mode", call.mode),
+        ("status", call.status),
+        ("input shape(s)", _shapes(call.inputs) if call.inputs else "-"),
+        ("output shape(s)", _shapes(call.outputs) if call.outputs else "-"),
+        ("output dtype(s)", ", ".join(t.dtype for t in call.outputs) or "-"),
+        ("parameters", call.params),
+    ]
+    if call.error:
+        items.append(("error", call.error))
+    return tuple(items)
