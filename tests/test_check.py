@@ -192,3 +192,25 @@ def test_magic_stops_the_cell_and_shows_the_report(shell: InteractiveShell) -> N
     assert shown.result.steps == 4 and "no NaN/Inf" in shown.text
     with pytest.raises(UsageError, match="retrace-limit"):
         run_magic(shell, "%%tfcheck --retrace-limit 0", cell="1")
+
+
+def test_conv_flatten_dense_trains_under_checks() -> None:
+    """Regression: a shape-less stash variable made Grappler feed Dense the unflattened input."""
+    model = keras.Sequential(
+        [
+            keras.Input((6, 6, 1)),
+            keras.layers.Conv2D(4, 3, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Flatten(),
+            keras.layers.Dense(3),
+        ]
+    )
+    model.compile(
+        optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    )
+    images = RS.rand(16, 6, 6, 1).astype("float32")
+    labels = RS.randint(0, 3, 16)
+    _, report = run_checked(
+        lambda: model.fit(images, labels, batch_size=8, verbose=0), models=[model]
+    )
+    assert not report.stopped and report.steps == 2

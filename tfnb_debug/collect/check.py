@@ -19,8 +19,8 @@ for a checked run, and restores all of it in ``finally``:
   XLA drops ``CheckNumerics``/``Assert`` ops silently, so checks under XLA
   would never fire.  Both are put back on exit;
 * in graph mode, when a layer's output is about to fail its check, the
-  layer's first input is copied into a small stash variable first (one
-  ``tf.cond`` per layer), so that layer alone can be re-run afterwards with
+  layer's input is copied to the host first (one ``tf.cond`` per layer; the
+  copy, a ``tf.py_function``, runs only on the failing path), so that layer alone can be re-run afterwards with
   ``tf.debugging.enable_check_numerics`` to name the op and the source line;
 * :func:`tfnb_debug.collect._patching.trace_hook` counts ``tf.function``
   traces for T01.
@@ -42,7 +42,6 @@ __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG"]
 
 TAG = "tfnb_check"
 _TAG_RE = re.compile(TAG + r"\|([a-z-]+)\|([^|]*)\|")
-_STASH_DTYPES = ("float32", "float16", "bfloat16", "float64")
 
 
 @dataclass(frozen=True)
@@ -90,8 +89,7 @@ class NumericsChecks:
         self._eager_failure: tuple[Any, tuple[Any, ...], dict[str, Any]] | None = None
         self._optimizers: list[Any] = []
         self._in_apply = 0  # LossScaleOptimizer.apply calls its inner optimizer's apply
-        self._stash: dict[str, Any] = {}
-        self._stash_id: Any = None
+        self._stashed: tuple[int, Any] | None = None  # (layer index, its input) on failure
         self._step_counter: Any = None
         self._saved_models: list[tuple[Any, dict[str, Any], bool]] = []
         self._exit: contextlib.ExitStack | None = None
@@ -106,7 +104,7 @@ class NumericsChecks:
         try:
             stack.callback(self._restore_models)
             self._prepare_models()
-            self._make_stash()
+            self._make_step_counter()
             stack.enter_context(_class_patches(self))
             stack.enter_context(layer_call_hook(self._layer_hook))
             stack.enter_context(trace_hook(self._trace_hook))
@@ -189,15 +187,8 @@ class NumericsChecks:
                 vars(model).pop("_jit_compile", None)
         self._saved_models.clear()
 
-    def _make_stash(self) -> None:
+    def _make_step_counter(self) -> None:
         self._step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
-        if not self.op_detail:
-            return
-        for dtype in _STASH_DTYPES:
-            self._stash[dtype] = tf.Variable(
-                tf.zeros([0], dtype=dtype), shape=tf.TensorShape(None), trainable=False
-            )
-        self._stash_id = tf.Variable(-1, dtype=tf.int32, trainable=False)
 
     # -- hooks ---------------------------------------------------------------------------
 
@@ -272,11 +263,8 @@ class NumericsChecks:
         floats = [t for t in leaves if t.dtype.is_floating and not self._is_checked(t)]
         if not floats:
             return out
-        if not tf.executing_eagerly() and self._stash_id is not None:
-            stash_op = self._stash_on_failure(floats, index, args, kwargs)
-            if stash_op is not None:
-                with tf.control_dependencies([stash_op]):
-                    return self._map_checked(out, "output", path)
+        if not tf.executing_eagerly() and self.op_detail:
+            out = self._stash_on_failure(out, floats, index, args, kwargs)
         return self._map_checked(out, "output", path)
 
     def _map_checked(self, out: Any, kind: str, place: str) -> Any:
@@ -285,27 +273,48 @@ class NumericsChecks:
         )
 
     def _stash_on_failure(
-        self, floats: list[Any], index: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self,
+        out: Any,
+        floats: list[Any],
+        index: int,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
     ) -> Any:
+        """Route the outputs through a ``tf.cond`` that copies the layer's input when they are bad.
+
+        The outputs pass through the cond (a data dependency), so the copy is
+        made before the check that follows can fail.
+        """
         inputs = [t for t in keras.tree.flatten((args, kwargs)) if isinstance(t, tf.Tensor)]
         float_inputs = [t for t in inputs if t.dtype.is_floating]
-        if len(float_inputs) != 1 or float_inputs[0].dtype.name not in self._stash:
-            return None
+        if len(float_inputs) != 1:
+            return out
         if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
-            return None  # a plain variable cannot be assigned per replica
+            return out  # a plain variable cannot be assigned per replica
         source = float_inputs[0]
-        stash = self._stash[source.dtype.name]
-        stash_id = self._stash_id
         finite = tf.reduce_all([tf.reduce_all(tf.math.is_finite(t)) for t in floats])
 
-        def keep() -> Any:
-            return tf.constant(True)
+        def copy_input(value: Any) -> bool:
+            if self._stashed is None:
+                self._stashed = (index, value.numpy())
+            return False
 
-        def save() -> Any:
-            with tf.control_dependencies([stash.assign(source), stash_id.assign(index)]):
-                return tf.constant(False)
+        def keep() -> list[Any]:
+            return [tf.identity(t) for t in floats]
 
-        return tf.cond(finite, keep, save)
+        def save() -> list[Any]:
+            # A Python copy, not a variable: assigning inputs of varying shapes to a
+            # shape-less variable trips Grappler (wrong tensors fed to later ops).
+            # XLA is off for the run, so the py_function is allowed.
+            copied = tf.py_function(copy_input, [source], Tout=tf.bool)
+            with tf.control_dependencies([copied]):
+                return [tf.identity(t) for t in floats]
+
+        passed = tf.cond(finite, keep, save)
+        replaced = {id(t): p for t, p in zip(floats, passed, strict=True)}
+        return keras.tree.map_structure(
+            lambda v: replaced.get(id(v), v) if isinstance(v, tf.Tensor) else v, out
+        )
 
     # -- after a failure -----------------------------------------------------------------
 
@@ -319,12 +328,9 @@ class NumericsChecks:
                 return None
             call_args, call_kwargs = args, dict(kwargs)
         else:
-            if self._stash_id is None or int(self._stash_id.numpy()) != index:
+            if self._stashed is None or self._stashed[0] != index:
                 return OpDetail("", "", "the failing layer's input was not captured")
-            value = next((v for v in self._stash.values() if int(tf.size(v)) > 0), None)
-            if value is None:
-                return OpDetail("", "", "the failing layer's input was not captured")
-            call_args, call_kwargs = (tf.convert_to_tensor(value),), {}
+            call_args, call_kwargs = (tf.convert_to_tensor(self._stashed[1]),), {}
         return rerun_with_op_checks(layer, call_args, call_kwargs)
 
     def _step(self) -> int | None:
