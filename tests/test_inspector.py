@@ -365,3 +365,20 @@ def test_tfshape_cell_inspect_finds_the_model_by_name(shell: InteractiveShell) -
         assert details.activation is None and "%%tfshape cell" in details.activation_note
     finally:
         insp.close()
+
+
+def test_a_tfgrad_report_shown_in_the_session_is_linked(shell: InteractiveShell) -> None:
+    model, x = small_cnn("linked"), images()
+    model.compile("adam", "sparse_categorical_crossentropy")
+    shell.user_ns.update(model=model, x=x, y=np.array([0, 1, 2, 0]))
+    insp = run_magic(shell, "%tfshape -q -o --inspect model x").result
+    try:
+        assert insp.details("linked/head").gradients is None
+        shown = run_magic(shell, "%tfgrad model x y")  # displayed only: no -o, no -v
+        assert shown.result is None and len(shown.outputs) == 1  # shown, not stored
+        insp._cache.clear()
+        head = insp.details("linked/head")
+        assert head.gradients is not None
+        assert head.gradients.variables == ("linked/head/kernel", "linked/head/bias")
+    finally:
+        insp.close()

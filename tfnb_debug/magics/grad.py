@@ -88,6 +88,7 @@ class GradMagics(Magics):
         assert recording is not None
         with usage_errors():
             report = with_memory(recording.result(), memory)
+        _remember(shell, report)
         emitted = emit(shell, report, args)
         return emitted if args.output else value
 
@@ -109,7 +110,15 @@ class GradMagics(Magics):
             loss = shell.user_ns[loss]
         with usage_errors():
             report = probe_gradients(model, x, y, loss=loss)
+        _remember(shell, report)
         return emit(shell, report, args)
+
+
+def _remember(shell: Any, report: Any) -> None:
+    """Keep the latest report of each model for the layer inspector (``%tfshape --inspect``)."""
+    from tfnb_debug.widgets.linking import remember_gradient_report
+
+    remember_gradient_report(shell, report)
 
 
 def _watchable(namespace: dict[str, Any]) -> list[Any]:
