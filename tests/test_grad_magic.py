@@ -62,6 +62,7 @@ def test_cell_value_is_returned_without_o(nb: InteractiveShell) -> None:
     assert shown.result == 2
 
 
+@pytest.mark.slow
 def test_user_error_reaches_the_user_after_the_partial_report(nb: InteractiveShell) -> None:
     cell = (
         "class Boom(keras.callbacks.Callback):\n"

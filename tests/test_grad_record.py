@@ -173,6 +173,7 @@ def test_stale_tf_function_and_no_step_give_one_line_errors() -> None:
 
 
 @pytest.mark.parametrize("error", [ValueError, KeyboardInterrupt])
+@pytest.mark.slow
 def test_everything_is_restored_after_an_error_or_interrupt(error: type[BaseException]) -> None:
     x, y = data()
     model = small_model("restore")
@@ -220,6 +221,7 @@ def test_bad_every_is_a_one_line_error(bad: object) -> None:
         tfnb_debug.record_gradients(every=bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_loss_scale_optimizer_gradients_are_unscaled() -> None:
     x, y = data(32)
     reference = small_model("ref", lr=0.0)

@@ -42,6 +42,7 @@ def scaled_model(scale: float, *, lr: float = 1e-3, name: str = "scaled") -> ker
     return model
 
 
+@pytest.mark.slow
 def test_g01_vanishing_gradient_fires_on_a_squashed_path_only() -> None:
     x, y = data()
     report = train(scaled_model(1e-7), x, y)
@@ -146,6 +147,7 @@ def test_g06_update_ratio_too_high_and_too_low() -> None:
     assert "G06" not in fine.codes()
 
 
+@pytest.mark.slow
 def test_g07_stagnant_loss_on_the_same_batch_with_no_learning() -> None:
     x, y = data(8)
     frozen = train(scaled_model(1.0, lr=0.0), x, y, epochs=6)

@@ -6,8 +6,10 @@ the layers it flags (for the per-layer table).  Pure NumPy: no TensorFlow.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -176,6 +178,13 @@ def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], 
     return findings, [(layer, "G04") for layer in by_layer]
 
 
+def _nanmedian(values: np.ndarray, **kwargs: Any) -> np.ndarray:
+    """``np.nanmedian`` without the all-NaN warning (an all-NaN slice is NaN, on purpose)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(np.nanmedian(values, **kwargs))
+
+
 def _finite(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(values), values, np.nan)
 
@@ -185,8 +194,7 @@ def _vanishing(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
     if norms.size == 0 or np.all(np.isnan(norms)):
         return [], []
     layers = h.layers()
-    with np.errstate(all="ignore"):
-        median = np.nanmedian(norms, axis=1, keepdims=True)
+    median = _nanmedian(norms, axis=1, keepdims=True)
     low_abs = norms < th.vanishing_abs
     low_rel = norms < th.vanishing_rel * median if len(layers) > 1 else np.zeros_like(low_abs)
     low = (low_abs | low_rel) & ~np.isnan(norms)
@@ -269,8 +277,7 @@ def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str],
         return [], []
     findings: list[Finding] = []
     flagged: list[tuple[str, str]] = []
-    with np.errstate(all="ignore"):
-        medians = np.nanmedian(ratios, axis=0)
+    medians = _nanmedian(ratios, axis=0)
     high = [j for j in range(len(layers)) if medians[j] > th.update_ratio_high]
     low = [j for j in range(len(layers)) if medians[j] < th.update_ratio_low]
     for hit, what, hint, bound in (
