@@ -8,6 +8,7 @@ import pytest
 import tensorflow as tf
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 from keras.src.layers.layer import Layer
 from keras.src.losses.loss import Loss
 from keras.src.optimizers.base_optimizer import BaseOptimizer
@@ -19,7 +20,20 @@ from tfnb_debug.errors import TfnbDebugError
 RS = np.random.RandomState(0)
 X = RS.randn(32, 4).astype("float32")
 Y = RS.randn(32, 1).astype("float32")
-ORIGINALS = (Layer.__dict__["__call__"], Loss.__dict__["__call__"], BaseOptimizer.__dict__["apply"])
+MAKERS = ("make_train_function", "make_test_function", "make_predict_function")
+
+
+def patch_targets() -> tuple[object, ...]:
+    return (
+        Layer.__dict__["__call__"],
+        Layer.__dict__["_maybe_build"],
+        Loss.__dict__["__call__"],
+        BaseOptimizer.__dict__["apply"],
+        *(TensorFlowTrainer.__dict__[name] for name in MAKERS),
+    )
+
+
+ORIGINALS = patch_targets()
 
 
 class Log(keras.layers.Layer):
@@ -48,8 +62,7 @@ def model_with(*middle: keras.layers.Layer, loss: object = "mse", jit: bool = Fa
 
 
 def patches_restored() -> bool:
-    now = (Layer.__dict__["__call__"], Loss.__dict__["__call__"], BaseOptimizer.__dict__["apply"])
-    return all(a is b for a, b in zip(now, ORIGINALS, strict=True))
+    return all(a is b for a, b in zip(patch_targets(), ORIGINALS, strict=True))
 
 
 def fit(model: keras.Model, x: np.ndarray = X, epochs: int = 1) -> object:
@@ -126,6 +139,17 @@ def test_xla_is_switched_off_for_the_run_and_restored() -> None:
     assert report.codes() == ["N01"]
     assert model.jit_compile is True
     assert "XLA switched off" in report.to_text()
+
+    made: list[keras.Model] = []
+
+    def build_and_fit() -> None:  # a model created inside the run is adopted too
+        made.append(model_with(Log(name="log"), jit=True))
+        fit(made[0])
+
+    _, report = run_checked(build_and_fit)
+    assert report.codes() == ["N01"] and report.xla_switched_off == (made[0].name,)
+    assert made[0].jit_compile is True and made[0].train_function is None
+    assert patches_restored()
 
 
 def test_custom_loop_in_tf_function_and_retracing() -> None:

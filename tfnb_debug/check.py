@@ -58,9 +58,10 @@ def run_checked(
 ) -> tuple[Any, CheckReport]:
     """Run ``fn()`` with finiteness checks; return its value and the report.
 
-    ``models``: Keras models whose cached train/test/predict functions are
-    dropped for the run (so ``fit`` retraces with the checks) and whose XLA is
-    switched off (XLA silently drops the checks); all restored afterwards.
+    Every Keras model that builds a train/test/predict function during the run
+    (``fit``, ``evaluate``, ``predict``) has its cached one dropped, so it
+    retraces with the checks, and its XLA switched off (XLA silently drops the
+    checks); both restored afterwards.  ``models`` get this treatment up front.
     ``functions``: ``tf.function`` objects the code may call, only to warn when
     they were traced before (their cached graph has no checks) or use XLA.
     A failed check stops ``fn`` and is reported, not raised.  Any other

@@ -159,22 +159,41 @@ class NumericsChecks:
 
     def _prepare_models(self) -> None:
         for model in self.models:
-            saved = {
-                name: getattr(model, name, None)
-                for name in ("train_function", "test_function", "predict_function")
-            }
-            had_jit = "_jit_compile" in vars(model)
-            saved["_jit_compile"] = vars(model).get("_jit_compile")
-            self._saved_models.append((model, saved, had_jit))
-            for name in ("train_function", "test_function", "predict_function"):
-                if hasattr(model, name):
-                    setattr(model, name, None)
-            if saved["_jit_compile"] is True:
-                model._jit_compile = False
+            self.adopt(model)
+
+    def adopt(self, model: Any) -> None:
+        """Drop ``model``'s cached train/test/predict functions and switch its XLA off, once.
+
+        Called for the models given and, through the patched
+        ``make_*_function``, for any model that trains, evaluates or predicts
+        during the run (also models created in it).  ``jit_compile="auto"``
+        is pinned to False too: on a GPU it would turn XLA on.
+        """
+        if any(m is model for m, _, _ in self._saved_models):
+            return
+        saved = {
+            name: getattr(model, name, None)
+            for name in ("train_function", "test_function", "predict_function")
+        }
+        had_jit = "_jit_compile" in vars(model)
+        saved["_jit_compile"] = vars(model).get("_jit_compile")
+        self._saved_models.append((model, saved, had_jit))
+        for name in ("train_function", "test_function", "predict_function"):
+            if hasattr(model, name):
+                setattr(model, name, None)
+        if had_jit:
+            would_jit = saved["_jit_compile"]
+            if would_jit is None:
+                try:
+                    would_jit = bool(model._resolve_auto_jit_compile())
+                except Exception:
+                    would_jit = False
+            model._jit_compile = False
+            if would_jit:
                 self.xla_switched_off.append(model.name)
-            opt = getattr(model, "optimizer", None)
-            if opt is not None:
-                self._start_steps[id(opt)] = _iterations(opt)
+        opt = getattr(model, "optimizer", None)
+        if opt is not None:
+            self._start_steps.setdefault(id(opt), _iterations(opt))
 
     def _restore_models(self) -> None:
         for model, saved, had_jit in reversed(self._saved_models):
@@ -420,12 +439,28 @@ def _key_line(text: str) -> str:
 
 @contextlib.contextmanager
 def _class_patches(checks: NumericsChecks) -> Iterator[None]:
-    """Check the loss (``Loss.__call__``) and gradients (``BaseOptimizer.apply``) while active."""
+    """Check the loss (``Loss.__call__``) and gradients (``BaseOptimizer.apply``) while active.
+
+    ``make_train/test/predict_function`` adopt every model that builds one
+    (cached functions dropped, XLA off), so models created in the run are covered too.
+    """
+    from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
     from keras.src.losses.loss import Loss
     from keras.src.optimizers.base_optimizer import BaseOptimizer
 
     original_loss = Loss.__dict__["__call__"]
     original_apply = BaseOptimizer.__dict__["apply"]
+    makers = {
+        name: TensorFlowTrainer.__dict__[name]
+        for name in ("make_train_function", "make_test_function", "make_predict_function")
+    }
+
+    def wrap_maker(original: Any) -> Any:
+        def make(self: Any, force: bool = False) -> Any:
+            checks.adopt(self)
+            return original(self, force=force)
+
+        return make
 
     def loss_call(self: Any, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
@@ -465,7 +500,11 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
     Loss.__call__ = loss_call
     BaseOptimizer.apply = apply
     try:
+        for name, original in makers.items():
+            setattr(TensorFlowTrainer, name, wrap_maker(original))
         yield
     finally:
+        for name, original in makers.items():
+            setattr(TensorFlowTrainer, name, original)
         Loss.__call__ = original_loss
         BaseOptimizer.apply = original_apply

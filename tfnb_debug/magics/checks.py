@@ -134,10 +134,10 @@ class CheckMagics(Magics):
         Checks the input batch (N05), every layer output in execution order
         (N01), the loss (G05) and the gradients before they are applied (G03),
         inside tf.function and model.fit.  The failing layer is re-run alone
-        with op-level checks to name the op and source line.  Models in the
-        notebook get their cached train/test/predict functions dropped and XLA
-        switched off for the cell (XLA silently drops the checks); both are
-        restored afterwards.  Counts tf.function retracing (T01).  Returns the
+        with op-level checks to name the op and source line.  Every model that
+        trains, evaluates or predicts in the cell gets its cached
+        train/test/predict functions dropped and XLA switched off for the cell
+        (XLA silently drops the checks); both are restored afterwards.  Counts tf.function retracing (T01).  Returns the
         cell's last value (the report with -o).
 
         Example::
@@ -146,22 +146,15 @@ class CheckMagics(Magics):
             model.fit(x, y, epochs=3)
         """
         __tracebackhide__ = True
-        import keras
-
         from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
 
         args = parse_argstring(self.tfcheck, line)
         shell = self._shell()
         with usage_errors():
             thresholds = CheckThresholds(retrace_limit=args.retrace_limit)
-        found: dict[int, Any] = {}
         functions: dict[int, Any] = {}
         for name, value in list(shell.user_ns.items()):
-            if name.startswith("_"):
-                continue
-            if isinstance(value, keras.Model):
-                found.setdefault(id(value), value)
-            elif hasattr(value, "experimental_get_tracing_count"):
+            if not name.startswith("_") and hasattr(value, "experimental_get_tracing_count"):
                 functions.setdefault(id(value), value)
 
         def partial(report: CheckReport) -> None:
@@ -172,7 +165,6 @@ class CheckMagics(Magics):
 
         value, report = run_checked(
             lambda: run_user_code(shell, cell),
-            models=list(found.values()),
             functions=list(functions.values()),
             thresholds=thresholds,
             op_detail=not args.no_op_detail,
