@@ -119,6 +119,21 @@ def test_every_and_max_steps_bound_the_records() -> None:
     assert any("recording stopped" in line for line in rec.result().summary)
 
 
+def test_steps_per_execution_still_records_every_step() -> None:
+    # the records are written inside the step, so a multi-step execution loses none
+    x, y = data(64)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)], name="spe")
+    model.compile(
+        "sgd",
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        steps_per_execution=4,
+    )
+    with tfnb_debug.record_gradients() as rec:
+        model.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    h = rec.result().history
+    assert list(h.steps) == list(range(8)) and np.isfinite(h.loss).all()
+
+
 def custom_loop(model: keras.Model, opt: keras.optimizers.Optimizer, *, compiled: bool, how: str):
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
