@@ -170,3 +170,26 @@ def test_an_interrupt_reaches_the_user_and_the_layer_is_restored() -> None:
     with pytest.raises(KeyboardInterrupt):
         capture_call_output(model, dense, np.ones((1, 3), "float32"))
     assert "call" not in vars(dense)
+
+
+def test_feature_map_mosaic_scales_each_map_on_its_own() -> None:
+    import io
+
+    from matplotlib import colormaps
+    from matplotlib.image import imread
+
+    from tfnb_debug.widgets.render import feature_map_png
+
+    maps = np.zeros((4, 4, 3), "float32")
+    maps[0, 0, 0] = 1.0  # map 0: one bright pixel
+    maps[..., 1] = np.arange(16, dtype="float32").reshape(4, 4) * 100.0  # map 1: a big ramp
+    # map 2: constant, drawn as the low end of the colormap
+    image = imread(io.BytesIO(feature_map_png(maps, cols=2, cell=8, gap=2)))
+    assert image.shape[:2] == (2 * 8 + 2, 2 * 8 + 2)  # 2x2 grid of 8-pixel maps, 2-pixel gaps
+    low, high = colormaps["viridis"](0.0)[:3], colormaps["viridis"](1.0)[:3]
+    np.testing.assert_allclose(image[0, 0, :3], high, atol=0.01)  # map 0's bright pixel
+    np.testing.assert_allclose(image[7, 7, :3], low, atol=0.01)
+    np.testing.assert_allclose(image[7, 17, :3], high, atol=0.01)  # map 1's largest value
+    np.testing.assert_allclose(image[10, 0, :3], low, atol=0.01)  # map 2 (constant)
+    np.testing.assert_allclose(image[0, 8, :3], (1.0, 1.0, 1.0), atol=0.01)  # the gap
+    np.testing.assert_allclose(image[10, 10, :3], (1.0, 1.0, 1.0), atol=0.01)  # empty cell

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from typing import Any
 
@@ -111,6 +111,7 @@ class LayerInspector:
             self._models[str(model.name)] = model
         self._gradients = gradients
         self._cache: OrderedDict[int, LayerDetails] = OrderedDict()
+        self._panes: dict[int, str] = {}  # rendered HTML of the cached details
         self._layers: dict[str, Any] = {}
         self._closed = False
         self._unregister: Callable[[], None] | None = None
@@ -170,12 +171,23 @@ class LayerInspector:
         cached = self._cache.get(index)
         if cached is not None:
             self._cache.move_to_end(index)
+            if cached.gradients is None and self._gradients is None:
+                cached = self._late_gradients(cached)
             return cached
         details = self._collect(self.calls[index])
         self._cache[index] = details
         while len(self._cache) > self.options.cache_size:
-            self._cache.popitem(last=False)
+            evicted, _ = self._cache.popitem(last=False)
+            self._panes.pop(evicted, None)
         return details
+
+    def refresh(self) -> None:
+        """Forget the collected details (e.g. after training) and show the selected row anew."""
+        self._check_open()
+        self._cache.clear()
+        self._panes.clear()
+        if self.selected is not None:
+            self._show(self.selected)
 
     def close(self) -> None:
         """Close the widgets and drop the model, inputs and cached details."""
@@ -187,6 +199,7 @@ class LayerInspector:
         self._model = self._inputs = self._gradients = None
         self._models.clear()
         self._cache.clear()
+        self._panes.clear()
         self._layers.clear()
         session.forget(self)
         if self._unregister is not None:
@@ -301,7 +314,10 @@ class LayerInspector:
 
         try:
             details = self.details(index)
-            html = details_html(details, figures=self.options.figures)
+            html = self._panes.get(index)
+            if html is None:
+                html = details_html(details, figures=self.options.figures)
+                self._panes[index] = html
         except Exception as err:  # the pane says what went wrong; the widget stays usable
             call = self.calls[index]
             html = (
@@ -399,6 +415,19 @@ class LayerInspector:
             return None, str(err)
         return info, ""
 
+    def _late_gradients(self, details: LayerDetails) -> LayerDetails:
+        """A %tfgrad report of this model that appeared after the details were collected."""
+        layer = self._layer(details.path)
+        if layer is None:
+            return details
+        info, note = self._gradient_info(details.path, own_weights(layer))
+        if info is None:
+            return details
+        updated = replace(details, gradients=info, gradient_note=note)
+        self._cache[details.row_index] = updated
+        self._panes.pop(details.row_index, None)
+        return updated
+
     def _gradient_info(self, path: str, own: Sequence[Any]) -> tuple[GradientInfo | None, str]:
         from tfnb_debug.widgets.linking import find_gradient_report, gradient_info
 
@@ -411,7 +440,7 @@ class LayerInspector:
         if report is None:
             return None, (
                 f"no %tfgrad report of '{name}' in this session: run `%tfgrad {name} X Y` "
-                "(one batch, no step) or `%%tfgrad` around training, then click again"
+                "(one batch, no step) or `%%tfgrad` around training, then select the layer again"
             )
         return gradient_info(report, own)
 

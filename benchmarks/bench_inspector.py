@@ -1,0 +1,125 @@
+"""Cost of the layer inspector, against the uninstrumented model in the same process.
+
+Prints medians of several repeats and their ratios, for a small CNN and for
+MobileNetV2 (``weights=None``, 128x128, batch 2, no download):
+
+* opening the inspector (trace + widgets + details of the first layer) vs
+  ``trace_shapes`` alone and vs one plain forward pass;
+* selecting a layer (uncached: one forward pass with that layer's call wrapped,
+  weight statistics, histograms, feature maps, HTML) vs one plain forward pass,
+  with and without figures;
+* selecting a layer again (cached details).
+
+Run: ``.venv/bin/python benchmarks/bench_inspector.py``
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+import statistics  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+import tfnb_debug  # noqa: E402
+from tfnb_debug.widgets.inspector import InspectorOptions, LayerInspector  # noqa: E402
+
+
+def median_seconds(fn: Callable[[], object], *, repeat: int = 5) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def small_cnn() -> tuple[keras.Model, np.ndarray]:
+    model = keras.Sequential(
+        [
+            keras.Input((28, 28, 1)),
+            keras.layers.Conv2D(16, 3, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Conv2D(32, 3, activation="relu"),
+            keras.layers.Flatten(),
+            keras.layers.Dense(10),
+        ],
+        name="small_cnn",
+    )
+    return model, np.random.default_rng(0).normal(size=(8, 28, 28, 1)).astype("float32")
+
+
+def mobilenet() -> tuple[keras.Model, np.ndarray]:
+    model = keras.applications.MobileNetV2(weights=None, input_shape=(128, 128, 3))
+    return model, np.random.default_rng(0).normal(size=(2, 128, 128, 3)).astype("float32")
+
+
+def bench(label: str, model: Any, x: np.ndarray) -> None:
+    model(x)  # build and warm up
+    forward = median_seconds(lambda: model(x))
+    trace = median_seconds(lambda: tfnb_debug.trace_shapes(model, x))
+
+    def open_inspector() -> None:
+        tfnb_debug.inspect(model, x).close()
+
+    opened = median_seconds(open_inspector)
+    report = tfnb_debug.trace_shapes(model, x)
+    # A conv layer in the middle of the model, as a learner would click.
+    convs = [c.index for c in report.calls if c.class_name == "Conv2D"]
+    target = convs[len(convs) // 2]
+
+    def select(figures: bool) -> Callable[[], object]:
+        def run() -> None:
+            insp = LayerInspector(
+                report, model=model, inputs=x, options=InspectorOptions(figures=figures)
+            )
+            start = time.perf_counter()
+            insp.select(target)
+            timings.append(time.perf_counter() - start)
+            insp.close()
+
+        timings: list[float] = []
+        for _ in range(5):
+            run()
+        return lambda: statistics.median(timings)
+
+    with_figures = float(select(True)())  # type: ignore[arg-type]
+    without_figures = float(select(False)())  # type: ignore[arg-type]
+    insp = LayerInspector(report, model=model, inputs=x)
+    insp.select(target)
+    cached = median_seconds(lambda: insp.select(target), repeat=7)
+    insp.close()
+    print(f"\n{label}: {len(report.calls)} rows, forward pass {forward * 1e3:.1f} ms")
+    print(f"  trace_shapes                 {trace * 1e3:8.1f} ms  {trace / forward:6.1f}x forward")
+    print(
+        f"  open inspector               {opened * 1e3:8.1f} ms  {opened / forward:6.1f}x forward"
+        f"  {opened / trace:5.2f}x trace_shapes"
+    )
+    print(
+        f"  select a conv (figures)      {with_figures * 1e3:8.1f} ms"
+        f"  {with_figures / forward:6.1f}x forward"
+    )
+    print(
+        f"  select a conv (no figures)   {without_figures * 1e3:8.1f} ms"
+        f"  {without_figures / forward:6.1f}x forward"
+    )
+    print(
+        f"  select again (cached)        {cached * 1e3:8.1f} ms  {cached / forward:6.2f}x forward"
+    )
+
+
+def main() -> None:
+    keras.utils.set_random_seed(0)
+    bench("small CNN, batch 8", *small_cnn())
+    bench("MobileNetV2 (weights=None), 128x128, batch 2", *mobilenet())
+
+
+if __name__ == "__main__":
+    main()
