@@ -380,3 +380,22 @@ def test_a_tfgrad_report_shown_in_the_session_is_linked(shell: InteractiveShell)
         assert head.gradients.variables == ("linked/head/kernel", "linked/head/bias")
     finally:
         insp.close()
+
+
+def test_an_unbuilt_model_gives_an_empty_inspector_that_says_why(
+    inspectors: list[LayerInspector],
+) -> None:
+    class Unbuilt(keras.Model):
+        def __init__(self) -> None:
+            super().__init__(name="unbuilt")
+            self.dense = L.Dense(3)
+
+        def call(self, x: Any) -> Any:
+            return self.dense(x)
+
+    insp = tfnb_debug.inspect(Unbuilt())
+    inspectors.append(insp)
+    assert insp.calls == () and insp.selected is None
+    assert insp.report.codes() == ["S04"]
+    assert 'data-code="S04"' in insp.details_html
+    assert WIDGET_VIEW in insp._repr_mimebundle_()

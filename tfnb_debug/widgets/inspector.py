@@ -121,6 +121,13 @@ class LayerInspector:
         self._track(cell_id)
         if self.calls:
             self._select_index(self._initial_row())
+        else:  # e.g. S04, an unbuilt model: say why the table is empty
+            from tfnb_debug.render.html import findings_html
+
+            self._pane.value = (
+                '<div class="tfnb-details">No layer calls were recorded.'
+                f"{findings_html(report.findings)}</div>"
+            )
 
     # ------------------------------------------------------------ public API
     @property
