@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -23,10 +24,17 @@ from tfnb_debug.magics.memory import mem_argument
 class _ProgressLine:
     """A one-line progress display updated in place, cleared at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, every_s: float = 0.25) -> None:
         self.handle: Any = None
+        self.every_s = every_s
+        self.last = 0.0
 
     def __call__(self, what: str, fraction: float) -> None:
+        # called per element while timing: stay cheap and update the display rarely
+        now = time.monotonic()
+        if now - self.last < self.every_s:
+            return
+        self.last = now
         from IPython.display import HTML, display
 
         html = HTML(
