@@ -134,3 +134,24 @@ def test_cell_failure_is_reported_and_the_cell_fails(shell: InteractiveShell) ->
     assert "FAILED in 'bad/lstm'" in text
     assert "seq/d" in text
     assert not _patching.is_patched()
+
+
+def test_failing_tfshape_cell_is_not_explained_twice(shell: InteractiveShell) -> None:
+    """%%tfshape already showed S01 with the table: the automatic diagnosis stays out of it."""
+    shell.run_cell(
+        "import keras\n"
+        "_i = keras.Input((16, 16, 3))\n"
+        "_a = keras.layers.Conv2D(8, 3, padding='same', name='c_a')(_i)\n"
+        "_b = keras.layers.Conv2D(8, 3, strides=2, padding='same', name='c_b')(_a)\n"
+    )
+    with capture_output() as out:
+        result = shell.run_cell("%%tfshape\nkeras.layers.Concatenate(name='fuse')([_a, _b])\n")
+    assert result.success is False and isinstance(result.error_in_exec, ValueError)
+    shown = [o.data.get("text/plain", "") for o in out.outputs]
+    assert any("S01 shape-mismatch" in text and "from c_a" in text for text in shown)
+    assert not any("why this cell failed" in text for text in shown)
+    # the same error outside the magic still gets the automatic diagnosis
+    with capture_output() as plain:
+        again = shell.run_cell("keras.layers.Concatenate(name='fuse2')([_a, _b])\n")
+    assert again.success is False
+    assert any("why this cell failed" in o.data.get("text/plain", "") for o in plain.outputs)

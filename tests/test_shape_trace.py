@@ -385,3 +385,19 @@ def test_statistics_reduced_on_the_gpu_match_the_host() -> None:
     assert row.stats.mean == pytest.approx(expected.mean, rel=1e-4, abs=1e-6)
     assert row.stats.zero_fraction == pytest.approx(expected.zero_fraction)
     assert row.stats.max == pytest.approx(expected.max, rel=1e-5)
+
+
+def test_symbolic_tensors_from_an_earlier_cell_name_their_real_producers() -> None:
+    """Tensors built before the recording began are not labelled as the model's input."""
+    inputs = keras.Input((16, 16, 3))
+    x = L.Conv2D(8, 3, padding="same", name="early_conv")(inputs)
+    y = L.Conv2D(8, 3, strides=2, padding="same", name="early_down")(x)
+    with pytest.raises(ValueError), record_shapes() as rec:
+        L.Concatenate(name="fuse")([x, y])
+    failing = rec.report.failing_call
+    assert failing is not None and failing.path == "fuse"
+    assert [t.producer for t in failing.inputs] == ["early_conv", "early_down"]
+    with record_shapes() as rec2:
+        L.Conv2D(4, 1, name="head")(inputs)
+    assert rec2.report.calls[0].inputs[0].producer == "input"
+    assert_restored()

@@ -180,7 +180,7 @@ class ShapeCollector:
             depth, root = parent.depth + 1, parent.root
         if parent is None:
             for t in tensors:  # the data given to the traced layer, unless a recorded call made it
-                if not self._known(t):
+                if not self._known(t) and not _made_by_a_layer(t):
                     self._remember(t, -1, "input")
         inputs = tuple(self._input_info(t, mode) for t in tensors)
         frame = _Open(
@@ -638,3 +638,13 @@ def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
             )
         )
     return tuple(rows)
+
+
+def _made_by_a_layer(t: Any) -> bool:
+    """A symbolic tensor built by a layer before the trace began (e.g. in an earlier cell).
+
+    Its ``_keras_history`` names that layer, so it must not be labelled as the model's input.
+    """
+    history = getattr(t, "_keras_history", None)
+    operation = getattr(history, "operation", None)
+    return operation is not None and type(operation).__name__ != "InputLayer"

@@ -11,6 +11,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug.magics.auto import mark_reported
 from tfnb_debug.magics.memory import mem_argument
 
 _OPTION = re.compile(
@@ -122,6 +123,10 @@ class ShapeMagics(Magics):
             try:
                 with memory, recording:
                     result = run_user_code(shell, cell)
+            except BaseException as err:
+                if recording.report.failing_call is not None:
+                    mark_reported(err)  # the table and S01 above already explain it
+                raise
             finally:
                 report = with_memory(recording.report, memory)
                 shown: Any = report
@@ -150,14 +155,25 @@ class ShapeMagics(Magics):
                     stats=not args.no_stats,
                     name=model_text,
                 )
-        with usage_errors():
-            report = trace_shapes(
-                model,
-                inputs,
-                input_shape=args.input_shape,
-                stats=not args.no_stats,
-                reraise=True,
-                on_failure=lambda partial: _show(shell, partial, args),
-                name=model_text,
-            )
+        shown_failure: list[Any] = []
+
+        def on_failure(partial: Any) -> None:
+            shown_failure.append(partial)
+            _show(shell, partial, args)
+
+        try:
+            with usage_errors():
+                report = trace_shapes(
+                    model,
+                    inputs,
+                    input_shape=args.input_shape,
+                    stats=not args.no_stats,
+                    reraise=True,
+                    on_failure=on_failure,
+                    name=model_text,
+                )
+        except BaseException as err:
+            if shown_failure:
+                mark_reported(err)  # the partial table and S01 above already explain it
+            raise
         return emit(shell, report, args)
