@@ -2,7 +2,8 @@
 
 Same process, same model and data, one epoch timed after a warm-up epoch that
 includes tracing (every variant retraces its train function).  Medians of
-several repeats, as ratios to the plain ``fit``:
+several interleaved repeats of wall time and of process CPU time, as ratios to
+the plain ``fit``:
 
 * ``run_checked`` (what ``%%tfcheck`` does; with and without the input stash
   used to name the failing op);
@@ -53,31 +54,38 @@ def small_cnn() -> keras.Model:
     return model
 
 
-def timed_epoch(model: keras.Model, x: np.ndarray, y: np.ndarray) -> float:
-    """Warm-up epoch (traces), then one timed epoch."""
+Timing = tuple[float, float]  # (wall seconds, CPU seconds of this process, all threads)
+
+
+def timed_epoch(model: keras.Model, x: np.ndarray, y: np.ndarray) -> Timing:
+    """Warm-up epoch (traces), then one timed epoch: wall time and process CPU time.
+
+    CPU time is the steadier figure on a shared machine (other processes
+    stretch wall time, not the CPU this process uses).
+    """
     model.train_function = None
     model.fit(x, y, batch_size=32, epochs=1, verbose=0)
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     model.fit(x, y, batch_size=32, epochs=1, verbose=0)
-    return time.perf_counter() - start
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def plain(model: keras.Model, x: np.ndarray, y: np.ndarray) -> float:
+def plain(model: keras.Model, x: np.ndarray, y: np.ndarray) -> Timing:
     return timed_epoch(model, x, y)
 
 
-def tfcheck(op_detail: bool) -> Callable[[keras.Model, np.ndarray, np.ndarray], float]:
-    def run(model: keras.Model, x: np.ndarray, y: np.ndarray) -> float:
-        seconds, report = run_checked(
+def tfcheck(op_detail: bool) -> Callable[[keras.Model, np.ndarray, np.ndarray], Timing]:
+    def run(model: keras.Model, x: np.ndarray, y: np.ndarray) -> Timing:
+        timing, report = run_checked(
             lambda: timed_epoch(model, x, y), models=[model], op_detail=op_detail
         )
         assert not report.stopped and report.gradients_checked
-        return float(seconds)
+        return timing  # type: ignore[no-any-return]
 
     return run
 
 
-def check_numerics(model: keras.Model, x: np.ndarray, y: np.ndarray) -> float:
+def check_numerics(model: keras.Model, x: np.ndarray, y: np.ndarray) -> Timing:
     tf.debugging.enable_check_numerics()
     try:
         return timed_epoch(model, x, y)
@@ -86,7 +94,7 @@ def check_numerics(model: keras.Model, x: np.ndarray, y: np.ndarray) -> float:
         model.train_function = None
 
 
-def curt_health(model: keras.Model, x: np.ndarray, y: np.ndarray) -> float:
+def curt_health(model: keras.Model, x: np.ndarray, y: np.ndarray) -> Timing:
     with tempfile.TemporaryDirectory(prefix="tfnb_bench_dump_") as folder:
         tf.debugging.experimental.enable_dump_debug_info(
             folder, tensor_debug_mode="CURT_HEALTH", circular_buffer_size=-1
@@ -107,24 +115,26 @@ def main() -> None:
     x = rs.rand(args.samples, 28, 28, 1).astype("float32")
     y = rs.randint(0, 10, args.samples)
     model = small_cnn()
-    variants: dict[str, Callable[[keras.Model, np.ndarray, np.ndarray], float]] = {
+    variants: dict[str, Callable[[keras.Model, np.ndarray, np.ndarray], Timing]] = {
         "plain fit": plain,
         "%%tfcheck (run_checked)": tfcheck(True),
         "%%tfcheck --no-op-detail": tfcheck(False),
         "tf.debugging.enable_check_numerics": check_numerics,
         "enable_dump_debug_info CURT_HEALTH": curt_health,
     }
-    times: dict[str, list[float]] = {name: [] for name in variants}
+    times: dict[str, list[Timing]] = {name: [] for name in variants}
     for _ in range(args.repeat):  # interleaved, so drift hits every variant alike
         for name, fn in variants.items():
             times[name].append(fn(model, x, y))
-    base = statistics.median(times["plain fit"])
+    base_wall = statistics.median(t[0] for t in times["plain fit"])
+    base_cpu = statistics.median(t[1] for t in times["plain fit"])
     steps = args.samples // 32
     print(f"small CNN, {steps} steps/epoch, batch 32, median of {args.repeat} epochs, CPU")
-    print(f"{'variant':40s} {'s/epoch':>8s} {'ratio':>7s}")
+    print(f"{'variant':38s} {'wall s':>7s} {'ratio':>6s} {'cpu s':>7s} {'ratio':>6s}")
     for name, values in times.items():
-        med: Any = statistics.median(values)
-        print(f"{name:40s} {med:8.3f} {med / base:7.2f}x")
+        wall: Any = statistics.median(t[0] for t in values)
+        cpu: Any = statistics.median(t[1] for t in values)
+        print(f"{name:38s} {wall:7.3f} {wall / base_wall:5.2f}x {cpu:7.3f} {cpu / base_cpu:5.2f}x")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,16 @@ class ZeroNorm(keras.layers.Layer):
         return x + tf.norm(x - x, axis=-1, keepdims=True)
 
 
+class NormScale(keras.layers.Layer):
+    """NaN only in its own weight's gradient (the norm of w - w), finite everywhere else."""
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+
+    def call(self, x):
+        return x * self.w + tf.norm(self.w - self.w)
+
+
 def log_loss(y_true, y_pred):
     return keras.ops.mean(keras.ops.log(y_pred - 100.0))  # NaN: outputs are far below 100
 
@@ -129,6 +139,14 @@ def test_g03_for_a_nan_gradient_with_finite_forward_pass() -> None:
     assert report.codes() == ["G03"], report.to_text()
     assert report.failure.kind == "backward"
     assert report.findings[0].place.endswith("/zero_norm")
+
+
+def test_g03_names_the_variable_whose_gradient_is_nan() -> None:
+    model = model_with(NormScale(name="norm_scale"))
+    _, report = run_checked(lambda: fit(model), models=[model])
+    assert report.codes() == ["G03"], report.to_text()
+    assert report.failure.kind == "gradient"
+    assert report.failure.place.endswith("norm_scale/w") and report.failure.step == 0
 
 
 def test_xla_is_switched_off_for_the_run_and_restored() -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import re
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,12 +129,12 @@ class NumericsChecks:
         match = _TAG_RE.search(text)
         assert match is not None
         kind, place = match.group(1), match.group(2)
-        backward = "detected in gradient" in text[: match.start()][-200:]
+        backward = kind == "backward" or "detected in gradient" in text[: match.start()][-200:]
         layer_class = ""
         op: OpDetail | None = None
         next_layer = ""
         eager = "Graph execution error" not in text and "{{node" not in text
-        if kind in ("output", "layer-input"):
+        if kind in ("output", "layer-input", "backward"):
             index = self._index_of_path(place)
             if index is not None:
                 layer_class = type(self._layers[index][0]).__name__
@@ -265,12 +265,108 @@ class NumericsChecks:
             )
         return value
 
-    def _check(self, tensor: Any, kind: str, place: str) -> Any:
+    def _check(
+        self,
+        tensor: Any,
+        kind: str,
+        place: str,
+        before_failing: Callable[[], list[Any]] | None = None,
+    ) -> Any:
+        """``tensor``, checked: eagerly with ``check_numerics``; in graphs with a cheap guard."""
         if not tensor.dtype.is_floating or self._is_checked(tensor):
             return tensor
-        checked = tf.debugging.check_numerics(tensor, f"{TAG}|{kind}|{place}|")
+        tag = f"{TAG}|{kind}|{place}|"
+        if tf.executing_eagerly():
+            checked = tf.debugging.check_numerics(tensor, tag)
+        else:
+            guard = self._guard(tensor, tag, before_failing)
+            backward = f"{TAG}|backward|{place}|" if kind == "output" else None
+            checked = self._after(tensor, guard, backward)
         self._checked[id(checked)] = checked
         return checked
+
+    def _guard(
+        self, tensor: Any, tag: str, before_failing: Callable[[], list[Any]] | None = None
+    ) -> Any:
+        """A scalar op that raises if ``tensor`` holds NaN/Inf.
+
+        The common path is one sum (NaN and Inf propagate into it) and a
+        ``tf.cond``; only when the sum is not finite does the exact
+        ``check_numerics`` run on the whole tensor, so a sum that merely
+        overflowed never reports a NaN that is not there.
+        """
+        wide = tensor if tensor.dtype in (tf.float32, tf.float64) else tf.cast(tensor, tf.float32)
+        total = tf.reduce_sum(wide)
+
+        def fine() -> Any:
+            return tf.constant(True)
+
+        def exact() -> Any:
+            deps = before_failing() if before_failing is not None else []
+            with tf.control_dependencies(deps):
+                checked = tf.debugging.check_numerics(tensor, tag)
+            with tf.control_dependencies([checked]):
+                return tf.constant(True)
+
+        return tf.cond(tf.math.is_finite(total), fine, exact)
+
+    def _after(self, tensor: Any, guard: Any, backward_tag: str | None) -> Any:
+        """``tensor`` behind a control dependency on ``guard``; its gradient checked too."""
+        if backward_tag is None:
+            with tf.control_dependencies([guard]):
+                return tf.identity(tensor)
+
+        @tf.custom_gradient
+        def passed(x: Any) -> Any:
+            with tf.control_dependencies([guard]):
+                y = tf.identity(x)
+
+            def grad(dy: Any) -> Any:
+                if not isinstance(dy, tf.Tensor) or not dy.dtype.is_floating:
+                    return dy
+                dy_guard = self._guard(dy, backward_tag)
+                with tf.control_dependencies([dy_guard]):
+                    return tf.identity(dy)
+
+            return y, grad
+
+        return passed(tensor)
+
+    def check_gradients(self, grads: list[Any], places: dict[int, str]) -> list[Any]:
+        """The gradients (``places``: index -> variable path), checked before they are applied.
+
+        In graphs one guard covers them all: one sum per gradient, one
+        ``tf.cond``; on the failing path the exact checks run in list order, so
+        the first variable in forward order is the one reported.
+        """
+        if not places:
+            return grads
+        if tf.executing_eagerly():
+            return [
+                self._check(g, "gradient", places[i]) if i in places else g
+                for i, g in enumerate(grads)
+            ]
+        indices = sorted(places)
+
+        def fine() -> Any:
+            return tf.constant(True)
+
+        def exact() -> Any:
+            last: list[Any] = []
+            for i in indices:
+                with tf.control_dependencies(last):
+                    last = [tf.debugging.check_numerics(grads[i], f"{TAG}|gradient|{places[i]}|")]
+            with tf.control_dependencies(last):
+                return tf.constant(True)
+
+        totals = [tf.reduce_sum(tf.cast(grads[i], tf.float32)) for i in indices]
+        guard = tf.cond(tf.math.is_finite(tf.add_n(totals)), fine, exact)
+        out = list(grads)
+        with tf.control_dependencies([guard]):
+            for i in indices:
+                out[i] = tf.identity(grads[i])
+                self._checked[id(out[i])] = out[i]
+        return out
 
     def _is_checked(self, tensor: Any) -> bool:
         return self._checked.get(id(tensor)) is tensor
@@ -278,62 +374,42 @@ class NumericsChecks:
     def _check_outputs(
         self, out: Any, path: str, index: int, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        leaves = [t for t in keras.tree.flatten(out) if isinstance(t, tf.Tensor)]
-        floats = [t for t in leaves if t.dtype.is_floating and not self._is_checked(t)]
-        if not floats:
-            return out
+        before_failing = None
         if not tf.executing_eagerly() and self.op_detail:
-            out = self._stash_on_failure(out, floats, index, args, kwargs)
-        return self._map_checked(out, "output", path)
-
-    def _map_checked(self, out: Any, kind: str, place: str) -> Any:
+            before_failing = self._input_copier(index, args, kwargs)
         return keras.tree.map_structure(
-            lambda v: self._check(v, kind, place) if isinstance(v, tf.Tensor) else v, out
+            lambda v: (
+                self._check(v, "output", path, before_failing) if isinstance(v, tf.Tensor) else v
+            ),
+            out,
         )
 
-    def _stash_on_failure(
-        self,
-        out: Any,
-        floats: list[Any],
-        index: int,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-    ) -> Any:
-        """Route the outputs through a ``tf.cond`` that copies the layer's input when they are bad.
+    def _input_copier(
+        self, index: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Callable[[], list[Any]] | None:
+        """On the failing path only: copy the layer's single float input to the host.
 
-        The outputs pass through the cond (a data dependency), so the copy is
-        made before the check that follows can fail.
+        A Python copy, not a variable: assigning inputs of varying shapes to a
+        shape-less variable trips Grappler (it fed later ops the wrong tensor).
+        XLA is off for the run, so the ``py_function`` is allowed.
         """
         inputs = [t for t in keras.tree.flatten((args, kwargs)) if isinstance(t, tf.Tensor)]
         float_inputs = [t for t in inputs if t.dtype.is_floating]
         if len(float_inputs) != 1:
-            return out
+            return None
         if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
-            return out  # a plain variable cannot be assigned per replica
+            return None  # per-replica Python side effects: skip
         source = float_inputs[0]
-        finite = tf.reduce_all([tf.reduce_all(tf.math.is_finite(t)) for t in floats])
 
         def copy_input(value: Any) -> bool:
             if self._stashed is None:
                 self._stashed = (index, value.numpy())
             return False
 
-        def keep() -> list[Any]:
-            return [tf.identity(t) for t in floats]
+        def copier() -> list[Any]:
+            return [tf.py_function(copy_input, [source], Tout=tf.bool)]
 
-        def save() -> list[Any]:
-            # A Python copy, not a variable: assigning inputs of varying shapes to a
-            # shape-less variable trips Grappler (wrong tensors fed to later ops).
-            # XLA is off for the run, so the py_function is allowed.
-            copied = tf.py_function(copy_input, [source], Tout=tf.bool)
-            with tf.control_dependencies([copied]):
-                return [tf.identity(t) for t in floats]
-
-        passed = tf.cond(finite, keep, save)
-        replaced = {id(t): p for t, p in zip(floats, passed, strict=True)}
-        return keras.tree.map_structure(
-            lambda v: replaced.get(id(v), v) if isinstance(v, tf.Tensor) else v, out
-        )
+        return copier
 
     # -- after a failure -----------------------------------------------------------------
 
@@ -480,15 +556,14 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
         variables = trainable_variables
         if variables is None:
             variables = getattr(self, "_trainable_variables", None) or [None] * len(grads)
-        checked = []
-        for grad, var in zip(grads, variables, strict=False):
-            path = str(getattr(var, "path", getattr(var, "name", "variable")))
-            if grad is None or not isinstance(grad, tf.Tensor):
-                checked.append(grad)
-                continue
-            if path not in checks.checked_gradients:
-                checks.checked_gradients.append(path)
-            checked.append(checks._check(grad, "gradient", path))
+        grads = list(grads)
+        places: dict[int, str] = {}
+        for i, (grad, var) in enumerate(zip(grads, variables, strict=False)):
+            if isinstance(grad, tf.Tensor) and grad.dtype.is_floating:
+                places[i] = str(getattr(var, "path", getattr(var, "name", "variable")))
+                if places[i] not in checks.checked_gradients:
+                    checks.checked_gradients.append(places[i])
+        checked = checks.check_gradients(grads, places)
         if not checks._in_apply:
             checks._count_step(checked)
         checks._in_apply += 1
