@@ -4,23 +4,26 @@
 for a checked run, and restores all of it in ``finally``:
 
 * layer calls go through :func:`tfnb_debug.collect._patching.layer_call_hook`:
-  each floating output is replaced by ``tf.debugging.check_numerics(output,
-  tag)``, so the check sits on the data path and runs inside ``tf.function``
-  and ``model.fit`` (no control dependency can be pruned away); the inputs of
-  the outermost call are checked first (N05), and any input that is not the
-  checked output of another layer is checked too, so a failing layer's inputs
-  are known to be finite;
+  each floating output is replaced by ``tf.identity(output)`` under a control
+  dependency on a guard, so the check runs inside ``tf.function`` and
+  ``model.fit`` before any consumer of the output.  The guard is one sum and a
+  ``tf.cond``; only when the sum is not finite does the exact
+  ``tf.debugging.check_numerics`` run (eagerly, ``check_numerics`` is used
+  directly).  A custom gradient guards the gradient flowing back into each
+  output.  The inputs of the outermost call are checked first (N05), and any
+  input that is not the checked output of another layer is checked too, so a
+  failing layer's inputs are known to be finite;
 * ``keras.losses.Loss.__call__`` and ``BaseOptimizer.apply`` are patched at
   class level so the loss (G05) and the gradients, before they are applied
-  (G03), are checked the same way;
-* the Keras models given (``%%tfcheck`` passes every model in the notebook
-  namespace) get their cached ``train/test/predict_function`` dropped, so the
-  next ``fit`` traces with the checks, and XLA (``jit_compile``) switched off:
-  XLA drops ``CheckNumerics``/``Assert`` ops silently, so checks under XLA
-  would never fire.  Both are put back on exit;
-* in graph mode, when a layer's output is about to fail its check, the
-  layer's input is copied to the host first (one ``tf.cond`` per layer; the
-  copy, a ``tf.py_function``, runs only on the failing path), so that layer alone can be re-run afterwards with
+  (G03, one guard for all of them), are checked the same way;
+* ``make_train/test/predict_function`` are patched so that every model that
+  builds one during the run (and the models given) has its cached function
+  dropped, so it retraces with the checks, and XLA (``jit_compile``, also
+  ``"auto"``) switched off: XLA drops ``CheckNumerics``/``Assert`` ops
+  silently, so checks under XLA would never fire.  Both are put back on exit;
+* in graph mode, on the failing path of a layer output's guard, the layer's
+  input is copied to the host (a ``tf.py_function``) before the exact check
+  raises, so that layer alone can be re-run afterwards with
   ``tf.debugging.enable_check_numerics`` to name the op and the source line;
 * :func:`tfnb_debug.collect._patching.trace_hook` counts ``tf.function``
   traces for T01.
