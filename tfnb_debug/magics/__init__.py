@@ -15,4 +15,12 @@ def magic_classes() -> list[type[Magics]]:
     from tfnb_debug.magics.pipeline import PipelineMagics
     from tfnb_debug.magics.shape import ShapeMagics
 
-    return [AutoMagics, EnvMagics, CheckMagics, GradMagics, MemoryMagics, PipelineMagics, ShapeMagics]
+    return [
+        AutoMagics,
+        EnvMagics,
+        CheckMagics,
+        GradMagics,
+        MemoryMagics,
+        PipelineMagics,
+        ShapeMagics,
+    ]
