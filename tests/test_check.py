@@ -256,3 +256,25 @@ def test_conv_flatten_dense_trains_under_checks() -> None:
         lambda: model.fit(images, labels, batch_size=8, verbose=0), models=[model]
     )
     assert not report.stopped and report.steps == 2
+
+
+def test_loss_scale_overflow_is_not_reported_under_mixed_precision() -> None:
+    """LossScaleOptimizer overflows float16 gradients on purpose and skips the step."""
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        model = keras.Sequential(
+            [
+                keras.Input((4,)),
+                keras.layers.Dense(8),
+                keras.layers.Dense(1, dtype="float32"),
+            ]
+        )
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    optimizer = keras.optimizers.LossScaleOptimizer(
+        keras.optimizers.SGD(0.01), initial_scale=2.0**40
+    )
+    model.compile(optimizer=optimizer, loss="mse")
+    _, report = run_checked(lambda: fit(model), models=[model])
+    assert not report.stopped, report.to_text()
+    assert float(optimizer.scale_loss(tf.constant(1.0))) < 2.0**40  # it did overflow and back off

@@ -279,11 +279,16 @@ class NumericsChecks:
         if not tensor.dtype.is_floating or self._is_checked(tensor):
             return tensor
         tag = f"{TAG}|{kind}|{place}|"
+        # float16 gradients are scaled by LossScaleOptimizer and may overflow on purpose
+        # (it then skips the step), so the backward pass of float16 tensors is not checked.
+        check_backward = kind == "output" and tensor.dtype != tf.float16
         if tf.executing_eagerly():
-            checked = tf.debugging.check_numerics(tensor, tag)
+            checked = tf.debugging.check_numerics(tensor, tag)  # its gradient checks dy too
+            if not check_backward:
+                checked = tensor  # checked already (eagerly); keep the plain gradient
         else:
             guard = self._guard(tensor, tag, before_failing)
-            backward = f"{TAG}|backward|{place}|" if kind == "output" else None
+            backward = f"{TAG}|backward|{place}|" if check_backward else None
             checked = self._after(tensor, guard, backward)
         self._checked[id(checked)] = checked
         return checked
