@@ -122,5 +122,6 @@ def test_click_a_conv_layer_in_jupyterlab(problem: None, tmp_path: Path) -> None
     from nbconvert import HTMLExporter
 
     html, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
-    assert "small_cnn/conv_b" in html and "Shape trace of" in html
+    assert "small_cnn/conv_b" in html and "Shape trace of" in html  # the static table
+    assert 'type="application/vnd.jupyter.widget-view+json"' not in html  # not a dead widget
     artifact("inspector-export.html").write_text(html, encoding="utf-8")

@@ -193,3 +193,20 @@ def test_feature_map_mosaic_scales_each_map_on_its_own() -> None:
     np.testing.assert_allclose(image[10, 0, :3], low, atol=0.01)  # map 2 (constant)
     np.testing.assert_allclose(image[0, 8, :3], (1.0, 1.0, 1.0), atol=0.01)  # the gap
     np.testing.assert_allclose(image[10, 10, :3], (1.0, 1.0, 1.0), atol=0.01)  # empty cell
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not tf.config.list_physical_devices("GPU"), reason="needs a GPU")
+def test_capture_and_statistics_of_tensors_on_a_gpu() -> None:
+    with tf.device("/GPU:0"):
+        model = small_cnn()
+        x = tf.constant(images())
+        info = capture_call_output(model, model.get_layer("conv_b"), x, max_maps=2)
+        expected = keras.Model(model.inputs[0], model.get_layer("conv_b").output)(x).numpy()
+    assert info.stats is not None
+    assert info.stats.mean == pytest.approx(expected.mean(), abs=1e-4)
+    assert sum(info.stats.hist_counts) == expected.size
+    assert info.feature_maps is not None
+    np.testing.assert_allclose(info.feature_maps, expected[0, :, :, :2], atol=1e-4)
+    kernel = weight_infos(model.get_layer("conv_b"))[0].stats
+    assert kernel is not None and kernel.count == 3 * 3 * 8 * 4
