@@ -399,3 +399,22 @@ def test_an_unbuilt_model_gives_an_empty_inspector_that_says_why(
     assert insp.report.codes() == ["S04"]
     assert 'data-code="S04"' in insp.details_html
     assert WIDGET_VIEW in insp._repr_mimebundle_()
+
+
+def test_a_nested_model_row_sums_its_layers_and_points_to_them(
+    inspectors: list[LayerInspector],
+) -> None:
+    inner = keras.Sequential(
+        [keras.Input((4,)), L.Dense(3, name="d1"), L.Dense(2, name="d2")], name="inner"
+    )
+    outer = keras.Sequential([keras.Input((4,)), inner, L.Dense(1, name="top")], name="outer")
+    insp = tfnb_debug.inspect(outer, np.ones((2, 4), "float32"))
+    inspectors.append(insp)
+    nested = insp.details("outer/inner")
+    assert nested.weights == () and "4 weight(s) belong to its sublayers" in nested.weights_note
+    assert nested.arithmetic is not None and nested.arithmetic.expression == "15 + 8 = 23"
+    assert nested.activation is not None and nested.activation.shape == (2, 2)
+    inner_dense = insp.details("outer/inner/d2")
+    assert [w.shape for w in inner_dense.weights] == [(3, 2), (2,)]
+    assert inner_dense.arithmetic is not None
+    assert inner_dense.arithmetic.expression == "(3 + 1) * 2 = 8"

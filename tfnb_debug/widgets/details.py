@@ -106,6 +106,7 @@ class LayerDetails:
     gradients: GradientInfo | None  # from a %tfgrad report of the same model
     gradient_note: str
     findings: tuple[Finding, ...]
+    weights_note: str = ""  # e.g. a nested model's weights belong to its sublayers
 
     def to_text(self) -> str:
         from tfnb_debug.widgets.render import details_text

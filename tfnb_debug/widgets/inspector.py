@@ -364,10 +364,11 @@ class LayerInspector:
         arithmetic = layer_arithmetic(layer)
         activation, note = self._activation(call, layer)
         gradients, gradient_note = self._gradient_info(call.path, own)
+        weights_note = ""
         if len(own) < len(layer.weights):
-            note_weights = len(layer.weights) - len(own)
-            note = (note + " " if note else "") + (
-                f"({note_weights} more weight(s) belong to its sublayers: select their rows.)"
+            weights_note = (
+                f"{len(layer.weights) - len(own)} weight(s) belong to its sublayers: "
+                "select their rows"
             )
         return LayerDetails(
             row_index=call.index,
@@ -382,6 +383,7 @@ class LayerInspector:
             gradients=gradients,
             gradient_note=gradient_note,
             findings=findings,
+            weights_note=weights_note,
         )
 
     def _root(self, path: str) -> Any:

@@ -144,8 +144,9 @@ def _arithmetic_html(d: LayerDetails) -> str:
 
 
 def _weights_html(d: LayerDetails, figures: bool) -> str:
+    note = f'<div style="color:#4b5563;">{escape(d.weights_note)}.</div>' if d.weights_note else ""
     if not d.weights:
-        return "<div>This layer has no weights.</div>"
+        return note or "<div>This layer has no weights.</div>"
     rows = [
         (
             _short_name(w.name, d.path),
@@ -157,7 +158,7 @@ def _weights_html(d: LayerDetails, figures: bool) -> str:
         for w in d.weights
     ]
     columns = ("variable", "shape", "dtype", "trainable", *STAT_COLUMNS)
-    parts = [f'<div class="tfnb-weights">{table_html(columns, rows)}</div>']
+    parts = [f'<div class="tfnb-weights">{table_html(columns, rows)}</div>{note}']
     if figures:
         images = [
             image_html(
@@ -270,7 +271,7 @@ def details_text(d: LayerDetails, *, width: int = 100) -> str:
             f"  {d.arithmetic.trainable:,} trainable, {d.arithmetic.non_trainable:,} non-trainable"
         )
     lines.append("")
-    lines.append("Weights:" if d.weights else "Weights: none")
+    lines.append("Weights:" if d.weights else f"Weights: {d.weights_note or 'none'}")
     if d.weights:
         rows = [
             (w.name, w.shape, w.dtype, "yes" if w.trainable else "no", *stat_cells(w.stats))
