@@ -130,20 +130,19 @@ def test_batchnorm_splits_trainable_and_moving_statistics() -> None:
     assert (arithmetic.trainable, arithmetic.non_trainable) == (32, 32)
 
 
-def test_layers_without_a_formula_sum_their_weight_shapes() -> None:
+def test_wrappers_and_attention_sum_their_sublayers() -> None:
     bidirectional = _built(L.Bidirectional(L.LSTM(4)), (None, 5, 3))
     arithmetic = param_arithmetic(bidirectional)
-    assert arithmetic.kind == "weights"
-    assert arithmetic.expression == "3*16 + 4*16 + 16 + 3*16 + 4*16 + 16 = 256"
+    assert (arithmetic.kind, arithmetic.expression) == ("layers", "128 + 128 = 256")
     assert arithmetic.total == bidirectional.count_params()
 
     attention = L.MultiHeadAttention(num_heads=2, key_dim=4)
     x = np.zeros((1, 5, 8), "float32")
     attention(x, x)
     arithmetic = param_arithmetic(attention)
-    assert arithmetic.kind == "weights"
+    assert (arithmetic.kind, arithmetic.expression) == ("layers", "72 + 72 + 72 + 72 = 288")
     assert arithmetic.total == attention.count_params() == 288
-    assert arithmetic.expression.endswith("= 288")
+    assert arithmetic.breakdown.startswith("its sublayers' parameters (4 of ")
 
 
 def test_a_nested_model_sums_its_layers() -> None:
@@ -173,3 +172,20 @@ def test_a_custom_layer_whose_formula_would_be_wrong_falls_back_to_weights() -> 
     assert arithmetic.kind == "weights"
     assert arithmetic.expression == "7*5 + 5 + 5 = 45"
     assert arithmetic.total == layer.count_params() == 45
+
+
+def test_a_subclassed_layer_with_sublayers_sums_them() -> None:
+    class Block(L.Layer):
+        def __init__(self) -> None:
+            super().__init__(name="block")
+            self.conv = L.Conv2D(4, 3, name="conv")
+            self.bn = L.BatchNormalization(name="bn")
+
+        def call(self, x: Any) -> Any:
+            return self.bn(self.conv(x))
+
+    block = Block()
+    block(np.zeros((1, 8, 8, 3), "float32"))
+    arithmetic = param_arithmetic(block)
+    assert (arithmetic.kind, arithmetic.expression) == ("layers", "112 + 16 = 128")
+    assert arithmetic.total == block.count_params()

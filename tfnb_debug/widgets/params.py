@@ -63,7 +63,11 @@ def param_arithmetic(layer: Any) -> ParamArithmetic:
         sub = _sublayer_sum(layer, total)
         if sub is not None:
             formula, kind = sub, "layers"
-            breakdown = f"the parameters of its {len(_children(layer))} layers"
+            children = _children(layer)
+            with_weights = sum(1 for c in children if c.weights)
+            breakdown = (
+                f"its sublayers' parameters ({with_weights} of {len(children)} have weights)"
+            )
         else:
             formula, kind = _weights_sum(weights), "weights"
     expression = f"{formula[0]} = {formula[1]}"
@@ -96,7 +100,17 @@ def _weights_sum(weights: Sequence[_Weight]) -> tuple[str, int]:
 
 
 def _children(layer: Any) -> list[Any]:
-    return list(getattr(layer, "layers", None) or [])
+    """Direct sublayers: ``model.layers``, or those a subclassed layer tracks."""
+    children = getattr(layer, "layers", None)
+    if children:
+        return list(children)
+    flatten = getattr(layer, "_flatten_layers", None)
+    if flatten is None:
+        return []
+    try:
+        return list(flatten(include_self=False, recursive=False))
+    except TypeError:
+        return []
 
 
 def _sublayer_sum(layer: Any, total: int) -> tuple[str, int] | None:
