@@ -186,44 +186,16 @@ def _size(variable: Any) -> int:
     return n
 
 
-# Optimizer state per trainable parameter, in copies of the parameter.
-_SLOTS = {
-    "SGD": 0,
-    "Adam": 2,
-    "AdamW": 2,
-    "Adamax": 2,
-    "Nadam": 2,
-    "Adadelta": 2,
-    "Ftrl": 2,
-    "Adagrad": 1,
-    "RMSprop": 1,
-    "Lion": 1,
-    "Lamb": 2,
-}
-
-
 def optimizer_slots(optimizer: Any) -> tuple[str, int | None]:
-    """The optimizer's name and its state copies per parameter (None when unknown)."""
+    """The optimizer's name and its state copies per parameter (None when unknown).
+
+    The per-class rule is :func:`tfnb_debug.collect.memory_estimate.optimizer_slots`
+    (shared with ``%tfmem``); this unwraps a LossScaleOptimizer first.
+    """
+    from tfnb_debug.collect.memory_estimate import optimizer_slots as slots_of
+
     inner = getattr(optimizer, "inner_optimizer", None) or optimizer  # LossScaleOptimizer
-    name = type(inner).__name__
-    slots = _SLOTS.get(name)
-    if slots is None:
-        return name, None
-    if name == "SGD" and float(_value(getattr(inner, "momentum", 0.0))) > 0:
-        slots += 1
-    if name in ("Adam", "AdamW") and getattr(inner, "amsgrad", False):
-        slots += 1
-    if name == "RMSprop":
-        slots += int(float(_value(getattr(inner, "momentum", 0.0))) > 0)
-        slots += int(bool(getattr(inner, "centered", False)))
-    return name, slots
-
-
-def _value(x: Any) -> Any:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return 0.0
+    return type(inner).__name__, slots_of(inner)
 
 
 def estimate_memory(
