@@ -80,6 +80,13 @@ def test_capacity_and_budget_and_oom() -> None:
     assert capacity_findings("host malloc heap", 80, None, T) == []
     assert budget_findings("m", 2 * MiB, 1 * MiB, "GPU:0", "w", T)[0].code == "M06"
     assert budget_findings("m", 1 * MiB, 2 * MiB, "GPU:0", "w", T) == []
+    # under a lower budget the message names that budget, not "more than the device has"
+    half = MemoryThresholds(budget_fraction=0.5)
+    (over_half,) = budget_findings("m", 3 * MiB, 4 * MiB, "GPU:0", "w", half)
+    assert "more than 50% of what GPU:0 has" in over_half.message
+    assert (
+        "more than GPU:0 has" in budget_findings("m", 2 * MiB, 1 * MiB, "GPU:0", "w", T)[0].message
+    )
     oom = oom_finding(
         "ResourceExhaustedError",
         "OOM when allocating tensor with shape[8,1024,1024] and type float on GPU:0 by allocator GPU_0_bfc [Op:Fill]",

@@ -203,13 +203,19 @@ def budget_findings(
     thresholds: MemoryThresholds,
 ) -> list[Finding]:
     """M06 when a model's memory estimate exceeds the device's memory."""
-    if not capacity or total_bytes <= thresholds.budget_fraction * capacity:
+    fraction = thresholds.budget_fraction
+    if not capacity or total_bytes <= fraction * capacity:
         return []
+    budget = (
+        f"more than {device} has ({format_bytes(capacity)})"
+        if fraction == 1.0
+        else f"more than {fraction:.0%} of what {device} has ({format_bytes(fraction * capacity)}"
+        f" of {format_bytes(capacity)})"
+    )
     return [
         finding(
             "M06",
-            f"training model {model_name!r} needs at least {format_bytes(total_bytes)}, "
-            f"more than {device} has ({format_bytes(capacity)})",
+            f"training model {model_name!r} needs at least {format_bytes(total_bytes)}, {budget}",
             place=f"model {model_name!r} on {device}",
             evidence=breakdown,
             hint="reduce the batch size, use mixed precision, use an optimizer with less "
