@@ -213,6 +213,43 @@ def test_loss_pairing_correct_variants_give_nothing(
     assert check_loss_pairing(head(activation, units, loss)) == []
 
 
+def _wrapped_head(activation: str | None, how: str) -> keras.Model:
+    """A classifier whose last layer is not the Dense that applies ``activation``."""
+    inp = keras.Input((4,))
+    if how == "nested":
+        inner = keras.Sequential(
+            [keras.Input((4,)), keras.layers.Dense(6, activation=activation)], name="head"
+        )
+        out = keras.layers.Reshape((2, 3))(inner(inp))
+    elif how == "reshape":
+        out = keras.layers.Reshape((2, 3))(keras.layers.Dense(6, activation=activation)(inp))
+    else:  # a Lambda hides what it computes
+        dense = keras.layers.Dense(6)(inp)
+        out = keras.layers.Lambda(lambda t: keras.ops.reshape(keras.ops.softmax(t), (-1, 2, 3)))(
+            dense
+        )
+    model = keras.Model(inp, out)
+    model.compile("sgd", "categorical_crossentropy")
+    return model
+
+
+@pytest.mark.parametrize("how", ["nested", "reshape"])
+def test_pairing_follows_reshape_and_nested_models_to_the_activation(how: str) -> None:
+    assert check_loss_pairing(_wrapped_head("softmax", how)) == []
+    assert [f.code for f in check_loss_pairing(_wrapped_head(None, how))] == ["M02"]
+
+
+def test_pairing_does_not_guess_behind_a_lambda() -> None:
+    assert check_loss_pairing(_wrapped_head(None, "lambda")) == []
+
+
+def test_m04_names_negative_class_ids() -> None:
+    sparse = head(None, 3, SCCE(from_logits=True))
+    (found,) = check_loss_pairing(sparse, np.array([-1, 0, 2, 1]))
+    assert found.code == "M04"
+    assert "negative class ids (down to -1)" in found.message and "up to" not in found.message
+
+
 def test_m04_m05_need_labels_and_fire_only_on_bad_ones() -> None:
     rng = np.random.default_rng(0)
     ids = rng.integers(0, 3, 16)

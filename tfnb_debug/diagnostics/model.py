@@ -70,14 +70,39 @@ def describe_loss(loss: Any) -> LossInfo | None:
     return LossInfo(name=name, kind=kind, from_logits=from_logits)
 
 
-def _activation_of(layer: Any) -> str | None:
-    if type(layer).__name__ == "Softmax":
+# Layers that only move values around: the output keeps the activation of their input.
+_PASS_THROUGH = {"Reshape", "Flatten", "Dropout", "Permute", "Identity"}
+UNKNOWN = "unknown"
+
+
+def _activation_of(layer: Any, depth: int = 0) -> str | None:
+    """The output activation of ``layer`` (None or "linear": logits; ``UNKNOWN``: cannot tell).
+
+    Shape-only layers (Reshape, Flatten, ...) and nested models are followed back to
+    the layer that computes the values; a Lambda or custom layer without an
+    ``activation`` attribute is ``UNKNOWN``, so no pairing rule guesses about it.
+    """
+    kind = type(layer).__name__
+    if kind == "Softmax":
         return "softmax"
-    activation = getattr(layer, "activation", None)
-    if activation is None:
-        return None
-    name = getattr(activation, "__name__", None) or type(activation).__name__
-    return str(name).lower()
+    if hasattr(layer, "activation"):
+        activation = layer.activation
+        if activation is None:
+            return None
+        name = getattr(activation, "__name__", None) or type(activation).__name__
+        return str(name).lower()
+    if depth > 50:
+        return UNKNOWN
+    if kind in _PASS_THROUGH or hasattr(layer, "outputs"):
+        try:
+            tensors = [layer.input] if kind in _PASS_THROUGH else list(layer.outputs)
+        except Exception:
+            return UNKNOWN
+        history = getattr(tensors[0], "_keras_history", None) if len(tensors) == 1 else None
+        source = getattr(history, "operation", None)
+        if source is not None and source is not layer:
+            return _activation_of(source, depth + 1)
+    return UNKNOWN
 
 
 def describe_outputs(model: Any) -> list[OutputInfo] | None:
@@ -255,14 +280,26 @@ def _labels(out: OutputInfo, loss: LossInfo, y: np.ndarray) -> list[Finding]:
                 )
             ]
         if whole and y.size:
-            top = int(np.max(y))
-            if top >= units or int(np.min(y)) < 0:
+            top, low = int(np.max(y)), int(np.min(y))
+            if low < 0:
+                return [
+                    finding(
+                        "M04",
+                        f"the labels hold negative class ids (down to {low}); {loss.name} "
+                        f"needs ids from 0 to {units - 1}",
+                        place=place,
+                        evidence=f"label range [{low}, {top}], {units} output units",
+                        hint="fix the label encoding so that ids run from 0 to units - 1 "
+                        "(e.g. drop or remap a -1 'missing' label)",
+                    )
+                ]
+            if top >= units:
                 return [
                     finding(
                         "M04",
                         f"the labels hold class ids up to {top}, but the output has {units} units",
                         place=place,
-                        evidence=f"label range [{int(np.min(y))}, {top}], {units} output units",
+                        evidence=f"label range [{low}, {top}], {units} output units",
                         hint=f"give the last layer {top + 1} units, or fix the label encoding "
                         "(ids must run from 0 to units - 1)",
                     )
