@@ -115,6 +115,10 @@ def test_p08_shuffle_after_batch() -> None:
     assert "P08" in codes(base().batch(32).shuffle(8).prefetch(1))
     assert "P08" not in codes(base().shuffle(200).batch(32).prefetch(1))
     assert "P08" not in codes(base().batch(32).unbatch().shuffle(200).batch(32).prefetch(1))
+    # examples reshuffled each epoch before batching do not always share a batch
+    assert "P08" not in codes(base().shuffle(200).batch(32).shuffle(8).prefetch(1))
+    fixed_order = base().shuffle(200, reshuffle_each_iteration=False).batch(32).shuffle(8)
+    assert "P08" in codes(fixed_order.prefetch(1))
 
 
 def test_p09_shuffle_before_cache() -> None:

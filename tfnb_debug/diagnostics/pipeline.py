@@ -265,7 +265,15 @@ def shuffle_after_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding
             u.kind == "unbatch" and before and before[-1].index < u.index < s.index
             for u in f.stages
         )
-        if before and not undone:
+        # examples shuffled before that batch (anew each epoch) do not always share a batch
+        mixed = any(
+            e.kind in {"shuffle", "shuffle_and_repeat"}
+            and before
+            and e.index < before[-1].index
+            and e.param("reshuffle_each_iteration") is not False
+            for e in f.stages
+        )
+        if before and not undone and not mixed:
             out.append(
                 finding(
                     "P08",
