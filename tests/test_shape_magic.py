@@ -136,6 +136,15 @@ def test_cell_failure_is_reported_and_the_cell_fails(shell: InteractiveShell) ->
     assert not _patching.is_patched()
 
 
+def test_bad_var_name_is_refused_before_the_cell_runs(shell: InteractiveShell) -> None:
+    """A bad -v must not run the cell, nor replace the cell's own exception afterwards."""
+    shell.user_ns["ran"] = []
+    with pytest.raises(UsageError, match="-v needs a Python variable name"):
+        run_magic(shell, "%%tfshape -q -v 1bad", cell="ran.append(1)\nraise ValueError('mine')")
+    assert shell.user_ns["ran"] == []
+    assert not _patching.is_patched()
+
+
 def test_failing_tfshape_cell_is_not_explained_twice(shell: InteractiveShell) -> None:
     """%%tfshape already showed S01 with the table: the automatic diagnosis stays out of it."""
     shell.run_cell(

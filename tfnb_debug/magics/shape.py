@@ -118,6 +118,8 @@ class ShapeMagics(Magics):
         if cell is not None:
             if code:
                 raise UsageError(f"%%tfshape takes only options on its line, got {code!r}")
+            if args.var and not args.var.isidentifier():  # before the cell runs, not after
+                raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
             recording = record_shapes(stats=not args.no_stats)
             memory = track_memory(enabled=args.mem)
             try:
