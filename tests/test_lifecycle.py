@@ -142,3 +142,13 @@ def test_tfenv_output_conventions(shell: InteractiveShell) -> None:
     assert isinstance(shell.user_ns["env_report"], tfnb_debug.EnvReport)
     with pytest.raises(UsageError, match="variable name"):
         run_magic(shell, "%tfenv -q -v 1abc")
+
+
+@pytest.mark.parametrize("magic", ["tfgrad", "tfcheck", "tfpipeline", "tfmem", "tfshape"])
+def test_bad_output_variable_is_refused_before_the_cell_runs(
+    shell: InteractiveShell, magic: str
+) -> None:
+    shell.user_ns["_ran"] = False
+    with pytest.raises(UsageError, match="variable name"):
+        shell.run_cell_magic(magic, "-v 1bad", "_ran = True\n")
+    assert shell.user_ns["_ran"] is False

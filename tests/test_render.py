@@ -69,7 +69,7 @@ def test_text_form_lists_every_finding_on_a_line_of_its_own() -> None:
 
 def test_html_is_self_contained_and_marks_the_failing_row() -> None:
     html = sample_report().to_html()
-    assert "<link" not in html and "<script" not in html and "class=\"tfnb-report\"" in html
+    assert "<link" not in html and "<script" not in html and 'class="tfnb-report"' in html
     failing = re.search(r'<tr class="tfnb-row tfnb-error"[^>]*>(.*?)</tr>', html)
     assert failing and "fuse" in failing.group(1)
     assert "a &amp; b" in html
@@ -88,9 +88,10 @@ def test_dataframe_and_save_html(tmp_path: Path) -> None:
 
 
 def test_unknown_code_is_refused() -> None:
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="Z99"):
         finding("Z99", "nope")
-    assert isinstance(Finding("E01", "x", "warning", "m"), Finding)
+    built = finding("E01", "m", place="GPU:0")
+    assert built == Finding("E01", "memory-growth-not-set", "warning", "m", place="GPU:0")
 
 
 def test_mimebundle_has_text_and_html() -> None:

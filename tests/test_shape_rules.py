@@ -159,7 +159,7 @@ def test_n02_dead_relu_and_threshold() -> None:
         name="m",
     )
     n02 = only(trace_shapes(dead, x32(4, 8)), "N02")
-    assert n02.place == "m/r" and "100%" in n02.message
+    assert n02.place == "m/r" and "100.0%" in n02.message
     alive = keras.Sequential(
         [keras.Input((8,)), L.Dense(32, activation="relu", name="r")], name="a"
     )

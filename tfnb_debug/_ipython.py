@@ -83,15 +83,21 @@ def output_arguments(func: F) -> F:
     return func
 
 
+def check_output_arguments(args: Any) -> Any:
+    """Refuse a bad ``-v NAME`` at once, before a cell runs (never after the user's code)."""
+    if getattr(args, "var", None) and not args.var.isidentifier():
+        raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
+    return args
+
+
 def emit(shell: Any, report: Report, args: Any) -> Report | None:
     """Display, store and/or return a report as the ``-q``/``-o``/``-v`` options ask."""
+    check_output_arguments(args)
     if not args.quiet:
         from IPython.display import display
 
         display(report)
     if args.var:
-        if not args.var.isidentifier():
-            raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
         shell.user_ns[args.var] = report
     return report if args.output else None
 

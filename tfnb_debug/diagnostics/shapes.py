@@ -345,7 +345,7 @@ def dead_relu(report: ShapeReport) -> list[Finding]:
         out.append(
             finding(
                 "N02",
-                f"{s.zero_fraction:.0%} of the outputs of ReLU layer '{row.name}' are exactly "
+                f"{s.zero_fraction:.1%} of the outputs of ReLU layer '{row.name}' are exactly "
                 f"zero (threshold {limit:.0%})",
                 place=row.path,
                 evidence=f"{round(s.zero_fraction * s.count)} of {s.count} values are 0",
@@ -379,7 +379,7 @@ def saturated_activation(report: ShapeReport) -> list[Finding]:
         out.append(
             finding(
                 "N03",
-                f"{s.saturated_fraction:.0%} of the outputs of {row.activation} layer "
+                f"{s.saturated_fraction:.1%} of the outputs of {row.activation} layer "
                 f"'{row.name}' sit within {eps:g} of its bounds (threshold {limit:.0%})",
                 place=row.path,
                 evidence=f"min {s.min}, max {s.max}, mean {s.mean}",

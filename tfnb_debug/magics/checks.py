@@ -9,7 +9,14 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug._ipython import (
+    check_output_arguments,
+    emit,
+    evaluate,
+    output_arguments,
+    run_user_code,
+    usage_errors,
+)
 
 
 @magics_class
@@ -47,7 +54,7 @@ class CheckMagics(Magics):
         """
         from tfnb_debug.consistency import ConsistencyThresholds, check_consistency
 
-        args = parse_argstring(self.tfconsistency, line)
+        args = check_output_arguments(parse_argstring(self.tfconsistency, line))
         shell = self._shell()
         model = evaluate(shell, args.model, "MODEL")
         x = evaluate(shell, args.x, "X")
@@ -83,7 +90,7 @@ class CheckMagics(Magics):
         """
         from tfnb_debug.overfit import overfit_small_batch
 
-        args = parse_argstring(self.tfoverfit, line)
+        args = check_output_arguments(parse_argstring(self.tfoverfit, line))
         shell = self._shell()
         model = evaluate(shell, args.model, "MODEL")
         data = evaluate(shell, args.data, "DATA")
@@ -114,7 +121,7 @@ class CheckMagics(Magics):
         """
         from tfnb_debug.lint import lint_model
 
-        args = parse_argstring(self.tflint, line)
+        args = check_output_arguments(parse_argstring(self.tflint, line))
         shell = self._shell()
         model = evaluate(shell, args.model, "MODEL")
         data = evaluate(shell, args.data, "--data") if args.data is not None else None
@@ -148,7 +155,7 @@ class CheckMagics(Magics):
         __tracebackhide__ = True
         from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
 
-        args = parse_argstring(self.tfcheck, line)
+        args = check_output_arguments(parse_argstring(self.tfcheck, line))
         shell = self._shell()
         with usage_errors():
             thresholds = CheckThresholds(retrace_limit=args.retrace_limit)

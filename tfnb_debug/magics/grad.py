@@ -10,7 +10,14 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug._ipython import (
+    check_output_arguments,
+    emit,
+    evaluate,
+    output_arguments,
+    run_user_code,
+    usage_errors,
+)
 from tfnb_debug.magics.memory import mem_argument
 
 
@@ -56,7 +63,7 @@ class GradMagics(Magics):
             r = %tfgrad -q -o model x y --loss sparse_categorical_crossentropy
         """
         __tracebackhide__ = True
-        args = parse_argstring(self.tfgrad, line)
+        args = check_output_arguments(parse_argstring(self.tfgrad, line))
         if cell is None:
             return self._probe(args)
         if args.names:

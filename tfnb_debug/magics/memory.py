@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug._ipython import (
+    check_output_arguments,
+    emit,
+    evaluate,
+    output_arguments,
+    run_user_code,
+    usage_errors,
+)
 from tfnb_debug.memory import DEFAULT_INTERVAL_MS
 
 mem_argument = argument(
@@ -73,8 +79,7 @@ class MemoryMagics(Magics):
                 batch_size=args.batch_size,
                 title="%%tfmem",
             )
-        if args.var and not args.var.isidentifier():  # checked before the cell runs, not after
-            raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
+        check_output_arguments(args)  # before the cell runs, not after
         value = None
         try:
             with tracker:

@@ -11,6 +11,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from tfnb_debug._ipython import (
+    check_output_arguments,
     emit,
     evaluate,
     output_arguments,
@@ -99,7 +100,7 @@ class PipelineMagics(Magics):
         """
         __tracebackhide__ = True
         head, expression = split_code(line)
-        args = parse_argstring(self.tfpipeline, head)
+        args = check_output_arguments(parse_argstring(self.tfpipeline, head))
         shell = self._ip
         if cell is None:
             expression = expression or args.dataset
@@ -152,8 +153,6 @@ class PipelineMagics(Magics):
         for report in reports.values():
             emit(self._ip, report, _quiet_copy(args))
         if args.var:
-            if not args.var.isidentifier():
-                raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
             self._ip.user_ns[args.var] = reports
         return reports if args.output else None
 

@@ -10,7 +10,14 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from tfnb_debug._ipython import emit, evaluate, output_arguments, run_user_code, usage_errors
+from tfnb_debug._ipython import (
+    check_output_arguments,
+    emit,
+    evaluate,
+    output_arguments,
+    run_user_code,
+    usage_errors,
+)
 from tfnb_debug.magics.auto import mark_reported
 from tfnb_debug.magics.memory import mem_argument
 
@@ -114,12 +121,10 @@ class ShapeMagics(Magics):
         shell = self.shell
         assert shell is not None
         options, code = split_options(line)
-        args = parse_argstring(self.tfshape, options)
+        args = check_output_arguments(parse_argstring(self.tfshape, options))
         if cell is not None:
             if code:
                 raise UsageError(f"%%tfshape takes only options on its line, got {code!r}")
-            if args.var and not args.var.isidentifier():  # before the cell runs, not after
-                raise UsageError(f"-v needs a Python variable name, got {args.var!r}")
             recording = record_shapes(stats=not args.no_stats)
             memory = track_memory(enabled=args.mem)
             try:
