@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.gradient_history import INF, NAN, GradientHistory
+from tfnb_debug.gradient_history import INF, NAN, W_NORM, GradientHistory
 from tfnb_debug.reports import Finding, finding
 
 __all__ = ["GradThresholds", "RuleResult", "check_gradients"]
@@ -118,9 +118,12 @@ def _nonfinite_gradient(
         )
     else:
         before = "the loss was not recorded, so whether the forward pass was finite is unknown"
-    weights = h.stats[record, :, 6]
+    weights = h.stats[record, :, W_NORM]  # NaN also means "not recorded": only Inf is evidence
     if not np.all(np.isfinite(weights[~np.isnan(weights)])):
-        before += "; some weights were already non-finite before this step"
+        before += (
+            "; the norm of some weights was already infinite before this step "
+            "(weights holding Inf, or too large for float32)"
+        )
     layers = [h.variables[i].layer for i in np.flatnonzero(bad.any(axis=0))]
     flagged = [(layer, "G03") for layer in dict.fromkeys(layers)]
     return [
