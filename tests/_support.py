@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
+
+GOLDEN = Path(__file__).parent / "golden"
 
 
 @dataclass
@@ -35,3 +39,12 @@ def run_magic(shell: InteractiveShell, line: str, cell: str | None = None) -> Sh
         else:
             result = shell.run_cell_magic(name, args, cell)
     return Shown(result, captured.stdout, [o.data for o in captured.outputs])
+
+
+def check_golden(name: str, text: str) -> None:
+    """Compare ``text`` with ``tests/golden/NAME``; ``TFNB_UPDATE_GOLDEN=1`` rewrites the file."""
+    path = GOLDEN / name
+    if os.environ.get("TFNB_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"missing golden file {path}; run with TFNB_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8")

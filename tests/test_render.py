@@ -5,15 +5,13 @@ Refresh the golden files after an intended change with ``TFNB_UPDATE_GOLDEN=1 py
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
+from tests._support import check_golden
 from tfnb_debug.reports import Finding, Report, Section, Table, finding, sort_findings
-
-GOLDEN = Path(__file__).parent / "golden"
 
 
 def sample_report() -> Report:
@@ -35,14 +33,6 @@ def sample_report() -> Report:
         tables=(table,),
         sections=(Section("notes", "<p>a &amp; b</p>", "a & b"),),
     )
-
-
-def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("TFNB_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden file {path}; run with TFNB_UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8")
 
 
 def test_text_golden() -> None:

@@ -5,16 +5,14 @@ Refresh after an intended change: ``TFNB_UPDATE_GOLDEN=1 pytest tests/test_shape
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+from tests._support import check_golden
 from tfnb_debug.shape_records import LayerCall, MemoryEstimate, TensorInfo, TensorStats
 from tfnb_debug.shapes import ShapeReport, finish_report
-
-GOLDEN = Path(__file__).parent / "golden"
 
 
 def t(shape: tuple[int | None, ...], producer: str | None = None, **kw: object) -> TensorInfo:
@@ -122,14 +120,6 @@ def failed_report() -> ShapeReport:
             error=calls[3].error,
         )
     )
-
-
-def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("TFNB_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden file {path}; run with TFNB_UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8")
 
 
 def test_text_golden() -> None:
