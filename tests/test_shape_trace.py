@@ -401,3 +401,15 @@ def test_symbolic_tensors_from_an_earlier_cell_name_their_real_producers() -> No
         L.Conv2D(4, 1, name="head")(inputs)
     assert rec2.report.calls[0].inputs[0].producer == "input"
     assert_restored()
+
+
+def test_host_stats_count_negative_zero_as_zero_and_nan_apart() -> None:
+    from tfnb_debug.collect.shapes import host_stats
+
+    values = np.array([0.0, -0.0, 1.0, np.nan, -2.0, np.inf] * 1000, dtype="float32")
+    stats = host_stats(values)
+    assert stats is not None
+    assert stats.zero_fraction == pytest.approx(2 / 6)
+    assert stats.nonfinite == 2000
+    assert (stats.min, stats.max) == (-2.0, 1.0)
+    assert stats.mean == pytest.approx(-0.25)
