@@ -399,19 +399,23 @@ def _iterations(objects: Iterable[Any]) -> dict[int, tuple[str, int]]:
     return out
 
 
+def _history_of(d: Any, total_steps: int) -> GradientHistory:
+    """The plain-data history of one capture's recorded arrays."""
+    return GradientHistory(
+        variables=d.variables,
+        steps=d.steps,
+        loss=d.loss,
+        loss_known=d.loss_known,
+        stats=d.stats,
+        hist=d.hist,
+        no_gradient=d.no_gradient,
+        total_steps=total_steps,
+    )
+
+
 def _merge(data: list[Any]) -> GradientHistory:
     if len(data) == 1:
-        d = data[0]
-        return GradientHistory(
-            variables=d.variables,
-            steps=d.steps,
-            loss=d.loss,
-            loss_known=d.loss_known,
-            stats=d.stats,
-            hist=d.hist,
-            no_gradient=d.no_gradient,
-            total_steps=d.total_steps,
-        )
+        return _history_of(data[0], data[0].total_steps)
     records = max(len(d.steps) for d in data)
 
     def pad(array: np.ndarray, fill: float) -> np.ndarray:
@@ -483,16 +487,7 @@ def probe_gradients(
         if not causes:
             raise
         raise TfnbDebugError(f"{err}; likely cause: {causes[0].to_text()}") from None
-    history = GradientHistory(
-        variables=data.variables,
-        steps=data.steps,
-        loss=data.loss,
-        loss_known=data.loss_known,
-        stats=data.stats,
-        hist=data.hist,
-        no_gradient=data.no_gradient,
-        total_steps=0,
-    )
+    history = _history_of(data, total_steps=0)
     extra = check_loss_pairing(model, y, loss=loss)
     return build_report(
         history,
