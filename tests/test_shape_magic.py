@@ -164,3 +164,21 @@ def test_failing_tfshape_cell_is_not_explained_twice(shell: InteractiveShell) ->
         again = shell.run_cell("keras.layers.Concatenate(name='fuse2')([_a, _b])\n")
     assert again.success is False
     assert any("why this cell failed" in o.data.get("text/plain", "") for o in plain.outputs)
+
+
+def test_a_failing_display_never_replaces_the_users_exception(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken renderer (our own code, made to fail) must not mask the cell's error."""
+    import tfnb_debug.magics.shape as shape_magic
+
+    def broken_emit(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("renderer broke")
+
+    monkeypatch.setattr(shape_magic, "emit", broken_emit)
+    with pytest.raises(ZeroDivisionError):
+        shell.run_cell_magic("tfshape", "", "1 / 0\n")
+    assert not _patching.is_patched()
+    # when the cell itself succeeded, the renderer's failure is reported, not hidden
+    with pytest.raises(RuntimeError, match="renderer broke"):
+        shell.run_cell_magic("tfshape", "", "_ok = 1\n")

@@ -127,22 +127,30 @@ class ShapeMagics(Magics):
                 raise UsageError(f"%%tfshape takes only options on its line, got {code!r}")
             recording = record_shapes(stats=not args.no_stats)
             memory = track_memory(enabled=args.mem)
+            failed = True
+            shown: Any = None
             try:
                 with memory, recording:
                     result = run_user_code(shell, cell)
+                failed = False
             except BaseException as err:
                 if recording.report.failing_call is not None:
                     mark_reported(err)  # the table and S01 above already explain it
                 raise
             finally:
-                report = with_memory(recording.report, memory)
-                shown: Any = report
-                if args.inspect:
-                    from tfnb_debug.widgets.api import inspector_for_cell
+                try:
+                    report = with_memory(recording.report, memory)
+                    shown = report
+                    if args.inspect:
+                        from tfnb_debug.widgets.api import inspector_for_cell
 
-                    shown = inspector_for_cell(shell, report, args) or report
-                else:
-                    emit(shell, report, args)
+                        shown = inspector_for_cell(shell, report, args) or report
+                    else:
+                        emit(shell, report, args)
+                except Exception:
+                    if not failed:
+                        raise
+                    # showing the partial report failed: the user's own exception goes on
             return shown if args.output else result
         if args.mem:
             raise UsageError("--mem records memory while a cell runs: use it with %%tfshape")
