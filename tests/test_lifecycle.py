@@ -152,3 +152,12 @@ def test_bad_output_variable_is_refused_before_the_cell_runs(
     with pytest.raises(UsageError, match="variable name"):
         shell.run_cell_magic(magic, "-v 1bad", "_ran = True\n")
     assert shell.user_ns["_ran"] is False
+
+
+@pytest.mark.parametrize("magic", ["tfmem", "tfshape"])
+def test_failing_cell_keeps_its_error_and_stores_the_partial_report(
+    shell: InteractiveShell, magic: str
+) -> None:
+    with pytest.raises(ZeroDivisionError):
+        shell.run_cell_magic(magic, "-q -v partial", "1 / 0\n")
+    assert isinstance(shell.user_ns["partial"], tfnb_debug.Report)

@@ -102,6 +102,17 @@ def emit(shell: Any, report: Report, args: Any) -> Report | None:
     return report if args.output else None
 
 
+def emit_partial(shell: Any, report: Report | None, args: Any) -> None:
+    """Show (and store) how far a failing cell got, while the user's exception is in flight.
+
+    A failure to show it is swallowed: it must never replace the user's own error.
+    """
+    if report is None:
+        return
+    with contextlib.suppress(Exception):
+        emit(shell, report, args)
+
+
 @contextlib.contextmanager
 def usage_errors() -> Iterator[None]:
     """Turn tfnb_debug's bad-input errors into IPython's one-line ``UsageError``."""

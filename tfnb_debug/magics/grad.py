@@ -13,6 +13,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from tfnb_debug._ipython import (
     check_output_arguments,
     emit,
+    emit_partial,
     evaluate,
     output_arguments,
     run_user_code,
@@ -87,10 +88,8 @@ class GradMagics(Magics):
             with memory, context as recording:
                 value = run_user_code(shell, cell)
         except BaseException:
-            if recording is not None and recording.report is not None and not args.quiet:
-                from IPython.display import display
-
-                display(recording.report)  # how far it got, before the user's error
+            if recording is not None:
+                emit_partial(shell, recording.report, args)  # how far it got
             raise
         assert recording is not None
         with usage_errors():

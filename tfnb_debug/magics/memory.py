@@ -10,6 +10,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from tfnb_debug._ipython import (
     check_output_arguments,
     emit,
+    emit_partial,
     evaluate,
     output_arguments,
     run_user_code,
@@ -84,8 +85,10 @@ class MemoryMagics(Magics):
         try:
             with tracker:
                 value = run_user_code(shell, cell)
-        finally:
-            result = emit(shell, tracker.report, args) if tracker.report is not None else None
+        except BaseException:
+            emit_partial(shell, tracker.report, args)  # how far it got
+            raise
+        result = emit(shell, tracker.report, args) if tracker.report is not None else None
         return result if args.output else value
 
 
