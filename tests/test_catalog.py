@@ -62,3 +62,9 @@ def test_catalog_matches_shared_catalog_when_present() -> None:
     for code, slug, severity in rows:
         assert code in CATALOG, code
         assert (CATALOG[code].slug, CATALOG[code].severity) == (slug, severity), code
+
+
+def test_index_lists_every_documented_code_once() -> None:
+    text = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| \[([A-Z]\d\d)\]\(#[^)]+\) \| ([a-z0-9-]+) \| (\w+) \|$", text, re.M)
+    assert sorted(rows) == sorted((c, s, v) for c, (s, v) in documented().items())
