@@ -399,23 +399,9 @@ def _iterations(objects: Iterable[Any]) -> dict[int, tuple[str, int]]:
     return out
 
 
-def _history_of(d: Any, total_steps: int) -> GradientHistory:
-    """The plain-data history of one capture's recorded arrays."""
-    return GradientHistory(
-        variables=d.variables,
-        steps=d.steps,
-        loss=d.loss,
-        loss_known=d.loss_known,
-        stats=d.stats,
-        hist=d.hist,
-        no_gradient=d.no_gradient,
-        total_steps=total_steps,
-    )
-
-
 def _merge(data: list[Any]) -> GradientHistory:
     if len(data) == 1:
-        return _history_of(data[0], data[0].total_steps)
+        return data[0]
     records = max(len(d.steps) for d in data)
 
     def pad(array: np.ndarray, fill: float) -> np.ndarray:
@@ -487,7 +473,7 @@ def probe_gradients(
         if not causes:
             raise
         raise TfnbDebugError(f"{err}; likely cause: {causes[0].to_text()}") from None
-    history = _history_of(data, total_steps=0)
+    history: GradientHistory = data
     extra = check_loss_pairing(model, y, loss=loss)
     return build_report(
         history,

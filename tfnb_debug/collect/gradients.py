@@ -42,6 +42,7 @@ from tfnb_debug.gradient_history import (
     HIST_HI,
     HIST_LO,
     STAT_COLUMNS,
+    GradientHistory,
     VariableMeta,
 )
 
@@ -73,25 +74,13 @@ class FitModelInfo:
     replicas: int
 
 
-@dataclass(frozen=True)
-class CaptureData:
-    """What a capture read back from the device: host arrays, no tensors.
+@dataclass(frozen=True, eq=False)
+class CaptureData(GradientHistory):
+    """What a capture read back from the device: a :class:`GradientHistory` (host arrays,
+    no tensors) plus how the capture ran."""
 
-    ``stats`` is (steps, variables, len(STAT_COLUMNS)); ``hist`` is
-    (steps, variables, bins); ``steps`` holds the optimizer step (0-based, in
-    the capture) of each record; ``loss`` is NaN where ``loss_known`` is False.
-    """
-
-    variables: tuple[VariableMeta, ...]
-    steps: np.ndarray
-    loss: np.ndarray
-    loss_known: np.ndarray
-    stats: np.ndarray
-    hist: np.ndarray
-    no_gradient: tuple[str, ...]
-    total_steps: int
-    replicas: int
-    loss_scaled_by: tuple[str, ...]
+    replicas: int = 1
+    loss_scaled_by: tuple[str, ...] = ()
 
 
 def variable_stats(
