@@ -64,6 +64,12 @@ CATALOG: dict[str, CatalogEntry] = {
         "error",
         "a TensorFlow op (not a layer call) failed on incompatible shapes, e.g. `InvalidArgumentError: Incompatible shapes` in a loss or metric; name the op and, from its name scope, the layer or loss it belongs to.",
     ),
+    "S08": CatalogEntry(
+        "S08",
+        "loss-broadcast",
+        "error",
+        "a loss or metric combines `y_true` and `y_pred` whose shapes differ but broadcast, e.g. `(B,)` against `(B, 1)` into `(B, B)`: every prediction is compared with every target and the loss is silently wrong. Name the loss (or the op in the user's `train_step`/loop) and both shapes; fix: reshape the labels or use a Keras loss.",
+    ),
     "G01": CatalogEntry(
         "G01",
         "vanishing-gradient",
@@ -74,7 +80,7 @@ CATALOG: dict[str, CatalogEntry] = {
         "G02",
         "exploding-gradient",
         "warning",
-        "a layer's gradient norm exceeds 1e3, or 1e3 x the median layer norm, or grows by 10x within a few steps.",
+        "a layer's gradient norm exceeds 1e3, or 1e3 x the median layer norm while that median is itself healthy (above 1e-4), or keeps growing (10x or more over a few recorded steps and still climbing at the end) to a norm above 10. A norm that rises from 0.2 to 2 in a healthy first epoch is not exploding.",
     ),
     "G03": CatalogEntry(
         "G03",
@@ -86,10 +92,13 @@ CATALOG: dict[str, CatalogEntry] = {
         "G04",
         "no-gradient",
         "warning",
-        "a trainable variable received no gradient (None): it is disconnected from the loss.",
+        'a trainable variable received no gradient (None): it is disconnected from the loss. When NO variable gets one (Keras: "No gradients provided for any variable"), the loss itself is not differentiable (argsort/argmax/round/casts to int, NumPy in the loss): say so, name the loss, and keep the report of the steps before.',
     ),
     "G05": CatalogEntry(
-        "G05", "nonfinite-loss", "error", "the loss became NaN or Inf; say at which step."
+        "G05",
+        "nonfinite-loss",
+        "error",
+        "the loss became NaN or Inf; say at which step.",
     ),
     "G06": CatalogEntry(
         "G06",
@@ -110,7 +119,10 @@ CATALOG: dict[str, CatalogEntry] = {
         "a layer's output holds NaN or Inf. Name the FIRST such layer in execution order, and whether its inputs were still finite.",
     ),
     "N02": CatalogEntry(
-        "N02", "dead-relu", "warning", "over 90% of a ReLU-family layer's outputs are exactly zero."
+        "N02",
+        "dead-relu",
+        "warning",
+        "over 90% of a ReLU-family layer's outputs are exactly zero.",
     ),
     "N03": CatalogEntry(
         "N03",
@@ -125,7 +137,10 @@ CATALOG: dict[str, CatalogEntry] = {
         "image-like model inputs range up to ~255 and the model has no Rescaling/Normalization layer in front.",
     ),
     "N05": CatalogEntry(
-        "N05", "nonfinite-input", "error", "the data fed to the model already holds NaN or Inf."
+        "N05",
+        "nonfinite-input",
+        "error",
+        "the data fed to the model already holds NaN or Inf.",
     ),
     "P01": CatalogEntry(
         "P01",
@@ -146,9 +161,17 @@ CATALOG: dict[str, CatalogEntry] = {
         "the shuffle buffer is smaller than the dataset (when known) and below 1000 elements; say the ratio.",
     ),
     "P04": CatalogEntry(
-        "P04", "sequential-map", "warning", "a `map()` runs with no `num_parallel_calls`."
+        "P04",
+        "sequential-map",
+        "warning",
+        "a `map()` runs with no `num_parallel_calls`.",
     ),
-    "P05": CatalogEntry("P05", "float64-element", "warning", "an element component is float64."),
+    "P05": CatalogEntry(
+        "P05",
+        "float64-element",
+        "warning",
+        "an element component is float64.",
+    ),
     "P06": CatalogEntry(
         "P06",
         "float-labels",
@@ -191,6 +214,18 @@ CATALOG: dict[str, CatalogEntry] = {
         "error",
         "integer labels fall outside [0, number of model outputs).",
     ),
+    "P13": CatalogEntry(
+        "P13",
+        "validation-split-skew",
+        "warning",
+        "`fit(validation_split=...)` takes the LAST fraction of the arrays, unshuffled, and the labels there are distributed very differently from the training part (a class present on one side only, or a class share differing by more than 2x): the data was sorted. Say which classes; fix: shuffle before fit or pass `validation_data`.",
+    ),
+    "P14": CatalogEntry(
+        "P14",
+        "steps-exceed-data",
+        "warning",
+        '`fit` asks for more steps (`steps_per_epoch` x `epochs`, or `validation_steps`) than a finite dataset without `repeat()` yields, so training stops early (Keras only warns "ran out of data"). Say how many batches the dataset yields and how many steps were asked; fix: `.repeat()` or drop `steps_per_epoch`.',
+    ),
     "M01": CatalogEntry(
         "M01",
         "probabilities-as-logits",
@@ -201,13 +236,13 @@ CATALOG: dict[str, CatalogEntry] = {
         "M02",
         "logits-as-probabilities",
         "warning",
-        "the output layer is linear but a cross-entropy loss has `from_logits=False`.",
+        "a cross-entropy loss with `from_logits=False` (the default) receives values that are not probabilities: the output layer is linear, or, in a custom loop or `train_step`, the values passed to the loss fall outside [0, 1] (or do not sum to 1 for a categorical loss). Name the loss and where its input came from.",
     ),
     "M03": CatalogEntry(
         "M03",
         "loss-activation-mismatch",
         "error",
-        "e.g. softmax over 1 unit, sigmoid with categorical cross-entropy over N>1 classes, binary loss on N>1 softmax.",
+        "the loss cannot learn from this output: softmax over 1 unit (always 1.0), categorical cross-entropy over a single unit (the loss is always 0), sigmoid with categorical cross-entropy over N>1 classes, binary loss on N>1 softmax. Also for losses called in custom loops.",
     ),
     "M04": CatalogEntry(
         "M04",
@@ -270,7 +305,10 @@ CATALOG: dict[str, CatalogEntry] = {
         "host or device memory climbs steadily across repeated steps (a leak, such as tensors kept in a Python list).",
     ),
     "R02": CatalogEntry(
-        "R02", "near-capacity", "warning", "peak device memory passes 90% of the device's capacity."
+        "R02",
+        "near-capacity",
+        "warning",
+        "peak device memory passes 90% of the device's capacity.",
     ),
     "R03": CatalogEntry(
         "R03",
@@ -291,6 +329,9 @@ CATALOG: dict[str, CatalogEntry] = {
         "TensorFlow is built with CUDA but sees no GPU, or is a CPU-only build.",
     ),
     "E03": CatalogEntry(
-        "E03", "non-tensorflow-backend", "error", "Keras runs on a backend other than TensorFlow."
+        "E03",
+        "non-tensorflow-backend",
+        "error",
+        "Keras runs on a backend other than TensorFlow.",
     ),
 }
