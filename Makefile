@@ -4,10 +4,12 @@
 setup:
 	bash scripts/setup.sh
 
-# Set up, then open the workshop notebooks in JupyterLab.
+# Set up, then open the workshop notebooks in JupyterLab.  The kernels inherit the same
+# quiet TensorFlow log settings as the tests, so no C++ start-up warnings land in the notebooks.
 lab: setup
-	.venv/bin/jupyter lab --notebook-dir=notebooks $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+	TF_CPP_MIN_LOG_LEVEL=3 TF_ENABLE_ONEDNN_OPTS=0 .venv/bin/jupyter lab --notebook-dir=notebooks $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 # Set up, then run ruff, mypy and the whole test suite (slow tests included).
-test: setup
+# scripts/test.sh does the setup itself, so the setup check runs once.
+test:
 	bash scripts/test.sh

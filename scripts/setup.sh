@@ -2,7 +2,8 @@
 # Create or reuse the project's virtual environment (.venv) and install tfnb_debug into it.
 #
 # A second run installs nothing when pyproject.toml and the pinned versions have
-# not changed, so TensorFlow is not downloaded again.  A TensorFlow that is
+# not changed, so TensorFlow is not downloaded again; that check imports nothing
+# and takes well under a second.  A TensorFlow that is
 # already in the environment (tensorflow or tensorflow-cpu) is kept; otherwise
 # tensorflow-cpu is installed (the `cpu` extra).
 set -euo pipefail
@@ -21,12 +22,12 @@ fi
 stamp="$VENV/.tfnb_debug-setup"
 want=$(cat pyproject.toml "$CONSTRAINTS" | sha256sum | cut -d' ' -f1)-$EXTRAS
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
-    && "$VENV/bin/python" -c "import tfnb_debug, tensorflow, keras, IPython" >/dev/null 2>&1; then
+    && "$VENV/bin/python" -c "import importlib.metadata as md, importlib.util as u, sys; md.version('tfnb_debug'); sys.exit(any(u.find_spec(m) is None for m in ('tensorflow', 'keras', 'IPython')))" >/dev/null 2>&1; then
     echo "setup: reusing $VENV (dependencies already satisfied)"
     exit 0
 fi
 
-if "$VENV/bin/python" -c "import tensorflow" >/dev/null 2>&1; then
+if "$VENV/bin/python" -c "import importlib.util as u, sys; sys.exit(u.find_spec('tensorflow') is None)" >/dev/null 2>&1; then
     extras=$EXTRAS
     echo "setup: keeping the TensorFlow already in $VENV"
 else

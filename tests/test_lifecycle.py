@@ -161,3 +161,32 @@ def test_failing_cell_keeps_its_error_and_stores_the_partial_report(
     with pytest.raises(ZeroDivisionError):
         shell.run_cell_magic(magic, "-q -v partial", "1 / 0\n")
     assert isinstance(shell.user_ns["partial"], tfnb_debug.Report)
+
+
+@pytest.mark.slow
+def test_loading_without_tensorflow_is_one_line() -> None:
+    """A kernel whose Python cannot import tensorflow: one line naming it and the install command."""
+    code = textwrap.dedent(
+        """
+        import sys
+        class HideTensorFlow:
+            # what an environment without TensorFlow answers: no module of that name
+            def find_spec(self, name, path=None, target=None):
+                if name == "tensorflow" or name.startswith("tensorflow."):
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+                return None
+        sys.meta_path.insert(0, HideTensorFlow())
+        from IPython.core.interactiveshell import InteractiveShell
+        sh = InteractiveShell.instance()
+        before = set(sh.magics_manager.magics["line"])
+        result = sh.run_cell("%load_ext tfnb_debug")
+        print("SUCCESS:", result.success)
+        print("NEW:", sorted(set(sh.magics_manager.magics["line"]) - before))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = [line for line in out.stdout.splitlines() if line.strip()]
+    assert lines[0].startswith("tfnb_debug needs TensorFlow"), out.stdout
+    assert f"{sys.executable} -m pip install tensorflow-cpu" in lines[0]
+    assert lines[1:] == ["SUCCESS: True", "NEW: []"], out.stdout
+    assert "Traceback" not in out.stdout + out.stderr

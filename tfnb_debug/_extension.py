@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import sys
 from typing import Any
 
 from tfnb_debug._state import ExtensionState, state_for
@@ -20,6 +22,9 @@ def load(shell: Any) -> None:
     if state.loaded:
         unload(shell)
     backend, legacy = env.keras_backend()
+    if backend == "tensorflow" and not legacy and not _tensorflow_installed():
+        print(missing_tensorflow_message())
+        return
     problem = env.backend_problem(backend, legacy)
     if problem is not None:
         print(problem.to_text())
@@ -37,6 +42,23 @@ def load(shell: Any) -> None:
     print(env.status_line(backend, growth))
     for item in growth.findings:
         print(item.to_text())
+
+
+def _tensorflow_installed() -> bool:
+    try:
+        return importlib.util.find_spec("tensorflow") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_tensorflow_message() -> str:
+    """One line: TensorFlow is missing from this kernel's environment, and the command that adds it."""
+    return (
+        "tfnb_debug needs TensorFlow, which is not installed for this kernel's Python "
+        f"({sys.executable}): run `{sys.executable} -m pip install tensorflow-cpu` "
+        "(or `tensorflow` for GPU support), restart the kernel and load the extension again; "
+        "no magics were registered"
+    )
 
 
 def unload(shell: Any) -> None:
