@@ -310,19 +310,21 @@ def _recording(
     every: int, max_steps: int, thresholds: GradThresholds | None, watched: list[Any]
 ) -> Iterator[GradientRecording]:
     from tfnb_debug.collect.gradients import GradientCapture
+    from tfnb_debug.collect.loss_watch import watch_losses
 
     before = _iterations(watched)
     recording = GradientRecording(every=every, max_steps=max_steps)
     capture = GradientCapture(every=every, max_steps=max_steps)
+    losses = None
     try:
-        with capture:
+        with capture, watch_losses() as losses:
             yield recording
     except BaseException:
         # the partial report, without ever hiding the user's own exception
         with contextlib.suppress(Exception):
-            _finish(recording, capture, watched, before, thresholds)
+            _finish(recording, capture, watched, before, thresholds, losses)
         raise
-    _finish(recording, capture, watched, before, thresholds)
+    _finish(recording, capture, watched, before, thresholds, losses)
 
 
 def _finish(
@@ -331,6 +333,7 @@ def _finish(
     watched: list[Any],
     before: dict[int, tuple[str, int]],
     thresholds: GradThresholds | None,
+    losses: Any = None,
 ) -> None:
     data = [d for d in capture.data if d.total_steps > 0]
     recording.steps_taken = sum(d.total_steps for d in data)
@@ -373,6 +376,10 @@ def _finish(
 
     for model in _fit_models(capture, watched):
         extra.extend(check_loss_pairing(model))
+    if losses is not None:
+        from tfnb_debug.diagnostics.losses import check_losses
+
+        extra.extend(check_losses(losses, already=extra))
     source = "model.fit" if capture.fit_models else "custom loop"
     recording.report = build_report(
         history,
