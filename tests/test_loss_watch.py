@@ -213,3 +213,18 @@ for start in range(0, 64, 16):
     opt.apply_gradients(zip(grads, model.trainable_variables))
 """
     assert "S08" not in _grad(shell, cell).codes()
+
+
+@pytest.mark.slow
+def test_s08_under_tfcheck_with_its_clean_twin(shell: InteractiveShell) -> None:
+    from tfnb_debug.check import CheckReport
+
+    shell.run_cell(DATA)
+    bad = run_magic(shell, "%%tfcheck -q -o", cell=TAPE_LOOP.format(reshape="")).result
+    assert isinstance(bad, CheckReport)
+    assert bad.codes() == ["S08"], bad.to_text()
+    assert "what reaches the loss (S08, M02, M03)" in bad.to_text()
+    clean = run_magic(
+        shell, "%%tfcheck -q -o", cell=TAPE_LOOP.format(reshape="; yb = yb.reshape(-1, 1)")
+    ).result
+    assert clean.codes() == []

@@ -70,26 +70,28 @@ def run_checked(
     import tensorflow as tf
 
     from tfnb_debug.collect.check import NumericsChecks
+    from tfnb_debug.collect.loss_watch import LossWatch, watch_losses
 
     thresholds = thresholds or CheckThresholds()
     notes = _function_notes(functions)
     checks = NumericsChecks(models, op_detail=op_detail)
     value = None
     failed: BaseException | None = None
+    losses: LossWatch | None = None
     try:
-        with checks:
+        with checks, watch_losses() as losses:
             value = fn()
     except tf.errors.InvalidArgumentError as err:
         if not checks.owns(err):
-            _call(on_error, checks, thresholds, notes)
+            _call(on_error, checks, thresholds, notes, losses)
             raise
         failed = err
     except BaseException:
-        _call(on_error, checks, thresholds, notes)
+        _call(on_error, checks, thresholds, notes, losses)
         raise
     if failed is not None:
         checks.record_failure(failed)
-    return value, build_report(checks, thresholds, notes)
+    return value, build_report(checks, thresholds, notes, losses)
 
 
 def _call(
@@ -97,9 +99,12 @@ def _call(
     checks: Any,
     thresholds: CheckThresholds,
     notes: list[str],
+    losses: Any = None,
 ) -> None:
     if on_error is not None:
-        on_error(build_report(checks, thresholds, [*notes, "the code raised: partial report"]))
+        on_error(
+            build_report(checks, thresholds, [*notes, "the code raised: partial report"], losses)
+        )
 
 
 def _function_notes(functions: Sequence[Any]) -> list[str]:
@@ -123,8 +128,12 @@ def _function_notes(functions: Sequence[Any]) -> list[str]:
     return notes
 
 
-def build_report(checks: Any, thresholds: CheckThresholds, notes: Sequence[str]) -> CheckReport:
+def build_report(
+    checks: Any, thresholds: CheckThresholds, notes: Sequence[str], losses: Any = None
+) -> CheckReport:
+    """``losses``: the :class:`~tfnb_debug.collect.loss_watch.LossWatch` of the run (S08, M02, M03)."""
     from tfnb_debug.diagnostics.check import first_nonfinite
+    from tfnb_debug.diagnostics.losses import check_losses
     from tfnb_debug.diagnostics.shapes import ShapeThresholds, retracing
     from tfnb_debug.shape_records import TraceCount
     from tfnb_debug.shapes import ShapeReport
@@ -143,6 +152,8 @@ def build_report(checks: Any, thresholds: CheckThresholds, notes: Sequence[str])
         thresholds=ShapeThresholds(retrace_limit=thresholds.retrace_limit),
     )
     findings += retracing(traces_for_rule)
+    if losses is not None:
+        findings += check_losses(losses)
     steps = checks.steps_taken()
     summary = [_headline(checks, steps)]
     if checks.xla_switched_off:
@@ -159,6 +170,14 @@ def build_report(checks: Any, thresholds: CheckThresholds, notes: Sequence[str])
         ("gradients (G03)", f"{len(checks.checked_gradients)} variables", "checked"),
         ("tf.function traces (T01)", f"{sum(c.traces for c in counts)} traces", "counted"),
     ]
+    if losses is not None:
+        rows.append(
+            (
+                "what reaches the loss (S08, M02, M03)",
+                f"{len(losses.cross_entropies)} cross-entropy call site(s), broadcasts outside layers",
+                "watched",
+            )
+        )
     tables = [Table("checks", ("what", "where", "how"), tuple(rows))]
     if failure is not None:
         op = failure.op
