@@ -70,14 +70,16 @@ def run_checked(
     import tensorflow as tf
 
     from tfnb_debug.collect.check import NumericsChecks
+    from tfnb_debug.fit_data import record_fit_args, with_fit_findings
 
     thresholds = thresholds or CheckThresholds()
     notes = _function_notes(functions)
     checks = NumericsChecks(models, op_detail=op_detail)
+    fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
     value = None
     failed: BaseException | None = None
     try:
-        with checks:
+        with checks, fits:
             value = fn()
     except tf.errors.InvalidArgumentError as err:
         if not checks.owns(err):
@@ -89,7 +91,7 @@ def run_checked(
         raise
     if failed is not None:
         checks.record_failure(failed)
-    return value, build_report(checks, thresholds, notes)
+    return value, with_fit_findings(build_report(checks, thresholds, notes), fits)
 
 
 def _call(

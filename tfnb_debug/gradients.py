@@ -310,19 +310,25 @@ def _recording(
     every: int, max_steps: int, thresholds: GradThresholds | None, watched: list[Any]
 ) -> Iterator[GradientRecording]:
     from tfnb_debug.collect.gradients import GradientCapture
+    from tfnb_debug.fit_data import record_fit_args, with_fit_findings
 
     before = _iterations(watched)
     recording = GradientRecording(every=every, max_steps=max_steps)
     capture = GradientCapture(every=every, max_steps=max_steps)
+    fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
     try:
-        with capture:
+        with capture, fits:
             yield recording
     except BaseException:
         # the partial report, without ever hiding the user's own exception
         with contextlib.suppress(Exception):
             _finish(recording, capture, watched, before, thresholds)
+            if recording.report is not None:
+                recording.report = with_fit_findings(recording.report, fits)
         raise
     _finish(recording, capture, watched, before, thresholds)
+    if recording.report is not None:
+        recording.report = with_fit_findings(recording.report, fits)
 
 
 def _finish(
