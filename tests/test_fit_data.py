@@ -111,7 +111,7 @@ def test_p14_says_batches_and_steps_and_fits_the_fix_to_the_cause() -> None:
     call = FitCall(model="m", x_name="train_ds", steps_per_epoch=4, epochs=5, batches=10)
     (found,) = steps_exceed_data(call)
     assert found.place == "fit(steps_per_epoch=4, epochs=5) of model 'm'"
-    assert "dataset `train_ds` yields 10 batches" in found.message
+    assert "dataset `train_ds` ends after 10 batches" in found.message
     assert "epoch 3: 2 of 4 steps" in found.message and "18 of the 20 steps" in found.message
     assert "steps_per_epoch that divides 10 (e.g. 5)" in found.hint
 
@@ -248,7 +248,7 @@ def test_tfmem_reports_p14_and_a_repeated_dataset_stays_silent(shell: Interactiv
         shell, "%%tfmem -o", cell="model.fit(train_ds, steps_per_epoch=4, epochs=5, verbose=0)"
     )
     (found,) = [f for f in shown.result.findings if f.code == "P14"]
-    assert "dataset `train_ds` yields 10 batches" in found.message
+    assert "dataset `train_ds` ends after 10 batches" in found.message
     assert "18 of the 20 steps asked ran" in found.message
     assert "P14 steps-exceed-data (warning)" in shown.text
 
@@ -273,7 +273,7 @@ def test_tfcheck_reports_p14_for_validation_steps_and_p13(shell: InteractiveShel
     by_code = {f.code: f for f in shown.result.findings}
     assert set(by_code) >= {"P13", "P14"}
     assert by_code["P14"].place == "fit(validation_steps=5) of model 'clf'"
-    assert "validation dataset `val_ds` yields 3 batches" in by_code["P14"].message
+    assert "validation dataset `val_ds` ends after 3 batches" in by_code["P14"].message
 
     clean = "model.fit(train_ds, epochs=1, validation_data=train_ds.take(3), verbose=0)\n"
     shown = run_magic(shell, "%%tfcheck -o", cell=clean)

@@ -66,6 +66,7 @@ def run_checked(
     they were traced before (their cached graph has no checks) or use XLA.
     A failed check stops ``fn`` and is reported, not raised.  Any other
     exception propagates unchanged, after ``on_error(partial_report)``.
+    The arguments of ``fit`` calls made by ``fn`` are checked too (P13, P14).
     """
     import tensorflow as tf
 

@@ -291,6 +291,7 @@ def record_gradients(
     steps that escaped the hook (a ``tf.function`` traced before the block).
     Every patch is removed when the block ends, also on error or interrupt;
     the report is then in ``recording.report`` (even when the block raised).
+    The arguments of ``fit`` calls in the block are checked too (P13, P14).
 
     Example::
 

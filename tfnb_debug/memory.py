@@ -231,7 +231,8 @@ def track_memory(
     of ``optimizers`` (give them when the function was traced before the
     block).  ``thresholds`` overrides the rules' defaults.
     ``enabled=False`` gives a tracker that records nothing (``report`` stays
-    None): the other magics' ``--mem`` option uses it.
+    None): the other magics' ``--mem`` option uses it.  The arguments of
+    ``fit`` calls in the block are checked too (P13, P14).
     """
     if isinstance(interval_ms, bool) or not isinstance(interval_ms, int | float):
         raise TfnbDebugError(f"interval_ms must be a number of milliseconds, got {interval_ms!r}")

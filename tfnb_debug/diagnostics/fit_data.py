@@ -156,13 +156,20 @@ def epoch_steps(
     ends early ("ran out of data") when the iterator is exhausted, and the next epoch
     starts a fresh pass.
     """
+    return [ran for ran, _ in _epoch_runs(batches, steps_per_epoch, epochs, per_execution)]
+
+
+def _epoch_runs(
+    batches: int, steps_per_epoch: int, epochs: int, per_execution: int
+) -> list[tuple[int, bool]]:
+    """``(steps run, ran out of data)`` per epoch; the second is exactly Keras' warning condition."""
     iterations = math.ceil(steps_per_epoch / per_execution)
     seen = 0
     out = []
     for _ in range(epochs):
         available = math.ceil(max(batches - seen, 0) / per_execution)
         done = min(iterations, available)
-        out.append(min(done * per_execution, steps_per_epoch, batches - seen))
+        out.append((min(done * per_execution, steps_per_epoch, batches - seen), done < iterations))
         seen += done * per_execution
         if seen >= batches:
             seen = 0
@@ -171,7 +178,7 @@ def epoch_steps(
 
 def steps_exceed_data(call: FitCall) -> list[Finding]:
     """P14: ``steps_per_epoch`` x ``epochs`` or ``validation_steps`` ask more of a finite dataset
-    (no ``repeat()``) than it yields, so Keras cuts epochs or validation passes short."""
+    (no endless ``repeat()``) than it yields, so Keras cuts epochs or validation passes short."""
     found = []
     dataset = f"dataset `{call.x_name}`" if call.x_name else "the dataset"
     if call.batches and call.steps_per_epoch and call.epochs > 0:
@@ -186,12 +193,12 @@ def steps_exceed_data(call: FitCall) -> list[Finding]:
         found.append(
             finding(
                 "P14",
-                f"the validation dataset{vname} yields {n} batches and does not repeat, so "
+                f"the validation dataset{vname} ends after {n} batches, so "
                 f"every validation pass ran out of data after {n} of the "
                 f"{call.validation_steps} steps asked (Keras only warns)",
                 place=f"fit(validation_steps={call.validation_steps}) of model '{call.model}'",
                 evidence=(
-                    f"validation data: {n} batches per pass (cardinality), no repeat(); "
+                    f"validation data: {n} batches (cardinality), then it ends; "
                     f"asked: validation_steps={call.validation_steps}"
                 ),
                 hint=(
@@ -204,8 +211,9 @@ def steps_exceed_data(call: FitCall) -> list[Finding]:
 
 
 def _training_steps(call: FitCall, batches: int, steps: int, dataset: str) -> list[Finding]:
-    ran = epoch_steps(batches, steps, call.epochs, call.steps_per_execution)
-    short = [(i + 1, n) for i, n in enumerate(ran) if n < steps]
+    runs = _epoch_runs(batches, steps, call.epochs, call.steps_per_execution)
+    ran = [n for n, _ in runs]
+    short = [(i + 1, n) for i, (n, out_of_data) in enumerate(runs) if out_of_data]
     if not short:
         return []
     asked = steps * call.epochs
@@ -216,11 +224,11 @@ def _training_steps(call: FitCall, batches: int, steps: int, dataset: str) -> li
         more = f", and {len(short) - 4} more" if len(short) > 4 else ""
         which = f"{len(short)} of {call.epochs} epochs stopped early ({listed}{more})"
     message = (
-        f"{dataset} yields {batches} batches and does not repeat, so Keras ran out of data: "
+        f"{dataset} ends after {batches} batches, so Keras ran out of data: "
         f"{which}; {sum(ran)} of the {asked} steps asked ran (Keras only warns)"
     )
     evidence = (
-        f"dataset: {batches} batches per pass (cardinality), no repeat(); asked: "
+        f"dataset: {batches} batches (cardinality), then it ends; asked: "
         f"steps_per_epoch={steps} x {call.epochs} epochs = {asked} steps; ran: {sum(ran)}"
     )
     if steps > batches:
