@@ -3,6 +3,7 @@ recorder of ``fit`` arguments, and real ``fit`` calls driven through the real ma
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -19,6 +20,7 @@ from tfnb_debug.diagnostics.fit_data import (
     FitDataThresholds,
     epoch_steps,
     fit_data_findings,
+    hypergeometric_tail,
     steps_exceed_data,
     validation_split_skew,
 )
@@ -85,6 +87,9 @@ def test_p13_is_silent_on_shuffled_labels_and_on_rare_classes() -> None:
     for seed in range(20):  # many random splits of 10 classes: never a finding
         y = np.random.default_rng(seed).permutation(np.repeat(np.arange(10), 100))
         assert validation_split_skew(_split_call(y)) == []
+    for seed in range(20):  # 500 classes of 5 examples: some class lands all on one side
+        y = np.random.default_rng(seed).permutation(np.repeat(np.arange(500), 5))
+        assert validation_split_skew(_split_call(y)) == []
     # 3 examples of class 2, all in the training part: a random split does that often
     y = rng.permutation(np.concatenate([np.repeat([0, 1], 100), [2, 2, 2]]))
     y = np.concatenate([y[y == 2], y[y != 2]])
@@ -94,11 +99,27 @@ def test_p13_is_silent_on_shuffled_labels_and_on_rare_classes() -> None:
 def test_p13_thresholds_are_overridable_and_validated() -> None:
     y = np.concatenate([np.tile([0, 0, 0, 1], 200), np.tile([0, 1, 1, 1], 50)])
     assert validation_split_skew(_split_call(y), FitDataThresholds(share_ratio=4.0)) == []
+    # classes 0-2 (none of 50 in the validation part) have p = 4 x C(150, 40) / C(200, 40)
+    (strict,) = validation_split_skew(_split_call(SORTED), FitDataThresholds(max_p=1e-6))
+    assert "only in training" not in strict.message and "class 3 more than" in strict.message
     with pytest.raises(TfnbDebugError, match="share_ratio"):
         FitDataThresholds(share_ratio=1.0)
+    with pytest.raises(TfnbDebugError, match="max_p"):
+        FitDataThresholds(max_p=0.0)
 
 
 # -- P14 rule --------------------------------------------------------------------------
+
+
+def test_hypergeometric_tail_is_exact() -> None:
+    # all 20 validation labels from one class of 50 in 100: C(50, 20) / C(100, 20)
+    assert hypergeometric_tail(20, 100, 50, 20) == pytest.approx(
+        math.comb(50, 20) / math.comb(100, 20)
+    )
+    assert hypergeometric_tail(0, 100, 50, 20) == pytest.approx(
+        math.comb(50, 20) / math.comb(100, 20)
+    )
+    assert hypergeometric_tail(10, 100, 50, 20) > 0.5  # the mean itself is no evidence
 
 
 def test_epoch_steps_follows_keras_iterator() -> None:

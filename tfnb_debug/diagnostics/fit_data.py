@@ -28,18 +28,19 @@ _SHOWN = 6  # classes named in a P13 message before "and N more"
 @dataclass(frozen=True)
 class FitDataThresholds:
     """P13: a class is skewed when its share on one side of the split is more than
-    ``share_ratio`` times its share on the other (or zero there) AND its count in the
-    validation part is at least ``min_z`` standard deviations from what a random split
-    of the same labels would give (so a shuffled split stays silent)."""
+    ``share_ratio`` times its share on the other (or zero there) AND a random split of
+    the same labels would put a count that far from the expected one in the validation
+    part with a probability below ``max_p``, counted over all classes (the exact
+    hypergeometric tail times the number of classes), so shuffled splits stay silent."""
 
     share_ratio: float = 2.0
-    min_z: float = 4.0
+    max_p: float = 1e-4
 
     def __post_init__(self) -> None:
         if not self.share_ratio > 1.0:
             raise TfnbDebugError(f"share_ratio must be above 1, got {self.share_ratio!r}")
-        if not self.min_z > 0.0:
-            raise TfnbDebugError(f"min_z must be positive, got {self.min_z!r}")
+        if not 0.0 < self.max_p < 1.0:
+            raise TfnbDebugError(f"max_p must be a probability in (0, 1), got {self.max_p!r}")
 
 
 def fit_data_findings(
@@ -64,30 +65,50 @@ class _Skew:
     name: str
     train_share: float
     validation_share: float
-    z: float
+    p: float  # chance of a count this far out under a random split
 
 
 def _skewed_classes(labels: LabelCounts, thresholds: FitDataThresholds) -> list[_Skew]:
     n_train, n_val = labels.n_train, labels.n_validation
-    total = n_train + n_val
+    total = round(n_train + n_val)
     if n_train <= 0 or n_val <= 0 or total <= 1:
         return []
+    present = sum(1 for a, b in zip(labels.train, labels.validation, strict=True) if a + b > 0)
     out = []
     for name, a, b in zip(labels.classes, labels.train, labels.validation, strict=True):
-        p = (a + b) / total
-        if p <= 0.0 or p >= 1.0:
+        if a + b <= 0 or a + b >= total:
             continue
         share_t, share_v = a / n_train, b / n_val
         low, high = sorted((share_t, share_v))
         if low > 0 and high / low <= thresholds.share_ratio:
             continue
-        # validation count under a random split of the same labels (hypergeometric)
-        mean = n_val * p
-        sd = math.sqrt(n_val * p * (1.0 - p) * n_train / (total - 1.0))
-        z = abs(b - mean) / sd if sd > 0 else 0.0
-        if z >= thresholds.min_z:
-            out.append(_Skew(name, share_t, share_v, z))
+        p = hypergeometric_tail(round(b), total, round(a + b), round(n_val)) * present
+        if p < thresholds.max_p:
+            out.append(_Skew(name, share_t, share_v, p))
     return out
+
+
+def hypergeometric_tail(k: int, total: int, in_class: int, drawn: int) -> float:
+    """The chance that ``drawn`` of ``total`` labels, taken at random, hold ``k`` or more
+    of the ``in_class`` labels of a class (``k`` or fewer when ``k`` is below the mean)."""
+    low, high = max(0, drawn - (total - in_class)), min(in_class, drawn)
+    k = min(max(k, low), high)
+    log_all = _log_choose(total, drawn)
+    step = 1 if k >= drawn * in_class / total else -1
+    tail = 0.0
+    while low <= k <= high:
+        term = math.exp(
+            _log_choose(in_class, k) + _log_choose(total - in_class, drawn - k) - log_all
+        )
+        tail += term
+        if term < tail * 1e-12:
+            break  # the terms only shrink away from the mean
+        k += step
+    return min(tail, 1.0)
+
+
+def _log_choose(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
 def validation_split_skew(
@@ -120,7 +141,7 @@ def validation_split_skew(
         f"samples) for validation before any shuffle, and the labels{labels_name} there are "
         f"distributed unlike the training part: {'; '.join(parts)} (the data looks sorted)"
     )
-    shown = sorted(skewed, key=lambda s: -s.z)[:_SHOWN]
+    shown = sorted(skewed, key=lambda s: s.p)[:_SHOWN]
     evidence = "class share in training vs validation: " + ", ".join(
         f"{s.name}: {s.train_share:.1%} vs {s.validation_share:.1%}" for s in shown
     )
