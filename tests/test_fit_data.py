@@ -334,3 +334,33 @@ def test_tflint_validation_split_needs_arrays(shell: InteractiveShell) -> None:
         run_magic(shell, "%tflint model --data train_ds --validation-split 0.2")
     with pytest.raises(UsageError, match="between 0 and 1"):
         run_magic(shell, "%tflint model --data x,y --validation-split 1.5")
+
+
+@pytest.mark.slow
+def test_recording_adds_no_retrace() -> None:
+    from tfnb_debug.collect._patching import trace_hook
+
+    model = _model()
+    x, y = np.zeros((8, 3), "float32"), np.zeros(8, "int64")
+
+    def fits() -> None:
+        model.fit(x, y, validation_split=0.25, verbose=0)
+        model.fit(x, y, verbose=0)
+
+    fits()  # traces the train and test functions once
+    plain: list[str] = []
+    recorded: list[str] = []
+    with trace_hook(lambda name, key, signature: plain.append(name)):
+        fits()  # Keras traces its own input pipeline (dataset maps) at every fit
+    with trace_hook(lambda name, key, signature: recorded.append(name)), FitArgsRecorder() as rec:
+        fits()
+    assert len(rec.calls) == 2
+    assert sorted(recorded) == sorted(plain)
+    assert not [name for name in recorded if "function" in name or "step" in name], recorded
+
+
+def test_tfmem_restores_fit_when_the_cell_raises(shell: InteractiveShell) -> None:
+    original = original_fit()
+    with pytest.raises(ZeroDivisionError):
+        run_magic(shell, "%%tfmem -q", cell="1 / 0")
+    assert keras.Model.fit is original
