@@ -66,20 +66,23 @@ def run_checked(
     they were traced before (their cached graph has no checks) or use XLA.
     A failed check stops ``fn`` and is reported, not raised.  Any other
     exception propagates unchanged, after ``on_error(partial_report)``.
+    The arguments of ``fit`` calls made by ``fn`` are checked too (P13, P14).
     """
     import tensorflow as tf
 
     from tfnb_debug.collect.check import NumericsChecks
     from tfnb_debug.collect.loss_watch import LossWatch, watch_losses
+    from tfnb_debug.fit_data import record_fit_args, with_fit_findings
 
     thresholds = thresholds or CheckThresholds()
     notes = _function_notes(functions)
     checks = NumericsChecks(models, op_detail=op_detail)
+    fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
     value = None
     failed: BaseException | None = None
     losses: LossWatch | None = None
     try:
-        with checks, watch_losses() as losses:
+        with checks, fits, watch_losses() as losses:
             value = fn()
     except tf.errors.InvalidArgumentError as err:
         if not checks.owns(err):
@@ -91,7 +94,7 @@ def run_checked(
         raise
     if failed is not None:
         checks.record_failure(failed)
-    return value, build_report(checks, thresholds, notes, losses)
+    return value, with_fit_findings(build_report(checks, thresholds, notes, losses), fits)
 
 
 def _call(

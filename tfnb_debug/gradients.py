@@ -291,6 +291,7 @@ def record_gradients(
     steps that escaped the hook (a ``tf.function`` traced before the block).
     Every patch is removed when the block ends, also on error or interrupt;
     the report is then in ``recording.report`` (even when the block raised).
+    The arguments of ``fit`` calls in the block are checked too (P13, P14).
 
     Example::
 
@@ -311,20 +312,26 @@ def _recording(
 ) -> Iterator[GradientRecording]:
     from tfnb_debug.collect.gradients import GradientCapture
     from tfnb_debug.collect.loss_watch import watch_losses
+    from tfnb_debug.fit_data import record_fit_args, with_fit_findings
 
     before = _iterations(watched)
     recording = GradientRecording(every=every, max_steps=max_steps)
     capture = GradientCapture(every=every, max_steps=max_steps)
+    fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
     losses = None
     try:
-        with capture, watch_losses() as losses:
+        with capture, fits, watch_losses() as losses:
             yield recording
     except BaseException:
         # the partial report, without ever hiding the user's own exception
         with contextlib.suppress(Exception):
             _finish(recording, capture, watched, before, thresholds, losses)
+            if recording.report is not None:
+                recording.report = with_fit_findings(recording.report, fits)
         raise
     _finish(recording, capture, watched, before, thresholds, losses)
+    if recording.report is not None:
+        recording.report = with_fit_findings(recording.report, fits)
 
 
 def _finish(

@@ -8,7 +8,8 @@ in one place only:
 * M06 memory budget: :func:`tfnb_debug.memory.estimate_model_memory`;
 * S05 mixed-precision output: :func:`tfnb_debug.diagnostics.shapes.mixed_precision_output`
   on a :func:`tfnb_debug.shapes.trace_shapes` trace (only when a mixed policy is in use);
-* P12 and N04 with data: :func:`tfnb_debug.pipeline.inspect_pipeline` without timing.
+* P12 and N04 with data: :func:`tfnb_debug.pipeline.inspect_pipeline` without timing;
+* P13 with ``(x, y)`` data and a ``validation_split``: :func:`tfnb_debug.fit_data.split_skew_of_data`.
 
 The model's variables, optimizer state and the global RNG state are restored afterwards.
 """
@@ -41,6 +42,7 @@ def lint_model(
     device_memory: int | None = None,
     memory_thresholds: Any = None,
     pipeline_thresholds: Any = None,
+    validation_split: float | None = None,
 ) -> LintReport:
     """Lint ``model`` (compiled, built) and, with ``data``, its pairing with the data.
 
@@ -48,7 +50,8 @@ def lint_model(
     arrays.  ``batch_size`` (else the data's batch size) sizes the M06
     activation estimate; ``device_memory`` (bytes) replaces the
     detected device's memory for M06.  Thresholds of the underlying features can be passed
-    through (``MemoryThresholds``, ``PipelineThresholds``).
+    through (``MemoryThresholds``, ``PipelineThresholds``).  ``validation_split``
+    (with ``(x, y)`` arrays) checks the labels of the split ``fit`` would make (P13).
     """
     from tfnb_debug.collect.snapshot import VariableSnapshot, require_keras_model, state_variables
 
@@ -57,6 +60,8 @@ def lint_model(
     findings: list[Finding] = []
     checks: list[tuple[str, str, str]] = []
     try:
+        if validation_split is not None:
+            findings += _split_skew(model, data, validation_split, checks)
         x, y, dataset = _data_parts(data)
         if batch_size is None and x is not None:
             batch_size = _leading(x)
@@ -78,6 +83,16 @@ def lint_model(
         model_name=model.name,
         checks=tuple(checks),
     )
+
+
+def _split_skew(
+    model: Any, data: Any, validation_split: float, checks: list[tuple[str, str, str]]
+) -> list[Finding]:
+    from tfnb_debug.fit_data import split_skew_of_data
+
+    found, status = split_skew_of_data(model.name, data, validation_split)
+    checks.append(("P13", f"labels of validation_split={validation_split:g}", status))
+    return found
 
 
 def _leading(x: Any) -> int | None:

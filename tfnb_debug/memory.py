@@ -166,16 +166,27 @@ class MemoryTracker:
             interval_s=interval_ms / 1000.0, steps=steps, optimizers=optimizers
         )
         self.report: MemoryReport | None = None
+        from tfnb_debug.fit_data import record_fit_args
+
+        self.fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
 
     def __enter__(self) -> MemoryTracker:
         if self.enabled:
             self.recorder.__enter__()
+            try:
+                self.fits.__enter__()
+            except BaseException:
+                self.recorder.__exit__(None, None, None)
+                raise
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
         if not self.enabled:
             return
-        self.recorder.__exit__(exc_type, exc, tb)  # stops the thread, restores the patches
+        try:
+            self.fits.__exit__(exc_type, exc, tb)
+        finally:
+            self.recorder.__exit__(exc_type, exc, tb)  # stops the thread, restores the patches
         recording = self.recorder.recording
         assert recording is not None
         try:
@@ -189,6 +200,9 @@ class MemoryTracker:
                 error=exc,
                 title=self.title,
             )
+            from tfnb_debug.fit_data import with_fit_findings
+
+            self.report = with_fit_findings(self.report, self.fits)
         except Exception:
             if exc is None:
                 raise
@@ -217,7 +231,8 @@ def track_memory(
     of ``optimizers`` (give them when the function was traced before the
     block).  ``thresholds`` overrides the rules' defaults.
     ``enabled=False`` gives a tracker that records nothing (``report`` stays
-    None): the other magics' ``--mem`` option uses it.
+    None): the other magics' ``--mem`` option uses it.  The arguments of
+    ``fit`` calls in the block are checked too (P13, P14).
     """
     if isinstance(interval_ms, bool) or not isinstance(interval_ms, int | float):
         raise TfnbDebugError(f"interval_ms must be a number of milliseconds, got {interval_ms!r}")
@@ -399,7 +414,7 @@ def with_memory(report: R, memory: MemoryReport | MemoryTracker | None) -> R:
     return dataclasses.replace(
         report,
         sections=(*report.sections, memory_section(memory)),
-        findings=sort_findings((*report.findings, *memory.findings)),
+        findings=sort_findings(dict.fromkeys((*report.findings, *memory.findings))),
     )
 
 

@@ -105,6 +105,13 @@ class CheckMagics(Magics):
     @argument(
         "--data", default=None, help="(x, y) arrays or a tf.data.Dataset, for P12/N04/M04/M05"
     )
+    @argument(
+        "--validation-split",
+        type=float,
+        default=None,
+        metavar="F",
+        help="with --data x,y: check the labels of fit's validation_split=F (P13)",
+    )
     @argument("model", help="the Keras model (name or expression without spaces)")
     def tflint(self, line: str) -> Any:
         """Lint MODEL and its compile configuration (M01-M06, S05; with --data also P12, N04).
@@ -113,11 +120,14 @@ class CheckMagics(Magics):
         count and label encoding against the data's labels, the training
         memory estimate against the device, the output dtype under mixed
         precision, and labels/input range against the model.  Runs at most one
-        forward pass; the model is unchanged.
+        forward pass; the model is unchanged.  With ``--data x,y --validation-split F``
+        also whether the last F of the labels, which ``fit`` would take for
+        validation unshuffled, are distributed like the rest (P13).
 
         Example::
 
             %tflint model --data train_ds
+            %tflint model --data x_train,y_train --validation-split 0.2
         """
         from tfnb_debug.lint import lint_model
 
@@ -126,7 +136,7 @@ class CheckMagics(Magics):
         model = evaluate(shell, args.model, "MODEL")
         data = evaluate(shell, args.data, "--data") if args.data is not None else None
         with usage_errors():
-            report = lint_model(model, data)
+            report = lint_model(model, data, validation_split=args.validation_split)
         return emit(shell, report, args)
 
     @no_var_expand

@@ -50,7 +50,9 @@ class MemoryMagics(Magics):
         step (``model.fit``, ``train_on_batch``, eager ``apply_gradients``), a
         start/end/peak/delta table, a memory estimate for the models trained in
         the cell, and findings R01 memory-growth, R02 near-capacity,
-        R03 out-of-memory, M06 memory-budget.  If the cell raises, the report up
+        R03 out-of-memory, M06 memory-budget, and from the arguments of the
+        cell's ``fit`` calls P13 validation-split-skew and P14
+        steps-exceed-data.  If the cell raises, the report up
         to that point is shown and the exception reaches you unchanged.
 
         Example::

@@ -1,0 +1,86 @@
+"""Silent data bugs in the arguments of ``Model.fit``: P13 validation-split-skew, P14 steps-exceed-data.
+
+The magics that run training (``%%tfgrad``, ``%%tfmem``, ``%%tfcheck``) and
+their functions (``record_gradients``, ``track_memory``, ``run_checked``)
+record the arguments of every ``fit`` call in the block with
+:func:`record_fit_args` and add the findings to their report with
+:func:`with_fit_findings`.  ``%tflint --data (x, y) --validation-split F``
+checks a split before training with :func:`split_skew_of_data`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, TypeVar
+
+import numpy as np
+
+from tfnb_debug.collect.fit_args import FitArgsRecorder, FitCall, label_counts
+from tfnb_debug.diagnostics.fit_data import FitDataThresholds, fit_data_findings
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.reports import Finding, Report, sort_findings
+
+__all__ = ["FitDataThresholds", "record_fit_args", "split_skew_of_data", "with_fit_findings"]
+
+R = TypeVar("R", bound=Report)
+
+
+def record_fit_args() -> FitArgsRecorder:
+    """A context manager that records the arguments of every ``Model.fit`` call in its block.
+
+    Example::
+
+        with record_fit_args() as fits:
+            model.fit(x, y, validation_split=0.2)
+        fit_data_findings(fits.calls)
+    """
+    return FitArgsRecorder()
+
+
+def with_fit_findings(
+    report: R, recorder: FitArgsRecorder, thresholds: FitDataThresholds | None = None
+) -> R:
+    """A copy of ``report`` with the P13/P14 findings of the recorded fit calls added (once)."""
+    found = fit_data_findings(recorder.calls, thresholds)
+    if not found:
+        return report
+    merged = dict.fromkeys((*report.findings, *found))  # a finding already there stays once
+    return dataclasses.replace(report, findings=sort_findings(merged))
+
+
+def split_skew_of_data(
+    model_name: str,
+    data: Any,
+    validation_split: float,
+    thresholds: FitDataThresholds | None = None,
+) -> tuple[list[Finding], str]:
+    """P13 for ``fit(x, y, validation_split=...)`` before it runs: findings and a status line.
+
+    ``data`` is an ``(x, y)`` tuple of arrays; only ``y`` is read.
+    """
+    if not isinstance(validation_split, int | float) or not 0.0 < validation_split < 1.0:
+        raise TfnbDebugError(
+            f"validation_split must be a fraction between 0 and 1, got {validation_split!r}"
+        )
+    if not isinstance(data, tuple | list) or len(data) < 2 or data[1] is None:
+        raise TfnbDebugError(
+            "--validation-split needs --data as (x, y) arrays, e.g. --data x_train,y_train: "
+            "Keras splits only arrays, never a tf.data.Dataset"
+        )
+    y = data[1]
+    if isinstance(y, list):
+        y = np.asarray(y)
+    samples = int(y.shape[0]) if getattr(y, "shape", None) else len(y)
+    split_at = int(math.floor(samples * (1.0 - validation_split)))
+    if not 0 < split_at < samples:
+        return [], f"skipped: {samples} samples leave one side of the split empty"
+    labels = label_counts(y, split_at)
+    if labels is None:
+        return [], "skipped: the labels are not class ids, 0/1 or one-hot (regression?)"
+    call = FitCall(
+        model=model_name, validation_split=float(validation_split), labels=labels, samples=samples
+    )
+    found = fit_data_findings([call], thresholds)
+    status = f"ran (last {validation_split:.0%}: {samples - split_at} of {samples} labels)"
+    return found, status
