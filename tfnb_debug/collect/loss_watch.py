@@ -181,13 +181,21 @@ def _line_of(frame: Any) -> str:
 
     code = frame.f_code
     line = linecache.getline(code.co_filename, frame.f_lineno).strip()
-    name = code.co_filename
-    if name.startswith("<ipython-input-") or "ipykernel_" in name or name.startswith("<cell"):
-        name = "the cell"
-    place = f"{name}, line {frame.f_lineno}"
+    place = f"{_code_name(code.co_filename)}, line {frame.f_lineno}"
     if code.co_name not in ("<module>", ""):
         place += f" in {code.co_name}"
     return f"{place}: {line}" if line else place
+
+
+def _code_name(filename: str) -> str:
+    """``Cell In[5]`` for a notebook cell (as IPython's tracebacks name it), else the file name."""
+    shell = sys.modules.get("IPython")
+    ip = shell.get_ipython() if shell is not None else None
+    with contextlib.suppress(Exception):
+        label = ip.compile.format_code_name(filename) if ip is not None else None
+        if label:
+            return " ".join(label)
+    return filename
 
 
 # -- the op callback -----------------------------------------------------------------
