@@ -103,3 +103,27 @@ def test_magic(shell: InteractiveShell) -> None:
         run_magic(shell, "%tflint missing")
     with pytest.raises(UsageError, match="Keras model"):
         run_magic(shell, "%tflint lx")
+
+
+@pytest.mark.parametrize(
+    "activation, loss",
+    [
+        ("sigmoid", keras.losses.CategoricalCrossentropy()),
+        (None, keras.losses.SparseCategoricalCrossentropy(from_logits=True)),
+    ],
+)
+def test_m03_categorical_loss_over_one_unit_and_its_binary_twin(
+    activation: str | None, loss: keras.losses.Loss
+) -> None:
+    """The loss of a softmax over one value is always 0: nothing is learned."""
+
+    def one_unit(activation: str | None, loss: keras.losses.Loss) -> keras.Model:
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, activation)])
+        model.compile(optimizer="adam", loss=loss)
+        return model
+
+    bad = lint_model(one_unit(activation, loss))
+    assert bad.codes() == ["M03"], bad.to_text()
+    assert "single output unit" in bad.findings[0].message
+    twin = lint_model(one_unit("sigmoid", keras.losses.BinaryCrossentropy()))
+    assert twin.codes() == []

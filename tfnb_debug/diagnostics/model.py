@@ -180,6 +180,18 @@ def _pairing(out: OutputInfo, loss: LossInfo) -> list[Finding]:
                 "or Dense(2, activation='softmax') with a categorical loss",
             )
         ]
+    if loss.kind in ("sparse", "categorical") and units == 1:
+        return [
+            finding(
+                "M03",
+                f"{loss.name} over a single output unit: the softmax of one value is always "
+                "1.0, so the loss is always 0 and nothing is learned",
+                place=place,
+                evidence=f"activation {act or 'none'}, 1 unit, loss {loss.name}",
+                hint="for two classes use Dense(1, activation='sigmoid') with binary_crossentropy; "
+                "for N classes give the output layer N units",
+            )
+        ]
     if act == "sigmoid" and loss.kind in ("sparse", "categorical") and (units or 0) > 1:
         return [
             finding(
