@@ -25,9 +25,14 @@ class GradThresholds:
 
     ``vanishing_*`` (G01): a layer's gradient norm below ``vanishing_abs`` or
     below ``vanishing_rel`` x the median layer norm of that step, on more than
-    ``vanishing_share`` of the recorded steps.  ``exploding_*`` (G02): above
-    ``exploding_abs`` or ``exploding_rel`` x the median of the other layers, or
-    ``growth_factor`` x its own norm at most ``growth_window`` records earlier.
+    ``vanishing_share`` of the recorded steps.  G02: a layer's norm above
+    ``exploding_abs``; or above ``exploding_rel`` x the median norm of the other
+    layers while that median is itself healthy (above
+    ``exploding_rel_min_median``); or a norm that grew to at least
+    ``growth_factor`` x its smallest norm of the ``growth_window`` records
+    before, reached more than ``growth_min_norm`` and was still climbing at the
+    end of the recording (the last norm is the highest of the last
+    ``growth_window`` records and not below the one that grew).
     ``update_ratio_*`` (G06): median update/weight norm ratio of a layer above
     ``high`` or below ``low``.  ``stagnant_*`` (G07): relative loss change over
     the first ``stagnant_steps`` recorded steps (at least
@@ -39,13 +44,31 @@ class GradThresholds:
     vanishing_share: float = 0.5
     exploding_abs: float = 1e3
     exploding_rel: float = 1e3
+    exploding_rel_min_median: float = 1e-4
     growth_factor: float = 10.0
     growth_window: int = 5
+    growth_min_norm: float = 10.0
     update_ratio_high: float = 1e-1
     update_ratio_low: float = 1e-7
     stagnant_rel: float = 1e-4
     stagnant_steps: int = 10
     stagnant_min_steps: int = 5
+
+    def __post_init__(self) -> None:
+        from tfnb_debug.errors import TfnbDebugError
+
+        windows = ("growth_window", "stagnant_steps", "stagnant_min_steps")
+        bad = [name for name in windows if getattr(self, name) < 1]
+        bad += [
+            name
+            for name, value in vars(self).items()
+            if name not in windows and not (isinstance(value, int | float) and value >= 0)
+        ]
+        if bad:
+            raise TfnbDebugError(
+                f"GradThresholds: {bad[0]}={getattr(self, bad[0])!r} is out of range; "
+                "see help(tfnb_debug.GradThresholds) for the allowed values"
+            )
 
 
 @dataclass(frozen=True)
@@ -232,30 +255,9 @@ def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
         return [], []
     reasons: dict[int, str] = {}
     for j in range(len(layers)):
-        col = norms[:, j]
-        for t in range(len(col)):
-            value = col[t]
-            if np.isnan(value):
-                continue
-            if value > th.exploding_abs:
-                reasons[j] = f"norm {value:.3g} > {th.exploding_abs:g} at step {_step_of(h, t)}"
-                break
-            others = np.delete(norms[t], j)
-            others = others[~np.isnan(others)]
-            if len(others) and value > th.exploding_rel * max(float(np.median(others)), 1e-30):
-                reasons[j] = (
-                    f"norm {value:.3g} > {th.exploding_rel:g} x the median of the other "
-                    f"layers ({float(np.median(others)):.3g}) at step {_step_of(h, t)}"
-                )
-                break
-            earlier = col[max(0, t - th.growth_window) : t]
-            earlier = earlier[~np.isnan(earlier) & (earlier > 0)]
-            if len(earlier) and value >= th.growth_factor * float(earlier.min()):
-                reasons[j] = (
-                    f"norm grew {value / float(earlier.min()):.3g}x within "
-                    f"{th.growth_window} recorded steps, to {value:.3g} at step {_step_of(h, t)}"
-                )
-                break
+        reason = _explodes(h, norms, j, th)
+        if reason is not None:
+            reasons[j] = reason
     if not reasons:
         return [], []
     hit = sorted(reasons)
@@ -271,6 +273,52 @@ def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
             "normalise the inputs, and check the weight initialisation",
         )
     ], [(layers[k], "G02") for k in hit]
+
+
+def _explodes(h: GradientHistory, norms: np.ndarray, j: int, th: GradThresholds) -> str | None:
+    """Why layer ``j``'s gradient is exploding (the first recorded evidence), or None."""
+    col = norms[:, j]
+    for t in np.flatnonzero(~np.isnan(col)):
+        value = float(col[t])
+        if value > th.exploding_abs:
+            return f"norm {value:.3g} > {th.exploding_abs:g} at step {_step_of(h, t)}"
+        others = np.delete(norms[t], j)
+        others = others[~np.isnan(others)]
+        median = float(np.median(others)) if len(others) else 0.0
+        if median > th.exploding_rel_min_median and value > th.exploding_rel * median:
+            return (
+                f"norm {value:.3g} > {th.exploding_rel:g} x the median of the other layers "
+                f"({median:.3g}) at step {_step_of(h, t)}"
+            )
+    return _keeps_growing(h, col, th)
+
+
+def _keeps_growing(h: GradientHistory, col: np.ndarray, th: GradThresholds) -> str | None:
+    """A norm that grew ``growth_factor``x within ``growth_window`` records to above
+    ``growth_min_norm`` and was still climbing when the recording ended."""
+    kept = np.flatnonzero(~np.isnan(col))
+    if len(kept) < 2:
+        return None
+    values = col[kept]
+    last = float(values[-1])
+    tail = values[-th.growth_window :]
+    if last < float(tail.max()) or last <= float(tail.min()):
+        return None  # flat or coming down at the end: a spike or a plateau, not a growing norm
+    for k in range(1, len(values)):
+        value = float(values[k])
+        earlier = values[max(0, k - th.growth_window) : k]
+        earlier = earlier[earlier > 0]
+        if value <= th.growth_min_norm or value > last or not len(earlier):
+            continue
+        low = float(earlier.min())
+        if value >= th.growth_factor * low:
+            end = _step_of(h, int(kept[-1]))
+            return (
+                f"norm grew {value / low:.3g}x within {th.growth_window} recorded steps, to "
+                f"{value:.3g} at step {_step_of(h, int(kept[k]))}, and was still climbing at "
+                f"the end ({last:.3g} at step {end})"
+            )
+    return None
 
 
 def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
