@@ -278,7 +278,7 @@ def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
 def _explodes(h: GradientHistory, norms: np.ndarray, j: int, th: GradThresholds) -> str | None:
     """Why layer ``j``'s gradient is exploding (the first recorded evidence), or None."""
     col = norms[:, j]
-    for t in np.flatnonzero(~np.isnan(col)):
+    for t in np.flatnonzero(~np.isnan(col)).tolist():
         value = float(col[t])
         if value > th.exploding_abs:
             return f"norm {value:.3g} > {th.exploding_abs:g} at step {_step_of(h, t)}"
