@@ -16,7 +16,7 @@ the loss/output pairing checks M01-M05.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from tfnb_debug.gradient_history import (
     INF,
     NAN,
     NORM,
+    STAT_COLUMNS,
     GradientHistory,
     LayerGradients,
     VariableMeta,
@@ -114,8 +115,12 @@ def build_report(
     every: int = 1,
     max_steps: int = 0,
     notes: Iterable[str] = (),
+    failed: bool = False,
 ) -> GradientReport:
-    """Turn a history into a report: rules, the per-variable table, the plot sections."""
+    """Turn a history into a report: rules, the per-variable table, the plot sections.
+
+    ``failed``: the recorded code raised; the report says it is partial.
+    """
     from tfnb_debug.diagnostics.gradients import check_gradients
     from tfnb_debug.render.gradients import gradient_sections
 
@@ -144,6 +149,11 @@ def build_report(
             loss_known=history.loss_known,
         )
     who = f"model '{model_name}'" if model_name else "the trained variables"
+    partial = (
+        [f"partial report: the cell failed after {history.n_records} recorded step(s)"]
+        if failed
+        else []
+    )
     if source == "probe":
         title = f"Gradient probe of {who}: one batch, no optimizer step"
         summary = [
@@ -153,9 +163,10 @@ def build_report(
     else:
         title = f"Gradients of {who}: {history.n_records} recorded step(s)"
         summary = [
+            *partial,
             f"{history.total_steps} optimizer step(s) taken ({source}), {history.n_records} "
             f"recorded (every {every}, at most {max_steps}); {len(history.variables)} "
-            f"variable(s) in {len(layers)} layer(s)"
+            f"variable(s) in {len(layers)} layer(s)",
         ]
         if history.n_records >= max_steps and history.total_steps > history.n_records * every:
             summary.append(
@@ -260,6 +271,7 @@ class GradientRecording:
     report: GradientReport | None = None
     steps_taken: int = 0
     stale_functions: tuple[str, ...] = ()
+    loss_not_differentiable: bool = False  # a step where no variable got a gradient (G04)
 
     def result(self) -> GradientReport:
         """The report, or a one-line error saying why there is none."""
@@ -302,27 +314,42 @@ def record_gradients(
         raise TfnbDebugError(f"every must be a positive integer, got {every!r}")
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
         raise TfnbDebugError(f"max_steps must be a positive integer, got {max_steps!r}")
-    return _recording(every, max_steps, thresholds, list(watch))
+    return _Recording(every, max_steps, thresholds, list(watch))
 
 
-@contextlib.contextmanager
-def _recording(
-    every: int, max_steps: int, thresholds: GradThresholds | None, watched: list[Any]
-) -> Iterator[GradientRecording]:
-    from tfnb_debug.collect.gradients import GradientCapture
+class _Recording(contextlib.AbstractContextManager[GradientRecording]):
+    """Owns the capture of one recorded block; builds the report (partial, if it raised).
 
-    before = _iterations(watched)
-    recording = GradientRecording(every=every, max_steps=max_steps)
-    capture = GradientCapture(every=every, max_steps=max_steps)
-    try:
-        with capture:
-            yield recording
-    except BaseException:
+    A class, not a generator: the user's exception leaves ``__exit__`` with the
+    traceback it would have without the recording (no hook frames in it).
+    """
+
+    def __init__(
+        self, every: int, max_steps: int, thresholds: GradThresholds | None, watched: list[Any]
+    ) -> None:
+        from tfnb_debug.collect.gradients import GradientCapture
+
+        self._watched = watched
+        self._thresholds = thresholds
+        self._before: dict[int, tuple[str, int]] = {}
+        self._recording = GradientRecording(every=every, max_steps=max_steps)
+        self._capture = GradientCapture(every=every, max_steps=max_steps)
+
+    def __enter__(self) -> GradientRecording:
+        self._before = _iterations(self._watched)
+        self._capture.__enter__()
+        return self._recording
+
+    def __exit__(self, *exc: Any) -> None:
+        __tracebackhide__ = True
+        self._capture.__exit__(*exc)
+        args = (self._recording, self._capture, self._watched, self._before, self._thresholds)
+        if exc[1] is None:
+            _finish(*args)
+            return
         # the partial report, without ever hiding the user's own exception
         with contextlib.suppress(Exception):
-            _finish(recording, capture, watched, before, thresholds)
-        raise
-    _finish(recording, capture, watched, before, thresholds)
+            _finish(*args, failed=True)
 
 
 def _finish(
@@ -331,17 +358,21 @@ def _finish(
     watched: list[Any],
     before: dict[int, tuple[str, int]],
     thresholds: GradThresholds | None,
+    *,
+    failed: bool = False,
 ) -> None:
     data = [d for d in capture.data if d.total_steps > 0]
     recording.steps_taken = sum(d.total_steps for d in data)
-    if not data:
+    no_gradient = capture.no_gradient_step
+    recording.loss_not_differentiable = no_gradient is not None
+    if not data and no_gradient is None:
         after = _iterations(watched)
         recording.stale_functions = tuple(
             name for key, (name, n) in after.items() if n > before.get(key, (name, n))[1]
         )
         return
-    history = _merge(data)
-    model_name = _model_name(capture, data, watched)
+    history = _merge(data) if data else _empty_history(no_gradient.variables)
+    model_name = _model_name(capture, data, watched) if data else no_gradient.model
     notes = []
     for info in capture.fit_models:
         if info.jit_compile:
@@ -369,7 +400,17 @@ def _finish(
     if capture.read_error:
         notes.append(f"reading the recorded statistics failed: {capture.read_error}")
     extra = []
+    from tfnb_debug.diagnostics.gradients import no_gradient_at_all
     from tfnb_debug.diagnostics.model import check_loss_pairing
+
+    if no_gradient is not None:
+        extra.append(
+            no_gradient_at_all(
+                loss=no_gradient.loss,
+                model=no_gradient.model,
+                variables=len(no_gradient.variables),
+            )
+        )
 
     for model in _fit_models(capture, watched):
         extra.extend(check_loss_pairing(model))
@@ -383,6 +424,20 @@ def _finish(
         every=recording.every,
         max_steps=recording.max_steps,
         notes=notes,
+        failed=failed,
+    )
+
+
+def _empty_history(variables: tuple[VariableMeta, ...]) -> GradientHistory:
+    """No recorded step yet: the variables only (a step failed before any was recorded)."""
+    n = len(variables)
+    return GradientHistory(
+        variables=variables,
+        steps=np.zeros(0, dtype=np.int64),
+        loss=np.zeros(0),
+        loss_known=np.zeros(0, dtype=bool),
+        stats=np.zeros((0, n, len(STAT_COLUMNS))),
+        hist=np.zeros((0, n, len(HIST_EDGES) - 1)),
     )
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from tfnb_debug.gradient_history import INF, NAN, W_NORM, GradientHistory
 from tfnb_debug.reports import Finding, finding
 
-__all__ = ["GradThresholds", "RuleResult", "check_gradients"]
+__all__ = ["GradThresholds", "RuleResult", "check_gradients", "loss_name", "no_gradient_at_all"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,36 @@ def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], 
             )
         )
     return findings, [(layer, "G04") for layer in by_layer]
+
+
+def loss_name(loss: Any) -> str:
+    """What a user calls a compiled loss: its name, function name or class name."""
+    if isinstance(loss, str):
+        return loss
+    if isinstance(loss, dict):
+        return ", ".join(f"{key}: {loss_name(value)}" for key, value in loss.items())
+    if isinstance(loss, list | tuple):
+        return ", ".join(loss_name(value) for value in loss)
+    fn = getattr(loss, "fn", None)
+    return str(
+        getattr(fn, "__name__", None) or getattr(loss, "__name__", None) or type(loss).__name__
+    )
+
+
+def no_gradient_at_all(*, loss: str | None, model: str | None, variables: int) -> Finding:
+    """G04 when NO trainable variable gets a gradient: the loss itself cannot be differentiated."""
+    which = f"the loss '{loss}'" if loss else "the loss passed to tape.gradient"
+    of_model = f" of model '{model}'" if model else ""
+    return finding(
+        "G04",
+        f"no trainable variable{of_model} received a gradient (all {variables} are None): "
+        f"{which} is not differentiable with respect to the weights",
+        place=f"loss '{loss}'" if loss else "the loss",
+        evidence='Keras: "No gradients provided for any variable"',
+        hint="build the loss from differentiable ops on y_pred: argmax/argsort/round, casts to "
+        "int and NumPy calls in the loss cut the gradient; use a differentiable surrogate "
+        "(e.g. a cross-entropy on the logits) and keep argmax/round for metrics",
+    )
 
 
 def _nanmedian(values: np.ndarray, **kwargs: Any) -> np.ndarray:
