@@ -218,13 +218,15 @@ def loss_name(loss: Any) -> str:
     )
 
 
-def no_gradient_at_all(*, loss: str | None, model: str | None, variables: int) -> Finding:
+def no_gradient_at_all(*, loss: str | None, model: str | None, variables: int | None) -> Finding:
     """G04 when NO trainable variable gets a gradient: the loss itself cannot be differentiated."""
     which = f"the loss '{loss}'" if loss else "the loss passed to tape.gradient"
     of_model = f" of model '{model}'" if model else ""
     return finding(
         "G04",
-        f"no trainable variable{of_model} received a gradient (all {variables} are None): "
+        f"no trainable variable{of_model} received a gradient"
+        + (f" (all {variables} are None)" if variables is not None else "")
+        + ": "
         f"{which} is not differentiable with respect to the weights",
         place=f"loss '{loss}'" if loss else "the loss",
         evidence='Keras: "No gradients provided for any variable"',
