@@ -365,7 +365,8 @@ class GradientCapture:
         global _ACTIVE
         __tracebackhide__ = True
         if isinstance(exc[1], BaseException):
-            hide_hook_frames(exc[1])
+            with contextlib.suppress(Exception):  # never in the way of the user's error
+                hide_hook_frames(exc[1])
         try:
             with _LOCK:
                 _ACTIVE = None
@@ -560,7 +561,7 @@ def hide_hook_frames(err: BaseException) -> None:
     while tb is not None:
         entries.append(tb)
         tb = tb.tb_next
-    ours = [e.tb_frame.f_code.co_filename == __file__ for e in entries]
+    ours = [e.tb_frame.f_code.co_filename == _HOOK_FILE for e in entries]
     if not any(ours):
         return
     kept = [e for e, mine in zip(entries, ours, strict=True) if not mine]
@@ -569,13 +570,16 @@ def hide_hook_frames(err: BaseException) -> None:
         and raised is not None
         and kept
         and kept[-1].tb_frame.f_code.co_filename.endswith(os.path.join(*_KERAS_FILTER))
-        and raised.tb_frame.f_code.co_filename != __file__
+        and raised.tb_frame.f_code.co_filename != _HOOK_FILE
     ):
         kept.append(raised)
     rebuilt: types.TracebackType | None = None
     for entry in reversed(kept):
         rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
     err.__traceback__ = rebuilt
+
+
+_HOOK_FILE = hide_hook_frames.__code__.co_filename  # what frames of this module are named
 
 
 def _remember_loss(target: Any) -> None:
