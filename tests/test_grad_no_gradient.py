@@ -78,13 +78,14 @@ def nb(shell: InteractiveShell) -> InteractiveShell:
 
 
 @pytest.mark.slow
-def test_tfgrad_cell_with_a_non_differentiable_loss(nb: InteractiveShell) -> None:
+@pytest.mark.parametrize("options", ["", "--mem"])
+def test_tfgrad_cell_with_a_non_differentiable_loss(nb: InteractiveShell, options: str) -> None:
     plain, plain_out = run_cell(nb, CELL)
     assert isinstance(plain.error_in_exec, ValueError)
     expected = after_last_cell(plain.error_in_exec.__traceback__)
     assert expected[-1][1] == "_filter_empty_gradients"  # Keras keeps the raising frame
 
-    result, outputs = run_cell(nb, "%%tfgrad\n" + CELL)
+    result, outputs = run_cell(nb, f"%%tfgrad {options}\n" + CELL)
     err = result.error_in_exec
     assert isinstance(err, ValueError) and str(err) == "No gradients provided for any variable."
     # the user's traceback below their cell is the one they get without the extension

@@ -547,8 +547,9 @@ def _note_raised(err: BaseException) -> None:
 def hide_hook_frames(err: BaseException) -> None:
     """Give ``err`` the traceback it would have without the recording's wrappers.
 
-    Takes this module's frames out (the user's own frames and the frameworks'
-    stay, in order).  Keras filters its own frames out of a traceback and, when
+    Takes the frames of tfnb_debug's instrumentation (this package: these
+    wrappers, and ``%%tfgrad --mem``'s step wrapper) out; the user's own frames
+    and the frameworks' stay, in order.  Keras filters its own frames out of a traceback and, when
     nothing else is left, keeps the frame that raised; when only our wrappers
     were left after Keras' filter, that frame is put back, as Keras would have.
     """
@@ -561,7 +562,7 @@ def hide_hook_frames(err: BaseException) -> None:
     while tb is not None:
         entries.append(tb)
         tb = tb.tb_next
-    ours = [e.tb_frame.f_code.co_filename == _HOOK_FILE for e in entries]
+    ours = [_is_hook(e.tb_frame.f_code.co_filename) for e in entries]
     if not any(ours):
         return
     kept = [e for e, mine in zip(entries, ours, strict=True) if not mine]
@@ -570,7 +571,7 @@ def hide_hook_frames(err: BaseException) -> None:
         and raised is not None
         and kept
         and kept[-1].tb_frame.f_code.co_filename.endswith(os.path.join(*_KERAS_FILTER))
-        and raised.tb_frame.f_code.co_filename != _HOOK_FILE
+        and not _is_hook(raised.tb_frame.f_code.co_filename)
     ):
         kept.append(raised)
     rebuilt: types.TracebackType | None = None
@@ -579,7 +580,12 @@ def hide_hook_frames(err: BaseException) -> None:
     err.__traceback__ = rebuilt
 
 
-_HOOK_FILE = hide_hook_frames.__code__.co_filename  # what frames of this module are named
+# tfnb_debug/collect/, as this module's frames name it
+_HOOKS = os.path.dirname(hide_hook_frames.__code__.co_filename) + os.sep
+
+
+def _is_hook(filename: str) -> bool:
+    return filename.startswith(_HOOKS)
 
 
 def _remember_loss(target: Any) -> None:

@@ -91,7 +91,8 @@ class GradMagics(Magics):
         except BaseException as err:
             if recording is not None:
                 emit_partial(shell, recording.report, args)  # how far it got, and G04
-                if recording.report is not None and recording.loss_not_differentiable:
+                shown = recording.report is not None and not args.quiet
+                if shown and recording.loss_not_differentiable:
                     mark_reported(err)  # its G04 already says why the step failed
             raise
         assert recording is not None
