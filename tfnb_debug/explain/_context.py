@@ -354,7 +354,7 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
             named.extend(v for v in list(local.values()) if isinstance(v, model_cls))
         tb = tb.tb_next
     compiled = [m for m in dict.fromkeys([*called, *named]) if getattr(m, "loss", None) is not None]
-    models = [m for m in compiled if any(m.optimizer is o for o in optimizers)]
+    models = [m for m in compiled if any(getattr(m, "optimizer", None) is o for o in optimizers)]
     if not models:
         models = [m for m in compiled if m in called]
     from tfnb_debug.diagnostics.gradients import loss_name
