@@ -341,6 +341,8 @@ class GradientCapture:
         self._originals: list[tuple[Any, str, Any]] = []
         self.read_error: str | None = None
         self.no_gradient_step: NoGradientStep | None = None
+        # the exception raised through a wrapper and the frame that raised it
+        self._raised: tuple[BaseException, types.TracebackType] | None = None
 
     # -- lifecycle -----------------------------------------------------------
     def __enter__(self) -> GradientCapture:
@@ -364,9 +366,11 @@ class GradientCapture:
     def __exit__(self, *exc: object) -> None:
         global _ACTIVE
         __tracebackhide__ = True
+        raised, self._raised = self._raised, None
         if isinstance(exc[1], BaseException):
             with contextlib.suppress(Exception):  # never in the way of the user's error
-                hide_hook_frames(exc[1])
+                at = raised[1] if raised is not None and raised[0] is exc[1] else None
+                hide_hook_frames(exc[1], raised_at=at)
         try:
             with _LOCK:
                 _ACTIVE = None
@@ -400,7 +404,8 @@ class GradientCapture:
                     return original_apply(opt, grads, trainable_variables)
                 return capture._on_apply(opt, grads, trainable_variables, original_apply)
             except BaseException as err:
-                _note_raised(err)
+                if capture is not None:
+                    capture._note_raised(err)
                 raise
 
         def lso_apply(opt: Any, grads: Any, trainable_variables: Any = None) -> Any:
@@ -497,6 +502,16 @@ class GradientCapture:
 
         return recorder.run(opt, grads, variables, call)
 
+    def _note_raised(self, err: BaseException) -> None:
+        """Keep the frame that raised ``err``: Keras' traceback filter may drop it."""
+        if self._raised is not None and self._raised[0] is err:
+            return  # the innermost wrapper saw it first
+        tb = err.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None:
+            self._raised = (err, tb)
+
     def _note_no_gradient(self, opt: Any, variables: list[Any]) -> None:
         opt_name = str(getattr(opt, "name", type(opt).__name__))
         ids = {id(v) for v in variables}
@@ -529,34 +544,20 @@ class GradientCapture:
             return recorder
 
 
-_RAISED_AT = "_tfnb_debug_raised_at"
 _KERAS_FILTER = ("keras", "src", "utils", "traceback_utils.py")
 
 
-def _note_raised(err: BaseException) -> None:
-    """Keep the frame that raised ``err`` (Keras' traceback filter may drop it), once."""
-    if getattr(err, _RAISED_AT, None) is not None:
-        return
-    tb = err.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    with contextlib.suppress(Exception):
-        setattr(err, _RAISED_AT, tb)
-
-
-def hide_hook_frames(err: BaseException) -> None:
+def hide_hook_frames(err: BaseException, *, raised_at: types.TracebackType | None = None) -> None:
     """Give ``err`` the traceback it would have without the recording's wrappers.
 
     Takes the frames of tfnb_debug's instrumentation (this package: these
     wrappers, and ``%%tfgrad --mem``'s step wrapper) out; the user's own frames
-    and the frameworks' stay, in order.  Keras filters its own frames out of a traceback and, when
-    nothing else is left, keeps the frame that raised; when only our wrappers
-    were left after Keras' filter, that frame is put back, as Keras would have.
+    and the frameworks' stay, in order.  Keras filters its own frames out of a
+    traceback and, when nothing else is left, keeps the frame that raised; when
+    only our wrappers were left after Keras' filter, that frame (``raised_at``,
+    noted as the error passed a wrapper) is put back, as Keras would have.
     """
-    raised = getattr(err, _RAISED_AT, None)
-    if raised is not None:
-        with contextlib.suppress(Exception):
-            delattr(err, _RAISED_AT)
+    raised = raised_at
     entries: list[types.TracebackType] = []
     tb = err.__traceback__
     while tb is not None:
