@@ -6,6 +6,7 @@ import matplotlib
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
 from keras.src.optimizers.base_optimizer import BaseOptimizer
 
 from tests._support import run_magic
@@ -73,9 +74,14 @@ def test_user_error_reaches_the_user_after_the_partial_report(nb: InteractiveShe
     with pytest.raises(RuntimeError, match="user boom"):
         run_magic(nb, "%%tfgrad", cell=cell)
     assert BaseOptimizer.__dict__["apply"] is APPLY and active_capture() is None
-    # the run through the shell shows the partial report before the traceback
-    result = nb.run_cell("%%tfgrad\n" + cell)
+    # the run through the shell shows the partial report before the traceback, and says so
+    with capture_output() as captured:
+        result = nb.run_cell("%%tfgrad\n" + cell)
     assert isinstance(result.error_in_exec, RuntimeError)
+    text = "\n".join(o.data.get("text/plain", "") for o in captured.outputs)
+    assert "Gradients of model 'nb_model': 2 recorded step(s)" in text
+    assert "partial report: the cell failed after 2 recorded step(s)" in text
+    assert text.index("partial report") < text.index("optimizer step(s) taken")
 
 
 def test_keyboard_interrupt_in_the_cell_restores_everything(nb: InteractiveShell) -> None:

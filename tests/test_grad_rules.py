@@ -62,6 +62,97 @@ def test_g02_exploding_gradient_fires_on_an_amplified_path_only() -> None:
     assert "G02" not in train(scaled_model(1.0), x, y).codes()
 
 
+@pytest.mark.slow
+def test_g02_is_silent_on_a_healthy_mlp_whose_norms_rise_early() -> None:
+    """10 epochs of Adam 1e-2 on an easy problem: norms wander (one rose 12x, to 0.25)."""
+    keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(256, 4)).astype("float32")
+    y = (x[:, 0] + x[:, 1] > 0).astype("int32")
+    model = keras.Sequential(
+        [
+            keras.Input((4,)),
+            keras.layers.Dense(16, activation="relu"),
+            keras.layers.Dense(16, activation="relu"),
+            keras.layers.Dense(2),
+        ],
+        name="mlp",
+    )
+    model.compile(
+        keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    )
+    report = train(model, x, y, batch_size=32, epochs=10)
+    norms = report.history.layer_grad_norms()
+    assert report.recorded_steps == 80 and float(np.nanmax(norms)) < 10  # healthy, not exploding
+    assert report.history.loss[-1] < report.history.loss[0] / 5  # and it learns
+    assert "G02" not in report.codes()
+
+
+def growing_loop(factors: list[float], thresholds: GradThresholds | None = None) -> GradientReport:
+    """A custom loop whose loss is scaled by ``factors[i]`` at step i: the norm follows it."""
+    keras.utils.set_random_seed(1)
+    layer = keras.layers.Dense(1, name="lin")
+    layer.build((None, 4))
+    opt = keras.optimizers.SGD(0.0)  # the weights stay put: the norm is set by the factor alone
+    x = np.ones((4, 4), "float32")
+    with tfnb_debug.record_gradients(thresholds=thresholds) as rec:
+        for factor in factors:
+            with tf.GradientTape() as tape:
+                loss = factor * tf.reduce_mean(layer(x))
+            grads = tape.gradient(loss, layer.trainable_variables)
+            opt.apply_gradients(zip(grads, layer.trainable_variables, strict=True))
+    return rec.result()
+
+
+@pytest.mark.slow
+def test_g02_fires_on_norms_that_reach_1e3_or_keep_growing() -> None:
+    # the layer's norm is proportional to the factor: measure it once for a factor of 1
+    base = float(growing_loop([1.0]).history.layer_grad_norms()[0, 0])
+    doubling = [0.5 * 2**i / base for i in range(12)]  # norms 0.5 ... 1024
+    report = growing_loop(doubling)
+    g02 = [f for f in report.findings if f.code == "G02"]
+    assert len(g02) == 1 and "'lin'" in g02[0].place
+    assert "> 1000 at step 11" in g02[0].evidence
+    # with the absolute bound out of the way, the steady growth still counts
+    lenient = GradThresholds(exploding_abs=1e9)
+    growth = [f for f in growing_loop(doubling, lenient).findings if f.code == "G02"]
+    assert len(growth) == 1
+    assert "still climbing at the end (1.02e+03 at step 11)" in growth[0].evidence
+    # 10x to 2 in the first steps, then flat: not exploding
+    early = [0.2 / base, 0.5 / base, 2 / base, *[2 / base] * 6]
+    assert "G02" not in growing_loop(early).codes()
+    # 10x to 50 but back down at the end: a spike, not a growing norm
+    spike = [1 / base, 5 / base, 50 / base, 5 / base, 1 / base, 1 / base]
+    assert "G02" not in growing_loop(spike, lenient).codes()
+    # the limits are settings: the same early rise counts when growth_min_norm is 1
+    rising = [0.2 / base, 0.5 / base, 2 / base, 2.5 / base]
+    assert "G02" in growing_loop(rising, GradThresholds(growth_min_norm=1.0)).codes()
+    assert "G02" not in growing_loop(rising).codes()
+
+
+@pytest.mark.slow
+def test_g02_fires_on_a_deep_linear_net_with_a_learning_rate_too_high() -> None:
+    keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 8)).astype("float32")
+    y = (x @ rng.normal(size=(8, 1))).astype("float32") * 10
+    model = keras.Sequential(
+        [keras.Input((8,)), *[keras.layers.Dense(32) for _ in range(6)], keras.layers.Dense(1)],
+        name="deep",
+    )
+    model.compile(keras.optimizers.SGD(0.05), "mse")
+    report = train(model, x, y, batch_size=16, epochs=1)
+    g02 = [f for f in report.findings if f.code == "G02"]
+    assert len(g02) == 1 and "'dense" in g02[0].place and "> 1000" in g02[0].evidence
+
+
+def test_g02_thresholds_are_checked() -> None:
+    with pytest.raises(tfnb_debug.TfnbDebugError, match="growth_window=0 is out of range"):
+        GradThresholds(growth_window=0)
+    with pytest.raises(tfnb_debug.TfnbDebugError, match="growth_min_norm=-1"):
+        GradThresholds(growth_min_norm=-1)
+
+
 def test_g03_g05_nan_in_the_data_says_the_forward_pass_was_non_finite() -> None:
     x, y = data()
     bad = x.copy()

@@ -16,7 +16,7 @@ the loss/output pairing checks M01-M05.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from tfnb_debug.gradient_history import (
     INF,
     NAN,
     NORM,
+    STAT_COLUMNS,
     GradientHistory,
     LayerGradients,
     VariableMeta,
@@ -114,8 +115,12 @@ def build_report(
     every: int = 1,
     max_steps: int = 0,
     notes: Iterable[str] = (),
+    failed: bool = False,
 ) -> GradientReport:
-    """Turn a history into a report: rules, the per-variable table, the plot sections."""
+    """Turn a history into a report: rules, the per-variable table, the plot sections.
+
+    ``failed``: the recorded code raised; the report says it is partial.
+    """
     from tfnb_debug.diagnostics.gradients import check_gradients
     from tfnb_debug.render.gradients import gradient_sections
 
@@ -144,6 +149,11 @@ def build_report(
             loss_known=history.loss_known,
         )
     who = f"model '{model_name}'" if model_name else "the trained variables"
+    partial = (
+        [f"partial report: the cell failed after {history.n_records} recorded step(s)"]
+        if failed
+        else []
+    )
     if source == "probe":
         title = f"Gradient probe of {who}: one batch, no optimizer step"
         summary = [
@@ -153,9 +163,10 @@ def build_report(
     else:
         title = f"Gradients of {who}: {history.n_records} recorded step(s)"
         summary = [
+            *partial,
             f"{history.total_steps} optimizer step(s) taken ({source}), {history.n_records} "
             f"recorded (every {every}, at most {max_steps}); {len(history.variables)} "
-            f"variable(s) in {len(layers)} layer(s)"
+            f"variable(s) in {len(layers)} layer(s)",
         ]
         if history.n_records >= max_steps and history.total_steps > history.n_records * every:
             summary.append(
@@ -260,6 +271,7 @@ class GradientRecording:
     report: GradientReport | None = None
     steps_taken: int = 0
     stale_functions: tuple[str, ...] = ()
+    loss_not_differentiable: bool = False  # a step where no variable got a gradient (G04)
 
     def result(self) -> GradientReport:
         """The report, or a one-line error saying why there is none."""
@@ -303,35 +315,68 @@ def record_gradients(
         raise TfnbDebugError(f"every must be a positive integer, got {every!r}")
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
         raise TfnbDebugError(f"max_steps must be a positive integer, got {max_steps!r}")
-    return _recording(every, max_steps, thresholds, list(watch))
+    return _Recording(every, max_steps, thresholds, list(watch))
 
 
-@contextlib.contextmanager
-def _recording(
-    every: int, max_steps: int, thresholds: GradThresholds | None, watched: list[Any]
-) -> Iterator[GradientRecording]:
-    from tfnb_debug.collect.gradients import GradientCapture
-    from tfnb_debug.collect.loss_watch import watch_losses
-    from tfnb_debug.fit_data import record_fit_args, with_fit_findings
+class _Recording(contextlib.AbstractContextManager[GradientRecording]):
+    """Owns the capture of one recorded block; builds the report (partial, if it raised).
 
-    before = _iterations(watched)
-    recording = GradientRecording(every=every, max_steps=max_steps)
-    capture = GradientCapture(every=every, max_steps=max_steps)
-    fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
-    losses = None
-    try:
-        with capture, fits, watch_losses() as losses:
-            yield recording
-    except BaseException:
-        # the partial report, without ever hiding the user's own exception
-        with contextlib.suppress(Exception):
-            _finish(recording, capture, watched, before, thresholds, losses)
-            if recording.report is not None:
-                recording.report = with_fit_findings(recording.report, fits)
-        raise
-    _finish(recording, capture, watched, before, thresholds, losses)
-    if recording.report is not None:
-        recording.report = with_fit_findings(recording.report, fits)
+    A class, not a generator: the user's exception leaves ``__exit__`` with the
+    traceback it would have without the recording (no hook frames in it).
+    Besides the gradients, it records the arguments of ``fit`` calls (P13, P14)
+    and watches what reaches the loss (S08, M02, M03).
+    """
+
+    def __init__(
+        self, every: int, max_steps: int, thresholds: GradThresholds | None, watched: list[Any]
+    ) -> None:
+        from tfnb_debug.collect.gradients import GradientCapture
+        from tfnb_debug.collect.loss_watch import watch_losses
+        from tfnb_debug.fit_data import record_fit_args
+
+        self._watched = watched
+        self._thresholds = thresholds
+        self._before: dict[int, tuple[str, int]] = {}
+        self._recording = GradientRecording(every=every, max_steps=max_steps)
+        self._capture = GradientCapture(every=every, max_steps=max_steps)
+        self._fits = record_fit_args()
+        self._watch = watch_losses()
+        self._losses: Any = None
+
+    def __enter__(self) -> GradientRecording:
+        self._before = _iterations(self._watched)
+        with contextlib.ExitStack() as undo:  # unwinds only if a later step fails
+            self._capture.__enter__()
+            undo.push(self._capture)
+            self._fits.__enter__()
+            undo.push(self._fits)
+            self._losses = self._watch.__enter__()
+            undo.pop_all()
+        return self._recording
+
+    def __exit__(self, *exc: Any) -> None:
+        __tracebackhide__ = True
+        from tfnb_debug.fit_data import with_fit_findings
+
+        # the watch and the fit recorder first: the capture's exit tidies the traceback last
+        try:
+            self._watch.__exit__(*exc)
+        finally:
+            try:
+                self._fits.__exit__(*exc)
+            finally:
+                self._capture.__exit__(*exc)
+        args = (self._recording, self._capture, self._watched, self._before, self._thresholds)
+        if exc[1] is None:
+            _finish(*args, losses=self._losses)
+        else:
+            # the partial report, without ever hiding the user's own exception
+            with contextlib.suppress(Exception):
+                _finish(*args, failed=True, losses=self._losses)
+        report = self._recording.report
+        if report is not None:
+            with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
+                self._recording.report = with_fit_findings(report, self._fits)
 
 
 def _finish(
@@ -340,18 +385,22 @@ def _finish(
     watched: list[Any],
     before: dict[int, tuple[str, int]],
     thresholds: GradThresholds | None,
+    *,
+    failed: bool = False,
     losses: Any = None,
 ) -> None:
     data = [d for d in capture.data if d.total_steps > 0]
     recording.steps_taken = sum(d.total_steps for d in data)
-    if not data:
+    no_gradient = capture.no_gradient_step
+    recording.loss_not_differentiable = no_gradient is not None
+    if not data and no_gradient is None:
         after = _iterations(watched)
         recording.stale_functions = tuple(
             name for key, (name, n) in after.items() if n > before.get(key, (name, n))[1]
         )
         return
-    history = _merge(data)
-    model_name = _model_name(capture, data, watched)
+    history = _merge(data) if data else _empty_history(no_gradient.variables)
+    model_name = _model_name(capture, data, watched) if data else no_gradient.model
     notes = []
     for info in capture.fit_models:
         if info.jit_compile:
@@ -379,7 +428,17 @@ def _finish(
     if capture.read_error:
         notes.append(f"reading the recorded statistics failed: {capture.read_error}")
     extra = []
+    from tfnb_debug.diagnostics.gradients import no_gradient_at_all
     from tfnb_debug.diagnostics.model import check_loss_pairing
+
+    if no_gradient is not None:
+        extra.append(
+            no_gradient_at_all(
+                loss=no_gradient.loss,
+                model=no_gradient.model,
+                variables=len(no_gradient.variables),
+            )
+        )
 
     for model in _fit_models(capture, watched):
         extra.extend(check_loss_pairing(model))
@@ -397,6 +456,20 @@ def _finish(
         every=recording.every,
         max_steps=recording.max_steps,
         notes=notes,
+        failed=failed,
+    )
+
+
+def _empty_history(variables: tuple[VariableMeta, ...]) -> GradientHistory:
+    """No recorded step yet: the variables only (a step failed before any was recorded)."""
+    n = len(variables)
+    return GradientHistory(
+        variables=variables,
+        steps=np.zeros(0, dtype=np.int64),
+        loss=np.zeros(0),
+        loss_known=np.zeros(0, dtype=bool),
+        stats=np.zeros((0, n, len(STAT_COLUMNS))),
+        hist=np.zeros((0, n, len(HIST_EDGES) - 1)),
     )
 
 

@@ -18,14 +18,23 @@ How it works (see TRAPS.md, 'Gradients from model.fit'):
   without the hook); the previous function object is put back at the end.
 * ``tf.GradientTape.gradient`` is wrapped to remember a scalar target (the loss)
   so the step record carries it.
+* A step where no variable gets a gradient (Keras then raises "No gradients
+  provided for any variable") is noted in :attr:`GradientCapture.no_gradient_step`
+  and handed to Keras unchanged.
 
 Every wrapper is installed and removed by :class:`GradientCapture`, in
-``finally``, also on exceptions and ``KeyboardInterrupt``.
+``finally``, also on exceptions and ``KeyboardInterrupt``.  The wrappers are
+no part of the user's traceback: :func:`hide_hook_frames` takes their frames
+out of an exception raised through them, so it reads as it would without the
+recording.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
+import types
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +46,7 @@ from keras.src.optimizers.base_optimizer import BaseOptimizer
 from keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from tensorflow.python.ops.resource_variable_ops import ResourceVariable
 
+from tfnb_debug.diagnostics.gradients import loss_name
 from tfnb_debug.gradient_history import (
     HIST_BINS,
     HIST_HI,
@@ -50,7 +60,9 @@ __all__ = [
     "CaptureData",
     "FitModelInfo",
     "GradientCapture",
+    "NoGradientStep",
     "active_capture",
+    "hide_hook_frames",
     "probe_batch",
     "variable_stats",
 ]
@@ -72,6 +84,16 @@ class FitModelInfo:
     jit_compile: bool
     run_eagerly: bool
     replicas: int
+
+
+@dataclass(frozen=True)
+class NoGradientStep:
+    """An optimizer step where no trainable variable received a gradient."""
+
+    optimizer: str
+    variables: tuple[VariableMeta, ...]
+    loss: str | None  # the compiled loss of the model that trained, when known
+    model: str | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,6 +199,7 @@ class _Recorder:
             self.count = make(0, tf.int32)
 
     def run(self, optimizer: Any, grads: list[Any], variables: list[Any], apply: Any) -> Any:
+        __tracebackhide__ = True
         present = [i for i, g in enumerate(grads) if g is not None]
         self.no_gradient.update(i for i in range(len(grads)) if grads[i] is None)
         dense = [tf.convert_to_tensor(grads[i]) for i in present]
@@ -317,6 +340,9 @@ class GradientCapture:
         self._loss_scales: dict[int, Any] = {}
         self._originals: list[tuple[Any, str, Any]] = []
         self.read_error: str | None = None
+        self.no_gradient_step: NoGradientStep | None = None
+        # the exception raised through a wrapper and the frame that raised it
+        self._raised: tuple[BaseException, types.TracebackType] | None = None
 
     # -- lifecycle -----------------------------------------------------------
     def __enter__(self) -> GradientCapture:
@@ -339,6 +365,12 @@ class GradientCapture:
 
     def __exit__(self, *exc: object) -> None:
         global _ACTIVE
+        __tracebackhide__ = True
+        raised, self._raised = self._raised, None
+        if isinstance(exc[1], BaseException):
+            with contextlib.suppress(Exception):  # never in the way of the user's error
+                at = raised[1] if raised is not None and raised[0] is exc[1] else None
+                hide_hook_frames(exc[1], raised_at=at)
         try:
             with _LOCK:
                 _ACTIVE = None
@@ -365,12 +397,19 @@ class GradientCapture:
         original_gradient = tf.GradientTape.__dict__["gradient"]
 
         def apply(opt: Any, grads: Any, trainable_variables: Any = None) -> Any:
+            __tracebackhide__ = True
             capture = _ACTIVE
-            if capture is None:
-                return original_apply(opt, grads, trainable_variables)
-            return capture._on_apply(opt, grads, trainable_variables, original_apply)
+            try:
+                if capture is None:
+                    return original_apply(opt, grads, trainable_variables)
+                return capture._on_apply(opt, grads, trainable_variables, original_apply)
+            except BaseException as err:
+                if capture is not None:
+                    capture._note_raised(err)
+                raise
 
         def lso_apply(opt: Any, grads: Any, trainable_variables: Any = None) -> Any:
+            __tracebackhide__ = True
             capture = _ACTIVE
             if capture is not None:
                 capture._loss_scales[id(opt.inner_optimizer)] = (
@@ -379,6 +418,7 @@ class GradientCapture:
             return original_lso_apply(opt, grads, trainable_variables)
 
         def make_train_function(model: Any, force: bool = False) -> Any:
+            __tracebackhide__ = True
             capture = _ACTIVE
             if capture is not None and id(model) not in capture._saved:
                 capture._saved[id(model)] = _SavedTrainFunction(
@@ -395,6 +435,7 @@ class GradientCapture:
             return result
 
         def gradient(tape: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
             if _ACTIVE is not None:
                 _remember_loss(target)
             return original_gradient(tape, target, *args, **kwargs)
@@ -441,6 +482,7 @@ class GradientCapture:
         return getattr(outer, "dynamic_scale", None) if outer is not None else None
 
     def _on_apply(self, opt: Any, grads: Any, trainable_variables: Any, original: Any) -> Any:
+        __tracebackhide__ = True
         grads = list(grads)
         if trainable_variables is None:
             variables = list(getattr(opt, "_trainable_variables", []) or [])
@@ -449,12 +491,46 @@ class GradientCapture:
             variables = trainable_variables
         if not grads or len(variables) != len(grads):
             return original(opt, grads, trainable_variables)
+        if all(g is None for g in grads):
+            self._note_no_gradient(opt, variables)
+            return original(opt, grads, trainable_variables)  # Keras says so: let it
         recorder = self._recorder_for(opt, variables)
 
         def call() -> Any:
+            __tracebackhide__ = True
             return original(opt, grads, trainable_variables)
 
         return recorder.run(opt, grads, variables, call)
+
+    def _note_raised(self, err: BaseException) -> None:
+        """Keep the frame that raised ``err``: Keras' traceback filter may drop it."""
+        if self._raised is not None and self._raised[0] is err:
+            return  # the innermost wrapper saw it first
+        tb = err.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None:
+            self._raised = (err, tb)
+
+    def _note_no_gradient(self, opt: Any, variables: list[Any]) -> None:
+        opt_name = str(getattr(opt, "name", type(opt).__name__))
+        ids = {id(v) for v in variables}
+        model = next(
+            (
+                m
+                for m in reversed(self.fit_model_objects)
+                if any(id(v) in ids for v in getattr(m, "trainable_variables", []))
+            ),
+            None,
+        )
+        loss = getattr(model, "loss", None)
+        name = getattr(model, "name", None)
+        self.no_gradient_step = NoGradientStep(
+            optimizer=opt_name,
+            variables=tuple(_variable_meta(v, opt_name) for v in variables),
+            loss=loss_name(loss) if loss is not None else None,
+            model=str(name) if name else None,
+        )
 
     def _recorder_for(self, opt: Any, variables: Iterable[Any]) -> _Recorder:
         variables = list(variables)
@@ -466,6 +542,51 @@ class GradientCapture:
                 self._recorders[key] = recorder
                 self._order.append(recorder)
             return recorder
+
+
+_KERAS_FILTER = ("keras", "src", "utils", "traceback_utils.py")
+
+
+def hide_hook_frames(err: BaseException, *, raised_at: types.TracebackType | None = None) -> None:
+    """Give ``err`` the traceback it would have without the recording's wrappers.
+
+    Takes the frames of tfnb_debug's instrumentation (this package: these
+    wrappers, and ``%%tfgrad --mem``'s step wrapper) out; the user's own frames
+    and the frameworks' stay, in order.  Keras filters its own frames out of a
+    traceback and, when nothing else is left, keeps the frame that raised; when
+    only our wrappers were left after Keras' filter, that frame (``raised_at``,
+    noted as the error passed a wrapper) is put back, as Keras would have.
+    """
+    raised = raised_at
+    entries: list[types.TracebackType] = []
+    tb = err.__traceback__
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    ours = [_is_hook(e.tb_frame.f_code.co_filename) for e in entries]
+    if not any(ours):
+        return
+    kept = [e for e, mine in zip(entries, ours, strict=True) if not mine]
+    if (
+        ours[-1]
+        and raised is not None
+        and kept
+        and kept[-1].tb_frame.f_code.co_filename.endswith(os.path.join(*_KERAS_FILTER))
+        and not _is_hook(raised.tb_frame.f_code.co_filename)
+    ):
+        kept.append(raised)
+    rebuilt: types.TracebackType | None = None
+    for entry in reversed(kept):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    err.__traceback__ = rebuilt
+
+
+# tfnb_debug/collect/, as this module's frames name it
+_HOOKS = os.path.dirname(hide_hook_frames.__code__.co_filename) + os.sep
+
+
+def _is_hook(filename: str) -> bool:
+    return filename.startswith(_HOOKS)
 
 
 def _remember_loss(target: Any) -> None:
@@ -580,9 +701,4 @@ def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[Captur
 
 
 def _loss_name(loss: Any) -> str:
-    if isinstance(loss, str):
-        return loss
-    fn = getattr(loss, "fn", None)
-    return str(
-        getattr(fn, "__name__", None) or getattr(loss, "__name__", None) or type(loss).__name__
-    )
+    return loss_name(loss)

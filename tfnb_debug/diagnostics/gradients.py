@@ -16,7 +16,7 @@ import numpy as np
 from tfnb_debug.gradient_history import INF, NAN, W_NORM, GradientHistory
 from tfnb_debug.reports import Finding, finding
 
-__all__ = ["GradThresholds", "RuleResult", "check_gradients"]
+__all__ = ["GradThresholds", "RuleResult", "check_gradients", "loss_name", "no_gradient_at_all"]
 
 
 @dataclass(frozen=True)
@@ -25,9 +25,14 @@ class GradThresholds:
 
     ``vanishing_*`` (G01): a layer's gradient norm below ``vanishing_abs`` or
     below ``vanishing_rel`` x the median layer norm of that step, on more than
-    ``vanishing_share`` of the recorded steps.  ``exploding_*`` (G02): above
-    ``exploding_abs`` or ``exploding_rel`` x the median of the other layers, or
-    ``growth_factor`` x its own norm at most ``growth_window`` records earlier.
+    ``vanishing_share`` of the recorded steps.  G02: a layer's norm above
+    ``exploding_abs``; or above ``exploding_rel`` x the median norm of the other
+    layers while that median is itself healthy (above
+    ``exploding_rel_min_median``); or a norm that grew to at least
+    ``growth_factor`` x its smallest norm of the ``growth_window`` records
+    before, reached more than ``growth_min_norm`` and was still climbing at the
+    end of the recording (the last norm is the highest of the last
+    ``growth_window`` records and not below the one that grew).
     ``update_ratio_*`` (G06): median update/weight norm ratio of a layer above
     ``high`` or below ``low``.  ``stagnant_*`` (G07): relative loss change over
     the first ``stagnant_steps`` recorded steps (at least
@@ -39,13 +44,31 @@ class GradThresholds:
     vanishing_share: float = 0.5
     exploding_abs: float = 1e3
     exploding_rel: float = 1e3
+    exploding_rel_min_median: float = 1e-4
     growth_factor: float = 10.0
     growth_window: int = 5
+    growth_min_norm: float = 10.0
     update_ratio_high: float = 1e-1
     update_ratio_low: float = 1e-7
     stagnant_rel: float = 1e-4
     stagnant_steps: int = 10
     stagnant_min_steps: int = 5
+
+    def __post_init__(self) -> None:
+        from tfnb_debug.errors import TfnbDebugError
+
+        windows = ("growth_window", "stagnant_steps", "stagnant_min_steps")
+        bad = [name for name in windows if getattr(self, name) < 1]
+        bad += [
+            name
+            for name, value in vars(self).items()
+            if name not in windows and not (isinstance(value, int | float) and value >= 0)
+        ]
+        if bad:
+            raise TfnbDebugError(
+                f"GradThresholds: {bad[0]}={getattr(self, bad[0])!r} is out of range; "
+                "see help(tfnb_debug.GradThresholds) for the allowed values"
+            )
 
 
 @dataclass(frozen=True)
@@ -181,6 +204,38 @@ def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], 
     return findings, [(layer, "G04") for layer in by_layer]
 
 
+def loss_name(loss: Any) -> str:
+    """What a user calls a compiled loss: its name, function name or class name."""
+    if isinstance(loss, str):
+        return loss
+    if isinstance(loss, dict):
+        return ", ".join(f"{key}: {loss_name(value)}" for key, value in loss.items())
+    if isinstance(loss, list | tuple):
+        return ", ".join(loss_name(value) for value in loss)
+    fn = getattr(loss, "fn", None)
+    return str(
+        getattr(fn, "__name__", None) or getattr(loss, "__name__", None) or type(loss).__name__
+    )
+
+
+def no_gradient_at_all(*, loss: str | None, model: str | None, variables: int | None) -> Finding:
+    """G04 when NO trainable variable gets a gradient: the loss itself cannot be differentiated."""
+    which = f"the loss '{loss}'" if loss else "the loss passed to tape.gradient"
+    of_model = f" of model '{model}'" if model else ""
+    return finding(
+        "G04",
+        f"no trainable variable{of_model} received a gradient"
+        + (f" (all {variables} are None)" if variables is not None else "")
+        + ": "
+        f"{which} is not differentiable with respect to the weights",
+        place=f"loss '{loss}'" if loss else "the loss",
+        evidence='Keras: "No gradients provided for any variable"',
+        hint="build the loss from differentiable ops on y_pred: argmax/argsort/round, casts to "
+        "int and NumPy calls in the loss cut the gradient; use a differentiable surrogate "
+        "(e.g. a cross-entropy on the logits) and keep argmax/round for metrics",
+    )
+
+
 def _nanmedian(values: np.ndarray, **kwargs: Any) -> np.ndarray:
     """``np.nanmedian`` without the all-NaN warning (an all-NaN slice is NaN, on purpose)."""
     with warnings.catch_warnings():
@@ -232,30 +287,9 @@ def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
         return [], []
     reasons: dict[int, str] = {}
     for j in range(len(layers)):
-        col = norms[:, j]
-        for t in range(len(col)):
-            value = col[t]
-            if np.isnan(value):
-                continue
-            if value > th.exploding_abs:
-                reasons[j] = f"norm {value:.3g} > {th.exploding_abs:g} at step {_step_of(h, t)}"
-                break
-            others = np.delete(norms[t], j)
-            others = others[~np.isnan(others)]
-            if len(others) and value > th.exploding_rel * max(float(np.median(others)), 1e-30):
-                reasons[j] = (
-                    f"norm {value:.3g} > {th.exploding_rel:g} x the median of the other "
-                    f"layers ({float(np.median(others)):.3g}) at step {_step_of(h, t)}"
-                )
-                break
-            earlier = col[max(0, t - th.growth_window) : t]
-            earlier = earlier[~np.isnan(earlier) & (earlier > 0)]
-            if len(earlier) and value >= th.growth_factor * float(earlier.min()):
-                reasons[j] = (
-                    f"norm grew {value / float(earlier.min()):.3g}x within "
-                    f"{th.growth_window} recorded steps, to {value:.3g} at step {_step_of(h, t)}"
-                )
-                break
+        reason = _explodes(h, norms, j, th)
+        if reason is not None:
+            reasons[j] = reason
     if not reasons:
         return [], []
     hit = sorted(reasons)
@@ -271,6 +305,52 @@ def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
             "normalise the inputs, and check the weight initialisation",
         )
     ], [(layers[k], "G02") for k in hit]
+
+
+def _explodes(h: GradientHistory, norms: np.ndarray, j: int, th: GradThresholds) -> str | None:
+    """Why layer ``j``'s gradient is exploding (the first recorded evidence), or None."""
+    col = norms[:, j]
+    for t in np.flatnonzero(~np.isnan(col)).tolist():
+        value = float(col[t])
+        if value > th.exploding_abs:
+            return f"norm {value:.3g} > {th.exploding_abs:g} at step {_step_of(h, t)}"
+        others = np.delete(norms[t], j)
+        others = others[~np.isnan(others)]
+        median = float(np.median(others)) if len(others) else 0.0
+        if median > th.exploding_rel_min_median and value > th.exploding_rel * median:
+            return (
+                f"norm {value:.3g} > {th.exploding_rel:g} x the median of the other layers "
+                f"({median:.3g}) at step {_step_of(h, t)}"
+            )
+    return _keeps_growing(h, col, th)
+
+
+def _keeps_growing(h: GradientHistory, col: np.ndarray, th: GradThresholds) -> str | None:
+    """A norm that grew ``growth_factor``x within ``growth_window`` records to above
+    ``growth_min_norm`` and was still climbing when the recording ended."""
+    kept = np.flatnonzero(~np.isnan(col))
+    if len(kept) < 2:
+        return None
+    values = col[kept]
+    last = float(values[-1])
+    tail = values[-th.growth_window :]
+    if last < float(tail.max()) or last <= float(tail.min()):
+        return None  # flat or coming down at the end: a spike or a plateau, not a growing norm
+    for k in range(1, len(values)):
+        value = float(values[k])
+        earlier = values[max(0, k - th.growth_window) : k]
+        earlier = earlier[earlier > 0]
+        if value <= th.growth_min_norm or value > last or not len(earlier):
+            continue
+        low = float(earlier.min())
+        if value >= th.growth_factor * low:
+            end = _step_of(h, int(kept[-1]))
+            return (
+                f"norm grew {value / low:.3g}x within {th.growth_window} recorded steps, to "
+                f"{value:.3g} at step {_step_of(h, int(kept[k]))}, and was still climbing at "
+                f"the end ({last:.3g} at step {end})"
+            )
+    return None
 
 
 def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:

@@ -15,7 +15,12 @@ from collections.abc import Callable, Mapping
 from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range
 from tfnb_debug.explain.report import ExplainReport, NextStep
-from tfnb_debug.explain.runtime import nonfinite_check, out_of_memory, symbolic_value
+from tfnb_debug.explain.runtime import (
+    no_gradients,
+    nonfinite_check,
+    out_of_memory,
+    symbolic_value,
+)
 from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes
 from tfnb_debug.reports import Finding, sort_findings
 
@@ -32,6 +37,7 @@ RULES: tuple[Rule, ...] = (
     label_dtype,
     symbolic_value,
     nonfinite_check,
+    no_gradients,
     layer_rejects_input,
     op_shapes,
 )

@@ -68,6 +68,15 @@ class InputInfo:
 
 
 @dataclass(frozen=True)
+class TrainedModel:
+    """A compiled Keras model whose training step raised: its name, loss and trainable count."""
+
+    name: str
+    loss: str
+    variables: int
+
+
+@dataclass(frozen=True)
 class ErrorContext:
     """Everything the rules look at, read once from the exception."""
 
@@ -79,6 +88,7 @@ class ErrorContext:
     ]  # (name, class) of Keras layers seen as ``self``, innermost first
     cells: Mapping[str, int]
     inputs: tuple[InputInfo, ...] = ()  # what a Keras layer's input check received
+    trained: tuple[TrainedModel, ...] = ()  # compiled models whose training step raised
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -216,6 +226,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
     messages = tuple(_ANSI.sub("", _message(e)) for e in chain)
     frames, layers = _frames(exc)
     inputs = _checked_inputs(exc)
+    trained = _trained_models(exc)
     return ErrorContext(
         type_names=tuple(c.__name__ for c in type(exc).__mro__),
         messages=messages,
@@ -223,6 +234,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         layers=layers,
         cells=dict(cells or {}),
         inputs=inputs,
+        trained=trained,
     )
 
 
@@ -309,3 +321,44 @@ def _checked_inputs(exc: BaseException) -> tuple[InputInfo, ...]:
             )
         )
     return tuple(infos)
+
+
+def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
+    """The compiled models in the traceback whose optimizer raised (else whose fit() raised).
+
+    Read from the frames: the optimizer is ``self`` of its own frame, the model
+    ``self`` or the first argument of a frame (``fit`` behind Keras' filter), or a
+    name in a user frame (the notebook namespace).
+    """
+    if "keras" not in sys.modules:
+        return ()
+    try:
+        import keras
+
+        model_cls, optimizer_cls = keras.Model, keras.optimizers.Optimizer
+    except Exception:
+        return ()
+    optimizers: list[Any] = []
+    called: list[Any] = []
+    named: list[Any] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        local = tb.tb_frame.f_locals
+        owner = local.get("self")
+        args = local.get("args")
+        if isinstance(owner, optimizer_cls):
+            optimizers.append(owner)
+        first = args[0] if isinstance(args, tuple) and args else None
+        called.extend(v for v in (owner, first) if isinstance(v, model_cls))
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            named.extend(v for v in list(local.values()) if isinstance(v, model_cls))
+        tb = tb.tb_next
+    compiled = [m for m in dict.fromkeys([*called, *named]) if getattr(m, "loss", None) is not None]
+    models = [m for m in compiled if any(getattr(m, "optimizer", None) is o for o in optimizers)]
+    if not models:
+        models = [m for m in compiled if m in called]
+    from tfnb_debug.diagnostics.gradients import loss_name
+
+    return tuple(
+        TrainedModel(str(m.name), loss_name(m.loss), len(m.trainable_variables)) for m in models
+    )

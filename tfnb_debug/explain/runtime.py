@@ -1,4 +1,4 @@
-"""Tracing, memory and numerics errors: T02, R03, N01 and G03."""
+"""Tracing, memory, numerics and gradient errors: T02, R03, N01, G03 and G04."""
 
 from __future__ import annotations
 
@@ -247,5 +247,26 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
                 magic="tfcheck",
                 fallback="call tf.debugging.enable_check_numerics() and re-run to find the first op",
             ),
+        ),
+    )
+
+
+def no_gradients(ctx: ErrorContext) -> Explained | None:
+    """G04: Keras found no gradient for any variable: the loss cannot be differentiated."""
+    if "No gradients provided for any variable" not in ctx.text:
+        return None
+    from tfnb_debug.diagnostics.gradients import no_gradient_at_all
+
+    model = ctx.trained[0] if len(ctx.trained) == 1 else None
+    found = no_gradient_at_all(
+        loss=model.loss if model else None,
+        model=model.name if model else None,
+        variables=model.variables if model else None,
+    )
+    return found, (
+        NextStep(
+            text="check the loss alone on one batch: under `with tf.GradientTape() as tape:` "
+            "compute it from `model(x, training=True)`, then `tape.gradient(loss, "
+            "model.trainable_variables)` is all None until the loss is differentiable"
         ),
     )

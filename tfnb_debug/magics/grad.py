@@ -19,6 +19,7 @@ from tfnb_debug._ipython import (
     run_user_code,
     usage_errors,
 )
+from tfnb_debug.magics.auto import mark_reported
 from tfnb_debug.magics.memory import mem_argument
 
 
@@ -87,9 +88,12 @@ class GradMagics(Magics):
         try:
             with memory, context as recording:
                 value = run_user_code(shell, cell)
-        except BaseException:
+        except BaseException as err:
             if recording is not None:
-                emit_partial(shell, recording.report, args)  # how far it got
+                emit_partial(shell, recording.report, args)  # how far it got, and G04
+                shown = recording.report is not None and not args.quiet
+                if shown and recording.loss_not_differentiable:
+                    mark_reported(err)  # its G04 already says why the step failed
             raise
         assert recording is not None
         with usage_errors():
