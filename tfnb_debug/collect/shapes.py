@@ -61,6 +61,16 @@ class _Open:
 _MUTE = object()  # stack marker: a repeated root call, recorded once already
 
 
+@dataclass
+class _PendingBuild:
+    """A ``Sequential.build`` in progress or finished: its Python frame and the row of the model."""
+
+    build: Any  # the frame of Sequential.build (identity tells one build from the next)
+    model: _Open
+    start: int
+    finished: int
+
+
 class ShapeCollector:
     """The hook: ``collector(layer, call, args, kwargs)`` records the call and returns its result."""
 
@@ -89,6 +99,7 @@ class ShapeCollector:
         self._children: dict[int, dict[str, list[Any]]] = {}
         self._layers: dict[int, Any] = {}
         self._dtype_names: dict[Any, str] = {}
+        self._pending_build: _PendingBuild | None = None
 
     # ----------------------------------------------------------------- the hook
     def __call__(
@@ -101,9 +112,13 @@ class ShapeCollector:
         tensors = self._input_tensors(args, kwargs)
         mode = self._mode(tensors)
         if parent is None:
-            if mode == "symbolic" and (_in_symbolic_scope() or _inside_sequential_build()):
-                # Keras inferring shapes or rebuilding a Sequential: not a call of the user's
+            if mode == "symbolic" and _in_symbolic_scope():
+                # Keras inferring shapes: not a call of the user's
                 return call(*args, **kwargs)
+            build = _sequential_build_frame() if mode == "symbolic" else None
+            if build is not None:
+                return self._sequential_build_call(build, layer, call, args, kwargs, tensors)
+            self._drop_finished_build()
             if len(self.calls) >= self.max_calls:
                 self.truncated = True
                 return self._muted(call, args, kwargs)
@@ -126,6 +141,59 @@ class ShapeCollector:
         self._close(frame, outputs)
         return outputs
 
+    def _sequential_build_call(
+        self,
+        build: Any,
+        layer: Any,
+        call: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        tensors: list[Any],
+    ) -> Any:
+        """A layer called by ``Sequential.build`` (in the constructor, ``add()`` or ``build()``).
+
+        Keras rebuilds a Sequential's graph on every ``add()``, so a build that
+        succeeds is dropped (like any build pass); one that raises keeps its
+        rows under a row for the Sequential, so the table and S01 show the
+        failing layer, what it received and which layer produced it.
+        """
+        __tracebackhide__ = True
+        pending = self._pending_build
+        if pending is None or pending.build is not build:
+            self._drop_finished_build()
+            start, finished = len(self.calls), self._finished
+            model = self._open(build.f_locals["self"], None, "symbolic", tensors)
+            pending = self._pending_build = _PendingBuild(build, model, start, finished)
+        self._stack.append(pending.model)
+        try:
+            return self(layer, call, args, kwargs)
+        except BaseException as err:
+            if isinstance(err, NotImplementedError):  # Sequential.build swallows it and stops
+                self._drop_finished_build()
+                raise
+            self._fail(pending.model, err)
+            self._pending_build = None  # the rows stay: they show where the build failed
+            raise
+        finally:
+            self._stack.pop()
+
+    def _drop_finished_build(self) -> None:
+        """Forget the rows of a Sequential build that finished without an error."""
+        pending, self._pending_build = self._pending_build, None
+        if pending is not None:
+            self._forget_rows(pending.start, pending.finished)
+
+    def _forget_rows(self, start: int, finished: int) -> None:
+        for frame in self.calls[start:]:
+            self._call_counts[id(frame.layer)] -= 1
+        del self.calls[start:]
+        self._finished = finished
+        self._producers = {k: v for k, v in self._producers.items() if v[1] < start}
+
+    def finish(self) -> None:
+        """End of the recording: drop a pending Sequential build that succeeded."""
+        self._drop_finished_build()
+
     @contextlib.contextmanager
     def build_pass(self, layer: Any) -> Iterator[None]:
         """Keras building ``layer`` by calling it symbolically: keep those rows only if it raises."""
@@ -136,12 +204,7 @@ class ShapeCollector:
         yield  # an exception propagates: the rows stay and show where the build failed
         if len(self.calls) == start:
             return
-        for frame in self.calls[start:]:
-            lid = id(frame.layer)
-            self._call_counts[lid] -= 1
-        del self.calls[start:]
-        self._finished = finished
-        self._producers = {k: v for k, v in self._producers.items() if v[1] < start}
+        self._forget_rows(start, finished)
         if isinstance(parent, _Open) and saved is not None:
             parent.has_children, parent.child_failed = saved
 
@@ -494,8 +557,8 @@ def _in_symbolic_scope() -> bool:
 _SEQUENTIAL_BUILD: Any = None
 
 
-def _inside_sequential_build(limit: int = 12) -> bool:
-    """Whether ``Sequential.build`` (which calls every layer to make its graph) is on the stack."""
+def _sequential_build_frame(limit: int = 12) -> Any:
+    """The frame of ``Sequential.build`` (which calls every layer to make its graph), if on the stack."""
     global _SEQUENTIAL_BUILD
     if _SEQUENTIAL_BUILD is None:
         from keras.src.models.sequential import Sequential
@@ -504,11 +567,11 @@ def _inside_sequential_build(limit: int = 12) -> bool:
     frame = sys._getframe(1)
     for _ in range(limit):
         if frame is None:
-            return False
+            return None
         if frame.f_code is _SEQUENTIAL_BUILD:
-            return True
+            return frame
         frame = frame.f_back  # type: ignore[assignment]
-    return False
+    return None
 
 
 def child_segment(parent: Any, layer: Any) -> str:
@@ -592,6 +655,7 @@ def _size(variable: Any) -> int:
 
 def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
     """Turn what the collector saw into frozen rows (parameters on each layer's first call)."""
+    collector.finish()
     device = collector.finish_device_stats()
     seen: set[int] = set()
     rows = []

@@ -22,6 +22,7 @@ __all__ = [
     "RULES",
     "ShapeThresholds",
     "batch_dim_changed",
+    "build_failure_hint",
     "dead_relu",
     "failure_hint",
     "float64_tensor",
@@ -147,6 +148,9 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
         hint = _merge_hint(row)
         if hint:
             return hint
+    reshape = _reshape_hint(row.error, row.name, producer)
+    if reshape:
+        return reshape
     if _MATMUL.search(row.error) and ranks:
         return (
             f"the last axis of the input ({_shapes(row.inputs)}) does not match what "
@@ -154,6 +158,68 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
         )
     return (
         f"compare what '{producer}' produced ({_shapes(row.inputs)}) with what '{row.name}' expects"
+    )
+
+
+_RESHAPE = re.compile(
+    r"total size of the tensor must be unchanged\. Received: input_shape=\(([^()]*)\), "
+    r"target_shape=\(([^()]*)\)"
+)
+
+
+def _sizes(text: str) -> list[int] | None:
+    try:
+        return [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        return None
+
+
+def _reshape_hint(error: str, layer: str, producer: str) -> str:
+    """A Reshape whose target does not hold the values it receives: say both counts."""
+    match = _RESHAPE.search(error)
+    if match is None:
+        return ""
+    given, target = _sizes(match.group(1)), _sizes(match.group(2))
+    if not given or not target or any(d < 0 for d in given):
+        return ""
+    have = 1
+    for d in given:
+        have *= d
+    source = "the input" if producer == "input" else f"'{producer}'"
+    if any(d == -1 for d in target):
+        return (
+            f"{source} gives {have} values per example, which the fixed sizes of the target "
+            f"({match.group(2)}) do not divide: change the target of '{layer}'"
+        )
+    want = 1
+    for d in target:
+        want *= d
+    return (
+        f"the target ({match.group(2)}) of '{layer}' holds {want} values per example but "
+        f"{source} gives {have}: give '{layer}' a target whose sizes multiply "
+        f"to {have}, or make {source} output {want} values"
+    )
+
+
+def build_failure_hint(
+    error: str,
+    *,
+    layer: str,
+    class_name: str,
+    producer: str,
+    received: tuple[int | None, ...] | None,
+) -> str:
+    """The fix for a layer that raised while a Sequential was built (used by the automatic diagnosis)."""
+    from tfnb_debug.render.values import format_shape
+
+    reshape = _reshape_hint(error, layer, producer)
+    if reshape:
+        return reshape
+    source = "the model's input" if producer == "input" else f"'{producer}'"
+    shape = format_shape(received) if received is not None else "(?)"
+    return (
+        f"{source} gives {shape} to {class_name} '{layer}', which cannot take it: fix the "
+        f"arguments of '{layer}' (or of {source}) so the shapes fit"
     )
 
 

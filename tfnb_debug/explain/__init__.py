@@ -16,7 +16,7 @@ from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.runtime import nonfinite_check, out_of_memory, symbolic_value
-from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes
+from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes, sequential_build_fails
 from tfnb_debug.reports import Finding, sort_findings
 
 __all__ = ["ExplainReport", "NextStep", "explain_exception"]
@@ -33,6 +33,7 @@ RULES: tuple[Rule, ...] = (
     symbolic_value,
     nonfinite_check,
     layer_rejects_input,
+    sequential_build_fails,
     op_shapes,
 )
 

@@ -68,6 +68,34 @@ class InputInfo:
 
 
 @dataclass(frozen=True)
+class BuildStep:
+    """One layer of a Sequential that Keras was building when the error came: its output shape."""
+
+    name: str
+    class_name: str
+    shape: tuple[int | None, ...] | None
+
+
+@dataclass(frozen=True)
+class SequentialBuild:
+    """The error came from ``Sequential.build`` (the constructor, ``add()`` or ``build()``).
+
+    ``steps`` are the layers built before the failing one, the model's input
+    first (name ``"input"``); ``layer``/``layer_class`` the layer that raised,
+    ``received`` and ``dtype`` what it was given, ``producer`` the layer that
+    made it (``"input"`` for the Input).
+    """
+
+    model: str
+    layer: str
+    layer_class: str
+    received: tuple[int | None, ...] | None
+    dtype: str
+    producer: str
+    steps: tuple[BuildStep, ...]
+
+
+@dataclass(frozen=True)
 class ErrorContext:
     """Everything the rules look at, read once from the exception."""
 
@@ -79,6 +107,7 @@ class ErrorContext:
     ]  # (name, class) of Keras layers seen as ``self``, innermost first
     cells: Mapping[str, int]
     inputs: tuple[InputInfo, ...] = ()  # what a Keras layer's input check received
+    sequential_build: SequentialBuild | None = None  # the error came from Sequential.build
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -223,6 +252,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         layers=layers,
         cells=dict(cells or {}),
         inputs=inputs,
+        sequential_build=_sequential_build(exc),
     )
 
 
@@ -309,3 +339,65 @@ def _checked_inputs(exc: BaseException) -> tuple[InputInfo, ...]:
             )
         )
     return tuple(infos)
+
+
+def _sequential_build(exc: BaseException) -> SequentialBuild | None:
+    """What ``Sequential.build`` was doing when ``exc`` came through it (innermost such frame)."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        names = frame.f_locals
+        owner = names.get("self")
+        if (
+            frame.f_code.co_name == "build"
+            and "Sequential" in (c.__name__ for c in type(owner).__mro__)
+            and "layer" in names
+            and "x" in names
+        ):
+            found = (owner, names["layer"], names["x"])
+        tb = tb.tb_next
+    if found is None:
+        return None
+    try:
+        return _read_build(*found)
+    except Exception:
+        return None
+
+
+def _read_build(model: Any, layer: Any, x: Any) -> SequentialBuild:
+    layers = list(model._layers)
+    steps = [BuildStep("input", "InputLayer", _shape_of(layers[0].output))]
+    for built in layers[1:]:
+        if built is layer:
+            break
+        nodes = getattr(built, "_inbound_nodes", None) or []
+        outputs = nodes[-1].outputs if nodes else []
+        steps.append(
+            BuildStep(
+                str(built.name), type(built).__name__, _shape_of(outputs[0]) if outputs else None
+            )
+        )
+    history = getattr(x, "_keras_history", None)
+    operation = getattr(history, "operation", None)
+    producer = ""
+    if operation is not None:
+        is_input = type(operation).__name__ == "InputLayer"
+        producer = "input" if is_input else str(getattr(operation, "name", ""))
+    dtype = getattr(x, "dtype", "")
+    return SequentialBuild(
+        model=str(model.name),
+        layer=str(layer.name),
+        layer_class=type(layer).__name__,
+        received=_shape_of(x),
+        dtype=str(getattr(dtype, "name", dtype)),
+        producer=producer,
+        steps=tuple(steps),
+    )
+
+
+def _shape_of(t: Any) -> tuple[int | None, ...] | None:
+    try:
+        return tuple(None if d is None else int(d) for d in t.shape)
+    except Exception:
+        return None

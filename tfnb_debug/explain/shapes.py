@@ -101,6 +101,47 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
     return None
 
 
+def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
+    """S01 for a layer that raised while Keras built a Sequential (constructor, ``add()``, ``build()``)."""
+    from tfnb_debug.diagnostics.shapes import build_failure_hint
+    from tfnb_debug.explain import key_sentence
+
+    build = ctx.sequential_build
+    if build is None:
+        return None
+    received = fmt_shape(build.received) if build.received is not None else "(?)"
+    producer = build.producer or "code outside a layer"
+    chain = " -> ".join(
+        f"{s.name} {fmt_shape(s.shape) if s.shape is not None else '(?)'}"
+        if s.name == "input"
+        else f"{s.name} ({s.class_name}) {fmt_shape(s.shape) if s.shape is not None else '(?)'}"
+        for s in build.steps
+    )
+    key = key_sentence(ctx) or ctx.type_name
+    return (
+        finding(
+            "S01",
+            f"{build.layer_class} '{build.layer}' raised while Keras built Sequential "
+            f"'{build.model}' from its layer list: {key}",
+            place=f"layer '{build.layer}'",
+            evidence=f"received {received} {build.dtype} from {_from(producer)}; "
+            f"built before it: {chain}",
+            hint=build_failure_hint(
+                key,
+                layer=build.layer,
+                class_name=build.layer_class,
+                producer=producer,
+                received=build.received,
+            ),
+        ),
+        (_tfshape_step(f"'{build.layer}'"),),
+    )
+
+
+def _from(producer: str) -> str:
+    return "the model's input" if producer == "input" else f"layer '{producer}'"
+
+
 def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
     index, layer, detail = spec.group(1), spec.group(2), spec.group(3)
     axis = _AXIS_VALUE.search(detail)
