@@ -19,7 +19,7 @@ import re
 import sys
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import keras
@@ -56,6 +56,7 @@ class _Open:
     child_failed: bool = False
     has_children: bool = False
     device_stats: list[tuple[int, Any, str | None]] = field(default_factory=list)
+    data: list[Any] = field(default_factory=list)  # a root call's inputs, while it runs
 
 
 _MUTE = object()  # stack marker: a repeated root call, recorded once already
@@ -246,6 +247,8 @@ class ShapeCollector:
                 if not self._known(t) and not _made_by_a_layer(t):
                     self._remember(t, -1, "input")
         inputs = tuple(self._input_info(t, mode) for t in tensors)
+        if mode != "symbolic" and any(info.producer is None for info in inputs):
+            inputs = self._unrecorded_producers(layer, parent, tensors, inputs)
         frame = _Open(
             index=index,
             layer=layer,
@@ -258,10 +261,41 @@ class ShapeCollector:
             inputs=inputs,
             activation=_activation_name(layer),
         )
+        if parent is None and mode == "eager":
+            frame.data = list(tensors)  # for _unrecorded_producers; dropped when the call ends
         self.calls.append(frame)
         return frame
 
+    def _unrecorded_producers(
+        self,
+        layer: Any,
+        parent: _Open | None,
+        tensors: list[Any],
+        inputs: tuple[TensorInfo, ...],
+    ) -> tuple[TensorInfo, ...]:
+        """Name what made inputs no recorded layer call made.
+
+        In a Functional graph (also a Sequential's) the node Keras is running
+        says which operation made each input: the model's Input (NumPy data
+        converted on entry) or a Keras op such as ``keras.ops.add``.  Elsewhere
+        (a subclassed model), an eager input equal to the data given to the
+        model is that data after Keras converted it.
+        """
+        graph = _graph_producers(layer)
+        root = self.calls[parent.root] if parent is not None else None
+        data = root.data if root is not None else []
+        named = []
+        for t, info in zip(tensors, inputs, strict=True):
+            producer = info.producer
+            if producer is None:
+                producer = graph.get(id(t))
+            if producer is None and any(_same_values(t, d) for d in data):
+                producer = "input"
+            named.append(info if producer is None else replace(info, producer=producer))
+        return tuple(named)
+
     def _close(self, frame: _Open, outputs: Any) -> None:
+        frame.data = []
         self._finished += 1
         frame.finished = self._finished
         flat = [t for t in _flatten(outputs) if _is_tensor(t)]
@@ -275,6 +309,7 @@ class ShapeCollector:
         frame.outputs = tuple(infos)
 
     def _fail(self, frame: _Open, err: BaseException) -> None:
+        frame.data = []
         self._finished += 1
         frame.finished = self._finished
         if frame.child_failed:
@@ -323,11 +358,7 @@ class ShapeCollector:
             producer_index = None if entry[1] < 0 else entry[1]
             producer = entry[2]
         elif isinstance(t, keras.KerasTensor):
-            history = getattr(t, "_keras_history", None)
-            if history is not None:
-                op = history.operation
-                is_input = type(op).__name__ == "InputLayer"
-                producer = "input" if is_input else str(getattr(op, "name", "") or "") or None
+            producer = _history_producer(t)
         nonfinite = None
         if mode == "eager" and self.stats and producer_index is None:
             nonfinite = _count_nonfinite(t)
@@ -554,6 +585,66 @@ def _in_symbolic_scope() -> bool:
     return bool(in_symbolic_scope())
 
 
+def _history_producer(t: Any) -> str | None:
+    """Who made a symbolic tensor: ``input``, a layer's name, or a Keras op (``add (keras op)``)."""
+    history = getattr(t, "_keras_history", None)
+    op = getattr(history, "operation", None)
+    if op is None:
+        return None
+    if type(op).__name__ == "InputLayer":
+        return "input"
+    name = str(getattr(op, "name", "") or "")
+    if not name:
+        return None
+    return name if isinstance(op, keras.layers.Layer) else f"{name} (keras op)"
+
+
+_RUN_THROUGH_GRAPH: Any = None
+
+
+def _graph_producers(layer: Any, limit: int = 12) -> dict[int, str]:
+    """In a Functional graph being run, ``id(input tensor) -> producer`` for ``layer``'s node."""
+    global _RUN_THROUGH_GRAPH
+    if _RUN_THROUGH_GRAPH is None:
+        from keras.src.ops.function import Function
+
+        _RUN_THROUGH_GRAPH = Function._run_through_graph.__code__
+    frame = sys._getframe(2)
+    for _ in range(limit):
+        if frame is None:
+            return {}
+        if frame.f_code is _RUN_THROUGH_GRAPH:
+            break
+        frame = frame.f_back  # type: ignore[assignment]
+    else:
+        return {}
+    node = frame.f_locals.get("node")
+    values = frame.f_locals.get("tensor_dict")
+    if node is None or values is None or getattr(node, "operation", None) is not layer:
+        return {}
+    out = {}
+    for symbolic in node.input_tensors:
+        actual = values.get(id(symbolic))
+        producer = _history_producer(symbolic)
+        if actual is not None and producer is not None:
+            out[id(actual)] = producer
+    return out
+
+
+def _same_values(t: Any, data: Any) -> bool:
+    """Whether tensor ``t`` holds exactly ``data`` (after Keras converted it to ``t``'s dtype)."""
+    if t is data or _shape(t) != _shape(data):
+        return t is data
+    try:
+        a = np.asarray(t)
+        b = np.asarray(data)
+        if a.dtype != b.dtype:
+            b = b.astype(a.dtype)
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    except Exception:
+        return False
+
+
 _SEQUENTIAL_BUILD: Any = None
 
 
@@ -626,12 +717,20 @@ def key_error_sentence(err: BaseException, limit: int = 300) -> str:
 
 
 # ----------------------------------------------------------------- finishing
-def own_params(layer: Any) -> tuple[int, int]:
-    """(trainable, non-trainable) parameters of ``layer``'s own weights, not its sublayers'."""
+def own_params(layer: Any, recorded: set[int] | None = None) -> tuple[int, int]:
+    """(trainable, non-trainable) parameters of ``layer``'s weights that no recorded sublayer owns.
+
+    ``recorded`` holds the ids of the layers that have rows of their own;
+    a sublayer without one (the layer inside ``TimeDistributed``, which calls
+    its ``call`` directly) is counted here, in its wrapper's row, so the
+    column still sums to ``model.count_params()``.  Without ``recorded``
+    every sublayer counts as recorded.
+    """
     sub_ids: set[int] = set()
     try:
         for sub in layer._flatten_layers(include_self=False, recursive=True):
-            sub_ids.update(id(v) for v in sub.weights)
+            if recorded is None or id(sub) in recorded:
+                sub_ids.update(id(v) for v in sub.weights)
     except Exception:
         pass
     trainable = sum(_size(v) for v in _weights(layer, "trainable_weights") if id(v) not in sub_ids)
@@ -658,6 +757,7 @@ def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
     collector.finish()
     device = collector.finish_device_stats()
     seen: set[int] = set()
+    recorded = {id(frame.layer) for frame in collector.calls}
     rows = []
     for frame in collector.calls:
         lid = id(frame.layer)
@@ -665,7 +765,7 @@ def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
         frozen: int | None = None
         if lid not in seen:
             seen.add(lid)
-            trainable, frozen = own_params(frame.layer)
+            trainable, frozen = own_params(frame.layer, recorded)
         outputs = frame.outputs
         if device:
             outputs = tuple(
