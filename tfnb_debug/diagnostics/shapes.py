@@ -306,7 +306,14 @@ def _batch_of(root: LayerCall) -> int | None:
 
 # ------------------------------------------------------------------------ S03
 def float64_tensor(report: ShapeReport) -> list[Finding]:
-    """S03: float64 data entering a layer that does not compute in float64."""
+    """S03: float64 data entering a layer that does not compute in float64.
+
+    Keras casts a layer's floating inputs to its compute dtype on entry, so
+    the usual case (NumPy's float64 fed to a float32 model) costs a converted
+    copy of the data on every call; the numbers are computed in float32 as
+    intended.  The message says where the cast happens; only a layer whose
+    outputs stay float64 lets float64 flow on.
+    """
     hits = [
         r
         for r in report.calls
@@ -316,18 +323,31 @@ def float64_tensor(report: ShapeReport) -> list[Finding]:
         return []
     first = hits[0]
     more = len({r.path for r in hits}) - 1
-    return [
-        finding(
-            "S03",
-            f"float64 data enters {first.class_name} '{first.name}', which computes in "
-            f"{first.compute_dtype}: every call casts it"
-            + (f" ({more} more layer(s) receive float64)" if more else ""),
-            place=first.path,
-            evidence=f"inputs {_shapes(first.inputs)}",
-            hint="cast once at the source: x.astype('float32') (NumPy's default is float64) "
-            "or tf.cast(x, tf.float32) in the tf.data map",
+    target = first.compute_dtype or "float32"
+    also = f" ({more} more layer(s) receive float64)" if more else ""
+    evidence = f"inputs {_shapes(first.inputs)}"
+    hint = (
+        f"feed {target} to skip the copy: x.astype('{target}') (NumPy's default is float64) "
+        f"or tf.cast(x, tf.{target}) in the tf.data map"
+    )
+    passed_on = any(t.dtype == "float64" for t in first.outputs)
+    if passed_on:
+        message = (
+            f"float64 data passes through {first.class_name} '{first.name}' uncast although it "
+            f"computes in {target}: the layers after it get float64"
         )
-    ]
+        hint = f"cast once at the source: {hint.split(': ', 1)[1]}"
+    else:
+        where = "on entry to the model" if first.is_model else "on entry to the layer"
+        message = (
+            f"float64 input is cast to {target} by {first.class_name} '{first.name}' {where}: "
+            f"a converted copy of the data on every call (the model computes in {target} as "
+            "intended)"
+        )
+        inner = [c for c in report.calls if c.parent == first.index and c.inputs]
+        if inner and all(t.dtype == target for c in inner for t in c.inputs):
+            evidence += f"; the layers inside receive {target}"
+    return [finding("S03", message + also, place=first.path, evidence=evidence, hint=hint)]
 
 
 # ------------------------------------------------------------------------ S05
