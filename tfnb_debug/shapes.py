@@ -210,6 +210,7 @@ def trace_shapes(
     """
     from tfnb_debug.collect.shape_inputs import (
         batch_from_shapes,
+        check_callable,
         check_model,
         input_spec_of,
         parse_input_shape,
@@ -220,6 +221,7 @@ def trace_shapes(
     thresholds = thresholds or ShapeThresholds()
     check_model(model)
     label = name or str(model.name)
+    check_callable(model, label)
     spec = input_spec_of(model)
     note = ""
     if inputs is not None and input_shape is not None:
