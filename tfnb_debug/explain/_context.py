@@ -96,6 +96,14 @@ class SequentialBuild:
 
 
 @dataclass(frozen=True)
+class DatasetInfo:
+    """A ``tf.data`` dataset found in the traceback's frames: its element shapes, its name if any."""
+
+    name: str  # the user's variable bound to it ("" when none was found)
+    shapes: tuple[tuple[int | None, ...] | None, ...]  # per top-level component (None: unknown)
+
+
+@dataclass(frozen=True)
 class ErrorContext:
     """Everything the rules look at, read once from the exception."""
 
@@ -108,6 +116,7 @@ class ErrorContext:
     cells: Mapping[str, int]
     inputs: tuple[InputInfo, ...] = ()  # what a Keras layer's input check received
     sequential_build: SequentialBuild | None = None  # the error came from Sequential.build
+    datasets: tuple[DatasetInfo, ...] = ()  # tf.data datasets the failing call was given
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -253,6 +262,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         cells=dict(cells or {}),
         inputs=inputs,
         sequential_build=_sequential_build(exc),
+        datasets=_datasets(exc),
     )
 
 
@@ -401,3 +411,53 @@ def _shape_of(t: Any) -> tuple[int | None, ...] | None:
         return tuple(None if d is None else int(d) for d in t.shape)
     except Exception:
         return None
+
+
+def _is_dataset(value: Any) -> bool:
+    return hasattr(type(value), "element_spec") and "Dataset" in type(value).__name__
+
+
+def _datasets(exc: BaseException, limit: int = 8) -> tuple[DatasetInfo, ...]:
+    """The datasets held by the traceback's frames (e.g. ``fit``'s ``x`` and ``validation_data``)."""
+    found: dict[int, Any] = {}
+    user: list[Mapping[str, Any]] = []
+    tb = exc.__traceback__
+    while tb is not None and len(found) < limit:
+        frame = tb.tb_frame
+        if is_user_file(frame.f_code.co_filename):
+            user.append(frame.f_locals)
+            user.append(frame.f_globals)
+        for value in list(frame.f_locals.values()):
+            items = value if isinstance(value, tuple | list) else (value,)
+            for item in items[:4]:
+                if _is_dataset(item):
+                    found.setdefault(id(item), item)
+        tb = tb.tb_next
+    out = []
+    for ds in found.values():
+        try:
+            out.append(DatasetInfo(_name_of(ds, user), _component_shapes(ds.element_spec)))
+        except Exception:
+            continue
+    return tuple(out)
+
+
+def _name_of(value: Any, namespaces: list[Mapping[str, Any]]) -> str:
+    for names in namespaces:
+        for key, item in list(names.items()):
+            if item is value and not key.startswith("_"):
+                return str(key)
+    return ""
+
+
+def _component_shapes(spec: Any) -> tuple[tuple[int | None, ...] | None, ...]:
+    parts = spec if isinstance(spec, tuple) else (spec,)
+    shapes: list[tuple[int | None, ...] | None] = []
+    for part in parts:
+        shape = getattr(part, "shape", None)
+        try:
+            dims = shape.as_list() if shape is not None else None
+        except Exception:
+            dims = None
+        shapes.append(None if dims is None else tuple(dims))
+    return tuple(shapes)

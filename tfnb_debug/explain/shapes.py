@@ -77,12 +77,18 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
         layer = (ctx.layer_of_class(calling.group(1)) if calling else None) or "the model"
         if expected is None or received is None:
             return None
+        unbatched = (
+            _unbatched_dataset(ctx, received) if len(received) == len(expected) - 1 else None
+        )
+        evidence = f"received {fmt_shape(received)}, expected {fmt_shape(expected)}"
         return _s01(
             ctx,
             layer,
             f"the model expects inputs of shape {fmt_shape(expected)} but received {fmt_shape(received)}",
-            evidence=f"received {fmt_shape(received)}, expected {fmt_shape(expected)}",
-            hint=_rank_hint(
+            evidence=evidence + (f"; {unbatched[0]}" if unbatched else ""),
+            hint=unbatched[1]
+            if unbatched
+            else _rank_hint(
                 layer, expected_ndim=len(expected), received=received, expected=expected
             ),
         )
@@ -107,8 +113,8 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
     from tfnb_debug.explain import key_sentence
 
     build = ctx.sequential_build
-    if build is None:
-        return None
+    if build is None or ctx.is_a("ResourceExhaustedError") or ctx.is_a("MemoryError"):
+        return None  # running out of memory is R03's, not a shape problem
     received = fmt_shape(build.received) if build.received is not None else "(?)"
     producer = build.producer or "code outside a layer"
     chain = " -> ".join(
@@ -161,12 +167,20 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
     if ndim is not None:
         kind, expected_ndim, found = ndim.group(1), int(ndim.group(2)), int(ndim.group(3))
         received = parse_shape(ndim.group(4)) or ()
+        unbatched = (
+            _unbatched_dataset(ctx, received)
+            if found == expected_ndim - 1 and kind != "max_ndim"
+            else None
+        )
+        evidence = f"received {fmt_shape(received)}, expected {kind}={expected_ndim}"
         return _s01(
             ctx,
             layer,
             f"input {index} has rank {found} but the layer expects {kind}={expected_ndim}",
-            evidence=f"received {fmt_shape(received)}, expected {kind}={expected_ndim}",
-            hint=_rank_hint(layer, expected_ndim=expected_ndim, received=received),
+            evidence=evidence + (f"; {unbatched[0]}" if unbatched else ""),
+            hint=unbatched[1]
+            if unbatched
+            else _rank_hint(layer, expected_ndim=expected_ndim, received=received),
         )
     shapes = _SPEC_SHAPE.search(detail)
     if shapes is not None:
@@ -183,6 +197,30 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         f"input {index} is incompatible with the layer: {detail.strip()}",
         evidence="",
         hint="",
+    )
+
+
+def _unbatched_dataset(
+    ctx: ErrorContext, received: tuple[int | None, ...]
+) -> tuple[str, str] | None:
+    """(evidence, hint) when a tf.data dataset given to the call yields unbatched examples of that shape."""
+    for ds in ctx.datasets:
+        first = ds.shapes[0] if ds.shapes else None
+        if first is None or not _same_shape(first, received):
+            continue
+        what = f"dataset `{ds.name}`" if ds.name else "a tf.data dataset given to this call"
+        fix = f"`{ds.name} = {ds.name}.batch(32)`" if ds.name else "`.batch(32)` at its end"
+        return (
+            f"{what} yields single examples of shape {fmt_shape(first)} (no batch axis)",
+            f"the {what.removeprefix('a ')} is not batched, so each example reaches the model "
+            f"without its batch axis: batch it, e.g. {fix} (before any prefetch)",
+        )
+    return None
+
+
+def _same_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
+    return len(a) == len(b) and all(
+        x is None or y is None or x == y for x, y in zip(a, b, strict=True)
     )
 
 
