@@ -7,8 +7,11 @@ it calls each layer on a symbolic tensor.
 
 from __future__ import annotations
 
+import re
 import textwrap
+from typing import Any
 
+import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
@@ -112,3 +115,33 @@ def test_nested_sequential_inside_a_failing_sequential_keeps_its_path(
     shown = "\n".join(o.data.get("text/plain", "") for o in out.outputs)
     assert "outer/block" in shown and "outer/r" in shown
     assert "S01 shape-mismatch (error) at outer/r" in shown
+
+
+def test_partial_report_comes_first_then_the_users_own_traceback(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shell.run_cell("import keras", silent=True)
+    events: list[str] = []
+    show_traceback = shell.showtraceback
+
+    def recorded_traceback(*args: Any, **kwargs: Any) -> Any:
+        events.append("traceback")
+        return show_traceback(*args, **kwargs)
+
+    monkeypatch.setattr(shell, "showtraceback", recorded_traceback)
+    with capture_output() as out:
+        publish = shell.display_pub.publish
+
+        def recorded_publish(*args: Any, **kwargs: Any) -> Any:
+            events.append("report")
+            return publish(*args, **kwargs)
+
+        monkeypatch.setattr(shell.display_pub, "publish", recorded_publish)
+        result = shell.run_cell("%%tfshape\n" + BAD)
+    assert events == ["report", "traceback"]
+    error = result.error_in_exec
+    assert type(error) is ValueError and "Exception encountered when calling Reshape" in str(error)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.stdout)
+    assert "----> 1 model = keras.Sequential(" in plain  # the user's line
+    assert "compute_reshape_output_shape" in plain  # down to where Keras raised
+    assert "tfnb_debug/" not in plain  # no frame of tfnb_debug's
