@@ -33,9 +33,11 @@ RULES: tuple[Rule, ...] = (
     symbolic_value,
     nonfinite_check,
     layer_rejects_input,
-    sequential_build_fails,
     op_shapes,
 )
+# Only when no rule above explained the error (one problem, one finding): a layer
+# that raised while Keras built a Sequential from its layer list.
+FALLBACK_RULES: tuple[Rule, ...] = (sequential_build_fails,)
 
 _BOILERPLATE = re.compile(
     r"^(Graph execution error:|Detected at node|in user code:|File \"|Exception encountered when"
@@ -59,7 +61,9 @@ def explain_exception(
     ctx = build_context(exc, cells=cells)
     findings: list[Finding] = []
     steps: list[NextStep] = []
-    for rule in RULES:
+    for rule in RULES + FALLBACK_RULES:
+        if rule in FALLBACK_RULES and findings:
+            break
         explained = rule(ctx)
         if explained is None:
             continue
