@@ -100,7 +100,8 @@ class ShapeMagics(Magics):
 
         Cell magic: ``%%tfshape [options]`` runs the cell and records every Keras
         layer call it makes (eager, symbolic while a Functional model is built,
-        traced inside tf.function).
+        traced inside tf.function, and those of a ``keras.Sequential([...])``
+        whose construction fails).
 
         If a layer raises, the partial table is shown with the failing row
         marked and finding S01, then your exception is raised as usual.
