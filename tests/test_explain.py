@@ -439,3 +439,22 @@ def test_s01_unbatched_validation_dataset_says_to_batch_it(tfshell: InteractiveS
     assert "folded" not in line
     ok = run(tfshell, "model.fit(train_ds, validation_data=val_ds.batch(8), epochs=1, verbose=0)")
     assert ok.result.success and ok.boxes == []
+    # a function that gets the dataset under another name
+    helper = run(
+        tfshell,
+        """
+        def evaluate(data):
+            return model.evaluate(data, verbose=0)
+        evaluate(val_ds)
+        """,
+    )
+    # the test step was traced for batches before, so tf.function relaxed the shape to
+    # unknown rank: Keras says only "Cannot take the length of shape with unknown rank"
+    assert "unknown rank" in str(helper.result.error_in_exec)
+    line = helper.finding("S01")
+    assert "expects inputs of shape (None, 8) but received a tensor of unknown rank" in line
+    assert "batch it, e.g. `val_ds = val_ds.batch(32)`" in line
+    # a single NumPy example: no dataset is named, the batch axis is missing
+    single = run(tfshell, "model(x[0])").finding("S01")
+    assert "dataset" not in single and "folded" not in single
+    assert "single example without its batch axis" in single and "x[None]" in single

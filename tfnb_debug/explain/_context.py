@@ -117,6 +117,7 @@ class ErrorContext:
     inputs: tuple[InputInfo, ...] = ()  # what a Keras layer's input check received
     sequential_build: SequentialBuild | None = None  # the error came from Sequential.build
     datasets: tuple[DatasetInfo, ...] = ()  # tf.data datasets the failing call was given
+    model_inputs: tuple[tuple[int | None, ...] | None, ...] = ()  # the innermost model's Inputs
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -263,6 +264,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         inputs=inputs,
         sequential_build=_sequential_build(exc),
         datasets=_datasets(exc),
+        model_inputs=_model_inputs(exc),
     )
 
 
@@ -418,28 +420,47 @@ def _is_dataset(value: Any) -> bool:
 
 
 def _datasets(exc: BaseException, limit: int = 8) -> tuple[DatasetInfo, ...]:
-    """The datasets held by the traceback's frames (e.g. ``fit``'s ``x`` and ``validation_data``)."""
+    """The datasets the failing call was given.
+
+    Those held by a library frame (``fit``'s ``x`` and ``validation_data``),
+    and, since Keras filters its own frames out of tracebacks, the user's
+    variables bound to a dataset whose name appears in a line of the user's
+    code in the traceback (``model.fit(train_ds, validation_data=val_ds)``).
+    """
     found: dict[int, Any] = {}
     user: list[Mapping[str, Any]] = []
+    lines: list[str] = []
     tb = exc.__traceback__
-    while tb is not None and len(found) < limit:
+    while tb is not None:
         frame = tb.tb_frame
         if is_user_file(frame.f_code.co_filename):
-            user.append(frame.f_locals)
-            user.append(frame.f_globals)
-        for value in list(frame.f_locals.values()):
-            items = value if isinstance(value, tuple | list) else (value,)
-            for item in items[:4]:
-                if _is_dataset(item):
-                    found.setdefault(id(item), item)
+            user.extend((frame.f_locals, frame.f_globals))
+            lines.append(linecache_line(frame.f_code.co_filename, tb.tb_lineno))
+        else:
+            for value in list(frame.f_locals.values()):
+                items = value if isinstance(value, tuple | list) else (value,)
+                for item in items[:4]:
+                    if _is_dataset(item):
+                        found.setdefault(id(item), item)
         tb = tb.tb_next
+    words = set(re.findall(r"[A-Za-z_]\w*", " ".join(lines)))
+    for names in user:
+        for key, value in list(names.items()):
+            if key in words and not key.startswith("_") and _is_dataset(value):
+                found.setdefault(id(value), value)
     out = []
-    for ds in found.values():
+    for ds in list(found.values())[:limit]:
         try:
             out.append(DatasetInfo(_name_of(ds, user), _component_shapes(ds.element_spec)))
         except Exception:
             continue
     return tuple(out)
+
+
+def linecache_line(filename: str, lineno: int) -> str:
+    import linecache
+
+    return linecache.getline(filename, lineno)
 
 
 def _name_of(value: Any, namespaces: list[Mapping[str, Any]]) -> str:
@@ -461,3 +482,46 @@ def _component_shapes(spec: Any) -> tuple[tuple[int | None, ...] | None, ...]:
             dims = None
         shapes.append(None if dims is None else tuple(dims))
     return tuple(shapes)
+
+
+def _model_inputs(exc: BaseException) -> tuple[tuple[int | None, ...] | None, ...]:
+    """The Input shapes of the model that failed.
+
+    The innermost Functional/Sequential ``self`` in the traceback, else (Keras
+    filters its frames out) the one model the user's lines in the traceback
+    name (``model.evaluate(data)``).
+    """
+    found: Any = None
+    named: dict[int, Any] = {}
+    user: list[Mapping[str, Any]] = []
+    lines: list[str] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        if _is_graph_model(owner):
+            found = owner
+        if is_user_file(frame.f_code.co_filename):
+            user.extend((frame.f_locals, frame.f_globals))
+            lines.append(linecache_line(frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    if found is None:
+        words = set(re.findall(r"[A-Za-z_]\w*", " ".join(lines)))
+        for names in user:
+            for key, value in list(names.items()):
+                if key in words and _is_graph_model(value):
+                    named.setdefault(id(value), value)
+        if len(named) == 1:
+            found = next(iter(named.values()))
+    if found is None:
+        return ()
+    try:
+        return tuple(_shape_of(t) for t in found.inputs or ())
+    except Exception:
+        return ()
+
+
+def _is_graph_model(value: Any) -> bool:
+    return type(value).__name__ in ("Functional", "Sequential") or any(
+        c.__name__ in ("Functional", "Sequential") for c in type(value).__mro__[1:3]
+    )

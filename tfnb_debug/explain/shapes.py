@@ -32,6 +32,7 @@ _SPEC_SHAPE = re.compile(r"expected shape=" + _SHAPE_RE + r", found shape=" + _S
 _MODEL_INPUT = re.compile(
     r"Expected shape " + _SHAPE_RE + r", but input has incompatible shape " + _SHAPE_RE
 )
+_UNKNOWN_RANK = "Cannot take the length of shape with unknown rank"
 _CALLING = re.compile(r"Exception encountered when calling (\w+)\.call\(\)")
 _CONCAT = re.compile(
     r"A `(\w+)` layer requires inputs with matching shapes .*?input_shape=\[(.*?)\]\s*$", re.M
@@ -92,6 +93,19 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
                 layer, expected_ndim=len(expected), received=received, expected=expected
             ),
         )
+    if _UNKNOWN_RANK in text and len(ctx.model_inputs) == 1 and ctx.model_inputs[0]:
+        expected = ctx.model_inputs[0]
+        unbatched = _unbatched_dataset(ctx, expected[1:])
+        if unbatched is not None:
+            layer = ctx.layer_names[-1] if ctx.layer_names else "the model"
+            return _s01(
+                ctx,
+                layer,
+                f"the model expects inputs of shape {fmt_shape(expected)} but received a tensor "
+                "of unknown rank (tf.function relaxed the shapes of examples without a batch axis)",
+                evidence=f"expected {fmt_shape(expected)}; {unbatched[0]}",
+                hint=unbatched[1],
+            )
     merge = _merge_shapes(text)
     if merge is not None:
         kind, shapes, batchless = merge
@@ -261,6 +275,11 @@ def _rank_hint(
                 f"a Flatten is missing: {fmt_shape(received)} flattens to {expected[-1]} features; "
                 "reshape the data (x.reshape(len(x), -1)) or declare the model's Input with the unflattened shape and add keras.layers.Flatten()"
             )
+    if expected and len(received) == len(expected) - 1 and _same_shape(received, expected[1:]):
+        return (
+            f"the input is a single example without its batch axis ({fmt_shape(received)} where "
+            f"{fmt_shape(expected)} is expected): pass a batch, e.g. x[None] or x[:1] instead of x[0]"
+        )
     if len(received) == 1:
         return (
             "the batch axis was folded into the features (e.g. a reshape to (-1,)); keep it: "
