@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -307,6 +308,9 @@ def test_t02_inside_a_custom_layer_during_model_build(tfshell: InteractiveShell)
     )
     line = cell.finding("T02")
     assert "line 3 in call()" in line and "x.numpy().max()" in line
+    # raised while Keras built the Sequential, but one problem gets one finding: no S01 too
+    codes = [f.split()[0] for f in cell.text.splitlines() if f[:1].isupper() and f[1:3].isdigit()]
+    assert codes == ["T02"]
 
 
 def test_r03_out_of_memory_gives_allocation_and_remedies_in_order(
@@ -381,3 +385,76 @@ def test_enable_check_numerics_names_the_producing_op(tfshell: InteractiveShell)
     line = cell.finding("N01")
     assert "op Log" in line and "-Inf values" in line
     assert "line 5 in log_of()" in line
+
+
+def _always_overcommit() -> bool:
+    path = Path("/proc/sys/vm/overcommit_memory")
+    return path.exists() and path.read_text().strip() == "1"
+
+
+@pytest.mark.skipif(
+    _always_overcommit(),
+    reason="with overcommit_memory=1 the allocation might not be refused at once",
+)
+def test_r03_weight_too_big_names_the_layer_not_the_batch(tfshell: InteractiveShell) -> None:
+    # Flatten gives 2**17 features, Dense(2**29) needs a 2**46-float kernel (256 TiB): more
+    # than any address space, so the CPU allocator refuses it at once with a real OOM.
+    cell = run(
+        tfshell,
+        """
+        model = keras.Sequential([
+            keras.Input((128, 128, 8)),
+            keras.layers.Flatten(name="flat"),
+            keras.layers.Dense(2**29, name="head"),
+        ])
+        """,
+    )
+    assert cell.result.success is False
+    assert type(cell.result.error_in_exec).__name__ == "ResourceExhaustedError"
+    line = cell.finding("R03")
+    assert "at layer 'head'" in line
+    assert "a weight of Dense 'head' does not fit in memory: it needs 256.0 TiB" in line
+    assert "shape [131072,536870912]" in line
+    assert "its input from 'flat' has 131,072 features" in line
+    assert "shrink 'head'" in line and "pooling or strided convolutions before Flatten" in line
+    assert "smaller batch does not help" in line and "1) a smaller batch" not in line
+    assert [f.split()[0] for f in cell.text.splitlines() if f[:1] in "RS"] == ["R03"]
+
+
+def test_s01_unbatched_validation_dataset_says_to_batch_it(tfshell: InteractiveShell) -> None:
+    setup = """
+        x = np.random.rand(32, 8).astype("float32")
+        y = np.random.randint(0, 3, 32)
+        train_ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
+        val_ds = tf.data.Dataset.from_tensor_slices((x[:8], y[:8]))
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+        model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        """
+    assert run(tfshell, setup).result.success
+    cell = run(tfshell, "model.fit(train_ds, validation_data=val_ds, epochs=1, verbose=0)")
+    line = cell.finding("S01")
+    assert "received (8,), expected (None, 8)" in line
+    assert "dataset `val_ds` yields single examples of shape (8,) (no batch axis)" in line
+    assert "batch it, e.g. `val_ds = val_ds.batch(32)`" in line
+    assert "folded" not in line
+    ok = run(tfshell, "model.fit(train_ds, validation_data=val_ds.batch(8), epochs=1, verbose=0)")
+    assert ok.result.success and ok.boxes == []
+    # a function that gets the dataset under another name
+    helper = run(
+        tfshell,
+        """
+        def evaluate(data):
+            return model.evaluate(data, verbose=0)
+        evaluate(val_ds)
+        """,
+    )
+    # the test step was traced for batches before, so tf.function relaxed the shape to
+    # unknown rank: Keras says only "Cannot take the length of shape with unknown rank"
+    assert "unknown rank" in str(helper.result.error_in_exec)
+    line = helper.finding("S01")
+    assert "expects inputs of shape (None, 8) but received a tensor of unknown rank" in line
+    assert "batch it, e.g. `val_ds = val_ds.batch(32)`" in line
+    # a single NumPy example: no dataset is named, the batch axis is missing
+    single = run(tfshell, "model(x[0])").finding("S01")
+    assert "dataset" not in single and "folded" not in single
+    assert "single example without its batch axis" in single and "x[None]" in single

@@ -97,9 +97,28 @@ def test_s03_float64_input() -> None:
     x = np.random.default_rng(0).standard_normal((2, 4))  # float64
     s03 = only(trace_shapes(model, x), "S03")
     assert s03.place == "m"
+    assert s03.severity == "warning"
+    assert "float64 input is cast to float32 by Sequential 'm' on entry to the model" in s03.message
+    assert "a converted copy of the data on every call" in s03.message
+    assert s03.evidence == "inputs (2, 4) float64; the layers inside receive float32"
+    assert s03.hint.startswith("feed float32 to skip the copy")
     assert "S03" not in trace_shapes(model, x.astype("float32")).codes()
     wide = L.Dense(2, dtype="float64", name="wide")  # computes in float64 on purpose
     assert "S03" not in trace_shapes(wide, x).codes()
+
+
+def test_s03_says_when_float64_passes_through_uncast() -> None:
+    class Keep(L.Layer):
+        def __init__(self) -> None:
+            super().__init__(autocast=False, name="keep")
+
+        def call(self, t: object) -> object:
+            return t * 1.0  # type: ignore[operator]
+
+    x = np.random.default_rng(0).standard_normal((2, 4))  # float64
+    s03 = only(trace_shapes(Keep(), x), "S03")
+    assert "passes through Keep 'keep' uncast although it computes in float32" in s03.message
+    assert s03.hint.startswith("cast once at the source: x.astype('float32')")
 
 
 # ------------------------------------------------------------------------ S05

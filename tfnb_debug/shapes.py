@@ -8,8 +8,8 @@ finding S01; the user's exception is returned in the report's place or
 re-raised unchanged (``reraise=True``).
 
 ``with record_shapes() as rec: ...`` records every layer call made by a block
-(eager calls, symbolic calls while a Functional model is built, calls traced
-inside ``tf.function``), and ``rec.report`` holds the tables afterwards, also
+(eager calls, symbolic calls while a Functional model is built or while Keras
+builds a Sequential that then fails, calls traced inside ``tf.function``), and ``rec.report`` holds the tables afterwards, also
 when the block raised.
 
 :func:`layer_for_path` maps a row's ``path`` back to the layer object.
@@ -210,6 +210,7 @@ def trace_shapes(
     """
     from tfnb_debug.collect.shape_inputs import (
         batch_from_shapes,
+        check_callable,
         check_model,
         input_spec_of,
         parse_input_shape,
@@ -220,6 +221,7 @@ def trace_shapes(
     thresholds = thresholds or ShapeThresholds()
     check_model(model)
     label = name or str(model.name)
+    check_callable(model, label)
     spec = input_spec_of(model)
     note = ""
     if inputs is not None and input_shape is not None:

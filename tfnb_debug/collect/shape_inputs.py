@@ -16,6 +16,7 @@ from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.shape_records import MemoryEstimate, Shape, dtype_bytes
 
 __all__ = [
+    "check_callable",
     "check_model",
     "estimate_memory",
     "input_spec_of",
@@ -38,6 +39,26 @@ def check_model(model: Any, what: str = "model") -> None:
             f"{what} must be a Keras 3 model or layer, got {kind}{hint}: pass the model object, "
             "e.g. `%tfshape model`"
         )
+
+
+def check_callable(model: Any, label: str) -> None:
+    """A ``keras.Model`` subclass without ``call()`` (a GAN wrapper with ``train_step``) cannot be traced.
+
+    Raises a one-line :class:`TfnbDebugError` naming the sub-models to trace instead.
+    """
+    if not isinstance(model, keras.Model) or type(model).call is not keras.Model.call:
+        return
+    subs = [
+        f"{label}.{attr}"
+        for attr, value in vars(model).items()
+        if not attr.startswith("_") and isinstance(value, keras.layers.Layer)
+    ]
+    instead = (
+        f"trace its sub-models instead: {', '.join(f'%tfshape {s}' for s in subs)}"
+        if subs
+        else "give it a call(self, inputs) method, or trace the models it uses"
+    )
+    raise TfnbDebugError(f"model '{label}' defines no call(), so it cannot be traced: {instead}")
 
 
 def parse_input_shape(text: str | Sequence[Any]) -> tuple[Shape, ...]:

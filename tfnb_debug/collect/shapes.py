@@ -19,7 +19,7 @@ import re
 import sys
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import keras
@@ -56,9 +56,20 @@ class _Open:
     child_failed: bool = False
     has_children: bool = False
     device_stats: list[tuple[int, Any, str | None]] = field(default_factory=list)
+    data: list[Any] = field(default_factory=list)  # a root call's inputs, while it runs
 
 
 _MUTE = object()  # stack marker: a repeated root call, recorded once already
+
+
+@dataclass
+class _PendingBuild:
+    """A ``Sequential.build`` in progress or finished: its Python frame and the row of the model."""
+
+    build: Any  # the frame of Sequential.build (identity tells one build from the next)
+    model: _Open
+    start: int
+    finished: int
 
 
 class ShapeCollector:
@@ -89,6 +100,7 @@ class ShapeCollector:
         self._children: dict[int, dict[str, list[Any]]] = {}
         self._layers: dict[int, Any] = {}
         self._dtype_names: dict[Any, str] = {}
+        self._pending_build: _PendingBuild | None = None
 
     # ----------------------------------------------------------------- the hook
     def __call__(
@@ -101,9 +113,13 @@ class ShapeCollector:
         tensors = self._input_tensors(args, kwargs)
         mode = self._mode(tensors)
         if parent is None:
-            if mode == "symbolic" and (_in_symbolic_scope() or _inside_sequential_build()):
-                # Keras inferring shapes or rebuilding a Sequential: not a call of the user's
+            if mode == "symbolic" and _in_symbolic_scope():
+                # Keras inferring shapes: not a call of the user's
                 return call(*args, **kwargs)
+            build = _sequential_build_frame() if mode == "symbolic" else None
+            if build is not None:
+                return self._sequential_build_call(build, layer, call, args, kwargs, tensors)
+            self._drop_finished_build()
             if len(self.calls) >= self.max_calls:
                 self.truncated = True
                 return self._muted(call, args, kwargs)
@@ -126,6 +142,59 @@ class ShapeCollector:
         self._close(frame, outputs)
         return outputs
 
+    def _sequential_build_call(
+        self,
+        build: Any,
+        layer: Any,
+        call: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        tensors: list[Any],
+    ) -> Any:
+        """A layer called by ``Sequential.build`` (in the constructor, ``add()`` or ``build()``).
+
+        Keras rebuilds a Sequential's graph on every ``add()``, so a build that
+        succeeds is dropped (like any build pass); one that raises keeps its
+        rows under a row for the Sequential, so the table and S01 show the
+        failing layer, what it received and which layer produced it.
+        """
+        __tracebackhide__ = True
+        pending = self._pending_build
+        if pending is None or pending.build is not build:
+            self._drop_finished_build()
+            start, finished = len(self.calls), self._finished
+            model = self._open(build.f_locals["self"], None, "symbolic", tensors)
+            pending = self._pending_build = _PendingBuild(build, model, start, finished)
+        self._stack.append(pending.model)
+        try:
+            return self(layer, call, args, kwargs)
+        except BaseException as err:
+            if isinstance(err, NotImplementedError):  # Sequential.build swallows it and stops
+                self._drop_finished_build()
+                raise
+            self._fail(pending.model, err)
+            self._pending_build = None  # the rows stay: they show where the build failed
+            raise
+        finally:
+            self._stack.pop()
+
+    def _drop_finished_build(self) -> None:
+        """Forget the rows of a Sequential build that finished without an error."""
+        pending, self._pending_build = self._pending_build, None
+        if pending is not None:
+            self._forget_rows(pending.start, pending.finished)
+
+    def _forget_rows(self, start: int, finished: int) -> None:
+        for frame in self.calls[start:]:
+            self._call_counts[id(frame.layer)] -= 1
+        del self.calls[start:]
+        self._finished = finished
+        self._producers = {k: v for k, v in self._producers.items() if v[1] < start}
+
+    def finish(self) -> None:
+        """End of the recording: drop a pending Sequential build that succeeded."""
+        self._drop_finished_build()
+
     @contextlib.contextmanager
     def build_pass(self, layer: Any) -> Iterator[None]:
         """Keras building ``layer`` by calling it symbolically: keep those rows only if it raises."""
@@ -136,12 +205,7 @@ class ShapeCollector:
         yield  # an exception propagates: the rows stay and show where the build failed
         if len(self.calls) == start:
             return
-        for frame in self.calls[start:]:
-            lid = id(frame.layer)
-            self._call_counts[lid] -= 1
-        del self.calls[start:]
-        self._finished = finished
-        self._producers = {k: v for k, v in self._producers.items() if v[1] < start}
+        self._forget_rows(start, finished)
         if isinstance(parent, _Open) and saved is not None:
             parent.has_children, parent.child_failed = saved
 
@@ -183,6 +247,8 @@ class ShapeCollector:
                 if not self._known(t) and not _made_by_a_layer(t):
                     self._remember(t, -1, "input")
         inputs = tuple(self._input_info(t, mode) for t in tensors)
+        if mode != "symbolic" and any(info.producer is None for info in inputs):
+            inputs = self._unrecorded_producers(layer, parent, tensors, inputs)
         frame = _Open(
             index=index,
             layer=layer,
@@ -195,10 +261,41 @@ class ShapeCollector:
             inputs=inputs,
             activation=_activation_name(layer),
         )
+        if parent is None and mode == "eager":
+            frame.data = list(tensors)  # for _unrecorded_producers; dropped when the call ends
         self.calls.append(frame)
         return frame
 
+    def _unrecorded_producers(
+        self,
+        layer: Any,
+        parent: _Open | None,
+        tensors: list[Any],
+        inputs: tuple[TensorInfo, ...],
+    ) -> tuple[TensorInfo, ...]:
+        """Name what made inputs no recorded layer call made.
+
+        In a Functional graph (also a Sequential's) the node Keras is running
+        says which operation made each input: the model's Input (NumPy data
+        converted on entry) or a Keras op such as ``keras.ops.add``.  Elsewhere
+        (a subclassed model), an eager input equal to the data given to the
+        model is that data after Keras converted it.
+        """
+        graph = _graph_producers(layer)
+        root = self.calls[parent.root] if parent is not None else None
+        data = root.data if root is not None else []
+        named = []
+        for t, info in zip(tensors, inputs, strict=True):
+            producer = info.producer
+            if producer is None:
+                producer = graph.get(id(t))
+            if producer is None and any(_same_values(t, d) for d in data):
+                producer = "input"
+            named.append(info if producer is None else replace(info, producer=producer))
+        return tuple(named)
+
     def _close(self, frame: _Open, outputs: Any) -> None:
+        frame.data = []
         self._finished += 1
         frame.finished = self._finished
         flat = [t for t in _flatten(outputs) if _is_tensor(t)]
@@ -212,6 +309,7 @@ class ShapeCollector:
         frame.outputs = tuple(infos)
 
     def _fail(self, frame: _Open, err: BaseException) -> None:
+        frame.data = []
         self._finished += 1
         frame.finished = self._finished
         if frame.child_failed:
@@ -260,11 +358,7 @@ class ShapeCollector:
             producer_index = None if entry[1] < 0 else entry[1]
             producer = entry[2]
         elif isinstance(t, keras.KerasTensor):
-            history = getattr(t, "_keras_history", None)
-            if history is not None:
-                op = history.operation
-                is_input = type(op).__name__ == "InputLayer"
-                producer = "input" if is_input else str(getattr(op, "name", "") or "") or None
+            producer = _history_producer(t)
         nonfinite = None
         if mode == "eager" and self.stats and producer_index is None:
             nonfinite = _count_nonfinite(t)
@@ -491,11 +585,71 @@ def _in_symbolic_scope() -> bool:
     return bool(in_symbolic_scope())
 
 
+def _history_producer(t: Any) -> str | None:
+    """Who made a symbolic tensor: ``input``, a layer's name, or a Keras op (``add (keras op)``)."""
+    history = getattr(t, "_keras_history", None)
+    op = getattr(history, "operation", None)
+    if op is None:
+        return None
+    if type(op).__name__ == "InputLayer":
+        return "input"
+    name = str(getattr(op, "name", "") or "")
+    if not name:
+        return None
+    return name if isinstance(op, keras.layers.Layer) else f"{name} (keras op)"
+
+
+_RUN_THROUGH_GRAPH: Any = None
+
+
+def _graph_producers(layer: Any, limit: int = 12) -> dict[int, str]:
+    """In a Functional graph being run, ``id(input tensor) -> producer`` for ``layer``'s node."""
+    global _RUN_THROUGH_GRAPH
+    if _RUN_THROUGH_GRAPH is None:
+        from keras.src.ops.function import Function
+
+        _RUN_THROUGH_GRAPH = Function._run_through_graph.__code__
+    frame = sys._getframe(2)
+    for _ in range(limit):
+        if frame is None:
+            return {}
+        if frame.f_code is _RUN_THROUGH_GRAPH:
+            break
+        frame = frame.f_back  # type: ignore[assignment]
+    else:
+        return {}
+    node = frame.f_locals.get("node")
+    values = frame.f_locals.get("tensor_dict")
+    if node is None or values is None or getattr(node, "operation", None) is not layer:
+        return {}
+    out = {}
+    for symbolic in node.input_tensors:
+        actual = values.get(id(symbolic))
+        producer = _history_producer(symbolic)
+        if actual is not None and producer is not None:
+            out[id(actual)] = producer
+    return out
+
+
+def _same_values(t: Any, data: Any) -> bool:
+    """Whether tensor ``t`` holds exactly ``data`` (after Keras converted it to ``t``'s dtype)."""
+    if t is data or _shape(t) != _shape(data):
+        return t is data
+    try:
+        a = np.asarray(t)
+        b = np.asarray(data)
+        if a.dtype != b.dtype:
+            b = b.astype(a.dtype)
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    except Exception:
+        return False
+
+
 _SEQUENTIAL_BUILD: Any = None
 
 
-def _inside_sequential_build(limit: int = 12) -> bool:
-    """Whether ``Sequential.build`` (which calls every layer to make its graph) is on the stack."""
+def _sequential_build_frame(limit: int = 12) -> Any:
+    """The frame of ``Sequential.build`` (which calls every layer to make its graph), if on the stack."""
     global _SEQUENTIAL_BUILD
     if _SEQUENTIAL_BUILD is None:
         from keras.src.models.sequential import Sequential
@@ -504,11 +658,11 @@ def _inside_sequential_build(limit: int = 12) -> bool:
     frame = sys._getframe(1)
     for _ in range(limit):
         if frame is None:
-            return False
+            return None
         if frame.f_code is _SEQUENTIAL_BUILD:
-            return True
+            return frame
         frame = frame.f_back  # type: ignore[assignment]
-    return False
+    return None
 
 
 def child_segment(parent: Any, layer: Any) -> str:
@@ -563,12 +717,20 @@ def key_error_sentence(err: BaseException, limit: int = 300) -> str:
 
 
 # ----------------------------------------------------------------- finishing
-def own_params(layer: Any) -> tuple[int, int]:
-    """(trainable, non-trainable) parameters of ``layer``'s own weights, not its sublayers'."""
+def own_params(layer: Any, recorded: set[int] | None = None) -> tuple[int, int]:
+    """(trainable, non-trainable) parameters of ``layer``'s weights that no recorded sublayer owns.
+
+    ``recorded`` holds the ids of the layers that have rows of their own;
+    a sublayer without one (the layer inside ``TimeDistributed``, which calls
+    its ``call`` directly) is counted here, in its wrapper's row, so the
+    column still sums to ``model.count_params()``.  Without ``recorded``
+    every sublayer counts as recorded.
+    """
     sub_ids: set[int] = set()
     try:
         for sub in layer._flatten_layers(include_self=False, recursive=True):
-            sub_ids.update(id(v) for v in sub.weights)
+            if recorded is None or id(sub) in recorded:
+                sub_ids.update(id(v) for v in sub.weights)
     except Exception:
         pass
     trainable = sum(_size(v) for v in _weights(layer, "trainable_weights") if id(v) not in sub_ids)
@@ -592,8 +754,10 @@ def _size(variable: Any) -> int:
 
 def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
     """Turn what the collector saw into frozen rows (parameters on each layer's first call)."""
+    collector.finish()
     device = collector.finish_device_stats()
     seen: set[int] = set()
+    recorded = {id(frame.layer) for frame in collector.calls}
     rows = []
     for frame in collector.calls:
         lid = id(frame.layer)
@@ -601,7 +765,7 @@ def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
         frozen: int | None = None
         if lid not in seen:
             seen.add(lid)
-            trainable, frozen = own_params(frame.layer)
+            trainable, frozen = own_params(frame.layer, recorded)
         outputs = frame.outputs
         if device:
             outputs = tuple(

@@ -22,6 +22,7 @@ __all__ = [
     "RULES",
     "ShapeThresholds",
     "batch_dim_changed",
+    "build_failure_hint",
     "dead_relu",
     "failure_hint",
     "float64_tensor",
@@ -147,6 +148,9 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
         hint = _merge_hint(row)
         if hint:
             return hint
+    reshape = _reshape_hint(row.error, row.name, producer)
+    if reshape:
+        return reshape
     if _MATMUL.search(row.error) and ranks:
         return (
             f"the last axis of the input ({_shapes(row.inputs)}) does not match what "
@@ -154,6 +158,68 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
         )
     return (
         f"compare what '{producer}' produced ({_shapes(row.inputs)}) with what '{row.name}' expects"
+    )
+
+
+_RESHAPE = re.compile(
+    r"total size of the tensor must be unchanged\. Received: input_shape=\(([^()]*)\), "
+    r"target_shape=\(([^()]*)\)"
+)
+
+
+def _sizes(text: str) -> list[int] | None:
+    try:
+        return [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        return None
+
+
+def _reshape_hint(error: str, layer: str, producer: str) -> str:
+    """A Reshape whose target does not hold the values it receives: say both counts."""
+    match = _RESHAPE.search(error)
+    if match is None:
+        return ""
+    given, target = _sizes(match.group(1)), _sizes(match.group(2))
+    if not given or not target or any(d < 0 for d in given):
+        return ""
+    have = 1
+    for d in given:
+        have *= d
+    source = "the input" if producer == "input" else f"'{producer}'"
+    if any(d == -1 for d in target):
+        return (
+            f"{source} gives {have} values per example, which the fixed sizes of the target "
+            f"({match.group(2)}) do not divide: change the target of '{layer}'"
+        )
+    want = 1
+    for d in target:
+        want *= d
+    return (
+        f"the target ({match.group(2)}) of '{layer}' holds {want} values per example but "
+        f"{source} gives {have}: give '{layer}' a target whose sizes multiply "
+        f"to {have}, or make {source} output {want} values"
+    )
+
+
+def build_failure_hint(
+    error: str,
+    *,
+    layer: str,
+    class_name: str,
+    producer: str,
+    received: tuple[int | None, ...] | None,
+) -> str:
+    """The fix for a layer that raised while a Sequential was built (used by the automatic diagnosis)."""
+    from tfnb_debug.render.values import format_shape
+
+    reshape = _reshape_hint(error, layer, producer)
+    if reshape:
+        return reshape
+    source = "the model's input" if producer == "input" else f"'{producer}'"
+    shape = format_shape(received) if received is not None else "(?)"
+    return (
+        f"{source} gives {shape} to {class_name} '{layer}', which cannot take it: fix the "
+        f"arguments of '{layer}' (or of {source}) so the shapes fit"
     )
 
 
@@ -240,7 +306,14 @@ def _batch_of(root: LayerCall) -> int | None:
 
 # ------------------------------------------------------------------------ S03
 def float64_tensor(report: ShapeReport) -> list[Finding]:
-    """S03: float64 data entering a layer that does not compute in float64."""
+    """S03: float64 data entering a layer that does not compute in float64.
+
+    Keras casts a layer's floating inputs to its compute dtype on entry, so
+    the usual case (NumPy's float64 fed to a float32 model) costs a converted
+    copy of the data on every call; the numbers are computed in float32 as
+    intended.  The message says where the cast happens; only a layer whose
+    outputs stay float64 lets float64 flow on.
+    """
     hits = [
         r
         for r in report.calls
@@ -250,18 +323,31 @@ def float64_tensor(report: ShapeReport) -> list[Finding]:
         return []
     first = hits[0]
     more = len({r.path for r in hits}) - 1
-    return [
-        finding(
-            "S03",
-            f"float64 data enters {first.class_name} '{first.name}', which computes in "
-            f"{first.compute_dtype}: every call casts it"
-            + (f" ({more} more layer(s) receive float64)" if more else ""),
-            place=first.path,
-            evidence=f"inputs {_shapes(first.inputs)}",
-            hint="cast once at the source: x.astype('float32') (NumPy's default is float64) "
-            "or tf.cast(x, tf.float32) in the tf.data map",
+    target = first.compute_dtype or "float32"
+    also = f" ({more} more layer(s) receive float64)" if more else ""
+    evidence = f"inputs {_shapes(first.inputs)}"
+    hint = (
+        f"feed {target} to skip the copy: x.astype('{target}') (NumPy's default is float64) "
+        f"or tf.cast(x, tf.{target}) in the tf.data map"
+    )
+    passed_on = any(t.dtype == "float64" for t in first.outputs)
+    if passed_on:
+        message = (
+            f"float64 data passes through {first.class_name} '{first.name}' uncast although it "
+            f"computes in {target}: the layers after it get float64"
         )
-    ]
+        hint = f"cast once at the source: {hint.split(': ', 1)[1]}"
+    else:
+        where = "on entry to the model" if first.is_model else "on entry to the layer"
+        message = (
+            f"float64 input is cast to {target} by {first.class_name} '{first.name}' {where}: "
+            f"a converted copy of the data on every call (the model computes in {target} as "
+            "intended)"
+        )
+        inner = [c for c in report.calls if c.parent == first.index and c.inputs]
+        if inner and all(t.dtype == target for c in inner for t in c.inputs):
+            evidence += f"; the layers inside receive {target}"
+    return [finding("S03", message + also, place=first.path, evidence=evidence, hint=hint)]
 
 
 # ------------------------------------------------------------------------ S05

@@ -21,7 +21,7 @@ from tfnb_debug.explain.runtime import (
     out_of_memory,
     symbolic_value,
 )
-from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes
+from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes, sequential_build_fails
 from tfnb_debug.reports import Finding, sort_findings
 
 __all__ = ["ExplainReport", "NextStep", "explain_exception"]
@@ -41,6 +41,9 @@ RULES: tuple[Rule, ...] = (
     layer_rejects_input,
     op_shapes,
 )
+# Only when no rule above explained the error (one problem, one finding): a layer
+# that raised while Keras built a Sequential from its layer list.
+FALLBACK_RULES: tuple[Rule, ...] = (sequential_build_fails,)
 
 _BOILERPLATE = re.compile(
     r"^(Graph execution error:|Detected at node|in user code:|File \"|Exception encountered when"
@@ -64,7 +67,9 @@ def explain_exception(
     ctx = build_context(exc, cells=cells)
     findings: list[Finding] = []
     steps: list[NextStep] = []
-    for rule in RULES:
+    for rule in RULES + FALLBACK_RULES:
+        if rule in FALLBACK_RULES and findings:
+            break
         explained = rule(ctx)
         if explained is None:
             continue

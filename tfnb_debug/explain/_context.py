@@ -77,6 +77,42 @@ class TrainedModel:
 
 
 @dataclass(frozen=True)
+class BuildStep:
+    """One layer of a Sequential that Keras was building when the error came: its output shape."""
+
+    name: str
+    class_name: str
+    shape: tuple[int | None, ...] | None
+
+
+@dataclass(frozen=True)
+class SequentialBuild:
+    """The error came from ``Sequential.build`` (the constructor, ``add()`` or ``build()``).
+
+    ``steps`` are the layers built before the failing one, the model's input
+    first (name ``"input"``); ``layer``/``layer_class`` the layer that raised,
+    ``received`` and ``dtype`` what it was given, ``producer`` the layer that
+    made it (``"input"`` for the Input).
+    """
+
+    model: str
+    layer: str
+    layer_class: str
+    received: tuple[int | None, ...] | None
+    dtype: str
+    producer: str
+    steps: tuple[BuildStep, ...]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A ``tf.data`` dataset found in the traceback's frames: its element shapes, its name if any."""
+
+    name: str  # the user's variable bound to it ("" when none was found)
+    shapes: tuple[tuple[int | None, ...] | None, ...]  # per top-level component (None: unknown)
+
+
+@dataclass(frozen=True)
 class ErrorContext:
     """Everything the rules look at, read once from the exception."""
 
@@ -89,6 +125,9 @@ class ErrorContext:
     cells: Mapping[str, int]
     inputs: tuple[InputInfo, ...] = ()  # what a Keras layer's input check received
     trained: tuple[TrainedModel, ...] = ()  # compiled models whose training step raised
+    sequential_build: SequentialBuild | None = None  # the error came from Sequential.build
+    datasets: tuple[DatasetInfo, ...] = ()  # tf.data datasets the failing call was given
+    model_inputs: tuple[tuple[int | None, ...] | None, ...] = ()  # the innermost model's Inputs
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -235,6 +274,9 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         cells=dict(cells or {}),
         inputs=inputs,
         trained=trained,
+        sequential_build=_sequential_build(exc),
+        datasets=_datasets(exc),
+        model_inputs=_model_inputs(exc),
     )
 
 
@@ -361,4 +403,178 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
 
     return tuple(
         TrainedModel(str(m.name), loss_name(m.loss), len(m.trainable_variables)) for m in models
+    )
+
+
+def _sequential_build(exc: BaseException) -> SequentialBuild | None:
+    """What ``Sequential.build`` was doing when ``exc`` came through it (innermost such frame)."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        names = frame.f_locals
+        owner = names.get("self")
+        if (
+            frame.f_code.co_name == "build"
+            and "Sequential" in (c.__name__ for c in type(owner).__mro__)
+            and "layer" in names
+            and "x" in names
+        ):
+            found = (owner, names["layer"], names["x"])
+        tb = tb.tb_next
+    if found is None:
+        return None
+    try:
+        return _read_build(*found)
+    except Exception:
+        return None
+
+
+def _read_build(model: Any, layer: Any, x: Any) -> SequentialBuild:
+    layers = list(model._layers)
+    steps = [BuildStep("input", "InputLayer", _shape_of(layers[0].output))]
+    for built in layers[1:]:
+        if built is layer:
+            break
+        nodes = getattr(built, "_inbound_nodes", None) or []
+        outputs = nodes[-1].outputs if nodes else []
+        steps.append(
+            BuildStep(
+                str(built.name), type(built).__name__, _shape_of(outputs[0]) if outputs else None
+            )
+        )
+    history = getattr(x, "_keras_history", None)
+    operation = getattr(history, "operation", None)
+    producer = ""
+    if operation is not None:
+        is_input = type(operation).__name__ == "InputLayer"
+        producer = "input" if is_input else str(getattr(operation, "name", ""))
+    dtype = getattr(x, "dtype", "")
+    return SequentialBuild(
+        model=str(model.name),
+        layer=str(layer.name),
+        layer_class=type(layer).__name__,
+        received=_shape_of(x),
+        dtype=str(getattr(dtype, "name", dtype)),
+        producer=producer,
+        steps=tuple(steps),
+    )
+
+
+def _shape_of(t: Any) -> tuple[int | None, ...] | None:
+    try:
+        return tuple(None if d is None else int(d) for d in t.shape)
+    except Exception:
+        return None
+
+
+def _is_dataset(value: Any) -> bool:
+    return hasattr(type(value), "element_spec") and "Dataset" in type(value).__name__
+
+
+def _datasets(exc: BaseException, limit: int = 8) -> tuple[DatasetInfo, ...]:
+    """The datasets the failing call was given.
+
+    Those held by a library frame (``fit``'s ``x`` and ``validation_data``),
+    and, since Keras filters its own frames out of tracebacks, the user's
+    variables bound to a dataset whose name appears in a line of the user's
+    code in the traceback (``model.fit(train_ds, validation_data=val_ds)``).
+    """
+    found: dict[int, Any] = {}
+    user: list[Mapping[str, Any]] = []
+    lines: list[str] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if is_user_file(frame.f_code.co_filename):
+            user.extend((frame.f_locals, frame.f_globals))
+            lines.append(linecache_line(frame.f_code.co_filename, tb.tb_lineno))
+        else:
+            for value in list(frame.f_locals.values()):
+                items = value if isinstance(value, tuple | list) else (value,)
+                for item in items[:4]:
+                    if _is_dataset(item):
+                        found.setdefault(id(item), item)
+        tb = tb.tb_next
+    words = set(re.findall(r"[A-Za-z_]\w*", " ".join(lines)))
+    for names in user:
+        for key, value in list(names.items()):
+            if key in words and not key.startswith("_") and _is_dataset(value):
+                found.setdefault(id(value), value)
+    out = []
+    for ds in list(found.values())[:limit]:
+        try:
+            out.append(DatasetInfo(_name_of(ds, user), _component_shapes(ds.element_spec)))
+        except Exception:
+            continue
+    return tuple(out)
+
+
+def linecache_line(filename: str, lineno: int) -> str:
+    import linecache
+
+    return linecache.getline(filename, lineno)
+
+
+def _name_of(value: Any, namespaces: list[Mapping[str, Any]]) -> str:
+    for names in namespaces:
+        for key, item in list(names.items()):
+            if item is value and not key.startswith("_"):
+                return str(key)
+    return ""
+
+
+def _component_shapes(spec: Any) -> tuple[tuple[int | None, ...] | None, ...]:
+    parts = spec if isinstance(spec, tuple) else (spec,)
+    shapes: list[tuple[int | None, ...] | None] = []
+    for part in parts:
+        shape = getattr(part, "shape", None)
+        try:
+            dims = shape.as_list() if shape is not None else None
+        except Exception:
+            dims = None
+        shapes.append(None if dims is None else tuple(dims))
+    return tuple(shapes)
+
+
+def _model_inputs(exc: BaseException) -> tuple[tuple[int | None, ...] | None, ...]:
+    """The Input shapes of the model that failed.
+
+    The innermost Functional/Sequential ``self`` in the traceback, else (Keras
+    filters its frames out) the one model the user's lines in the traceback
+    name (``model.evaluate(data)``).
+    """
+    found: Any = None
+    named: dict[int, Any] = {}
+    user: list[Mapping[str, Any]] = []
+    lines: list[str] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        if _is_graph_model(owner):
+            found = owner
+        if is_user_file(frame.f_code.co_filename):
+            user.extend((frame.f_locals, frame.f_globals))
+            lines.append(linecache_line(frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    if found is None:
+        words = set(re.findall(r"[A-Za-z_]\w*", " ".join(lines)))
+        for names in user:
+            for key, value in list(names.items()):
+                if key in words and _is_graph_model(value):
+                    named.setdefault(id(value), value)
+        if len(named) == 1:
+            found = next(iter(named.values()))
+    if found is None:
+        return ()
+    try:
+        return tuple(_shape_of(t) for t in found.inputs or ())
+    except Exception:
+        return ()
+
+
+def _is_graph_model(value: Any) -> bool:
+    return type(value).__name__ in ("Functional", "Sequential") or any(
+        c.__name__ in ("Functional", "Sequential") for c in type(value).__mro__[1:3]
     )

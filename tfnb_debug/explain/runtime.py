@@ -147,6 +147,8 @@ def out_of_memory(ctx: ErrorContext) -> Explained | None:
         evidence = f"XLA allocation of {_bytes(int(xla.group(1)))}"
     node = ctx.node()
     op = split_node(node)[1] if node else ctx.eager_op()
+    if oom is not None and _creates_a_weight(ctx, op or ""):
+        return _weight_oom(ctx, oom, evidence, op or "")
     if op:
         place = f"op {op}" + (f" on {place}" if place else "")
     return (
@@ -163,6 +165,70 @@ def out_of_memory(ctx: ErrorContext) -> Explained | None:
                 "see the memory over the run",
                 magic="tfmem",
                 fallback="halve the batch size and re-run; restart the kernel if memory stays held",
+            ),
+        ),
+    )
+
+
+# ops that only initializers run (tf.zeros's Fill is not among them: it is also plain user code)
+_INITIALIZER_OP = re.compile(r"Random|TruncatedNormal|^(Qr|VarHandleOp)$")
+_BUILD_FRAMES = frozenset({"add_weight", "build", "build_wrapper", "_maybe_build"})
+
+
+def _creates_a_weight(ctx: ErrorContext, op: str) -> bool:
+    """The failed allocation is a weight being created (an initializer op, or a layer's build)."""
+    if op and _INITIALIZER_OP.search(op):
+        return True
+    return any(
+        f.function in _BUILD_FRAMES or "/initializers/" in f.filename.replace("\\", "/")
+        for f in ctx.frames
+    )
+
+
+def _weight_oom(ctx: ErrorContext, oom: re.Match[str], evidence: str, op: str) -> Explained:
+    """R03 for a weight too big to create: name the layer and its size; the batch is not the cause."""
+    dims = [int(d) for d in oom.group(1).split(",") if d]
+    count = 1
+    for d in dims:
+        count *= d
+    size = _DTYPE_BYTES.get(oom.group(2))
+    amount = _bytes(count * size) if size is not None else f"{count:,} values"
+    build = ctx.sequential_build
+    if build is not None:
+        layer = f"{build.layer_class} '{build.layer}'"
+        short = f"'{build.layer}'"
+        source = "the model's input" if build.producer == "input" else f"'{build.producer}'"
+        features = build.received[-1] if build.received else None
+        feeds = (
+            f"; its input from {source} has {features:,} features"
+            if isinstance(features, int)
+            else ""
+        )
+    else:
+        user = ctx.user_code_line()
+        layer = "a layer"
+        short = "the layer"
+        feeds = f"; created at {ctx.where(user[0], user[1], user[2])}: {user[3]}" if user else ""
+    if op:
+        evidence += f", by the initializer op {op}"
+    return (
+        finding(
+            "R03",
+            f"a weight of {layer} does not fit in memory: it needs {amount} "
+            f"(shape [{oom.group(1)}])",
+            place=f"layer '{build.layer}'" if build is not None else (op and f"op {op}"),
+            evidence=evidence + feeds,
+            hint=(
+                f"shrink {short}: a weight's size is its input width times its units (or "
+                "filters); reduce what feeds it (pooling or strided convolutions before "
+                "Flatten -> Dense, or GlobalAveragePooling2D instead of Flatten) or give it fewer "
+                "units. A smaller batch does not help: weights do not depend on the batch size"
+            ),
+        ),
+        (
+            NextStep(
+                text=f"rebuild the model with {short} shrunk and check each layer's parameters "
+                "with model.summary()",
             ),
         ),
     )

@@ -32,6 +32,7 @@ _SPEC_SHAPE = re.compile(r"expected shape=" + _SHAPE_RE + r", found shape=" + _S
 _MODEL_INPUT = re.compile(
     r"Expected shape " + _SHAPE_RE + r", but input has incompatible shape " + _SHAPE_RE
 )
+_UNKNOWN_RANK = "Cannot take the length of shape with unknown rank"
 _CALLING = re.compile(r"Exception encountered when calling (\w+)\.call\(\)")
 _CONCAT = re.compile(
     r"A `(\w+)` layer requires inputs with matching shapes .*?input_shape=\[(.*?)\]\s*$", re.M
@@ -77,15 +78,34 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
         layer = (ctx.layer_of_class(calling.group(1)) if calling else None) or "the model"
         if expected is None or received is None:
             return None
+        unbatched = (
+            _unbatched_dataset(ctx, received) if len(received) == len(expected) - 1 else None
+        )
+        evidence = f"received {fmt_shape(received)}, expected {fmt_shape(expected)}"
         return _s01(
             ctx,
             layer,
             f"the model expects inputs of shape {fmt_shape(expected)} but received {fmt_shape(received)}",
-            evidence=f"received {fmt_shape(received)}, expected {fmt_shape(expected)}",
-            hint=_rank_hint(
+            evidence=evidence + (f"; {unbatched[0]}" if unbatched else ""),
+            hint=unbatched[1]
+            if unbatched
+            else _rank_hint(
                 layer, expected_ndim=len(expected), received=received, expected=expected
             ),
         )
+    if _UNKNOWN_RANK in text and len(ctx.model_inputs) == 1 and ctx.model_inputs[0]:
+        expected = ctx.model_inputs[0]
+        unbatched = _unbatched_dataset(ctx, expected[1:])
+        if unbatched is not None:
+            layer = ctx.layer_names[-1] if ctx.layer_names else "the model"
+            return _s01(
+                ctx,
+                layer,
+                f"the model expects inputs of shape {fmt_shape(expected)} but received a tensor "
+                "of unknown rank (tf.function relaxed the shapes of examples without a batch axis)",
+                evidence=f"expected {fmt_shape(expected)}; {unbatched[0]}",
+                hint=unbatched[1],
+            )
     merge = _merge_shapes(text)
     if merge is not None:
         kind, shapes, batchless = merge
@@ -99,6 +119,47 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
             hint=_merge_hint(shapes, kind, batchless),
         )
     return None
+
+
+def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
+    """S01 for a layer that raised while Keras built a Sequential (constructor, ``add()``, ``build()``)."""
+    from tfnb_debug.diagnostics.shapes import build_failure_hint
+    from tfnb_debug.explain import key_sentence
+
+    build = ctx.sequential_build
+    if build is None or ctx.is_a("ResourceExhaustedError") or ctx.is_a("MemoryError"):
+        return None  # running out of memory is R03's, not a shape problem
+    received = fmt_shape(build.received) if build.received is not None else "(?)"
+    producer = build.producer or "code outside a layer"
+    chain = " -> ".join(
+        f"{s.name} {fmt_shape(s.shape) if s.shape is not None else '(?)'}"
+        if s.name == "input"
+        else f"{s.name} ({s.class_name}) {fmt_shape(s.shape) if s.shape is not None else '(?)'}"
+        for s in build.steps
+    )
+    key = key_sentence(ctx) or ctx.type_name
+    return (
+        finding(
+            "S01",
+            f"{build.layer_class} '{build.layer}' raised while Keras built Sequential "
+            f"'{build.model}' from its layer list: {key}",
+            place=f"layer '{build.layer}'",
+            evidence=f"received {received} {build.dtype} from {_from(producer)}; "
+            f"built before it: {chain}",
+            hint=build_failure_hint(
+                key,
+                layer=build.layer,
+                class_name=build.layer_class,
+                producer=producer,
+                received=build.received,
+            ),
+        ),
+        (_tfshape_step(f"'{build.layer}'"),),
+    )
+
+
+def _from(producer: str) -> str:
+    return "the model's input" if producer == "input" else f"layer '{producer}'"
 
 
 def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
@@ -120,12 +181,20 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
     if ndim is not None:
         kind, expected_ndim, found = ndim.group(1), int(ndim.group(2)), int(ndim.group(3))
         received = parse_shape(ndim.group(4)) or ()
+        unbatched = (
+            _unbatched_dataset(ctx, received)
+            if found == expected_ndim - 1 and kind != "max_ndim"
+            else None
+        )
+        evidence = f"received {fmt_shape(received)}, expected {kind}={expected_ndim}"
         return _s01(
             ctx,
             layer,
             f"input {index} has rank {found} but the layer expects {kind}={expected_ndim}",
-            evidence=f"received {fmt_shape(received)}, expected {kind}={expected_ndim}",
-            hint=_rank_hint(layer, expected_ndim=expected_ndim, received=received),
+            evidence=evidence + (f"; {unbatched[0]}" if unbatched else ""),
+            hint=unbatched[1]
+            if unbatched
+            else _rank_hint(layer, expected_ndim=expected_ndim, received=received),
         )
     shapes = _SPEC_SHAPE.search(detail)
     if shapes is not None:
@@ -142,6 +211,30 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         f"input {index} is incompatible with the layer: {detail.strip()}",
         evidence="",
         hint="",
+    )
+
+
+def _unbatched_dataset(
+    ctx: ErrorContext, received: tuple[int | None, ...]
+) -> tuple[str, str] | None:
+    """(evidence, hint) when a tf.data dataset given to the call yields unbatched examples of that shape."""
+    for ds in ctx.datasets:
+        first = ds.shapes[0] if ds.shapes else None
+        if first is None or not _same_shape(first, received):
+            continue
+        what = f"dataset `{ds.name}`" if ds.name else "a tf.data dataset given to this call"
+        fix = f"`{ds.name} = {ds.name}.batch(32)`" if ds.name else "`.batch(32)` at its end"
+        return (
+            f"{what} yields single examples of shape {fmt_shape(first)} (no batch axis)",
+            f"the {what.removeprefix('a ')} is not batched, so each example reaches the model "
+            f"without its batch axis: batch it, e.g. {fix} (before any prefetch)",
+        )
+    return None
+
+
+def _same_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
+    return len(a) == len(b) and all(
+        x is None or y is None or x == y for x, y in zip(a, b, strict=True)
     )
 
 
@@ -182,6 +275,11 @@ def _rank_hint(
                 f"a Flatten is missing: {fmt_shape(received)} flattens to {expected[-1]} features; "
                 "reshape the data (x.reshape(len(x), -1)) or declare the model's Input with the unflattened shape and add keras.layers.Flatten()"
             )
+    if expected and len(received) == len(expected) - 1 and _same_shape(received, expected[1:]):
+        return (
+            f"the input is a single example without its batch axis ({fmt_shape(received)} where "
+            f"{fmt_shape(expected)} is expected): pass a batch, e.g. x[None] or x[:1] instead of x[0]"
+        )
     if len(received) == 1:
         return (
             "the batch axis was folded into the features (e.g. a reshape to (-1,)); keep it: "

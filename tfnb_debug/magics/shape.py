@@ -8,7 +8,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
 
 from tfnb_debug._ipython import (
     check_output_arguments,
@@ -24,6 +24,13 @@ from tfnb_debug.magics.memory import mem_argument
 _OPTION = re.compile(
     r"\s*(?:--\s|--$|-[qo](?=\s|$)|--quiet\b|--output\b|--no-stats\b|--mem\b|--inspect\b"
     r"|(?:-v|--var)(?:\s+|=)\S+|--input-shape(?:\s+|=)\S+)"
+)
+
+
+# argparse formats this with %(prog)s; the help shows the first line after "%"
+_USAGE = (
+    "%(prog)s [--input-shape SHAPE] [--no-stats] [--inspect] [-q] [-o] [-v NAME] MODEL [INPUT]\n"
+    "  %%%%%(prog)s [--no-stats] [--inspect] [--mem] [-q] [-o] [-v NAME]   (cell magic)"
 )
 
 
@@ -74,6 +81,7 @@ class ShapeMagics(Magics):
     @no_var_expand
     @line_cell_magic
     @magic_arguments()
+    @kwds(usage=_USAGE)
     @argument("--input-shape", default=None, help="batch-first input shape, e.g. 2,28,28,1")
     @argument("--no-stats", action="store_true", help="shapes only, no output statistics")
     @argument(
@@ -92,7 +100,8 @@ class ShapeMagics(Magics):
 
         Cell magic: ``%%tfshape [options]`` runs the cell and records every Keras
         layer call it makes (eager, symbolic while a Functional model is built,
-        traced inside tf.function).
+        traced inside tf.function, and those of a ``keras.Sequential([...])``
+        whose construction fails).
 
         If a layer raises, the partial table is shown with the failing row
         marked and finding S01, then your exception is raised as usual.

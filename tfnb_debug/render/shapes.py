@@ -168,8 +168,15 @@ def report_summary(report: ShapeReport) -> tuple[str, ...]:
     lines = []
     if report.failed:
         failing = report.failing_call
-        where = f" in '{failing.path}'" if failing else ""
-        lines.append(f"FAILED{where}: {report.error_type}: {report.error}")
+        if failing is not None and "S01" in report.codes():
+            # the error's sentence is in S01 below: say it once
+            lines.append(
+                f"FAILED in '{failing.path}' ({failing.class_name}): {report.error_type}, "
+                "see the failing layer and S01 below"
+            )
+        else:
+            where = f" in '{failing.path}'" if failing else ""
+            lines.append(f"FAILED{where}: {report.error_type}: {report.error}")
     n = len(report.calls)
     lines.append(f"{n} layer call(s) recorded" + (" (truncated)" if report.truncated else ""))
     if report.input_note:
@@ -219,7 +226,7 @@ def report_sections(report: ShapeReport) -> tuple[Section, ...]:
     row = report.failing_call
     if row is None:
         return ()
-    lines = [f"{row.path} ({row.class_name}) raised {row.error_type}: {row.error}"]
+    lines = [f"{row.path} ({row.class_name}) raised {row.error_type} on these inputs:"]
     for i, t in enumerate(row.inputs):
         shape = "(?)" if t.shape is None else format_shape(t.shape)
         lines.append(f"  input {i}: {shape} {t.dtype} from {t.producer or 'code outside a layer'}")
