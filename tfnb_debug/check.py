@@ -134,8 +134,8 @@ def build_report(checks: Any, thresholds: CheckThresholds, notes: Sequence[str])
     if failure is not None:
         findings += first_nonfinite(failure)
     counts = tuple(
-        TraceCount(name=entry[0], traces=len(entry) - 1, signatures=tuple(entry[1:]))
-        for entry in checks.traces.values()
+        TraceCount(name=name, traces=len(signatures), signatures=signatures)
+        for name, signatures in checks.traces.entries()
     )
     traces_for_rule = ShapeReport(
         title="traces",

@@ -41,6 +41,8 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from tfnb_debug.collect._patching import TraceCounts
+
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG"]
 
 TAG = "tfnb_check"
@@ -82,7 +84,7 @@ class NumericsChecks:
         self.checked_losses: list[str] = []
         self.checked_gradients: list[str] = []
         self.xla_switched_off: list[str] = []
-        self.traces: dict[int, list[str]] = {}
+        self.traces = TraceCounts()
         self.failure: CheckFailure | None = None
         self._seen_outputs: set[str] = set()
         self._stack: list[str] = []
@@ -214,8 +216,8 @@ class NumericsChecks:
 
     # -- hooks ---------------------------------------------------------------------------
 
-    def _trace_hook(self, name: str, key: int, signature: str) -> None:
-        self.traces.setdefault(key, [name]).append(signature)
+    def _trace_hook(self, name: str, function: Any, signature: str) -> None:
+        self.traces.add(name, function, signature)
 
     def _layer_hook(
         self, layer: Any, call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
