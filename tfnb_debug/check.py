@@ -41,7 +41,9 @@ class CheckReport(Report):
     layers_checked: tuple[str, ...] = ()
     losses_checked: tuple[str, ...] = ()
     gradients_checked: tuple[str, ...] = ()
-    steps: int = 0
+    steps: int = 0  # training steps (batches): updates of the optimizer that stepped most
+    updates: int = 0  # optimizer updates, all optimizers together (2 per step in a GAN)
+    checked_nothing: bool = False  # no layer output, loss or gradient went through a check
     xla_switched_off: tuple[str, ...] = ()
     traces: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = field(default=())
@@ -144,7 +146,11 @@ def build_report(checks: Any, thresholds: CheckThresholds, notes: Sequence[str])
     )
     findings += retracing(traces_for_rule)
     steps = checks.steps_taken()
-    summary = [_headline(checks, steps)]
+    updates, optimizers = checks.updates_taken()
+    checked_nothing = failure is None and not (
+        checks.checked_outputs or checks.checked_losses or checks.checked_gradients
+    )
+    summary = [_headline(checks, steps_text(steps, updates, optimizers), checked_nothing)]
     if checks.xla_switched_off:
         summary.append(
             "XLA switched off for this cell (it drops NaN checks) for: "
@@ -185,18 +191,33 @@ def build_report(checks: Any, thresholds: CheckThresholds, notes: Sequence[str])
         losses_checked=tuple(checks.checked_losses),
         gradients_checked=tuple(checks.checked_gradients),
         steps=steps,
+        updates=updates,
+        checked_nothing=checked_nothing,
         xla_switched_off=tuple(checks.xla_switched_off),
         traces=tuple((c.name, c.traces) for c in counts),
         notes=tuple(notes),
     )
 
 
-def _headline(checks: Any, steps: int) -> str:
+def steps_text(steps: int, updates: int, optimizers: int) -> str:
+    """``8 optimizer step(s)``, or with several optimizers ``8 step(s) (16 optimizer updates
+    by 2 optimizers)``: a step is one training batch, whatever the number of optimizers."""
+    if optimizers > 1:
+        return f"{steps} step(s) ({updates} optimizer updates by {optimizers} optimizers)"
+    return f"{steps} optimizer step(s)"
+
+
+def _headline(checks: Any, steps: str, checked_nothing: bool) -> str:
     failure = checks.failure
+    if checked_nothing:
+        return (
+            "NOTHING CHECKED: no Keras layer call, loss or optimizer update ran under the checks "
+            "in this cell, so no NaN/Inf could be found"
+        )
     if failure is None:
         return (
             f"no NaN/Inf: {len(checks.checked_outputs)} layer outputs, "
             f"{len(checks.checked_losses)} loss(es) and {len(checks.checked_gradients)} gradients "
-            f"checked over {steps} optimizer step(s)"
+            f"checked over {steps}"
         )
     return f"STOPPED at the first NaN/Inf: {failure.kind} check at '{failure.place}'"

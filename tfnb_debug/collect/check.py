@@ -95,10 +95,10 @@ class NumericsChecks:
         self._optimizers: list[Any] = []
         self._in_apply = 0  # LossScaleOptimizer.apply calls its inner optimizer's apply
         self._stashed: tuple[int, Any] | None = None  # (layer index, its input) on failure
-        self._step_counter: Any = None
+        # (optimizer, its update counter): updates whose gradients passed their checks
+        self._counters: list[tuple[Any, Any]] = []
         self._saved_models: list[tuple[Any, dict[str, Any], bool]] = []
         self._exit: contextlib.ExitStack | None = None
-        self._start_steps: dict[int, int] = {}
 
     # -- context -------------------------------------------------------------------------
 
@@ -109,7 +109,6 @@ class NumericsChecks:
         try:
             stack.callback(self._restore_models)
             self._prepare_models()
-            self._make_step_counter()
             stack.enter_context(_class_patches(self))
             stack.enter_context(layer_call_hook(self._layer_hook))
             stack.enter_context(trace_hook(self._trace_hook))
@@ -157,8 +156,21 @@ class NumericsChecks:
         return self.failure
 
     def steps_taken(self) -> int:
-        """Optimizer steps whose gradients passed their checks during the run."""
-        return 0 if self._step_counter is None else int(self._step_counter.numpy())
+        """Training steps taken: the updates of the optimizer that stepped most.
+
+        One step is one training batch (a call of the train step); a GAN's
+        step updates two optimizers once each, so it counts once here and
+        twice in :meth:`updates_taken`.
+        """
+        return max(self._update_counts(), default=0)
+
+    def updates_taken(self) -> tuple[int, int]:
+        """``(optimizer updates, optimizers that made them)`` whose gradients passed their checks."""
+        counts = [n for n in self._update_counts() if n > 0]
+        return sum(counts), len(counts)
+
+    def _update_counts(self) -> list[int]:
+        return [int(counter.numpy()) for _, counter in self._counters]
 
     # -- models, XLA, stash -------------------------------------------------------------
 
@@ -196,9 +208,6 @@ class NumericsChecks:
             model._jit_compile = False
             if would_jit:
                 self.xla_switched_off.append(model.name)
-        opt = getattr(model, "optimizer", None)
-        if opt is not None:
-            self._start_steps.setdefault(id(opt), _iterations(opt))
 
     def _restore_models(self) -> None:
         for model, saved, had_jit in reversed(self._saved_models):
@@ -210,9 +219,6 @@ class NumericsChecks:
             else:
                 vars(model).pop("_jit_compile", None)
         self._saved_models.clear()
-
-    def _make_step_counter(self) -> None:
-        self._step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
 
     # -- hooks ---------------------------------------------------------------------------
 
@@ -439,20 +445,39 @@ class NumericsChecks:
         return rerun_with_op_checks(layer, call_args, call_kwargs)
 
     def _step(self) -> int | None:
-        """Optimizer steps completed (all gradients checked and finite) before the failure."""
-        if not self._all_optimizers() or self._step_counter is None:
-            return None
-        return int(self._step_counter.numpy())
+        """Training steps completed (all gradients checked and finite) before the failure.
 
-    def _count_step(self, checked: list[Any]) -> None:
-        """Count a step once its gradients passed their checks (ordered after them in graphs)."""
-        if self._step_counter is None:
-            return
+        With several optimizers (a GAN), those that already stepped in the
+        failing batch are one ahead of the others: the lowest count is then the
+        number of completed steps.
+        """
+        counts = [n for n in self._update_counts() if n > 0]
+        if not counts:
+            return 0 if self._all_optimizers() else None
+        return min(counts)
+
+    def _counter_for(self, optimizer: Any) -> Any:
+        for known, counter in self._counters:
+            if known is optimizer:
+                return counter
+        from tensorflow.python.ops.resource_variable_ops import ResourceVariable
+
+        # Made on the optimizer's first update, possibly while a tf.function traces: outside
+        # the graph, and as a plain variable (not a strategy's mirrored one, nor a variable
+        # the traced function would count as created by it).
+        with tf.init_scope():
+            counter = ResourceVariable(0, dtype=tf.int64, trainable=False)
+        self._counters.append((optimizer, counter))
+        return counter
+
+    def _count_step(self, optimizer: Any, checked: list[Any]) -> None:
+        """Count an update once its gradients passed their checks (ordered after them in graphs)."""
         if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
             return  # a plain variable cannot be assigned per replica
+        counter = self._counter_for(optimizer)
         deps = [g for g in checked if isinstance(g, tf.Tensor)]
         with tf.control_dependencies(deps):
-            self._step_counter.assign_add(1)
+            counter.assign_add(1)
 
     def _all_optimizers(self) -> list[Any]:
         found = list(self._optimizers)
@@ -612,13 +637,6 @@ def _is_user_file(file: str) -> bool:
     return False
 
 
-def _iterations(opt: Any) -> int:
-    try:
-        return int(opt.iterations.numpy())
-    except Exception:
-        return 0
-
-
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -631,9 +649,31 @@ def _key_line(text: str) -> str:
     return " ".join(text.split())[:200]
 
 
+def _is_scalar_loss(target: Any) -> bool:
+    return isinstance(target, tf.Tensor) and target.dtype.is_floating and target.shape.rank == 0
+
+
+def _loss_place(target: Any) -> str:
+    """``total_loss in VAE.train_step``: the user's variable and function holding the loss."""
+    import sys
+
+    frame = sys._getframe(2)
+    while frame is not None and not _is_user_file(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return "loss given to GradientTape.gradient"
+    code = frame.f_code
+    function = getattr(code, "co_qualname", code.co_name)
+    function = re.sub(r"(^|\.)tf__", r"\1", function)  # autograph's converted copy
+    names = [k for k, v in frame.f_locals.items() if v is target and not k.startswith("ag__")]
+    where = f"in {function}" if function != "<module>" else "in the cell"
+    return f"{names[0]} {where}" if names else f"loss {where}"
+
+
 @contextlib.contextmanager
 def _class_patches(checks: NumericsChecks) -> Iterator[None]:
-    """Check the loss (``Loss.__call__``) and gradients (``BaseOptimizer.apply``) while active.
+    """Check the loss (``Loss.__call__``, ``GradientTape.gradient``'s scalar target) and the
+    gradients (``BaseOptimizer.apply``) while active.
 
     ``make_train/test/predict_function`` adopt every model that builds one
     (cached functions dropped, XLA off), so models created in the run are covered too.
@@ -644,6 +684,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
 
     original_loss = Loss.__dict__["__call__"]
     original_apply = BaseOptimizer.__dict__["apply"]
+    original_gradient = tf.GradientTape.__dict__["gradient"]
     makers = {
         name: TensorFlowTrainer.__dict__[name]
         for name in ("make_train_function", "make_test_function", "make_predict_function")
@@ -666,11 +707,34 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
             return checks._check(value, "loss", name)
         return value
 
+    def gradient(tape: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
+        """A scalar loss differentiated by a tape: checked unless a ``Loss`` checked it already.
+
+        This is how the loss of a custom ``train_step`` or loop that computes
+        it with ``keras.ops``/loss functions (no ``keras.losses.Loss`` object)
+        is seen; in graphs the gradients wait for the check.
+        """
+        __tracebackhide__ = True
+        if not _is_scalar_loss(target) or checks._is_checked(target):
+            return original_gradient(tape, target, *args, **kwargs)
+        name = _loss_place(target)
+        if name not in checks.checked_losses:
+            checks.checked_losses.append(name)
+        tag = f"{TAG}|loss|{name}|"
+        if tf.executing_eagerly():
+            tf.debugging.check_numerics(target, tag)
+            return original_gradient(tape, target, *args, **kwargs)
+        guard = checks._guard(target, tag)
+        grads = original_gradient(tape, target, *args, **kwargs)
+        with tf.control_dependencies([guard]):
+            return tf.nest.map_structure(
+                lambda g: tf.identity(g) if isinstance(g, tf.Tensor) else g, grads
+            )
+
     def apply(self: Any, grads: Any, trainable_variables: Any = None) -> Any:
         __tracebackhide__ = True
         if all(self is not o for o in checks._optimizers):
             checks._optimizers.append(self)
-            checks._start_steps.setdefault(id(self), _iterations(self))
         variables = trainable_variables
         if variables is None:
             variables = getattr(self, "_trainable_variables", None) or [None] * len(grads)
@@ -683,7 +747,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
                     checks.checked_gradients.append(places[i])
         checked = checks.check_gradients(grads, places)
         if not checks._in_apply:
-            checks._count_step(checked)
+            checks._count_step(self, checked)
         checks._in_apply += 1
         try:
             return original_apply(self, checked, trainable_variables)
@@ -692,6 +756,8 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
 
     Loss.__call__ = loss_call
     BaseOptimizer.apply = apply
+    # autograph would convert a function from outside TensorFlow: keep it Python
+    tf.GradientTape.gradient = tf.autograph.experimental.do_not_convert(gradient)
     try:
         for name, original in makers.items():
             setattr(TensorFlowTrainer, name, wrap_maker(original))
@@ -699,5 +765,6 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
     finally:
         for name, original in makers.items():
             setattr(TensorFlowTrainer, name, original)
+        tf.GradientTape.gradient = original_gradient
         Loss.__call__ = original_loss
         BaseOptimizer.apply = original_apply
