@@ -54,6 +54,7 @@ def run_checked(
     *,
     models: Sequence[Any] = (),
     functions: Sequence[Any] = (),
+    retrace: Sequence[Any] = (),
     thresholds: CheckThresholds | None = None,
     op_detail: bool = True,
     on_error: Callable[[CheckReport], None] | None = None,
@@ -66,6 +67,8 @@ def run_checked(
     checks); both restored afterwards.  ``models`` get this treatment up front.
     ``functions``: ``tf.function`` objects the code may call, only to warn when
     they were traced before (their cached graph has no checks) or use XLA.
+    ``retrace``: ``tf.function`` objects traced before that the code calls:
+    they trace again under the checks, and get their own traces back afterwards.
     A failed check stops ``fn`` and is reported, not raised.  Any other
     exception propagates unchanged, after ``on_error(partial_report)``.
     """
@@ -74,8 +77,8 @@ def run_checked(
     from tfnb_debug.collect.check import NumericsChecks
 
     thresholds = thresholds or CheckThresholds()
-    notes = _function_notes(functions)
-    checks = NumericsChecks(models, op_detail=op_detail)
+    notes = _function_notes(functions, retrace)
+    checks = NumericsChecks(models, op_detail=op_detail, retrace=retrace)
     value = None
     failed: BaseException | None = None
     try:
@@ -104,9 +107,9 @@ def _call(
         on_error(build_report(checks, thresholds, [*notes, "the code raised: partial report"]))
 
 
-def _function_notes(functions: Sequence[Any]) -> list[str]:
+def _function_notes(functions: Sequence[Any], retrace: Sequence[Any] = ()) -> list[str]:
     notes = []
-    for fn in functions:
+    for fn in [*retrace, *(f for f in functions if all(f is not r for r in retrace))]:
         name = getattr(fn, "__name__", None) or getattr(fn, "name", "tf.function")
         try:
             traced = int(fn.experimental_get_tracing_count())
@@ -117,10 +120,16 @@ def _function_notes(functions: Sequence[Any]) -> list[str]:
                 f"tf.function '{name}' uses jit_compile=True: XLA drops the checks inside it; "
                 "use jit_compile=False while debugging"
             )
+        elif any(fn is r for r in retrace):
+            notes.append(
+                f"tf.function '{name}' was traced before this cell: traced again under the "
+                "checks for this cell; its own traces are back afterwards"
+            )
         elif traced:
             notes.append(
-                f"tf.function '{name}' was traced before this cell: its cached graph runs without "
-                "checks unless it retraces (re-create it, e.g. re-run the cell that defines it)"
+                f"tf.function '{name}' was traced before this cell and is not called by name in "
+                "it: if the cell reaches it through other code, its cached graph runs without "
+                "checks (call it by name in the cell, or re-run the cell that defines it)"
             )
     return notes
 

@@ -26,7 +26,10 @@ for a checked run, and restores all of it in ``finally``:
   raises, so that layer alone can be re-run afterwards with
   ``tf.debugging.enable_check_numerics`` to name the op and the source line;
 * :func:`tfnb_debug.collect._patching.trace_hook` counts ``tf.function``
-  traces for T01.
+  traces for T01;
+* ``tf.function``s traced before the run that the code calls (``retrace``)
+  trace again under the checks, and get their own traces back on exit
+  (:func:`tfnb_debug.collect.retrace.retraced`).
 """
 
 from __future__ import annotations
@@ -77,8 +80,11 @@ class CheckFailure:
 class NumericsChecks:
     """``with NumericsChecks(models) as checks: ...``; then read the attributes."""
 
-    def __init__(self, models: Sequence[Any] = (), *, op_detail: bool = True) -> None:
+    def __init__(
+        self, models: Sequence[Any] = (), *, op_detail: bool = True, retrace: Sequence[Any] = ()
+    ) -> None:
         self.models = [m for m in models if isinstance(m, keras.Model)]
+        self.retrace = list(retrace)  # tf.functions traced before: traced again for the run
         self.op_detail = op_detail
         self.checked_outputs: list[str] = []  # layer paths, first-call order
         self.checked_losses: list[str] = []
@@ -104,6 +110,7 @@ class NumericsChecks:
 
     def __enter__(self) -> NumericsChecks:
         from tfnb_debug.collect._patching import layer_call_hook, trace_hook
+        from tfnb_debug.collect.retrace import retraced
 
         stack = contextlib.ExitStack()
         try:
@@ -112,6 +119,7 @@ class NumericsChecks:
             stack.enter_context(_class_patches(self))
             stack.enter_context(layer_call_hook(self._layer_hook))
             stack.enter_context(trace_hook(self._trace_hook))
+            stack.enter_context(retraced(self.retrace))
         except BaseException:
             stack.close()
             raise
