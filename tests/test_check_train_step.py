@@ -132,3 +132,26 @@ def test_a_gan_step_is_one_batch_in_both_tfcheck_and_tfgrad(shell: InteractiveSh
     grad = run_magic(shell, "%%tfgrad -o", cell=cell).result
     assert grad.total_steps == 8
     assert any("8 step(s) (16 optimizer updates" in note for note in grad.summary), grad.to_text()
+
+
+@pytest.mark.slow
+def test_tape_losses_are_named_by_variable_and_function_or_model() -> None:
+    layer = keras.layers.Dense(1)
+    optimizer = keras.optimizers.SGD(0.01)
+
+    @tf.function
+    def step(x: tf.Tensor) -> None:  # autograph runs a converted copy of it
+        with tf.GradientTape() as tape:
+            my_loss = keras.ops.mean(keras.ops.square(layer(x)))
+        grads = tape.gradient(my_loss, layer.trainable_weights)
+        optimizer.apply_gradients(zip(grads, layer.trainable_weights, strict=True))
+
+    _, report = run_checked(lambda: step(X))
+    assert report.losses_checked == ("my_loss in step",)
+    # compiled fit: the Loss is checked; the total with the regularization loss is named too
+    model = keras.Sequential(
+        [keras.Input((4,)), keras.layers.Dense(1, kernel_regularizer="l2")], name="reg"
+    )
+    model.compile(optimizer="sgd", loss="mse")
+    _, report = run_checked(lambda: model.fit(X, X[:, :1], verbose=0))
+    assert report.losses_checked == ("mse", "total loss of model 'reg'")

@@ -662,17 +662,29 @@ def _is_scalar_loss(target: Any) -> bool:
 
 
 def _loss_place(target: Any) -> str:
-    """``total_loss in VAE.train_step``: the user's variable and function holding the loss."""
+    """Where the loss was computed: ``total_loss in VAE.train_step`` (the user's variable and
+    function), or ``total loss of model 'gan'`` in Keras' own ``train_step``."""
+    import os
     import sys
 
+    import tfnb_debug
+
+    skipped = tuple(
+        os.path.dirname(module.__file__) + os.sep for module in (tf, tfnb_debug) if module.__file__
+    )
     frame = sys._getframe(2)
-    while frame is not None and not _is_user_file(frame.f_code.co_filename):
+    while frame is not None and frame.f_code.co_filename.startswith(skipped):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return "loss given to GradientTape.gradient"
     code = frame.f_code
     function = getattr(code, "co_qualname", code.co_name)
-    function = re.sub(r"(^|\.)tf__", r"\1", function)  # autograph's converted copy
+    if "tf__" in function:  # autograph's converted copy, made in nested factories
+        function = function.rsplit(".", 1)[-1].removeprefix("tf__")
+    keras_dir = os.path.dirname(keras.__file__ or "") + os.sep
+    owner = frame.f_locals.get("self")
+    if code.co_filename.startswith(keras_dir) and isinstance(owner, keras.Model):
+        return f"total loss of model '{owner.name}'"
     names = [k for k, v in frame.f_locals.items() if v is target and not k.startswith("ag__")]
     where = f"in {function}" if function != "<module>" else "in the cell"
     return f"{names[0]} {where}" if names else f"loss {where}"
