@@ -139,8 +139,10 @@ class CheckMagics(Magics):
         """Run the cell with in-graph NaN/Inf checks; stop at the first bad number and say where.
 
         Checks the input batch (N05), every layer output in execution order
-        (N01), the loss (G05) and the gradients before they are applied (G03),
-        inside tf.function and model.fit.  The failing layer is re-run alone
+        (N01), the loss (G05; also the one a custom train_step gives
+        GradientTape.gradient) and the gradients before they are applied
+        (G03), inside tf.function and model.fit.  A step is one training
+        batch (a GAN's two optimizer updates count once).  The failing layer is re-run alone
         with op-level checks to name the op and source line.  Every model that
         trains, evaluates or predicts in the cell gets its cached
         train/test/predict functions dropped and XLA switched off for the cell
