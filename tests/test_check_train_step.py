@@ -44,8 +44,9 @@ class TinyVAE(keras.Model):
 class TinyGAN(keras.Model):
     """The Keras GAN example's shape: one train_step, two optimizers."""
 
-    def __init__(self) -> None:
+    def __init__(self, g_shift: float = 0.0) -> None:
         super().__init__()
+        self.g_shift = g_shift  # > 0: the generator's loss is the log of a negative number
         self.discriminator = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
         self.generator = keras.Sequential([keras.Input((2,)), keras.layers.Dense(4)])
 
@@ -65,7 +66,10 @@ class TinyGAN(keras.Model):
             )
         self.d_optimizer.apply_gradients(zip(tape.gradient(d_loss, d_vars), d_vars, strict=True))
         with tf.GradientTape() as tape:
-            g_loss = keras.ops.mean(keras.ops.square(self.discriminator(self.generator(noise)) - 1))
+            g_loss = keras.ops.log(
+                keras.ops.mean(keras.ops.square(self.discriminator(self.generator(noise)) - 1))
+                - self.g_shift
+            )
         self.g_optimizer.apply_gradients(zip(tape.gradient(g_loss, g_vars), g_vars, strict=True))
         return {"d_loss": d_loss, "g_loss": g_loss}
 
@@ -76,8 +80,8 @@ def vae(shift: float = 0.0) -> TinyVAE:
     return model
 
 
-def gan() -> TinyGAN:
-    model = TinyGAN()
+def gan(g_shift: float = 0.0) -> TinyGAN:
+    model = TinyGAN(g_shift)
     model.compile(keras.optimizers.SGD(1e-3), keras.optimizers.SGD(1e-3))
     return model
 
@@ -155,3 +159,12 @@ def test_tape_losses_are_named_by_variable_and_function_or_model() -> None:
     model.compile(optimizer="sgd", loss="mse")
     _, report = run_checked(lambda: model.fit(X, X[:, :1], verbose=0))
     assert report.losses_checked == ("mse", "total loss of model 'reg'")
+
+
+@pytest.mark.slow
+def test_a_gan_failing_in_its_second_update_names_the_first_step() -> None:
+    model = gan(g_shift=1e6)  # the discriminator has stepped once when the generator's loss fails
+    _, report = run_checked(lambda: model.fit(X, epochs=1, batch_size=8, verbose=0))
+    assert report.codes() == ["G05"], report.to_text()
+    assert report.failure.place == "g_loss in TinyGAN.train_step"
+    assert report.failure.step == 0 and "at step 1 " in report.findings[0].message

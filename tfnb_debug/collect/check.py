@@ -100,6 +100,8 @@ class NumericsChecks:
         self._eager_failure: tuple[Any, tuple[Any, ...], dict[str, Any]] | None = None
         self._optimizers: list[Any] = []
         self._in_apply = 0  # LossScaleOptimizer.apply calls its inner optimizer's apply
+        self._batches = 0  # calls of models' train functions (fit: one batch each)
+        self._failed_batch: int | None = None  # the train-function call that raised
         self._stashed: tuple[int, Any] | None = None  # (layer index, its input) on failure
         # (optimizer, its update counter): updates whose gradients passed their checks
         self._counters: list[tuple[Any, Any]] = []
@@ -452,13 +454,41 @@ class NumericsChecks:
             call_args, call_kwargs = (tf.convert_to_tensor(self._stashed[1]),), {}
         return rerun_with_op_checks(layer, call_args, call_kwargs)
 
+    def counted_train_function(self, model: Any, function: Any) -> Any:
+        """``model.train_function`` counting its calls: in ``fit`` one call is one batch.
+
+        A failed call gives the failing step exactly, however many optimizers
+        the train step updates.  With ``steps_per_execution > 1`` a call runs
+        several batches, so then the optimizer updates tell the step.
+        """
+        if getattr(model, "steps_per_execution", 1) != 1:
+            return function
+
+        def train_function(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
+            self._batches += 1
+            try:
+                return function(*args, **kwargs)
+            except BaseException:
+                if self._failed_batch is None:
+                    self._failed_batch = self._batches - 1
+                raise
+
+        train_function.__tfnb_debug_batches__ = True  # type: ignore[attr-defined]
+        return train_function
+
     def _step(self) -> int | None:
         """Training steps completed (all gradients checked and finite) before the failure.
 
-        With several optimizers (a GAN), those that already stepped in the
+        In ``fit``, the train-function calls before the failing one.  Elsewhere,
+        with several optimizers (a GAN), those that already stepped in the
         failing batch are one ahead of the others: the lowest count is then the
-        number of completed steps.
+        number of completed steps (an optimizer that had not stepped at all
+        yet is not known, so a failure before its first update counts one
+        step too many).
         """
+        if self._failed_batch is not None:
+            return self._failed_batch
         counts = [n for n in self._update_counts() if n > 0]
         if not counts:
             return 0 if self._all_optimizers() else None
@@ -717,6 +747,14 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
 
         return make
 
+    def make_train(self: Any, force: bool = False) -> Any:
+        checks.adopt(self)
+        makers["make_train_function"](self, force=force)
+        function = self.train_function
+        if function is not None and not getattr(function, "__tfnb_debug_batches__", False):
+            self.train_function = checks.counted_train_function(self, function)
+        return self.train_function
+
     def loss_call(self: Any, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         value = original_loss(self, *args, **kwargs)
@@ -781,6 +819,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
     try:
         for name, original in makers.items():
             setattr(TensorFlowTrainer, name, wrap_maker(original))
+        TensorFlowTrainer.make_train_function = make_train
         yield
     finally:
         for name, original in makers.items():
