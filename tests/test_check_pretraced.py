@@ -71,6 +71,10 @@ def test_tfcheck_healthy_step_reports_what_it_checked(shell: InteractiveShell) -
     assert len(report.layers_checked) == 4 and len(report.gradients_checked) == 4
     assert any("'train_step' was traced before this cell: traced again" in n for n in report.notes)
     assert step.experimental_get_tracing_count() == 1
+    before = step._list_all_concrete_functions()
+    with pytest.raises(ValueError, match="user bug"):  # the user's error, and the cache back
+        run_magic(shell, "%%tfcheck -q", cell="train_step(x, y)\nraise ValueError('user bug')")
+    assert step._list_all_concrete_functions() == before
 
 
 @pytest.mark.slow
