@@ -41,7 +41,9 @@ class CheckReport(Report):
     layers_checked: tuple[str, ...] = ()
     losses_checked: tuple[str, ...] = ()
     gradients_checked: tuple[str, ...] = ()
-    steps: int = 0
+    steps: int = 0  # training steps (batches): updates of the optimizer that stepped most
+    updates: int = 0  # optimizer updates, all optimizers together (2 per step in a GAN)
+    checked_nothing: bool = False  # no layer output, loss or gradient went through a check
     xla_switched_off: tuple[str, ...] = ()
     traces: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = field(default=())
@@ -52,6 +54,7 @@ def run_checked(
     *,
     models: Sequence[Any] = (),
     functions: Sequence[Any] = (),
+    retrace: Sequence[Any] = (),
     thresholds: CheckThresholds | None = None,
     op_detail: bool = True,
     on_error: Callable[[CheckReport], None] | None = None,
@@ -64,6 +67,8 @@ def run_checked(
     checks); both restored afterwards.  ``models`` get this treatment up front.
     ``functions``: ``tf.function`` objects the code may call, only to warn when
     they were traced before (their cached graph has no checks) or use XLA.
+    ``retrace``: ``tf.function`` objects traced before that the code calls:
+    they trace again under the checks, and get their own traces back afterwards.
     A failed check stops ``fn`` and is reported, not raised.  Any other
     exception propagates unchanged, after ``on_error(partial_report)``.
     The arguments of ``fit`` calls made by ``fn`` are checked too (P13, P14).
@@ -75,8 +80,8 @@ def run_checked(
     from tfnb_debug.fit_data import record_fit_args, with_fit_findings
 
     thresholds = thresholds or CheckThresholds()
-    notes = _function_notes(functions)
-    checks = NumericsChecks(models, op_detail=op_detail)
+    notes = _function_notes(functions, retrace)
+    checks = NumericsChecks(models, op_detail=op_detail, retrace=retrace)
     fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
     value = None
     failed: BaseException | None = None
@@ -110,9 +115,9 @@ def _call(
         )
 
 
-def _function_notes(functions: Sequence[Any]) -> list[str]:
+def _function_notes(functions: Sequence[Any], retrace: Sequence[Any] = ()) -> list[str]:
     notes = []
-    for fn in functions:
+    for fn in [*retrace, *(f for f in functions if all(f is not r for r in retrace))]:
         name = getattr(fn, "__name__", None) or getattr(fn, "name", "tf.function")
         try:
             traced = int(fn.experimental_get_tracing_count())
@@ -123,10 +128,16 @@ def _function_notes(functions: Sequence[Any]) -> list[str]:
                 f"tf.function '{name}' uses jit_compile=True: XLA drops the checks inside it; "
                 "use jit_compile=False while debugging"
             )
+        elif any(fn is r for r in retrace):
+            notes.append(
+                f"tf.function '{name}' was traced before this cell: traced again under the "
+                "checks for this cell; its own traces are back afterwards"
+            )
         elif traced:
             notes.append(
-                f"tf.function '{name}' was traced before this cell: its cached graph runs without "
-                "checks unless it retraces (re-create it, e.g. re-run the cell that defines it)"
+                f"tf.function '{name}' was traced before this cell and is not called by name in "
+                "it: if the cell reaches it through other code, its cached graph runs without "
+                "checks (call it by name in the cell, or re-run the cell that defines it)"
             )
     return notes
 
@@ -146,8 +157,8 @@ def build_report(
     if failure is not None:
         findings += first_nonfinite(failure)
     counts = tuple(
-        TraceCount(name=entry[0], traces=len(entry) - 1, signatures=tuple(entry[1:]))
-        for entry in checks.traces.values()
+        TraceCount(name=name, traces=len(signatures), signatures=signatures)
+        for name, signatures in checks.traces.entries()
     )
     traces_for_rule = ShapeReport(
         title="traces",
@@ -158,7 +169,11 @@ def build_report(
     if losses is not None:
         findings += check_losses(losses)
     steps = checks.steps_taken()
-    summary = [_headline(checks, steps)]
+    updates, optimizers = checks.updates_taken()
+    checked_nothing = failure is None and not (
+        checks.checked_outputs or checks.checked_losses or checks.checked_gradients
+    )
+    summary = [_headline(checks, steps_text(steps, updates, optimizers), checked_nothing)]
     if checks.xla_switched_off:
         summary.append(
             "XLA switched off for this cell (it drops NaN checks) for: "
@@ -207,18 +222,33 @@ def build_report(
         losses_checked=tuple(checks.checked_losses),
         gradients_checked=tuple(checks.checked_gradients),
         steps=steps,
+        updates=updates,
+        checked_nothing=checked_nothing,
         xla_switched_off=tuple(checks.xla_switched_off),
         traces=tuple((c.name, c.traces) for c in counts),
         notes=tuple(notes),
     )
 
 
-def _headline(checks: Any, steps: int) -> str:
+def steps_text(steps: int, updates: int, optimizers: int) -> str:
+    """``8 optimizer step(s)``, or with several optimizers ``8 step(s) (16 optimizer updates
+    by 2 optimizers)``: a step is one training batch, whatever the number of optimizers."""
+    if optimizers > 1:
+        return f"{steps} step(s) ({updates} optimizer updates by {optimizers} optimizers)"
+    return f"{steps} optimizer step(s)"
+
+
+def _headline(checks: Any, steps: str, checked_nothing: bool) -> str:
     failure = checks.failure
+    if checked_nothing:
+        return (
+            "NOTHING CHECKED: no Keras layer call, loss or optimizer update ran under the checks "
+            "in this cell, so no NaN/Inf could be found"
+        )
     if failure is None:
         return (
             f"no NaN/Inf: {len(checks.checked_outputs)} layer outputs, "
             f"{len(checks.checked_losses)} loss(es) and {len(checks.checked_gradients)} gradients "
-            f"checked over {steps} optimizer step(s)"
+            f"checked over {steps}"
         )
     return f"STOPPED at the first NaN/Inf: {failure.kind} check at '{failure.place}'"

@@ -420,7 +420,9 @@ def _finish(
             for d in data
         )
         notes.append(
-            f"{len(data)} optimizer/variable groups stepped, shown side by side: {groups} step(s)"
+            f"{len(data)} optimizer/variable groups stepped, shown side by side: {groups} step(s); "
+            f"{max(d.total_steps for d in data)} step(s) ({recording.steps_taken} optimizer "
+            f"updates by {len(data)} optimizer/variable groups)"
         )
     scaled = sorted({s for d in data for s in d.loss_scaled_by})
     if scaled:

@@ -36,11 +36,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = [
     "LayerCallHook",
+    "TraceCounts",
     "TraceHook",
     "active_layer_hook",
     "is_patched",
@@ -51,8 +53,9 @@ __all__ = [
 
 #: ``hook(layer, call, args, kwargs)``: must call ``call(*args, **kwargs)`` and return its result
 LayerCallHook = Callable[[Any, Callable[..., Any], tuple[Any, ...], dict[str, Any]], Any]
-#: ``hook(name, function_key, signature)``: told of every new tf.function trace
-TraceHook = Callable[[str, int, str], None]
+#: ``hook(name, function, signature)``: told of every new tf.function trace; ``function`` is
+#: the traced Python function itself (count it with :class:`TraceCounts`, never by ``id()``)
+TraceHook = Callable[[str, Any, str], None]
 
 _LAYER_HOOK: contextvars.ContextVar[LayerCallHook | None] = contextvars.ContextVar(
     "tfnb_debug_layer_hook", default=None
@@ -210,8 +213,8 @@ def _make_patched_create(original: Any) -> Any:
             try:
                 name = str(getattr(tracing_options, "name", "function"))
                 fn = getattr(tracing_options, "python_function", None)
-                key = id(getattr(fn, "__wrapped__", fn))  # the user's function under TF's wrappers
-                hook(name, key, str(function_type))
+                fn = getattr(fn, "__wrapped__", fn)  # the user's function under TF's wrappers
+                hook(name, fn, str(function_type))
             except Exception:  # a broken hook must never break the user's function
                 pass
         return original(function_type, type_context, func_graph, tracing_options)
@@ -255,3 +258,50 @@ def trace_hook(hook: TraceHook) -> Iterator[None]:
 def trace_patch_available() -> bool:
     """Whether :func:`trace_hook` can see tf.function traces in this TensorFlow."""
     return hasattr(_tracing_module(), "_create_concrete_function")
+
+
+class TraceCounts:
+    """Traces per ``tf.function``, counted by the traced function itself, never by ``id()``.
+
+    Keras creates a fresh ``tf.function`` per call in places (grouped
+    convolutions on CPU): once one is freed, Python gives the next one the same
+    ``id()``, so counting by address would add up unrelated traces into a false
+    T01.  Each function is held by a weak reference (a strong one if it allows
+    none); a new function at a reused address starts a new count.  A freed
+    function traced only once can never exceed a limit, so its entry is dropped.
+    """
+
+    def __init__(self) -> None:
+        self._live: dict[int, tuple[Callable[[], Any], int]] = {}
+        self._entries: dict[int, list[str]] = {}  # serial -> [name, signature, ...]
+        self._serial = 0
+
+    def add(self, name: str, function: Any, signature: str) -> None:
+        key = id(function)
+        found = self._live.get(key)
+        if found is not None and found[0]() is function:
+            self._entries[found[1]].append(signature)
+            return
+        if found is not None and len(self._entries.get(found[1], ())) <= 2:
+            self._entries.pop(found[1], None)  # a freed function traced once
+        try:
+            ref: Callable[[], Any] = weakref.ref(function)
+        except TypeError:
+            ref = _Strong(function)
+        self._serial += 1
+        self._live[key] = (ref, self._serial)
+        self._entries[self._serial] = [name, signature]
+
+    def entries(self) -> list[tuple[str, tuple[str, ...]]]:
+        """``(name, signatures)`` per traced function, in first-trace order."""
+        return [(entry[0], tuple(entry[1:])) for entry in self._entries.values()]
+
+
+class _Strong:
+    """A strong reference with the call interface of ``weakref.ref``."""
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def __call__(self) -> Any:
+        return self._obj

@@ -26,7 +26,10 @@ for a checked run, and restores all of it in ``finally``:
   raises, so that layer alone can be re-run afterwards with
   ``tf.debugging.enable_check_numerics`` to name the op and the source line;
 * :func:`tfnb_debug.collect._patching.trace_hook` counts ``tf.function``
-  traces for T01.
+  traces for T01;
+* ``tf.function``s traced before the run that the code calls (``retrace``)
+  trace again under the checks, and get their own traces back on exit
+  (:func:`tfnb_debug.collect.retrace.retraced`).
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ from __future__ import annotations
 import contextlib
 import re
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import keras
 import tensorflow as tf
+
+from tfnb_debug.collect._patching import TraceCounts
 
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG"]
 
@@ -75,14 +80,17 @@ class CheckFailure:
 class NumericsChecks:
     """``with NumericsChecks(models) as checks: ...``; then read the attributes."""
 
-    def __init__(self, models: Sequence[Any] = (), *, op_detail: bool = True) -> None:
+    def __init__(
+        self, models: Sequence[Any] = (), *, op_detail: bool = True, retrace: Sequence[Any] = ()
+    ) -> None:
         self.models = [m for m in models if isinstance(m, keras.Model)]
+        self.retrace = list(retrace)  # tf.functions traced before: traced again for the run
         self.op_detail = op_detail
         self.checked_outputs: list[str] = []  # layer paths, first-call order
         self.checked_losses: list[str] = []
         self.checked_gradients: list[str] = []
         self.xla_switched_off: list[str] = []
-        self.traces: dict[int, list[str]] = {}
+        self.traces = TraceCounts()
         self.failure: CheckFailure | None = None
         self._seen_outputs: set[str] = set()
         self._stack: list[str] = []
@@ -92,25 +100,28 @@ class NumericsChecks:
         self._eager_failure: tuple[Any, tuple[Any, ...], dict[str, Any]] | None = None
         self._optimizers: list[Any] = []
         self._in_apply = 0  # LossScaleOptimizer.apply calls its inner optimizer's apply
+        self._batches = 0  # calls of models' train functions (fit: one batch each)
+        self._failed_batch: int | None = None  # the train-function call that raised
         self._stashed: tuple[int, Any] | None = None  # (layer index, its input) on failure
-        self._step_counter: Any = None
+        # (optimizer, its update counter): updates whose gradients passed their checks
+        self._counters: list[tuple[Any, Any]] = []
         self._saved_models: list[tuple[Any, dict[str, Any], bool]] = []
         self._exit: contextlib.ExitStack | None = None
-        self._start_steps: dict[int, int] = {}
 
     # -- context -------------------------------------------------------------------------
 
     def __enter__(self) -> NumericsChecks:
         from tfnb_debug.collect._patching import layer_call_hook, trace_hook
+        from tfnb_debug.collect.retrace import retraced
 
         stack = contextlib.ExitStack()
         try:
             stack.callback(self._restore_models)
             self._prepare_models()
-            self._make_step_counter()
             stack.enter_context(_class_patches(self))
             stack.enter_context(layer_call_hook(self._layer_hook))
             stack.enter_context(trace_hook(self._trace_hook))
+            stack.enter_context(retraced(self.retrace))
         except BaseException:
             stack.close()
             raise
@@ -155,8 +166,21 @@ class NumericsChecks:
         return self.failure
 
     def steps_taken(self) -> int:
-        """Optimizer steps whose gradients passed their checks during the run."""
-        return 0 if self._step_counter is None else int(self._step_counter.numpy())
+        """Training steps taken: the updates of the optimizer that stepped most.
+
+        One step is one training batch (a call of the train step); a GAN's
+        step updates two optimizers once each, so it counts once here and
+        twice in :meth:`updates_taken`.
+        """
+        return max(self._update_counts(), default=0)
+
+    def updates_taken(self) -> tuple[int, int]:
+        """``(optimizer updates, optimizers that made them)`` whose gradients passed their checks."""
+        counts = [n for n in self._update_counts() if n > 0]
+        return sum(counts), len(counts)
+
+    def _update_counts(self) -> list[int]:
+        return [int(counter.numpy()) for _, counter in self._counters]
 
     # -- models, XLA, stash -------------------------------------------------------------
 
@@ -194,9 +218,6 @@ class NumericsChecks:
             model._jit_compile = False
             if would_jit:
                 self.xla_switched_off.append(model.name)
-        opt = getattr(model, "optimizer", None)
-        if opt is not None:
-            self._start_steps.setdefault(id(opt), _iterations(opt))
 
     def _restore_models(self) -> None:
         for model, saved, had_jit in reversed(self._saved_models):
@@ -209,13 +230,10 @@ class NumericsChecks:
                 vars(model).pop("_jit_compile", None)
         self._saved_models.clear()
 
-    def _make_step_counter(self) -> None:
-        self._step_counter = tf.Variable(0, dtype=tf.int64, trainable=False)
-
     # -- hooks ---------------------------------------------------------------------------
 
-    def _trace_hook(self, name: str, key: int, signature: str) -> None:
-        self.traces.setdefault(key, [name]).append(signature)
+    def _trace_hook(self, name: str, function: Any, signature: str) -> None:
+        self.traces.add(name, function, signature)
 
     def _layer_hook(
         self, layer: Any, call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -436,21 +454,68 @@ class NumericsChecks:
             call_args, call_kwargs = (tf.convert_to_tensor(self._stashed[1]),), {}
         return rerun_with_op_checks(layer, call_args, call_kwargs)
 
-    def _step(self) -> int | None:
-        """Optimizer steps completed (all gradients checked and finite) before the failure."""
-        if not self._all_optimizers() or self._step_counter is None:
-            return None
-        return int(self._step_counter.numpy())
+    def counted_train_function(self, model: Any, function: Any) -> Any:
+        """``model.train_function`` counting its calls: in ``fit`` one call is one batch.
 
-    def _count_step(self, checked: list[Any]) -> None:
-        """Count a step once its gradients passed their checks (ordered after them in graphs)."""
-        if self._step_counter is None:
-            return
+        A failed call gives the failing step exactly, however many optimizers
+        the train step updates.  With ``steps_per_execution > 1`` a call runs
+        several batches, so then the optimizer updates tell the step.
+        """
+        if getattr(model, "steps_per_execution", 1) != 1:
+            return function
+
+        def train_function(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
+            self._batches += 1
+            try:
+                return function(*args, **kwargs)
+            except BaseException:
+                if self._failed_batch is None:
+                    self._failed_batch = self._batches - 1
+                raise
+
+        train_function.__tfnb_debug_batches__ = True  # type: ignore[attr-defined]
+        return train_function
+
+    def _step(self) -> int | None:
+        """Training steps completed (all gradients checked and finite) before the failure.
+
+        In ``fit``, the train-function calls before the failing one.  Elsewhere,
+        with several optimizers (a GAN), those that already stepped in the
+        failing batch are one ahead of the others: the lowest count is then the
+        number of completed steps (an optimizer that had not stepped at all
+        yet is not known, so a failure before its first update counts one
+        step too many).
+        """
+        if self._failed_batch is not None:
+            return self._failed_batch
+        counts = [n for n in self._update_counts() if n > 0]
+        if not counts:
+            return 0 if self._all_optimizers() else None
+        return min(counts)
+
+    def _counter_for(self, optimizer: Any) -> Any:
+        for known, counter in self._counters:
+            if known is optimizer:
+                return counter
+        from tensorflow.python.ops.resource_variable_ops import ResourceVariable
+
+        # Made on the optimizer's first update, possibly while a tf.function traces: outside
+        # the graph, and as a plain variable (not a strategy's mirrored one, nor a variable
+        # the traced function would count as created by it).
+        with tf.init_scope():
+            counter = ResourceVariable(0, dtype=tf.int64, trainable=False)
+        self._counters.append((optimizer, counter))
+        return counter
+
+    def _count_step(self, optimizer: Any, checked: list[Any]) -> None:
+        """Count an update once its gradients passed their checks (ordered after them in graphs)."""
         if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
             return  # a plain variable cannot be assigned per replica
+        counter = self._counter_for(optimizer)
         deps = [g for g in checked if isinstance(g, tf.Tensor)]
         with tf.control_dependencies(deps):
-            self._step_counter.assign_add(1)
+            counter.assign_add(1)
 
     def _all_optimizers(self) -> list[Any]:
         found = list(self._optimizers)
@@ -462,38 +527,90 @@ class NumericsChecks:
 
 
 def rerun_with_op_checks(layer: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> OpDetail:
-    """Re-run ``layer`` alone in a ``tf.function`` with op-level checks and parse the first failure."""
+    """Re-run ``layer`` alone in a ``tf.function`` with op-level checks and parse the first failure.
+
+    TensorFlow's own output during the re-run (the "Detected Infinity or NaN"
+    dump its C++ runtime writes to stderr, ``INFO:tensorflow`` log lines) is
+    swallowed: the report says what it found.
+    """
     from tfnb_debug.collect._patching import suspended
 
     kwargs = {k: v for k, v in kwargs.items() if k != "training"}
-    tf.debugging.enable_check_numerics()
     try:
-        with suspended():
-            tf.function(lambda: layer(*args, **kwargs))()
+        with _quiet_tensorflow():
+            tf.debugging.enable_check_numerics()
+            try:
+                with suspended():
+                    tf.function(lambda: layer(*args, **kwargs))()
+            finally:
+                tf.debugging.disable_check_numerics()
     except tf.errors.InvalidArgumentError as err:
-        return _parse_op_error(str(err))
+        return _parse_op_error(str(err), _code_files(layer))
     except Exception as err:
         return OpDetail("", "", f"re-running the layer raised {type(err).__name__}")
-    finally:
-        tf.debugging.disable_check_numerics()
     return OpDetail("", "", "the layer gave finite outputs when re-run alone on its captured input")
+
+
+@contextlib.contextmanager
+def _quiet_tensorflow() -> Iterator[None]:
+    """Swallow what TensorFlow prints in this block: C++ stderr (file descriptor 2) and the
+    ``tensorflow`` Python logger; both restored in ``finally``.
+
+    The user's own ``sys.stderr`` is flushed first, so nothing of theirs is lost.
+    """
+    import logging
+    import os
+    import sys
+    import tempfile
+
+    logger = logging.getLogger("tensorflow")
+    disabled = logger.disabled
+    logger.disabled = True
+    saved_fd: int | None = None
+    try:
+        with tempfile.TemporaryFile() as sink:
+            try:
+                sys.stderr.flush()
+                saved_fd = os.dup(2)
+                os.dup2(sink.fileno(), 2)
+            except (OSError, ValueError, AttributeError):
+                saved_fd = None  # no file descriptor 2 here: only the logger is quieted
+            try:
+                yield
+            finally:
+                if saved_fd is not None:
+                    os.dup2(saved_fd, 2)
+                    os.close(saved_fd)
+    finally:
+        logger.disabled = disabled
 
 
 _OP_RE = re.compile(r'op "([^"]+)"')
 _FRAME_RE = re.compile(r"\+ (\S[^\n]*?) \(L(\d+)\) ?([^\n]*)")
 
 
-def _parse_op_error(text: str) -> OpDetail:
+def _parse_op_error(text: str, known_files: Iterable[str] = ()) -> OpDetail:
+    """The op and the user's source line from an ``enable_check_numerics`` error.
+
+    TensorFlow shortens long paths to ``...<last characters>``; those are
+    matched against ``known_files`` (the files of the failing layer's code) and
+    the files Python knows (``linecache``, ``sys.modules``).  tfnb_debug's own
+    frames are told by the installed package directory, so a user's folder that
+    happens to be called ``tfnb_debug`` keeps its source line.
+    """
     import linecache
 
     op = _OP_RE.search(text)
     source = ""
     frames = _FRAME_RE.findall(text)
-    user = [
-        (file, line, func)
-        for file, line, func in frames
-        if not file.startswith("...") and "-packages" not in file and "tfnb_debug" not in file
-    ]
+    candidates = (
+        _python_files(known_files) if any(f.startswith("...") for f, _, _ in frames) else []
+    )
+    user = []
+    for shown, line, func in frames:
+        file = _resolve_shortened(shown, int(line), candidates)
+        if file and _is_user_file(file):
+            user.append((file, line, func))
     if user:
         file, line, func = user[-1]
         code = linecache.getline(file, int(line)).strip()
@@ -502,11 +619,60 @@ def _parse_op_error(text: str) -> OpDetail:
     return OpDetail(op.group(1) if op else "", source)
 
 
-def _iterations(opt: Any) -> int:
+def _code_files(layer: Any) -> list[str]:
+    """The files of the code of ``layer``'s class and its bases."""
+    files: list[str] = []
+    for klass in type(layer).__mro__:
+        for value in vars(klass).values():
+            code = getattr(getattr(value, "__func__", value), "__code__", None)
+            name = getattr(code, "co_filename", None)
+            if isinstance(name, str) and name not in files:
+                files.append(name)
+    return files
+
+
+def _python_files(known_files: Iterable[str]) -> list[str]:
+    import linecache
+    import sys
+
+    files = list(dict.fromkeys(known_files))
+    files += [name for name in list(linecache.cache) if isinstance(name, str)]
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if isinstance(name, str):
+            files.append(name)
+    return list(dict.fromkeys(files))
+
+
+def _resolve_shortened(shown: str, line: int, candidates: Sequence[str]) -> str:
+    """The real path of a frame TensorFlow shortened to ``...<suffix>``, or "" if unknown."""
+    import linecache
+
+    if not shown.startswith("..."):
+        return shown
+    suffix = shown[3:]
+    matches = [c for c in candidates if c.endswith(suffix)]
+    with_line = [c for c in matches if linecache.getline(c, line).strip()]
+    found = with_line or matches
+    return found[0] if found else ""
+
+
+def _is_user_file(file: str) -> bool:
+    """Not tfnb_debug's own code, nor an installed package (TensorFlow, Keras, ...)."""
+    import os
+    from pathlib import Path
+
+    import tfnb_debug
+
+    normalized = file.replace(os.sep, "/")
+    if "/site-packages/" in normalized or "/dist-packages/" in normalized:
+        return False
+    package = Path(tfnb_debug.__file__).resolve().parent
     try:
-        return int(opt.iterations.numpy())
-    except Exception:
-        return 0
+        Path(file).resolve().relative_to(package)
+    except (ValueError, OSError):
+        return True
+    return False
 
 
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
@@ -521,9 +687,43 @@ def _key_line(text: str) -> str:
     return " ".join(text.split())[:200]
 
 
+def _is_scalar_loss(target: Any) -> bool:
+    return isinstance(target, tf.Tensor) and target.dtype.is_floating and target.shape.rank == 0
+
+
+def _loss_place(target: Any) -> str:
+    """Where the loss was computed: ``total_loss in VAE.train_step`` (the user's variable and
+    function), or ``total loss of model 'gan'`` in Keras' own ``train_step``."""
+    import os
+    import sys
+
+    import tfnb_debug
+
+    skipped = tuple(
+        os.path.dirname(module.__file__) + os.sep for module in (tf, tfnb_debug) if module.__file__
+    )
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(skipped):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return "loss given to GradientTape.gradient"
+    code = frame.f_code
+    function = getattr(code, "co_qualname", code.co_name)
+    if "tf__" in function:  # autograph's converted copy, made in nested factories
+        function = function.rsplit(".", 1)[-1].removeprefix("tf__")
+    keras_dir = os.path.dirname(keras.__file__ or "") + os.sep
+    owner = frame.f_locals.get("self")
+    if code.co_filename.startswith(keras_dir) and isinstance(owner, keras.Model):
+        return f"total loss of model '{owner.name}'"
+    names = [k for k, v in frame.f_locals.items() if v is target and not k.startswith("ag__")]
+    where = f"in {function}" if function != "<module>" else "in the cell"
+    return f"{names[0]} {where}" if names else f"loss {where}"
+
+
 @contextlib.contextmanager
 def _class_patches(checks: NumericsChecks) -> Iterator[None]:
-    """Check the loss (``Loss.__call__``) and gradients (``BaseOptimizer.apply``) while active.
+    """Check the loss (``Loss.__call__``, ``GradientTape.gradient``'s scalar target) and the
+    gradients (``BaseOptimizer.apply``) while active.
 
     ``make_train/test/predict_function`` adopt every model that builds one
     (cached functions dropped, XLA off), so models created in the run are covered too.
@@ -534,6 +734,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
 
     original_loss = Loss.__dict__["__call__"]
     original_apply = BaseOptimizer.__dict__["apply"]
+    original_gradient = tf.GradientTape.__dict__["gradient"]
     makers = {
         name: TensorFlowTrainer.__dict__[name]
         for name in ("make_train_function", "make_test_function", "make_predict_function")
@@ -546,6 +747,14 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
 
         return make
 
+    def make_train(self: Any, force: bool = False) -> Any:
+        checks.adopt(self)
+        makers["make_train_function"](self, force=force)
+        function = self.train_function
+        if function is not None and not getattr(function, "__tfnb_debug_batches__", False):
+            self.train_function = checks.counted_train_function(self, function)
+        return self.train_function
+
     def loss_call(self: Any, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         value = original_loss(self, *args, **kwargs)
@@ -556,11 +765,34 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
             return checks._check(value, "loss", name)
         return value
 
+    def gradient(tape: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
+        """A scalar loss differentiated by a tape: checked unless a ``Loss`` checked it already.
+
+        This is how the loss of a custom ``train_step`` or loop that computes
+        it with ``keras.ops``/loss functions (no ``keras.losses.Loss`` object)
+        is seen; in graphs the gradients wait for the check.
+        """
+        __tracebackhide__ = True
+        if not _is_scalar_loss(target) or checks._is_checked(target):
+            return original_gradient(tape, target, *args, **kwargs)
+        name = _loss_place(target)
+        if name not in checks.checked_losses:
+            checks.checked_losses.append(name)
+        tag = f"{TAG}|loss|{name}|"
+        if tf.executing_eagerly():
+            tf.debugging.check_numerics(target, tag)
+            return original_gradient(tape, target, *args, **kwargs)
+        guard = checks._guard(target, tag)
+        grads = original_gradient(tape, target, *args, **kwargs)
+        with tf.control_dependencies([guard]):
+            return tf.nest.map_structure(
+                lambda g: tf.identity(g) if isinstance(g, tf.Tensor) else g, grads
+            )
+
     def apply(self: Any, grads: Any, trainable_variables: Any = None) -> Any:
         __tracebackhide__ = True
         if all(self is not o for o in checks._optimizers):
             checks._optimizers.append(self)
-            checks._start_steps.setdefault(id(self), _iterations(self))
         variables = trainable_variables
         if variables is None:
             variables = getattr(self, "_trainable_variables", None) or [None] * len(grads)
@@ -573,7 +805,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
                     checks.checked_gradients.append(places[i])
         checked = checks.check_gradients(grads, places)
         if not checks._in_apply:
-            checks._count_step(checked)
+            checks._count_step(self, checked)
         checks._in_apply += 1
         try:
             return original_apply(self, checked, trainable_variables)
@@ -582,12 +814,16 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
 
     Loss.__call__ = loss_call
     BaseOptimizer.apply = apply
+    # autograph would convert a function from outside TensorFlow: keep it Python
+    tf.GradientTape.gradient = tf.autograph.experimental.do_not_convert(gradient)
     try:
         for name, original in makers.items():
             setattr(TensorFlowTrainer, name, wrap_maker(original))
+        TensorFlowTrainer.make_train_function = make_train
         yield
     finally:
         for name, original in makers.items():
             setattr(TensorFlowTrainer, name, original)
+        tf.GradientTape.gradient = original_gradient
         Loss.__call__ = original_loss
         BaseOptimizer.apply = original_apply

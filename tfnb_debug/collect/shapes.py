@@ -26,6 +26,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfnb_debug.collect._patching import TraceCounts
 from tfnb_debug.shape_records import LayerCall, Mode, Shape, TensorInfo, TensorStats, TraceCount
 
 __all__ = ["ShapeCollector", "key_error_sentence"]
@@ -90,7 +91,7 @@ class ShapeCollector:
         self.calls: list[_Open] = []
         self.repeats: dict[str, int] = {}
         self.truncated = False
-        self.traces: dict[int, list[Any]] = {}
+        self.traces = TraceCounts()
         self._stack: list[Any] = []
         self._producers: dict[int, tuple[Any, int, str]] = {}
         self._call_counts: dict[int, int] = {}
@@ -218,15 +219,14 @@ class ShapeCollector:
             self._stack.pop()
 
     # -------------------------------------------------------------- tf.function
-    def on_trace(self, name: str, key: int, signature: str) -> None:
+    def on_trace(self, name: str, function: Any, signature: str) -> None:
         """A :data:`~tfnb_debug.collect._patching.TraceHook`: count traces per tf.function."""
-        entry = self.traces.setdefault(key, [name])
-        entry.append(signature)
+        self.traces.add(name, function, signature)
 
     def trace_counts(self) -> tuple[TraceCount, ...]:
         return tuple(
-            TraceCount(name=entry[0], traces=len(entry) - 1, signatures=tuple(entry[1:]))
-            for entry in self.traces.values()
+            TraceCount(name=name, traces=len(signatures), signatures=signatures)
+            for name, signatures in self.traces.entries()
         )
 
     # --------------------------------------------------------------- internals

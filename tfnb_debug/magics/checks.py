@@ -149,13 +149,18 @@ class CheckMagics(Magics):
         """Run the cell with in-graph NaN/Inf checks; stop at the first bad number and say where.
 
         Checks the input batch (N05), every layer output in execution order
-        (N01), the loss (G05) and the gradients before they are applied (G03),
-        inside tf.function and model.fit.  The failing layer is re-run alone
+        (N01), the loss (G05; also the one a custom train_step gives
+        GradientTape.gradient) and the gradients before they are applied
+        (G03), inside tf.function and model.fit.  A step is one training
+        batch (a GAN's two optimizer updates count once).  The failing layer is re-run alone
         with op-level checks to name the op and source line.  Every model that
         trains, evaluates or predicts in the cell gets its cached
         train/test/predict functions dropped and XLA switched off for the cell
-        (XLA silently drops the checks); both are restored afterwards.  Counts tf.function retracing (T01).  Returns the
-        cell's last value (the report with -o).
+        (XLA silently drops the checks); both are restored afterwards.  A
+        tf.function traced in an earlier cell and called by name in this one
+        is traced again under the checks, and gets its own traces back
+        afterwards.  Counts tf.function retracing (T01).  Returns the cell's
+        last value (the report with -o).
 
         Example::
 
@@ -164,15 +169,19 @@ class CheckMagics(Magics):
         """
         __tracebackhide__ = True
         from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
+        from tfnb_debug.collect.retrace import functions_to_retrace
 
         args = check_output_arguments(parse_argstring(self.tfcheck, line))
         shell = self._shell()
         with usage_errors():
             thresholds = CheckThresholds(retrace_limit=args.retrace_limit)
-        functions: dict[int, Any] = {}
+        functions: list[Any] = []
         for name, value in list(shell.user_ns.items()):
-            if not name.startswith("_") and hasattr(value, "experimental_get_tracing_count"):
-                functions.setdefault(id(value), value)
+            function = not name.startswith("_") and hasattr(value, "experimental_get_tracing_count")
+            if function and all(value is not f for f in functions):
+                functions.append(value)
+        with usage_errors():
+            retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfcheck")
 
         def partial(report: CheckReport) -> None:
             if not args.quiet:
@@ -182,7 +191,8 @@ class CheckMagics(Magics):
 
         value, report = run_checked(
             lambda: run_user_code(shell, cell),
-            functions=list(functions.values()),
+            functions=functions,
+            retrace=retrace,
             thresholds=thresholds,
             op_detail=not args.no_op_detail,
             on_error=partial,

@@ -49,7 +49,9 @@ class GradMagics(Magics):
         train_on_batch, custom GradientTape loops, eager or tf.function, XLA
         included): per-layer table, histograms, a layers x steps heatmap, the
         loss, findings G01-G07 and M01-M03.  Everything is restored when the
-        cell ends; a later plain fit runs uninstrumented.  ``--mem`` adds the
+        cell ends; a later plain fit runs uninstrumented.  A tf.function
+        traced in an earlier cell and called by name in this one is traced
+        again, hooked, and gets its own traces back afterwards.  ``--mem`` adds the
         ``%%tfmem`` memory plot, table and findings (R01-R03) to the report.
 
         ``%tfgrad MODEL X Y [--loss LOSS]`` runs one forward/backward pass on
@@ -73,6 +75,7 @@ class GradMagics(Magics):
                 "%%tfgrad takes no names: the training code goes in the cell body "
                 "(for a dry probe use the line magic `%tfgrad MODEL X Y`)"
             )
+        from tfnb_debug.collect.retrace import functions_to_retrace, retraced
         from tfnb_debug.gradients import record_gradients
         from tfnb_debug.memory import track_memory, with_memory
 
@@ -82,11 +85,13 @@ class GradMagics(Magics):
             context = record_gradients(
                 every=args.every, max_steps=args.max_steps, watch=_watchable(shell.user_ns)
             )
+            # tf.functions traced in earlier cells trace again, hooked, for this cell
+            retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfgrad")
         memory = track_memory(enabled=args.mem)
         recording = None
         value = None
         try:
-            with memory, context as recording:
+            with memory, context as recording, retraced(retrace):
                 value = run_user_code(shell, cell)
         except BaseException as err:
             if recording is not None:
