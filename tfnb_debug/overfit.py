@@ -231,15 +231,23 @@ def _pick_loss_key(logs: dict[str, Any], wanted: str | None) -> str:
 
 
 def _train(model: Any, x: Any, y: Any, steps: int, *, own: bool, loss_key: str | None) -> _Run:
-    """Full-batch ``fit`` for ``steps`` epochs of one step each, reading the loss per step."""
+    """One ``fit`` epoch of ``steps`` full-batch steps, reading the loss of every step.
+
+    The metrics are reset before each step (as ``train_on_batch`` does), so the
+    logged loss is that step's, not a running mean.
+    """
     import keras
+    import tensorflow as tf
 
     n = _leading_dim(x)
     losses: list[float] = []
     chosen: list[str] = []
 
     class LossLog(keras.callbacks.Callback):
-        def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+            model.reset_metrics()
+
+        def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
             logs = logs or {}
             if not chosen:
                 chosen.append(_pick_loss_key(logs, loss_key))
@@ -251,12 +259,14 @@ def _train(model: Any, x: Any, y: Any, steps: int, *, own: bool, loss_key: str |
     initial = final = math.nan
     if not own:
         initial = _evaluate(model, x, y, n)
+    batch = x if y is None else (x, y)
+    data = tf.data.Dataset.from_tensors(batch).repeat()
     model.fit(
-        x, y, batch_size=n, epochs=steps, shuffle=False, verbose=0, callbacks=[LossLog()]
+        data, epochs=1, steps_per_epoch=steps, shuffle=False, verbose=0, callbacks=[LossLog()]
     )
+    accuracy = None
     if own:
         initial, final = losses[0], losses[-1]
-        accuracy = None
     else:
         final = _evaluate(model, x, y, n)
         accuracy = _accuracy(model, x, y)
@@ -336,9 +346,8 @@ def _report(
     if memorized:
         verdict = f"yes: {model.name!r} memorized {n} examples in {len(losses)} steps"
     else:
-        verdict = (
-            f"NO: {model.name!r} could not memorize {n} examples in {len(losses)} steps"
-            + (" (the loss became NaN/Inf)" if losses and not math.isfinite(losses[-1]) else "")
+        verdict = f"NO: {model.name!r} could not memorize {n} examples in {len(losses)} steps" + (
+            " (the loss became NaN/Inf)" if losses and not math.isfinite(losses[-1]) else ""
         )
     criterion = (
         f"criterion: accuracy on the examples >= {t.accuracy:g}"
@@ -423,4 +432,3 @@ def _loss_section(losses: tuple[float, ...], key: str) -> Section:
     ax.set_title("training loss on the examples")
     text = f"loss: {losses[0]:.4g} -> {losses[-1]:.4g} over {len(losses)} steps"
     return Section("loss", image_html(figure_data_uri(fig), alt=text), text)
-
