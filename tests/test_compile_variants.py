@@ -53,9 +53,7 @@ VARIANTS: dict[str, Callable[[], tuple[keras.Model, Any]]] = {
     "metrics_accuracy": lambda: _single(metrics=["accuracy"]),
     "weighted_metrics": lambda: _single(weighted_metrics=["accuracy"]),
     "run_eagerly": lambda: _single(metrics=["accuracy"], run_eagerly=True),
-    "two_outputs_list": lambda: _two_outputs(
-        as_dict=False, metrics=[["accuracy"], ["mae"]]
-    ),
+    "two_outputs_list": lambda: _two_outputs(as_dict=False, metrics=[["accuracy"], ["mae"]]),
     "two_outputs_dict": lambda: _two_outputs(
         as_dict=True, metrics={"cls": "accuracy", "reg": "mae"}
     ),
@@ -80,9 +78,7 @@ OPERATIONS: dict[str, Callable[[InteractiveShell], Any]] = {
     "%tfoverfit": lambda sh: run_magic(sh, "%tfoverfit -q -o sm sds --samples 8 --steps 3"),
     "%tfconsistency": lambda sh: run_magic(sh, "%tfconsistency -q -o sm sx --export"),
     "inspect": lambda sh: sh.user_ns["tfnb_inspect"](sh.user_ns["sm"], sh.user_ns["sx"]),
-    "estimate_model_memory": lambda sh: sh.user_ns["tfnb_estimate"](
-        sh.user_ns["sm"], batch_size=8
-    ),
+    "estimate_model_memory": lambda sh: sh.user_ns["tfnb_estimate"](sh.user_ns["sm"], batch_size=8),
     "inspect_pipeline": lambda sh: sh.user_ns["tfnb_pipeline"](
         sh.user_ns["sds"], model=sh.user_ns["sm"], throughput=False, per_stage=False
     ),

@@ -16,6 +16,7 @@ import tempfile
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from tfnb_debug.diagnostics.consistency import (
@@ -183,7 +184,7 @@ def _random_op_calls(model: Any) -> Iterator[list[tuple[str, str, str, str]]]:
 
     def wrap(name: str, original: Any) -> Any:
         def recorded(*args: Any, **kwargs: Any) -> Any:
-            frame = sys._getframe(1)
+            frame: FrameType | None = sys._getframe(1)
             while frame is not None:
                 owner = frame.f_locals.get("self")
                 if frame.f_code.co_name == "call" and isinstance(owner, keras.layers.Layer):

@@ -193,10 +193,10 @@ def take_examples(model: Any, data: Any, n: int, *, labels: bool = True) -> tupl
         ys: list[Any] = []
         count = 0
         for batch in data.take(max(n, 1)):
-            part = batch if paired else (batch,)
-            xs.append(keras.tree.map_structure(lambda t: t.numpy(), part[0]))
+            first, second = (batch[0], batch[1]) if paired else (batch, None)
+            xs.append(keras.tree.map_structure(lambda t: t.numpy(), first))
             if paired:
-                ys.append(keras.tree.map_structure(lambda t: t.numpy(), part[1]))
+                ys.append(keras.tree.map_structure(lambda t: t.numpy(), second))
             count += _leading_dim(xs[-1])
             if count >= n:
                 break
