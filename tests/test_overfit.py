@@ -83,7 +83,7 @@ def test_regression_uses_the_loss_ratio_and_unbatched_datasets_work() -> None:
     assert not strict.memorized
 
 
-def test_augmentation_is_switched_off_in_the_copy_only() -> None:
+def test_augmentation_is_switched_off_during_the_check_only() -> None:
     model = keras.Sequential(
         [
             keras.Input((4, 4, 1)),
@@ -98,6 +98,7 @@ def test_augmentation_is_switched_off_in_the_copy_only() -> None:
     report = overfit_small_batch(model, (images, Y[:8] % 2), samples=8, steps=3, plot=False)
     assert report.augmentation_removed == ("flip",)
     assert isinstance(model.layers[0], keras.layers.RandomFlip)
+    assert "call" not in vars(model.layers[0])  # the inference-mode switch is gone
     assert state(model) == before
 
 
