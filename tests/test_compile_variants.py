@@ -33,7 +33,9 @@ def _single(**compile_kwargs: Any) -> tuple[keras.Model, Any]:
     return model, Y_CLASS
 
 
-def _two_outputs(*, as_dict: bool, **compile_kwargs: Any) -> tuple[keras.Model, Any]:
+def _two_outputs(
+    *, as_dict: bool, y_list: bool = False, **compile_kwargs: Any
+) -> tuple[keras.Model, Any]:
     inp = keras.Input((4,), name="features")
     hidden = keras.layers.Dense(8, activation="relu", name="hidden")(inp)
     cls = keras.layers.Dense(3, activation="softmax", name="cls")(hidden)
@@ -44,7 +46,7 @@ def _two_outputs(*, as_dict: bool, **compile_kwargs: Any) -> tuple[keras.Model, 
         y: Any = {"cls": Y_CLASS, "reg": Y_VALUE}
     else:
         loss = ["sparse_categorical_crossentropy", "mse"]
-        y = (Y_CLASS, Y_VALUE)
+        y = [Y_CLASS, Y_VALUE] if y_list else (Y_CLASS, Y_VALUE)
     model.compile(optimizer="adam", loss=loss, **compile_kwargs)
     return model, y
 
@@ -54,6 +56,9 @@ VARIANTS: dict[str, Callable[[], tuple[keras.Model, Any]]] = {
     "weighted_metrics": lambda: _single(weighted_metrics=["accuracy"]),
     "run_eagerly": lambda: _single(metrics=["accuracy"], run_eagerly=True),
     "two_outputs_list": lambda: _two_outputs(as_dict=False, metrics=[["accuracy"], ["mae"]]),
+    "two_outputs_y_as_list": lambda: _two_outputs(
+        as_dict=False, y_list=True, metrics=[["accuracy"], ["mae"]]
+    ),
     "two_outputs_dict": lambda: _two_outputs(
         as_dict=True, metrics={"cls": "accuracy", "reg": "mae"}
     ),
@@ -76,6 +81,8 @@ OPERATIONS: dict[str, Callable[[InteractiveShell], Any]] = {
     "%%tfmem": lambda sh: run_magic(sh, "%%tfmem -q -o", FIT),
     "%tflint": lambda sh: run_magic(sh, "%tflint -q -o sm --data sds"),
     "%tfoverfit": lambda sh: run_magic(sh, "%tfoverfit -q -o sm sds --samples 8 --steps 3"),
+    "%tfoverfit (x,y)": lambda sh: run_magic(sh, "%tfoverfit -q -o sm (sx,sy) --steps 3"),
+    "%tflint --data (x,y)": lambda sh: run_magic(sh, "%tflint -q -o sm --data (sx,sy)"),
     "%tfconsistency": lambda sh: run_magic(sh, "%tfconsistency -q -o sm sx --export"),
     "inspect": lambda sh: sh.user_ns["tfnb_inspect"](sh.user_ns["sm"], sh.user_ns["sx"]),
     "estimate_model_memory": lambda sh: sh.user_ns["tfnb_estimate"](sh.user_ns["sm"], batch_size=8),
@@ -98,7 +105,8 @@ def test_no_crash_on_common_compile_variants(
         sm=model,
         sx=X,
         sy=y,
-        sds=tf.data.Dataset.from_tensor_slices((X, y)).batch(8),
+        # a list of labels of different shapes cannot go into tf.data as it is
+        sds=tf.data.Dataset.from_tensor_slices((X, keras.tree.lists_to_tuples(y))).batch(8),
         tfnb_inspect=tfnb_debug.inspect,
         tfnb_estimate=tfnb_debug.estimate_model_memory,
         tfnb_pipeline=tfnb_debug.inspect_pipeline,

@@ -110,8 +110,9 @@ def _data_parts(data: Any) -> tuple[Any, Any, Any]:
     else:
         if y is None:
             raise TfnbDebugError("--data must be a tf.data.Dataset or an (x, y) tuple of arrays")
-        xs = keras.tree.map_structure(np.asarray, x)
-        ys = keras.tree.map_structure(np.asarray, y)
+        # lists become tuples: tf.data cannot hold a list of labels of different shapes
+        xs = keras.tree.lists_to_tuples(keras.tree.map_structure(np.asarray, x))
+        ys = keras.tree.lists_to_tuples(keras.tree.map_structure(np.asarray, y))
         dataset = tf.data.Dataset.from_tensor_slices((xs, ys)).batch(32)
         x, y = first_batch(dataset)
     y = keras.tree.map_structure(lambda t: np.asarray(t), y) if y is not None else None

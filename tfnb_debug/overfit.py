@@ -180,7 +180,10 @@ def take_examples(model: Any, data: Any, n: int, *, labels: bool = True) -> tupl
     from tfnb_debug.collect.snapshot import first_batch
 
     def head(tree: Any) -> Any:
-        return keras.tree.map_structure(lambda a: np.asarray(a)[:n], tree)
+        # lists become tuples: tf.data cannot hold a list of labels of different shapes
+        return keras.tree.lists_to_tuples(
+            keras.tree.map_structure(lambda a: np.asarray(a)[:n], tree)
+        )
 
     if isinstance(data, tf.data.Dataset):
         element = data.element_spec
