@@ -201,6 +201,7 @@ def test_custom_layer_without_get_config_trains_and_every_state_is_restored() ->
     assert "restored bit for bit" in report.to_text()
 
 
+@pytest.mark.slow
 def test_an_unbuilt_optimizer_stays_unbuilt() -> None:
     model = guarded_model(fit=False)
     optimizer = model.optimizer
@@ -271,6 +272,7 @@ def test_gan_needs_a_loss_key_and_keeps_its_two_optimizers() -> None:
     assert model.d_optimizer is optimizers[0] and model.g_optimizer is optimizers[1]
 
 
+@pytest.mark.slow
 def test_magic_loss_key(shell: InteractiveShell) -> None:
     shell.user_ns.update(og=gan(), ox=X)
     shown = run_magic(shell, "%tfoverfit -q -o og ox --steps 2 --loss-key g_loss")
