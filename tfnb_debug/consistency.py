@@ -238,6 +238,11 @@ def _keras_round_trip(
             CheckpointObservation(".keras file", 0, (), steps, skipped=skipped),
         )
     ckpt_error = ""
+    opt = getattr(model, "optimizer", None)
+    if opt is not None and not opt.built:
+        # an optimizer that never stepped is saved without state; Keras warns that it
+        # skips loading it into the reloaded one, which has nothing to restore either
+        warnings.filterwarnings("ignore", "Skipping variable loading for optimizer")
     try:
         loaded = keras.models.load_model(path, compile=True)
     except Exception as err:

@@ -58,9 +58,12 @@ def optimizer_slots(model: keras.Model) -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     seen: set[int] = set()
     for name, value in [("optimizer", getattr(model, "optimizer", None)), *vars(model).items()]:
-        if isinstance(value, Optimizer) and id(value) not in seen:
-            seen.add(id(value))
-            found.append((name, value))
+        items = list(value) if isinstance(value, list | tuple) else [value]
+        for index, item in enumerate(items):
+            if isinstance(item, Optimizer) and id(item) not in seen:
+                seen.add(id(item))
+                where = f"{name}[{index}]" if isinstance(value, list) else f"{name}({index})"
+                found.append((name if item is value else where, item))
     return found
 
 
@@ -109,7 +112,7 @@ class TrainingGuard:
         if gen is not None:
             variables.append(gen.state)
         for name, optimizer in optimizer_slots(model):
-            if optimizer.built:
+            if optimizer.built or name.endswith(")"):  # one held in a tuple trains in place
                 variables.extend(optimizer.variables)
             else:
                 self._swap_optimizer(name, optimizer)
@@ -139,8 +142,16 @@ class TrainingGuard:
                 f"cannot copy the unbuilt optimizer {name!r} ({type(err).__name__}: {err}); "
                 "train the model for one step first, so that its optimizer state exists"
             ) from None
-        object.__setattr__(self.model, name, fresh)
         self._swapped.append((name, optimizer))
+        self._put(name, fresh)
+
+    def _put(self, name: str, optimizer: Any) -> None:
+        """Set ``model.<name>`` or ``model.<attribute>[i]`` (an optimizer in a list)."""
+        attribute, _, index = name.partition("[")
+        if index:
+            getattr(self.model, attribute)[int(index.rstrip("]"))] = optimizer
+        else:
+            object.__setattr__(self.model, attribute, optimizer)
 
     # -- release ----------------------------------------------------------------------
 
@@ -155,7 +166,7 @@ class TrainingGuard:
             self._snapshot.restore()
             self._snapshot = None
         for name, optimizer in self._swapped:
-            object.__setattr__(model, name, optimizer)
+            self._put(name, optimizer)
         self._swapped = []
         for name, value in self._attributes.items():
             if value is _MISSING:
