@@ -10,6 +10,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from tests._keras_examples import vae_encoder
 from tests._support import run_magic
 from tfnb_debug.consistency import ConsistencyThresholds, check_consistency
 
@@ -42,7 +43,7 @@ def unregistered_mse(y_true, y_pred):
 
 def state_bytes(model: keras.Model) -> list[bytes]:
     values = [v.numpy().tobytes() for v in model.variables]
-    if model.optimizer is not None:
+    if getattr(model, "optimizer", None) is not None:
         values += [v.numpy().tobytes() for v in model.optimizer.variables]
     return values
 
@@ -66,6 +67,45 @@ def test_c01_fires_for_mc_dropout_and_names_the_layer() -> None:
     assert c01.place == "mc_drop"
     assert report.inference.random_layers == ("mc_drop",)
     assert state_bytes(model) == before
+
+
+def test_c01_for_mc_dropout_keeps_the_dropout_advice() -> None:
+    report = check_consistency(dense_model(MCDropout(0.5, name="mc_drop")), X)
+    c01 = next(f for f in report.findings if f.code == "C01")
+    assert c01.severity == "error" and "keras.random.dropout" in c01.message
+    assert "Dropout" in c01.hint
+    assert report.inference.random_ops == (("mc_drop", "MCDropout", "dropout", "dropout"),)
+
+
+def test_c01_for_an_intended_sampler_is_a_warning_naming_layer_and_op() -> None:
+    # before: C01 (error) "drew random numbers" with advice about Dropout/augmentation
+    from keras.src import backend
+
+    normal = backend.random.normal
+    encoder = vae_encoder()
+    x = np.random.RandomState(2).rand(8, 8).astype("float32")
+    before = state_bytes(encoder)
+    report = check_consistency(encoder, x)
+    assert backend.random.normal is normal  # the recording wrapper is gone
+    (c01,) = [f for f in report.findings if f.code == "C01"]
+    assert c01.severity == "warning" and c01.place == "sampling"
+    assert "layer 'sampling' (Sampling) calls keras.random.normal" in c01.message
+    assert "Dropout" not in c01.hint and "training" in c01.hint and "seed" in c01.hint
+    assert state_bytes(encoder) == before
+
+
+@pytest.mark.slow
+def test_keras_file_that_does_not_load_gives_one_finding() -> None:
+    # before: C02 at ".keras round trip" and C04 at ".keras file" for the same load failure
+    encoder = vae_encoder()  # Sampling is not registered: load_model cannot rebuild it
+    x = np.random.RandomState(2).rand(8, 8).astype("float32")
+    report = check_consistency(encoder, x, export=True)
+    keras_file = [f for f in report.findings if f.code in ("C02", "C04") and ".keras" in f.place]
+    assert [(f.code, f.place) for f in keras_file] == [("C02", ".keras round trip")]
+    assert (
+        "decorate Sampling with @keras.saving.register_keras_serializable()" in keras_file[0].hint
+    )
+    assert report.checkpoints[0].skipped and "not checked" in report.to_text()
 
 
 def test_c01_silent_for_plain_dropout() -> None:

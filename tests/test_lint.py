@@ -9,6 +9,7 @@ import tensorflow as tf
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from tests._keras_examples import gan, vae
 from tests._support import run_magic
 from tfnb_debug.lint import lint_model
 
@@ -91,6 +92,27 @@ def test_s05_under_mixed_precision() -> None:
     assert "S05" in lint_model(bad).codes()
     assert "S05" not in lint_model(fixed).codes()
     assert "S05" not in lint_model(classifier(None, from_logits=True)).codes()
+
+
+@pytest.mark.slow
+def test_models_with_their_own_train_step_are_linted_and_say_what_is_not() -> None:
+    # before: "MODEL 'vae' is not built yet" (and "the model is not compiled" for the pairing)
+    features = RS.rand(16, 8).astype("float32")
+    for model in (vae(), gan()):
+        model.fit(features, epochs=1, batch_size=8, verbose=0)
+        before = [v.numpy().tobytes() for v in model.variables]
+        report = lint_model(model, tf.data.Dataset.from_tensor_slices(features).batch(8))
+        status = dict((check, status) for _, check, status in report.checks)
+        assert status["loss / output pairing"] == (
+            "not checked: the model computes its loss in its own train_step"
+        )
+        assert status["training memory vs device memory"].startswith("ran")
+        assert (
+            "loss / output pairing not checked: the model computes its loss in its own train_step"
+            in report.summary
+        )
+        assert "not compiled" not in report.to_text()
+        assert [v.numpy().tobytes() for v in model.variables] == before
 
 
 def test_magic(shell: InteractiveShell) -> None:

@@ -1,4 +1,4 @@
-"""%tfoverfit / overfit_small_batch: a copy learns, the user's model never changes."""
+"""%tfoverfit / overfit_small_batch: the model learns, then every state is restored bit for bit."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import tensorflow as tf
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from tests._keras_examples import gan, vae
 from tests._support import run_magic
+from tfnb_debug.collect.snapshot import global_seed_generator
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.overfit import OverfitThresholds, overfit_small_batch
 
@@ -81,7 +83,7 @@ def test_regression_uses_the_loss_ratio_and_unbatched_datasets_work() -> None:
     assert not strict.memorized
 
 
-def test_augmentation_is_switched_off_in_the_copy_only() -> None:
+def test_augmentation_is_switched_off_during_the_check_only() -> None:
     model = keras.Sequential(
         [
             keras.Input((4, 4, 1)),
@@ -96,6 +98,7 @@ def test_augmentation_is_switched_off_in_the_copy_only() -> None:
     report = overfit_small_batch(model, (images, Y[:8] % 2), samples=8, steps=3, plot=False)
     assert report.augmentation_removed == ("flip",)
     assert isinstance(model.layers[0], keras.layers.RandomFlip)
+    assert "call" not in vars(model.layers[0])  # the inference-mode switch is gone
     assert state(model) == before
 
 
@@ -120,3 +123,159 @@ def test_magic(shell: InteractiveShell) -> None:
     with pytest.raises(UsageError, match="not compiled"):
         shell.user_ns["raw"] = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
         run_magic(shell, "%tfoverfit raw (ox,oy)")
+
+
+def full_state(model: keras.Model, *optimizers: keras.optimizers.Optimizer) -> list[bytes]:
+    """Weights, metric variables, the optimizers' variables and Keras' global seed state."""
+    variables = [*model.variables, *(v for m in model.metrics for v in m.variables)]
+    for optimizer in optimizers or (model.optimizer,):
+        variables += optimizer.variables
+    gen = global_seed_generator()
+    if gen is not None:
+        variables.append(gen.state)
+    return [v.numpy().tobytes() for v in variables]
+
+
+def test_model_compiled_with_metrics() -> None:
+    # before: TypeError "float() argument must be ... not 'list'" from model.evaluate's list
+    model = classifier()
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-2),
+        loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"],
+    )
+    report = overfit_small_batch(model, (X, Y), samples=8, steps=3, plot=False)
+    assert report.steps == 3 and report.loss_key == "loss"
+    assert 0 < report.initial_loss < 10 and report.accuracy is not None
+
+
+class Scaled(keras.layers.Layer):
+    """A custom layer with a constructor argument and no get_config: it cannot be cloned."""
+
+    def __init__(self, factor: float, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, inputs: tf.Tensor) -> tf.Tensor:
+        return inputs * self.factor
+
+
+def guarded_model(*, fit: bool, run_eagerly: bool = False, extra: object = None) -> keras.Model:
+    inp = keras.Input((8,))
+    hidden = keras.layers.Dense(16, activation="relu")(inp)
+    hidden = keras.layers.BatchNormalization()(hidden)
+    hidden = keras.layers.Dropout(0.2)(hidden)
+    hidden = Scaled(0.5, name="scaled")(hidden)
+    if extra is not None:
+        hidden = extra(hidden)  # type: ignore[operator]
+    out = keras.layers.Dense(3, activation="softmax")(hidden)
+    model = keras.Model(inp, out, name="guarded")
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-2),
+        loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"],
+        run_eagerly=run_eagerly,
+    )
+    if fit:
+        model.fit(X, Y, epochs=1, batch_size=16, verbose=0)
+    return model
+
+
+@pytest.mark.slow
+def test_custom_layer_without_get_config_trains_and_every_state_is_restored() -> None:
+    # before: "cannot copy model 'guarded' ... subclassed models need get_config()"
+    keras.random.normal((1,))  # Keras' global seed generator exists and must not move
+    model = guarded_model(fit=True)
+    before = full_state(model)
+    seed_before = global_seed_generator()
+    numpy_before = np.random.get_state()[1].copy()
+    history, train_function = model.history, model.train_function
+    model.stop_training = False
+    report = overfit_small_batch(model, (X, Y), samples=8, steps=20, plot=False)
+    assert report.steps == 20 and report.losses[-1] < report.losses[0]
+    assert full_state(model) == before
+    assert global_seed_generator() is seed_before
+    assert (np.random.get_state()[1] == numpy_before).all()
+    assert model.history is history and model.train_function is train_function
+    assert model.stop_training is False
+    assert "restored bit for bit" in report.to_text()
+
+
+@pytest.mark.slow
+def test_an_unbuilt_optimizer_stays_unbuilt() -> None:
+    model = guarded_model(fit=False)
+    optimizer = model.optimizer
+    count = len(optimizer.variables)
+    assert not optimizer.built
+    overfit_small_batch(model, (X, Y), samples=8, steps=3, plot=False)
+    assert model.optimizer is optimizer and not optimizer.built
+    assert len(optimizer.variables) == count and int(optimizer.iterations.numpy()) == 0
+    assert all(not v.numpy().any() for m in model.metrics for v in m.variables)
+
+
+class Interrupt(keras.layers.Layer):
+    """Raises ``error`` on its third training call (eager only)."""
+
+    def __init__(self, error: BaseException, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+        self.calls = 0
+
+    def call(self, inputs: tf.Tensor, training: bool | None = None) -> tf.Tensor:
+        if training:
+            self.calls += 1
+            if self.calls == 3:
+                raise self.error
+        return inputs
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom in my layer"), KeyboardInterrupt()])
+def test_state_is_restored_when_training_raises(error: BaseException) -> None:
+    model = guarded_model(fit=True, run_eagerly=True, extra=Interrupt(error))
+    before = full_state(model)
+    iterations = int(model.optimizer.iterations.numpy())
+    with pytest.raises(type(error)) as raised:
+        overfit_small_batch(model, (X, Y), samples=8, steps=10, plot=False)
+    assert type(raised.value) is type(error)  # the user's own exception (Keras adds context)
+    assert str(error) in str(raised.value)
+    assert full_state(model) == before
+    assert int(model.optimizer.iterations.numpy()) == iterations
+
+
+@pytest.mark.slow
+def test_vae_trains_through_its_own_train_step() -> None:
+    # before: "MODEL 'vae' is not built yet" / "not compiled" (no loss in compile)
+    model = vae()
+    model.fit(X, epochs=1, batch_size=16, verbose=0)
+    before = full_state(model)
+    report = overfit_small_batch(model, X, samples=16, steps=30, plot=False)
+    assert report.own_train_step and report.loss_key == "loss" and report.steps == 30
+    assert report.initial_loss == report.losses[0] and report.final_loss == report.losses[-1]
+    assert report.final_loss < report.initial_loss
+    assert "own train_step" in report.to_text()
+    assert full_state(model) == before
+
+
+@pytest.mark.slow
+def test_gan_needs_a_loss_key_and_keeps_its_two_optimizers() -> None:
+    model = gan()
+    optimizers = (model.d_optimizer, model.g_optimizer)
+    with pytest.raises(TfnbDebugError, match="d_loss, g_loss"):
+        overfit_small_batch(model, X, steps=2, plot=False)
+    report = overfit_small_batch(model, X, steps=3, plot=False, loss_key="g_loss")
+    assert report.loss_key == "g_loss" and report.steps == 3
+    assert not any(o.built for o in optimizers)  # unbuilt before, unbuilt after
+    model.fit(X, epochs=1, batch_size=16, verbose=0)
+    before = full_state(model, *optimizers)
+    overfit_small_batch(model, X, steps=3, plot=False, loss_key="d_loss")
+    assert full_state(model, *optimizers) == before
+    assert model.d_optimizer is optimizers[0] and model.g_optimizer is optimizers[1]
+
+
+@pytest.mark.slow
+def test_magic_loss_key(shell: InteractiveShell) -> None:
+    shell.user_ns.update(og=gan(), ox=X)
+    shown = run_magic(shell, "%tfoverfit -q -o og ox --steps 2 --loss-key g_loss")
+    assert shown.result is not None and shown.result.loss_key == "g_loss"
+    with pytest.raises(UsageError, match="--loss-key"):
+        run_magic(shell, "%tfoverfit og ox --steps 2")

@@ -54,8 +54,11 @@ def lint_model(
     (with ``(x, y)`` arrays) checks the labels of the split ``fit`` would make (P13).
     """
     from tfnb_debug.collect.snapshot import VariableSnapshot, require_keras_model, state_variables
+    from tfnb_debug.overfit import has_own_train_step
 
-    model = require_keras_model(model)
+    model = require_keras_model(model, built=False)
+    if not model.built and not has_own_train_step(model):
+        model = require_keras_model(model)  # the one-line "not built yet" error
     snapshot = VariableSnapshot.take(state_variables(model))
     findings: list[Finding] = []
     checks: list[tuple[str, str, str]] = []
@@ -74,6 +77,7 @@ def lint_model(
     summary = (
         f"{len(checks)} checks of {model.name!r}"
         + ("" if data is not None else " (add --data DS for P12/N04 and label checks)"),
+        *(f"{check} {status}" for _, check, status in checks if status.startswith("not checked")),
     )
     return LintReport(
         title=f"tfnb_debug lint of {model.name!r}",
@@ -121,8 +125,9 @@ def _data_parts(data: Any) -> tuple[Any, Any, Any]:
     else:
         if y is None:
             raise TfnbDebugError("--data must be a tf.data.Dataset or an (x, y) tuple of arrays")
-        xs = keras.tree.map_structure(np.asarray, x)
-        ys = keras.tree.map_structure(np.asarray, y)
+        # lists become tuples: tf.data cannot hold a list of labels of different shapes
+        xs = keras.tree.lists_to_tuples(keras.tree.map_structure(np.asarray, x))
+        ys = keras.tree.lists_to_tuples(keras.tree.map_structure(np.asarray, y))
         dataset = tf.data.Dataset.from_tensor_slices((xs, ys)).batch(32)
         x, y = first_batch(dataset)
     y = keras.tree.map_structure(lambda t: np.asarray(t), y) if y is not None else None
@@ -131,13 +136,21 @@ def _data_parts(data: Any) -> tuple[Any, Any, Any]:
 
 def _loss_pairing(model: Any, y: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
     from tfnb_debug.diagnostics.model import check_loss_pairing
+    from tfnb_debug.overfit import has_own_train_step
 
+    check = "loss / output pairing"
     if getattr(model, "loss", None) is None:
-        checks.append(("M01-M05", "loss / output pairing", "skipped: the model is not compiled"))
+        if has_own_train_step(model):
+            status = "not checked: the model computes its loss in its own train_step"
+        elif getattr(model, "optimizer", None) is not None:
+            status = "not checked: the model was compiled without a loss"
+        else:
+            status = "not checked: the model is not compiled"
+        checks.append(("M01-M05", check, status))
         return []
     found = check_loss_pairing(model, y)
     labels = "with labels (M04, M05)" if y is not None else "no labels: M04/M05 need --data"
-    checks.append(("M01-M05", "loss / output pairing", f"ran, {labels}"))
+    checks.append(("M01-M05", check, f"ran, {labels}"))
     return found
 
 

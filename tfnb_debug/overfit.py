@@ -1,12 +1,15 @@
 """``%tfoverfit``: can the model memorize a handful of examples?
 
-The standard first step when the loss does not fall: train a COPY of the model
-(``keras.models.clone_model`` + the same weights + a fresh optimizer from the
-same config + the same loss) on a few examples, with the model's augmentation
-layers replaced by ``Identity``, and say whether the loss collapses.  If it
-does not, the lint findings (:func:`tfnb_debug.lint.lint_model`) that explain
-why are attached.  The user's model, its weights and optimizer state are never
-touched (the global RNG state is restored too).
+The standard first step when the loss does not fall: train the model itself
+on a few examples, full batch, and say whether the loss collapses.  Training
+runs through ``model.fit``, so a model with its own ``train_step`` (a VAE, a
+GAN) trains exactly as it does for the user, and its logged loss is read.
+Everything the run changes is put back afterwards by
+:class:`tfnb_debug.collect.training_guard.TrainingGuard` (weights, optimizer
+and metric state, random states, the compiled train function), also when the
+run raises or is interrupted; augmentation layers run as in inference during
+the check.  If the model does not memorize the examples, the lint findings
+(:func:`tfnb_debug.lint.lint_model`) that explain why are attached.
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ __all__ = ["OverfitReport", "OverfitThresholds", "overfit_small_batch"]
 
 @dataclass(frozen=True)
 class OverfitThresholds:
-    """When a copy counts as having memorized its examples.
+    """When a model counts as having memorized its examples.
 
-    Classification (a cross-entropy loss): the copy's accuracy on the examples
+    Classification (a cross-entropy loss): the accuracy on the examples
     reaches ``accuracy``.  Otherwise: the final loss is at most ``loss_ratio``
     times the initial loss (or below ``loss_floor``).
     """
@@ -43,7 +46,13 @@ class OverfitThresholds:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class OverfitReport(Report):
-    """What ``%tfoverfit`` shows; every field is a plain value."""
+    """What ``%tfoverfit`` shows; every field is a plain value.
+
+    ``loss_key`` is the log entry read as the loss (``"loss"`` for compiled
+    models); ``own_train_step`` says the model computes its loss in its own
+    ``train_step``, so the initial and final losses are the first and last
+    logged training losses rather than an inference-mode evaluation.
+    """
 
     model_name: str
     samples: int
@@ -54,6 +63,17 @@ class OverfitReport(Report):
     accuracy: float | None
     memorized: bool
     augmentation_removed: tuple[str, ...]
+    loss_key: str = "loss"
+    own_train_step: bool = False
+
+
+@dataclass(frozen=True)
+class _Run:
+    losses: tuple[float, ...]
+    initial: float
+    final: float
+    accuracy: float | None
+    loss_key: str
 
 
 def overfit_small_batch(
@@ -64,58 +84,56 @@ def overfit_small_batch(
     steps: int = 200,
     thresholds: OverfitThresholds | None = None,
     plot: bool = True,
+    loss_key: str | None = None,
 ) -> OverfitReport:
-    """Train a copy of ``model`` on ``samples`` examples of ``data`` for ``steps`` full-batch steps.
+    """Train ``model`` on ``samples`` examples of ``data`` for ``steps`` full-batch steps.
 
     ``data`` is a ``tf.data.Dataset`` of ``(x, y)`` (batched or not) or an
-    ``(x, y)`` tuple of arrays.  The model must be compiled (its loss and
-    optimizer config are reused).  Returns whether the copy memorized them.
+    ``(x, y)`` tuple of arrays; a model with its own ``train_step`` also takes
+    inputs alone.  The model must be compiled.  It trains through ``fit``
+    and every variable, optimizer, metric and random state it touches is
+    restored afterwards, bit for bit.  ``loss_key`` names the logged value to
+    read when a ``train_step`` logs no ``"loss"`` (a GAN's ``"g_loss"``).
+    Returns whether the model memorized the examples.
     """
-    from tfnb_debug.collect.snapshot import (
-        VariableSnapshot,
-        global_seed_generator,
-        require_keras_model,
-    )
+    from tfnb_debug.collect.snapshot import require_keras_model
+    from tfnb_debug.collect.training_guard import TrainingGuard
 
     thresholds = thresholds or OverfitThresholds()
-    model = require_keras_model(model)
+    model = require_keras_model(model, built=False)
     if samples < 1 or steps < 1:
         raise TfnbDebugError("--samples and --steps must be positive integers")
-    if getattr(model, "optimizer", None) is None or getattr(model, "loss", None) is None:
+    if getattr(model, "optimizer", None) is None:
         raise TfnbDebugError(
             f"model {model.name!r} is not compiled: call model.compile(optimizer=..., loss=...) "
-            "first, so that its copy trains with the same loss and optimizer"
+            "first, so that it trains with its own loss and optimizer"
         )
-    x, y = take_examples(model, data, samples)
-    gen = global_seed_generator()
-    rng = VariableSnapshot.take([gen.state]) if gen is not None else None
-    try:
-        copy, removed = copy_model(model)
-        losses, accuracy, initial, final = _train(copy, model, x, y, steps)
-    finally:
-        if rng is not None:
-            rng.restore()
+    own = has_own_train_step(model)
+    if not own:
+        model = require_keras_model(model)
+        if getattr(model, "loss", None) is None:
+            raise TfnbDebugError(
+                f"model {model.name!r} was compiled without a loss and trains with Keras' own "
+                "train_step: pass loss=... to model.compile"
+            )
+    x, y = take_examples(model, data, samples, labels=not own)
+    with TrainingGuard(model) as guard:
+        run = _train(model, x, y, steps, own=own, loss_key=loss_key)
     n = int(_leading_dim(x))
-    memorized = _memorized(model, initial, final, accuracy, thresholds)
+    memorized = _memorized(run.initial, run.final, run.accuracy, thresholds)
     findings: list[Finding] = []
     if not memorized:
         from tfnb_debug.lint import lint_model
 
-        findings = list(lint_model(model, data=(x, y)).findings)
-    return _report(
-        model,
-        n,
-        steps,
-        losses,
-        initial,
-        final,
-        accuracy,
-        memorized,
-        removed,
-        findings,
-        thresholds,
-        plot,
-    )
+        findings = list(lint_model(model, data=None if own else (x, y)).findings)
+    return _report(model, n, steps, run, memorized, guard.removed, findings, thresholds, plot, own)
+
+
+def has_own_train_step(model: Any) -> bool:
+    """The model overrides ``train_step`` (it computes its loss itself: VAE, GAN, ...)."""
+    import keras
+
+    return type(model).train_step is not keras.Model.train_step
 
 
 # -- collect ----------------------------------------------------------------------------
@@ -127,110 +145,141 @@ def _leading_dim(x: Any) -> int:
     return int(keras.tree.flatten(x)[0].shape[0])
 
 
-def take_examples(model: Any, data: Any, n: int) -> tuple[Any, Any]:
-    """The first ``n`` examples of ``data`` as ``(x, y)`` NumPy structures."""
+def _is_batched(data: Any, model: Any) -> bool:
+    """Whether a dataset yields batches: from the model's input rank, else its transformations."""
+    import keras
+
+    element = data.element_spec
+    first = keras.tree.flatten(element[0] if isinstance(element, tuple) else element)[0]
+    inputs = getattr(model, "inputs", None) if model.built else None
+    if inputs:
+        return bool(first.shape.rank != len(inputs[0].shape) - 1)
+    if first.shape.rank and first.shape[0] is None:
+        return True
+    pending = [data]
+    while pending:  # the chain of datasets (private but long-lived; see TRAPS.md)
+        ds = pending.pop()
+        if "Batch" in type(ds).__name__:
+            return True
+        try:
+            pending.extend(ds._inputs())
+        except Exception:
+            break
+    return False
+
+
+def take_examples(model: Any, data: Any, n: int, *, labels: bool = True) -> tuple[Any, Any]:
+    """The first ``n`` examples of ``data`` as ``(x, y)`` NumPy structures (``y`` may be None).
+
+    ``labels=False`` accepts inputs alone (for a model with its own ``train_step``).
+    """
     import keras
     import numpy as np
     import tensorflow as tf
 
     from tfnb_debug.collect.snapshot import first_batch
 
+    def head(tree: Any) -> Any:
+        # lists become tuples: tf.data cannot hold a list of labels of different shapes
+        return keras.tree.lists_to_tuples(
+            keras.tree.map_structure(lambda a: np.asarray(a)[:n], tree)
+        )
+
     if isinstance(data, tf.data.Dataset):
         element = data.element_spec
-        x_spec = element[0] if isinstance(element, tuple) else element
-        if not isinstance(element, tuple) or len(element) < 2:
+        paired = isinstance(element, tuple) and len(element) >= 2
+        if labels and not paired:
             raise TfnbDebugError("DATA must yield (x, y) pairs to train on")
-        first_x = keras.tree.flatten(x_spec)[0]
-        inputs = getattr(model, "inputs", None) or []
-        if inputs and first_x.shape.rank == len(inputs[0].shape) - 1:
-            data = data.batch(n)  # an unbatched dataset
+        if not _is_batched(data, model):
+            data = data.batch(n)
         xs: list[Any] = []
         ys: list[Any] = []
         count = 0
         for batch in data.take(max(n, 1)):
-            xs.append(keras.tree.map_structure(lambda t: t.numpy(), batch[0]))
-            ys.append(keras.tree.map_structure(lambda t: t.numpy(), batch[1]))
+            first, second = (batch[0], batch[1]) if paired else (batch, None)
+            xs.append(keras.tree.map_structure(lambda t: t.numpy(), first))
+            if paired:
+                ys.append(keras.tree.map_structure(lambda t: t.numpy(), second))
             count += _leading_dim(xs[-1])
             if count >= n:
                 break
         if not xs:
             raise TfnbDebugError("DATA is an empty dataset")
         x = keras.tree.map_structure(lambda *a: np.concatenate(a)[:n], *xs)
-        y = keras.tree.map_structure(lambda *a: np.concatenate(a)[:n], *ys)
+        y = keras.tree.map_structure(lambda *a: np.concatenate(a)[:n], *ys) if ys else None
         return x, y
     x, y = first_batch(data)
-    if y is None:
+    if y is None and labels:
         raise TfnbDebugError("DATA must be a (x, y) tuple of arrays or a tf.data.Dataset of pairs")
-    x = keras.tree.map_structure(lambda a: np.asarray(a)[:n], x)
-    y = keras.tree.map_structure(lambda a: np.asarray(a)[:n], y)
-    return x, y
+    return head(x), head(y) if y is not None else None
 
 
-def _is_augmentation(layer: Any) -> bool:
-    from keras.src.layers.preprocessing.data_layer import DataLayer
+def _pick_loss_key(logs: dict[str, Any], wanted: str | None) -> str:
+    if wanted is not None:
+        if wanted not in logs:
+            raise TfnbDebugError(
+                f"the training logs have no {wanted!r}; they have: {', '.join(sorted(logs))}"
+            )
+        return wanted
+    if "loss" in logs:
+        return "loss"
+    losses = [key for key in logs if "loss" in key]
+    if len(losses) == 1:
+        return losses[0]
+    raise TfnbDebugError(
+        "the model's train_step logs no 'loss' but "
+        + (", ".join(sorted(logs)) or "nothing")
+        + ": name the value to read with loss_key=... (%tfoverfit --loss-key KEY)"
+    )
 
-    random = bool(getattr(layer, "_seed_generators", None))
-    return random and (isinstance(layer, DataLayer) or type(layer).__name__.startswith("Random"))
 
+def _train(model: Any, x: Any, y: Any, steps: int, *, own: bool, loss_key: str | None) -> _Run:
+    """One ``fit`` epoch of ``steps`` full-batch steps, reading the loss of every step.
 
-def copy_model(model: Any) -> tuple[Any, tuple[str, ...]]:
-    """A compiled copy with the same weights and a fresh optimizer; augmentation -> Identity."""
+    The metrics are reset before each step (as ``train_on_batch`` does), so the
+    logged loss is that step's, not a running mean.
+    """
     import keras
+    import tensorflow as tf
 
-    removed: list[str] = []
-
-    def clone_layer(layer: Any) -> Any:
-        if _is_augmentation(layer):
-            removed.append(layer.name)
-            return keras.layers.Identity(name=layer.name)
-        return layer.__class__.from_config(layer.get_config())
-
-    try:
-        copy = keras.models.clone_model(model, clone_function=clone_layer, recursive=True)
-    except Exception as err:
-        raise TfnbDebugError(
-            f"cannot copy model {model.name!r} ({type(err).__name__}: {_first_line(err)}); "
-            "subclassed models need get_config()/from_config() so that clone_model can rebuild them"
-        ) from None
-    if not copy.built:
-        raise TfnbDebugError(f"the copy of {model.name!r} could not be built")
-    _copy_weights(model, copy)
-    optimizer = model.optimizer.__class__.from_config(model.optimizer.get_config())
-    copy.compile(optimizer=optimizer, loss=model.loss, jit_compile=False)
-    return copy, tuple(removed)
-
-
-def _copy_weights(source: Any, target: Any) -> None:
-    """Copy weights layer by layer (augmentation layers have none to copy)."""
-    src_layers = source._flatten_layers(include_self=False, recursive=True)
-    dst_layers = target._flatten_layers(include_self=False, recursive=True)
-    dst_by_name = {layer.name: layer for layer in dst_layers}
-    for layer in src_layers:
-        if layer._flatten_layers(include_self=False, recursive=False):
-            continue  # a container: its leaves carry the weights
-        weights = layer.get_weights()
-        if not weights:
-            continue
-        other = dst_by_name.get(layer.name)
-        if other is None:
-            raise TfnbDebugError(f"the copy of the model has no layer {layer.name!r}")
-        other.set_weights(weights)
-
-
-def _train(
-    copy: Any, model: Any, x: Any, y: Any, steps: int
-) -> tuple[tuple[float, ...], float | None, float, float]:
-    initial = float(copy.evaluate(x, y, batch_size=_leading_dim(x), verbose=0))
+    n = _leading_dim(x)
     losses: list[float] = []
-    for _ in range(steps):
-        loss = copy.train_on_batch(x, y)
-        value = float(loss[0] if isinstance(loss, list | tuple) else loss)
-        losses.append(value)
-        if not math.isfinite(value):
-            break
-    final = float(copy.evaluate(x, y, batch_size=_leading_dim(x), verbose=0))
-    accuracy = _accuracy(model, copy, x, y)
-    return tuple(losses), accuracy, initial, final
+    chosen: list[str] = []
+
+    class LossLog(keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+            model.reset_metrics()
+
+        def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+            logs = logs or {}
+            if not chosen:
+                chosen.append(_pick_loss_key(logs, loss_key))
+            value = float(logs[chosen[0]])
+            losses.append(value)
+            if not math.isfinite(value):
+                model.stop_training = True
+
+    initial = final = math.nan
+    if not own:
+        initial = _evaluate(model, x, y, n)
+    batch = x if y is None else (x, y)
+    data = tf.data.Dataset.from_tensors(batch).repeat()
+    model.fit(
+        data, epochs=1, steps_per_epoch=steps, shuffle=False, verbose=0, callbacks=[LossLog()]
+    )
+    accuracy = None
+    if own:
+        initial, final = losses[0], losses[-1]
+    else:
+        final = _evaluate(model, x, y, n)
+        accuracy = _accuracy(model, x, y)
+    return _Run(tuple(losses), initial, final, accuracy, chosen[0] if chosen else "loss")
+
+
+def _evaluate(model: Any, x: Any, y: Any, n: int) -> float:
+    """The compiled loss on the examples in inference mode (metrics and loss weights aside)."""
+    logs = model.evaluate(x, y, batch_size=n, verbose=0, return_dict=True)
+    return float(logs["loss"])
 
 
 def _is_classification(model: Any) -> bool:
@@ -244,13 +293,13 @@ def _is_classification(model: Any) -> bool:
     return "crossentropy" in str(name).lower().replace("_", "")
 
 
-def _accuracy(model: Any, copy: Any, x: Any, y: Any) -> float | None:
+def _accuracy(model: Any, x: Any, y: Any) -> float | None:
     import keras
     import numpy as np
 
     if not _is_classification(model):
         return None
-    outputs = keras.tree.flatten(copy(x, training=False))
+    outputs = keras.tree.flatten(model(x, training=False))
     labels = keras.tree.flatten(y)
     if len(outputs) != 1 or len(labels) != 1:
         return None
@@ -271,9 +320,7 @@ def _accuracy(model: Any, copy: Any, x: Any, y: Any) -> float | None:
     return float(np.mean(guess == target))
 
 
-def _memorized(
-    model: Any, initial: float, final: float, accuracy: float | None, t: OverfitThresholds
-) -> bool:
+def _memorized(initial: float, final: float, accuracy: float | None, t: OverfitThresholds) -> bool:
     if not math.isfinite(final):
         return False
     if accuracy is not None:
@@ -288,24 +335,22 @@ def _report(
     model: Any,
     n: int,
     steps: int,
-    losses: tuple[float, ...],
-    initial: float,
-    final: float,
-    accuracy: float | None,
+    run: _Run,
     memorized: bool,
     removed: tuple[str, ...],
     findings: list[Finding],
     t: OverfitThresholds,
     plot: bool,
+    own: bool,
 ) -> OverfitReport:
     from tfnb_debug.reports import sort_findings
 
+    losses, initial, final, accuracy = run.losses, run.initial, run.final, run.accuracy
     if memorized:
-        verdict = f"yes: a copy of {model.name!r} memorized {n} examples in {len(losses)} steps"
+        verdict = f"yes: {model.name!r} memorized {n} examples in {len(losses)} steps"
     else:
-        verdict = (
-            f"NO: a copy of {model.name!r} could not memorize {n} examples in {len(losses)} steps"
-            + (" (the loss became NaN/Inf)" if losses and not math.isfinite(losses[-1]) else "")
+        verdict = f"NO: {model.name!r} could not memorize {n} examples in {len(losses)} steps" + (
+            " (the loss became NaN/Inf)" if losses and not math.isfinite(losses[-1]) else ""
         )
     criterion = (
         f"criterion: accuracy on the examples >= {t.accuracy:g}"
@@ -313,23 +358,40 @@ def _report(
         else f"criterion: final loss <= {t.loss_ratio:g} x initial loss or <= {t.loss_floor:g}"
     )
     summary = [verdict, criterion]
+    if own:
+        summary.append(
+            f"trained through the model's own train_step (fit), reading its logged "
+            f"{run.loss_key!r}: before/after are the first and last training steps"
+        )
     if removed:
-        summary.append(
-            "augmentation layers replaced by Identity in the copy: " + ", ".join(removed)
-        )
+        summary.append("augmentation layers ran as in inference: " + ", ".join(removed))
     if not memorized:
-        summary.append(
-            "lint findings that can explain it are listed below"
-            if findings
-            else "no lint finding explains it: try a larger model, a higher learning rate, "
-            "or check the labels match the inputs"
-        )
-    summary.append("the model you passed, its weights and optimizer state were not changed")
+        if findings:
+            summary.append("lint findings that can explain it are listed below")
+        elif own:
+            summary.append(
+                "a loss with a floor above 0 (a KL term, cross-entropy on soft targets) never "
+                "meets this criterion: judge the loss curve"
+            )
+        else:
+            summary.append(
+                "no lint finding explains it: try a larger model, a higher learning rate, "
+                "or check the labels match the inputs"
+            )
+    summary.append(
+        "the model trained itself; its weights, optimizer, metric and random states were "
+        "restored bit for bit afterwards"
+    )
+    before, after = (
+        ("loss at the first training step", "loss at the last training step")
+        if own
+        else ("loss before (inference mode)", "loss after (inference mode)")
+    )
     rows: list[tuple[Any, ...]] = [
         ("examples", n),
         ("steps run", len(losses)),
-        ("loss before (inference mode)", initial),
-        ("loss after (inference mode)", final),
+        (before, initial),
+        (after, final),
         ("loss ratio after/before", final / initial if initial else float("nan")),
     ]
     if accuracy is not None:
@@ -337,7 +399,7 @@ def _report(
     rows.append(("memorized", "yes" if memorized else "NO"))
     sections: tuple[Section, ...] = ()
     if plot and losses:
-        sections = (_loss_section(losses),)
+        sections = (_loss_section(losses, run.loss_key),)
     return OverfitReport(
         title=f"tfnb_debug overfit check of {model.name!r}",
         summary=tuple(summary),
@@ -353,10 +415,12 @@ def _report(
         accuracy=accuracy,
         memorized=memorized,
         augmentation_removed=removed,
+        loss_key=run.loss_key,
+        own_train_step=own,
     )
 
 
-def _loss_section(losses: tuple[float, ...]) -> Section:
+def _loss_section(losses: tuple[float, ...], key: str) -> Section:
     from tfnb_debug.render.html import image_html
     from tfnb_debug.render.plots import figure_data_uri, new_figure
 
@@ -367,12 +431,7 @@ def _loss_section(losses: tuple[float, ...]) -> Section:
     if all(v > 0 for v in finite if math.isfinite(v)) and any(math.isfinite(v) for v in finite):
         ax.set_yscale("log")
     ax.set_xlabel("step")
-    ax.set_ylabel("training loss")
-    ax.set_title("loss of the copy on the examples")
+    ax.set_ylabel(f"training {key}" if key != "loss" else "training loss")
+    ax.set_title("training loss on the examples")
     text = f"loss: {losses[0]:.4g} -> {losses[-1]:.4g} over {len(losses)} steps"
     return Section("loss", image_html(figure_data_uri(fig), alt=text), text)
-
-
-def _first_line(err: BaseException) -> str:
-    lines = str(err).strip().splitlines()
-    return lines[0] if lines else type(err).__name__

@@ -6,7 +6,7 @@ and returns findings; nothing here touches TensorFlow.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tfnb_debug.reports import Finding, finding
 
@@ -49,6 +49,10 @@ class InferenceObservation:
     rel_diff: float
     random_layers: tuple[str, ...]  # layers whose seed generator advanced during the calls
     global_rng_used: bool  # an unseeded keras.random op ran (Keras' global seed generator moved)
+    # (layer path, layer class, keras.random op, kind) for each random op called in inference;
+    # kind is "dropout" (a Dropout/augmentation layer left active) or "sampler" (a custom
+    # layer that draws random numbers in its own call, e.g. a VAE's sampling layer)
+    random_ops: tuple[tuple[str, str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class ExportObservation:
     rel_diff: float | None  # None when the round trip itself failed
     max_abs: float | None
     error: str = ""
+    unregistered: tuple[str, ...] = ()  # custom layer classes Keras cannot find by name on load
 
 
 @dataclass(frozen=True)
@@ -75,15 +80,35 @@ class CheckpointObservation:
     lost: tuple[str, ...]  # variables changed or missing after the round trip
     optimizer_steps: int  # optimizer.iterations of the original
     error: str = ""
+    skipped: str = ""  # why the round trip was not checked (its cause is reported elsewhere)
 
 
 def nondeterministic_inference(
     obs: InferenceObservation, thresholds: ConsistencyThresholds
 ) -> list[Finding]:
-    """C01: two inference calls on the same input differ."""
+    """C01: two inference calls on the same input differ.
+
+    Dropout or augmentation left active is an error.  A custom layer that draws
+    random numbers in its own ``call`` (a sampler, random on purpose) gets a
+    warning that says how to make its inference repeatable.
+    """
     if not obs.rel_diff > thresholds.inference_rtol:
         return []
-    if obs.random_layers:
+    evidence = (
+        f"relative difference {obs.rel_diff:.3g} > {thresholds.inference_rtol:g}, "
+        f"max |diff| {obs.max_abs:.3g}"
+    )
+    dropout = [op for op in obs.random_ops if op[3] == "dropout"]
+    samplers = [op for op in obs.random_ops if op[3] == "sampler"]
+    if samplers and not dropout:
+        return [_sampler_finding(samplers, evidence)]
+    if dropout:
+        place = ", ".join(dict.fromkeys(path for path, *_ in dropout))
+        ops = ", ".join(
+            dict.fromkeys(f"{path} ({cls}: keras.random.{op})" for path, cls, op, _ in dropout)
+        )
+        cause = f"layer(s) {ops} drew random numbers with training=False"
+    elif obs.random_layers:
         place = ", ".join(obs.random_layers)
         cause = f"layer(s) {place} drew random numbers with training=False"
     elif obs.global_rng_used:
@@ -97,12 +122,33 @@ def nondeterministic_inference(
             "C01",
             f"two inference calls (training=False) on the same input differ: {cause}",
             place=place,
-            evidence=f"relative difference {obs.rel_diff:.3g} > {thresholds.inference_rtol:g}, "
-            f"max |diff| {obs.max_abs:.3g}",
+            evidence=evidence,
             hint="do not pass training=True to Dropout/augmentation layers inside the model; "
             "let Keras pass `training` down, or move augmentation into the tf.data pipeline",
         )
     ]
+
+
+def _sampler_finding(samplers: list[tuple[str, str, str, str]], evidence: str) -> Finding:
+    """C01 as a warning: a custom layer samples in inference, by design."""
+    what = ", ".join(
+        dict.fromkeys(
+            f"layer '{path}' ({cls}) calls keras.random.{op}" for path, cls, op, _ in samplers
+        )
+    )
+    classes = ", ".join(dict.fromkeys(cls for _, cls, _, _ in samplers))
+    found = finding(
+        "C01",
+        f"two inference calls (training=False) on the same input differ: {what} with "
+        "training=False, so its output is random at every inference call (a sampler by design, "
+        "as in a VAE?)",
+        place=", ".join(dict.fromkeys(path for path, *_ in samplers)),
+        evidence=evidence,
+        hint=f"if random outputs at inference are intended, nothing is wrong; for repeatable "
+        f"inference give {classes}.call a `training` argument and return the mean when it is "
+        "False, or draw with a fixed integer seed (seed=<int>) where outputs must repeat",
+    )
+    return replace(found, severity="warning")
 
 
 def train_inference_gap(
@@ -151,15 +197,27 @@ def train_inference_gap(
 def export_mismatch(obs: ExportObservation, thresholds: ConsistencyThresholds) -> list[Finding]:
     """C02: the reloaded / exported model does not reproduce the in-memory outputs."""
     if obs.error:
+        if obs.unregistered:
+            names = ", ".join(obs.unregistered)
+            each = "it" if len(obs.unregistered) == 1 else "each"
+            hint = (
+                f"decorate {names} with @keras.saving.register_keras_serializable() and give "
+                f"{each} a get_config() returning every constructor argument (or pass "
+                "custom_objects= to load_model)"
+            )
+        else:
+            hint = (
+                "register custom layers, losses and functions with "
+                "@keras.saving.register_keras_serializable() and give custom layers a "
+                "complete get_config()"
+            )
         return [
             finding(
                 "C02",
                 f"the {obs.kind} failed, so the saved model cannot reproduce this one",
                 place=obs.kind,
                 evidence=obs.error,
-                hint="register custom layers, losses and functions with "
-                "@keras.saving.register_keras_serializable() and give custom layers a complete "
-                "get_config()",
+                hint=hint,
             )
         ]
     if obs.rel_diff is None or not obs.rel_diff > thresholds.export_rtol:
@@ -180,6 +238,8 @@ def export_mismatch(obs: ExportObservation, thresholds: ConsistencyThresholds) -
 
 def checkpoint_incomplete(obs: CheckpointObservation) -> list[Finding]:
     """C04: a checkpoint round trip loses optimizer state or changes weights."""
+    if obs.skipped:
+        return []
     if obs.error:
         return [
             finding(

@@ -71,22 +71,32 @@ class CheckMagics(Magics):
     @output_arguments
     @argument("--steps", type=int, default=200, help="full-batch training steps (200)")
     @argument("--samples", type=int, default=16, help="examples to memorize (16)")
+    @argument(
+        "--loss-key",
+        default=None,
+        help="the logged value to read when the model's train_step logs no 'loss' (g_loss)",
+    )
     @argument("model", help="the compiled Keras model (name or expression without spaces)")
     @argument("data", help="(x, y) arrays or a tf.data.Dataset of (x, y) (no spaces)")
     def tfoverfit(self, line: str) -> Any:
-        """Can MODEL memorize a few examples of DATA?  Trains a copy, never the model itself.
+        """Can MODEL memorize a few examples of DATA?  Trains MODEL itself, then restores it.
 
-        The standard first step when the loss does not fall: a copy of MODEL
-        (same weights, same loss, a fresh optimizer with the same config,
-        augmentation layers replaced by Identity) is trained for --steps
-        full-batch steps on --samples examples; the loss is plotted and the
-        verdict given.  If it cannot memorize them, the %tflint findings that
-        can explain why are listed.
+        The standard first step when the loss does not fall: MODEL is trained
+        with model.fit for --steps full-batch steps on --samples examples
+        (augmentation layers run as in inference); the loss is plotted and the
+        verdict given.  A model with its own train_step (VAE, GAN) trains
+        through it and its logged loss is read (DATA may then be inputs
+        alone).  Afterwards every weight, optimizer, metric and random state,
+        the compiled train function and model.history are put back bit for
+        bit, also if the run raises or is interrupted.  If MODEL cannot
+        memorize the examples, the %tflint findings that can explain why are
+        listed.
 
         Example::
 
             %tfoverfit model train_ds
             r = %tfoverfit -q -o model (x_train,y_train) --samples 8 --steps 100
+            %tfoverfit gan real_images --loss-key g_loss
         """
         from tfnb_debug.overfit import overfit_small_batch
 
@@ -95,7 +105,9 @@ class CheckMagics(Magics):
         model = evaluate(shell, args.model, "MODEL")
         data = evaluate(shell, args.data, "DATA")
         with usage_errors():
-            report = overfit_small_batch(model, data, samples=args.samples, steps=args.steps)
+            report = overfit_small_batch(
+                model, data, samples=args.samples, steps=args.steps, loss_key=args.loss_key
+            )
         return emit(shell, report, args)
 
     @no_var_expand
