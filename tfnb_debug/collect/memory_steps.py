@@ -115,6 +115,7 @@ class StepMarkers:
         markers = self
 
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # IPython leaves this frame out of the user's traceback
             if not tf.executing_eagerly():  # being traced: count its steps by sampling
                 markers.watch([self])
                 return original(self, *args, **kwargs)

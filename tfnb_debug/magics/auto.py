@@ -147,7 +147,7 @@ class AutoMagics(Magics):
 
         After ``%load_ext tfnb_debug`` every cell that raises a TensorFlow or
         Keras error gets a short diagnosis box under its traceback (findings
-        S01, S06, S07, P12, T02, R03, N01, G03 and a next step).
+        S01, S06, S07, P12, T02, R03, N01, G03, G04 and a next step).
 
         Usage::
 
