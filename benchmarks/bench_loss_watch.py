@@ -43,7 +43,7 @@ def build(keras: Any, custom_step: bool) -> Any:
                 out = self(x, training=True)
                 loss = keras.ops.mean(keras.losses.categorical_crossentropy(y, out))
             grads = tape.gradient(loss, self.trainable_variables)
-            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables, strict=True))
             return {"loss": loss}
 
     inp = keras.Input((28, 28, 1))
@@ -98,7 +98,7 @@ def main() -> None:
                     keras.losses.categorical_crossentropy(y[i : i + args.batch], out)
                 )
             grads = tape.gradient(loss, model.trainable_variables)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
+            opt.apply_gradients(zip(grads, model.trainable_variables, strict=True))
 
     def watched(job: Callable[[], None]) -> Callable[[], None]:
         def run() -> None:
