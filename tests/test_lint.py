@@ -38,7 +38,7 @@ def test_m01_fires_for_softmax_with_from_logits_and_not_for_logits() -> None:
     assert "M01" in bad.codes()
     good = lint_model(classifier(None, from_logits=True), (X, Y))
     assert good.codes() == []
-    assert [c[0] for c in good.checks] == ["M01-M05", "M06", "S05", "P12, N04"]
+    assert [c[0] for c in good.checks] == ["M01-M05", "S08, M02, M03", "M06", "S05", "P12, N04"]
 
 
 def test_m06_uses_the_device_memory_given() -> None:
@@ -149,3 +149,31 @@ def test_m03_categorical_loss_over_one_unit_and_its_binary_twin(
     assert "single output unit" in bad.findings[0].message
     twin = lint_model(one_unit("sigmoid", keras.losses.BinaryCrossentropy()))
     assert twin.codes() == []
+
+
+class _PlainMSE(keras.losses.Loss):
+    """A Keras loss with its own call: unlike the built-in ones, it does not align the ranks."""
+
+    def call(self, y_true: tf.Tensor, y_pred: tf.Tensor) -> tf.Tensor:
+        return keras.ops.square(y_true - y_pred)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("labels", ["(B,)", "(B, 1)"])
+def test_s08_from_one_guarded_training_step_with_data(labels: str) -> None:
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss=_PlainMSE(name="plain_mse"))
+    y = X.sum(axis=1).astype("float32")
+    if labels == "(B, 1)":
+        y = y[:, None]  # the clean twin
+    before = state(model)
+    report = lint_model(model, (X, y))
+    assert state(model) == before  # the step ran under the guard: nothing changed
+    assert model.optimizer.iterations.numpy() == 0
+    row = [c for c in report.checks if c[0] == "S08, M02, M03"]
+    assert row and row[0][2].startswith("ran (one step"), report.checks
+    if labels == "(B,)":
+        assert report.codes() == ["S08"], report.to_text()
+        assert "inside _PlainMSE 'plain_mse'" in report.findings[0].message
+    else:
+        assert report.codes() == []

@@ -14,7 +14,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic_arguments import argument
 
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.errors import TfnbDebugError, first_line
 from tfnb_debug.reports import Report
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -63,7 +63,7 @@ def evaluate(shell: InteractiveShell, expression: str, what: str) -> Any:
         raise UsageError(f"{what} {text!r} is not a valid Python expression: {err.msg}") from None
     except Exception as err:
         raise UsageError(
-            f"evaluating {what} {text!r} raised {type(err).__name__}: {_first_line(err)}"
+            f"evaluating {what} {text!r} raised {type(err).__name__}: {first_line(err)}"
         ) from None
 
 
@@ -132,8 +132,3 @@ def split_code(line: str) -> tuple[str, str]:
         head, _, tail = f" {line} ".partition(" -- ")
         return head.strip(), tail.strip()
     return line, ""
-
-
-def _first_line(err: BaseException) -> str:
-    lines = str(err).strip().splitlines()
-    return lines[0] if lines else type(err).__name__

@@ -29,6 +29,7 @@ from tfnb_debug.diagnostics.consistency import (
     nondeterministic_inference,
     train_inference_gap,
 )
+from tfnb_debug.errors import first_line
 from tfnb_debug.reports import Finding, Report, Table, sort_findings
 
 __all__ = ["ConsistencyReport", "ConsistencyThresholds", "check_consistency"]
@@ -79,7 +80,7 @@ def check_consistency(
             reference = model(x, training=False)
         except Exception as err:
             raise TfnbDebugError(
-                f"calling {model.name!r} on X raised {type(err).__name__}: {_first_line(err)}; "
+                f"calling {model.name!r} on X raised {type(err).__name__}: {first_line(err)}; "
                 "check X's shape and structure with %tfshape"
             ) from None
         inference = _inference_observation(model, x, reference)
@@ -232,7 +233,7 @@ def _keras_round_trip(
     try:
         model.save(path)
     except Exception as err:
-        msg = f"model.save raised {type(err).__name__}: {_first_line(err)}"
+        msg = f"model.save raised {type(err).__name__}: {first_line(err)}"
         return (
             ExportObservation(kind, None, None, msg, unregistered),
             CheckpointObservation(".keras file", 0, (), steps, skipped=skipped),
@@ -246,11 +247,11 @@ def _keras_round_trip(
     try:
         loaded = keras.models.load_model(path, compile=True)
     except Exception as err:
-        ckpt_error = f"load_model raised {type(err).__name__}: {_first_line(err)}"
+        ckpt_error = f"load_model raised {type(err).__name__}: {first_line(err)}"
         try:
             loaded = keras.models.load_model(path, compile=False)
         except Exception as err2:
-            msg = f"load_model raised {type(err2).__name__}: {_first_line(err2)}"
+            msg = f"load_model raised {type(err2).__name__}: {first_line(err2)}"
             return (
                 ExportObservation(kind, None, None, msg, unregistered),
                 CheckpointObservation(".keras file", 0, (), steps, skipped=skipped),
@@ -263,7 +264,7 @@ def _keras_round_trip(
             kind,
             None,
             None,
-            f"calling the reloaded model raised {type(err).__name__}: {_first_line(err)}",
+            f"calling the reloaded model raised {type(err).__name__}: {first_line(err)}",
         )
     if ckpt_error:
         return export_obs, CheckpointObservation(".keras file", 0, (), steps, ckpt_error)
@@ -330,9 +331,7 @@ def _tf_checkpoint_round_trip(model: Any, folder: str) -> CheckpointObservation:
             var.assign(var + tf.ones_like(var))
         ckpt.read(path).expect_partial()
     except Exception as err:
-        return CheckpointObservation(
-            kind, 0, (), steps, f"{type(err).__name__}: {_first_line(err)}"
-        )
+        return CheckpointObservation(kind, 0, (), steps, f"{type(err).__name__}: {first_line(err)}")
     lost = tuple(
         _var_path(v)
         for v, old in zip(variables, saved, strict=True)
@@ -357,7 +356,7 @@ def _saved_model_round_trip(model: Any, x: Any, reference: Any, folder: str) -> 
         restored = tf.saved_model.load(path)
         outputs = restored.serve(x)
     except Exception as err:
-        return ExportObservation(kind, None, None, f"{type(err).__name__}: {_first_line(err)}")
+        return ExportObservation(kind, None, None, f"{type(err).__name__}: {first_line(err)}")
     max_abs, rel = relative_difference(outputs, reference)
     return ExportObservation(kind, rel, max_abs)
 
@@ -449,8 +448,3 @@ def _comparison_table(
         tuple(rows),
         tuple(marks),
     )
-
-
-def _first_line(err: BaseException) -> str:
-    lines = str(err).strip().splitlines()
-    return lines[0] if lines else type(err).__name__

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug._version import __version__
+from tfnb_debug.errors import first_line
 from tfnb_debug.render.values import format_bytes
 from tfnb_debug.reports import Finding, Report, Table, finding, sort_findings
 
@@ -133,7 +134,7 @@ def enable_memory_growth(
             set_growth(gpu, True)
         except (RuntimeError, ValueError) as err:
             failed.append(name)
-            reason = reason or _first_line(err)
+            reason = reason or first_line(err)
         try:
             growth: bool | None = bool(get_growth(gpu))
         except (RuntimeError, ValueError):
@@ -328,14 +329,9 @@ def _matmul_on(tf: Any, device: str, size: int) -> tuple[str, str, str, float | 
             elapsed = (time.perf_counter() - start) * 1000
         return device, c.device, f"{size}x{size}", elapsed
     except Exception as err:  # a device that cannot run a matmul is itself worth showing
-        return device, f"failed: {_first_line(err)}", f"{size}x{size}", "-"
+        return device, f"failed: {first_line(err)}", f"{size}x{size}", "-"
 
 
 def _device_name(device: Any) -> str:
     name = getattr(device, "name", str(device))
     return str(name).replace("/physical_device:", "")
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return text[0] if text else type(err).__name__

@@ -12,3 +12,9 @@ class TfnbDebugError(ValueError):
 
 class TfnbDebugWarning(UserWarning):
     """Something tfnb_debug could not do fully; the report says what is missing."""
+
+
+def first_line(err: BaseException) -> str:
+    """The first line of an exception's message, or its type name when the message is empty."""
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__

@@ -69,6 +69,7 @@ def lint_model(
         if batch_size is None and x is not None:
             batch_size = _leading(x)
         findings += _loss_pairing(model, y, checks)
+        findings += _what_reaches_the_loss(model, dataset, checks, findings)
         findings += _memory(model, batch_size, device_memory, memory_thresholds, checks)
         findings += _mixed_precision(model, x, checks)
         findings += _data_rules(model, dataset, pipeline_thresholds, checks)
@@ -152,6 +153,39 @@ def _loss_pairing(model: Any, y: Any, checks: list[tuple[str, str, str]]) -> lis
     labels = "with labels (M04, M05)" if y is not None else "no labels: M04/M05 need --data"
     checks.append(("M01-M05", check, f"ran, {labels}"))
     return found
+
+
+def _what_reaches_the_loss(
+    model: Any, dataset: Any, checks: list[tuple[str, str, str]], already: list[Finding]
+) -> list[Finding]:
+    """S08, M02, M03 from one real training step on the first batch, every state restored.
+
+    The step runs through the model's own ``fit`` (its compiled loss or its own
+    ``train_step``) under :class:`~tfnb_debug.collect.training_guard.TrainingGuard`
+    and :func:`~tfnb_debug.collect.loss_watch.watch_losses`.
+    """
+    from tfnb_debug.collect.loss_watch import watch_losses
+    from tfnb_debug.collect.training_guard import TrainingGuard
+    from tfnb_debug.diagnostics.losses import check_losses
+    from tfnb_debug.errors import first_line
+
+    codes, check = "S08, M02, M03", "what reaches the loss in one training step"
+    if dataset is None:
+        checks.append((codes, check, "skipped: no --data"))
+        return []
+    if getattr(model, "optimizer", None) is None:
+        checks.append((codes, check, "not checked: the model is not compiled"))
+        return []
+    try:
+        with TrainingGuard(model), watch_losses() as watch:
+            model.fit(dataset.take(1), epochs=1, verbose=0, shuffle=False)
+    except Exception as err:
+        checks.append(
+            (codes, check, f"not checked: the step raised {type(err).__name__}: {first_line(err)}")
+        )
+        return []
+    checks.append((codes, check, "ran (one step on the first batch; every state restored)"))
+    return check_losses(watch, already=already)
 
 
 def _memory(

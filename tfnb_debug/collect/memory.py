@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug.collect.memory_steps import StepMark, StepMarkers
+from tfnb_debug.errors import first_line
 
 __all__ = [
     "MemoryProbe",
@@ -144,7 +145,7 @@ def tensorflow_probes() -> tuple[list[MemoryProbe], list[str], int]:
             tf.config.experimental.get_memory_info(short)
         except (ValueError, RuntimeError) as err:
             if device.device_type == "GPU":
-                notes.append(f"{short}: allocator statistics unavailable ({_first_line(err)})")
+                notes.append(f"{short}: allocator statistics unavailable ({first_line(err)})")
             continue
         probes.append(
             MemoryProbe(
@@ -238,7 +239,7 @@ class MemorySampler:
         try:
             readings = self.read_all()
         except Exception as err:  # a probe that fails stops being sampled, and says why
-            self.errors.append(f"sampling failed: {type(err).__name__}: {_first_line(err)}")
+            self.errors.append(f"sampling failed: {type(err).__name__}: {first_line(err)}")
             self._stop.set()
             return
         now = time.perf_counter() - self.origin
@@ -352,8 +353,3 @@ class MemoryRecorder:
             gpu_count=self._gpu_count,
             models=tuple(markers.models) if markers is not None else (),
         )
-
-
-def _first_line(err: BaseException) -> str:
-    lines = str(err).strip().splitlines()
-    return lines[0] if lines else type(err).__name__

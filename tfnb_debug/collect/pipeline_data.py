@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.errors import TfnbDebugError, first_line
 
 __all__ = [
     "Augmentation",
@@ -223,7 +223,7 @@ def _iterate(ds: tf.data.Dataset, doing: str) -> Iterator[Any]:
         ) from None
     except tf.errors.OpError as err:
         raise TfnbDebugError(
-            f"{doing} failed inside the pipeline: {type(err).__name__}: {_first_line(err)}"
+            f"{doing} failed inside the pipeline: {type(err).__name__}: {first_line(err)}"
         ) from None
     finally:
         del iterator
@@ -431,8 +431,3 @@ def augmentation_pairs(
             continue
         pairs.append(Augmentation(stage_index, stage_label, path, b, a))
     return tuple(pairs)
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return text[0] if text else type(err).__name__
