@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 import tfnb_debug
+from tests._support import check_golden
 from tfnb_debug.reports import Report, finding, group_findings
 
 
@@ -124,3 +125,40 @@ def test_few_places_are_all_named(count: int) -> None:
     (f,) = Report(title="t", findings=tuple(items)).findings
     assert "more" not in f.to_text()
     assert f.place_text() == f"{count} layers ({', '.join('abc'[:count])})"
+
+
+def grouped_report() -> Report:
+    se = [
+        finding(
+            "N03",
+            f"{share}% of the outputs of sigmoid layer '{name}' sit within 0.001 of its bounds",
+            place=f"efficientnetv2-l/{name}",
+            evidence=f"min 0.0, max 1.0, mean 0.{share}",
+            hint="normalize the inputs",
+            cause="sigmoid output of Conv2D layers",
+        )
+        for share, name in zip(
+            (97, 95, 93, 92, 91),
+            (
+                "block1b_se_expand",
+                "block2a_se_expand",
+                "block2b_se_expand",
+                "block3a_se_expand",
+                "block3b_se_expand",
+            ),
+            strict=True,
+        )
+    ]
+    tanh = finding(
+        "N03",
+        "99% of 'gate' at bounds",
+        place="efficientnetv2-l/gate",
+        cause="tanh output of Dense layers",
+    )
+    return Report(title="Grouped", findings=(*se, tanh))
+
+
+def test_grouped_text_and_html_golden() -> None:
+    report = grouped_report()
+    check_golden("grouped_findings.txt", report.to_text(width=100) + "\n")
+    check_golden("grouped_findings.html", report.to_html() + "\n")
