@@ -110,7 +110,9 @@ def test_grouping_is_stable_under_replace_and_merge() -> None:
     assert report.codes() == ["N02"] and report.findings[0].count == 4
     again = replace(report, findings=report.findings)
     assert again.findings == report.findings
-    merged = Report(title="t", findings=(*report.findings, finding("N02", "dead 'e'", place="m/e")))
+    merged = Report(
+        title="t", findings=(*report.findings, items[0], finding("N02", "dead 'e'", place="m/e"))
+    )
     assert merged.findings[0].count == 5
     assert (
         merged.findings[0]

@@ -158,12 +158,15 @@ def group_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
 
     Findings already grouped are taken apart first, so grouping twice (a report
     rebuilt with ``dataclasses.replace``, two reports' findings merged) gives the
-    same groups.  A finding whose cause has one place is returned as is.
+    same groups.  A finding whose cause has one place is returned as is;
+    identical findings count once.
     """
     groups: dict[tuple[str, str, str], list[Finding]] = {}
     for f in findings:
         for member in f.members:
-            groups.setdefault(cause_key(member), []).append(member)
+            group = groups.setdefault(cause_key(member), [])
+            if member not in group:  # the same finding twice is still one place
+                group.append(member)
     out = []
     for members in groups.values():
         if len(members) == 1:
