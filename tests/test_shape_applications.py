@@ -69,7 +69,11 @@ def test_mobilenetv2_weights_none() -> None:
 #   convolutions): Keras makes a fresh tf.function per call and T01 counted
 #   traces by id(), which Python reuses.  That counting is fixed on the branch
 #   that owns T01; until it is merged the ConvNeXt cases tolerate T01 only.
-# No other finding fired on any of the 40 models (N01, N02, N04, S02, S03, M01-M06).
+# * N04 in lint_model for ResNet50/101/152 and VGG16/19: their preprocess_input
+#   subtracts the ImageNet mean from BGR pixels (range about [-124, 152]), which is
+#   the input these models are built for, not raw 0..255 pixels.  N04 now skips
+#   centered data (negative values); see tests/test_n04_centered.py.
+# No other finding fired on any of the 40 models (N01, N02, S02, S03, M01-M06, ...).
 
 SIZES = {"InceptionV3": 75, "InceptionResNetV2": 75, "Xception": 71}
 FAMILIES = {
