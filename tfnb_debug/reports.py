@@ -9,8 +9,9 @@ add their own fields and sections.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +20,11 @@ from tfnb_debug.catalog import CATALOG, Severity
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Finding", "Report", "Section", "Table", "finding"]
+__all__ = ["Finding", "Report", "Section", "Table", "finding", "group_findings"]
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+# how many places a grouped finding names before "... and N more"
+SHOWN_PLACES = 3
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,15 @@ class Finding:
     """One problem found, in the catalog's form.
 
     ``place`` names where (layer, variable, stage, step); ``evidence`` gives the
-    numbers; ``hint`` says how to fix it.
+    numbers; ``hint`` says how to fix it.  ``cause`` (optional) says what the
+    problem is without naming the place; findings of one code and one cause are
+    one problem (see :func:`group_findings`).
+
+    A finding that stands for several places with one cause (a *group*, as
+    every :class:`Report` holds them) keeps the individual findings in
+    :attr:`members`; its own ``place``, ``message``, ``evidence`` and ``hint``
+    are those of the first member, and its text names the count and the first
+    few places.
     """
 
     code: str
@@ -39,12 +50,40 @@ class Finding:
     place: str = ""
     evidence: str = ""
     hint: str = ""
+    cause: str = ""
+    group: tuple[Finding, ...] = field(default=(), repr=False)
+
+    @property
+    def members(self) -> tuple[Finding, ...]:
+        """The individual findings this one stands for (itself when it is not a group)."""
+        return self.group or (self,)
+
+    @property
+    def count(self) -> int:
+        """How many places share this problem."""
+        return len(self.members)
+
+    @property
+    def places(self) -> tuple[str, ...]:
+        """Every place of the group, in the order found."""
+        return tuple(m.place for m in self.members)
+
+    def place_text(self) -> str:
+        """``layer 'x'`` for one place; ``56 layers (a, b, c, ... and 53 more)`` for a group."""
+        if self.count == 1:
+            return self.place
+        shown = _short_places(self.places)
+        text = ", ".join(shown[:SHOWN_PLACES])
+        if self.count > SHOWN_PLACES:
+            text += f", ... and {self.count - SHOWN_PLACES} more"
+        return f"{self.count} {_place_noun(self.code)} ({text})"
 
     def to_text(self) -> str:
         """One line that starts with the code, e.g. ``E01 memory-growth-not-set (warning): ...``."""
         head = f"{self.code} {self.slug} ({self.severity})"
-        if self.place:
-            head += f" at {self.place}"
+        place = self.place_text()
+        if place:
+            head += f" at {place}"
         text = f"{head}: {self.message}"
         if self.evidence:
             text += f" [{self.evidence}]"
@@ -57,12 +96,20 @@ class Finding:
 
 
 def finding(
-    code: str, message: str, *, place: str = "", evidence: str = "", hint: str = ""
+    code: str,
+    message: str,
+    *,
+    place: str = "",
+    evidence: str = "",
+    hint: str = "",
+    cause: str = "",
 ) -> Finding:
     """Build a :class:`Finding` for a catalog ``code``; slug and severity come from the catalog.
 
     Rules call this with the code as a string literal: a test reads those
     literals to check that every code the code base emits is documented.
+    ``cause`` names the problem without its place (e.g. ``"sigmoid output of
+    Conv2D layers"``) when a rule can fire at many places for one reason.
     """
     entry = CATALOG.get(code)
     if entry is None:
@@ -75,7 +122,74 @@ def finding(
         place=place,
         evidence=evidence,
         hint=hint,
+        cause=cause,
     )
+
+
+# quoted names ('dense_3', "x") and numbers (3, 97.1%, 1e-3, (None, 8)) vary from
+# place to place within one cause; the words around them are the rule's template
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def _template(text: str) -> str:
+    return " ".join(_NUMBER.sub("#", _QUOTED.sub("'_'", text)).split())
+
+
+def cause_key(f: Finding) -> tuple[str, str, str]:
+    """What makes two findings one problem: the code, and the cause.
+
+    The cause is the rule's own ``cause`` when it gave one; otherwise the
+    message and hint with their names and numbers taken out, so that two
+    findings say the same thing about different places (a rule's different
+    branches, e.g. different layer classes or activations, stay apart).
+    """
+    if f.cause:
+        return (f.code, f.cause, "")
+    return (
+        f.code,
+        _template(f.message),
+        _template(f.hint),
+    )
+
+
+def group_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """One finding per code and cause, in the order of each cause's first finding.
+
+    Findings already grouped are taken apart first, so grouping twice (a report
+    rebuilt with ``dataclasses.replace``, two reports' findings merged) gives the
+    same groups.  A finding whose cause has one place is returned as is;
+    identical findings count once.
+    """
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    for f in findings:
+        for member in f.members:
+            group = groups.setdefault(cause_key(member), [])
+            if member not in group:  # the same finding twice is still one place
+                group.append(member)
+    out = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append(members[0])
+        else:
+            out.append(replace(members[0], group=tuple(members)))
+    return tuple(out)
+
+
+def _place_noun(code: str) -> str:
+    return "layers" if code[:1] in ("S", "N") else "places"
+
+
+def _short_places(places: Sequence[str]) -> list[str]:
+    """The places without the path prefix they all share (``model/block1/conv`` -> ``conv``)."""
+    split = [p.split("/") for p in places]
+    common = 0
+    while (
+        all(len(parts) > common + 1 for parts in split)
+        and len({parts[common] for parts in split}) == 1
+    ):
+        common += 1
+    return ["/".join(parts[common:]) for parts in split]
 
 
 def sort_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
@@ -130,6 +244,10 @@ class Report:
     tables: tuple[Table, ...] = ()
     sections: tuple[Section, ...] = field(default=(), repr=False)
 
+    def __post_init__(self) -> None:
+        # every report, whatever built it, shows one finding per code and cause
+        object.__setattr__(self, "findings", group_findings(self.findings))
+
     def table(self, name: str) -> Table:
         for table in self.tables:
             if table.name == name:
@@ -146,12 +264,16 @@ class Report:
         return self.table(name).to_dataframe()
 
     def codes(self) -> list[str]:
-        """The codes of the findings, in order (handy in tests and notebooks)."""
+        """The codes of the findings, one per cause, in order (handy in tests and notebooks)."""
         return [f.code for f in self.findings]
 
+    def all_findings(self) -> list[Finding]:
+        """Every individual finding: the members of each group, one per place."""
+        return [m for f in self.findings for m in f.members]
+
     def findings_for(self, place: str) -> list[Finding]:
-        """The findings whose place mentions ``place``."""
-        return [f for f in self.findings if place and place in f.place]
+        """The individual findings whose place mentions ``place``."""
+        return [f for f in self.all_findings() if place and place in f.place]
 
     def to_text(self, width: int = 100) -> str:
         from tfnb_debug.render.text import render_report_text

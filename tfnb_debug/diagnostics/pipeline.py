@@ -402,7 +402,10 @@ def unnormalized_input(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]
         return []
     out = []
     for comp, s in _pairs(f):
-        if comp.role == "image" and s.maximum is not None and s.maximum > t.unnormalized_max:
+        # centered data (negative values, e.g. caffe-style mean subtraction) is preprocessed
+        centered = s.minimum is not None and s.minimum < 0
+        big = s.maximum is not None and s.maximum > t.unnormalized_max
+        if comp.role == "image" and big and not centered:
             out.append(
                 finding(
                     "N04",

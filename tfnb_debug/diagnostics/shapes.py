@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tfnb_debug.reports import Finding, finding
-from tfnb_debug.shape_records import LayerCall, TensorInfo
+from tfnb_debug.shape_records import LayerCall, TensorInfo, TensorStats
 
 if TYPE_CHECKING:
     from tfnb_debug.shapes import ShapeReport
@@ -415,14 +415,58 @@ def nonfinite_activation(report: ShapeReport) -> list[Finding]:
     ]
 
 
+# ------------------------------------------------------------ N02, N03 guard
+def _after_idle_batchnorm(report: ShapeReport) -> Callable[[LayerCall], bool]:
+    """Whether a row ran after a BatchNormalization that passed its input through unchanged.
+
+    A BatchNormalization that was never trained (moving mean 0, variance 1)
+    and is called in inference mode returns its input divided by
+    ``sqrt(1 + epsilon)``: it normalizes nothing, and activations after it
+    drift with depth (the residual stream of EfficientNetV2L reaches a std of
+    about 600 at 32x32, and 40-51 of its 61 squeeze-and-excitation sigmoids sit at
+    0/1).  Training normalizes with batch statistics instead (the same model
+    with ``training=True``: none saturates), so dead or saturated units seen
+    after such a layer say nothing about training, and N02/N03 stay silent there.
+    The evidence is in the rows: the layer's output has its input's mean and std.
+    """
+    by_index = {r.index: r for r in report.calls}
+    first: dict[int, int] = {}
+    for row in report.calls:
+        if row.class_name != "BatchNormalization" or row.status != "ok" or not row.inputs:
+            continue
+        src = row.inputs[0]
+        source = by_index.get(src.producer_index) if src.producer_index is not None else None
+        before = src.stats or (source.stats if source is not None else None)
+        after = row.stats
+        if _passed_through(before, after) and row.root not in first:
+            first[row.root] = row.index
+    return lambda row: row.root in first and row.index > first[row.root]
+
+
+def _passed_through(before: TensorStats | None, after: TensorStats | None) -> bool:
+    if before is None or after is None or before.count != after.count:
+        return False
+    if None in (before.std, after.std, before.mean, after.mean):
+        return False
+    assert before.std is not None and after.std is not None
+    assert before.mean is not None and after.mean is not None
+    if before.std <= 0 or abs(before.std - 1.0) < 0.1:
+        return False  # already unit-scaled: normalizing would change nothing either
+    return (
+        abs(after.std / before.std - 1.0) < 0.01
+        and abs(after.mean - before.mean) <= 0.01 * before.std
+    )
+
+
 # ------------------------------------------------------------------------ N02
 def dead_relu(report: ShapeReport) -> list[Finding]:
     """N02: a ReLU-family output that is (almost) all exact zeros."""
     limit = report.thresholds.dead_relu_fraction
+    unjudged = _after_idle_batchnorm(report)
     out = []
     seen: set[str] = set()
     for row in report.calls:
-        if row.path in seen or not _is_relu(row) or row.stats is None:
+        if row.path in seen or not _is_relu(row) or row.stats is None or unjudged(row):
             continue
         s = row.stats
         if s.count < report.thresholds.min_values or s.zero_fraction <= limit:
@@ -437,6 +481,7 @@ def dead_relu(report: ShapeReport) -> list[Finding]:
                 evidence=f"{round(s.zero_fraction * s.count)} of {s.count} values are 0",
                 hint="dead units: lower the learning rate, check the input scale, use He "
                 "initialization, or try LeakyReLU/GELU",
+                cause=f"{row.activation or 'relu'} output of {row.class_name} layers",
             )
         )
     return out
@@ -451,11 +496,14 @@ def saturated_activation(report: ShapeReport) -> list[Finding]:
     """N03: a sigmoid/tanh output sitting at its bounds."""
     limit = report.thresholds.saturated_fraction
     eps = report.thresholds.saturation_epsilon
+    unjudged = _after_idle_batchnorm(report)
     out = []
     seen: set[str] = set()
     for row in report.calls:
         s = row.stats
         if row.path in seen or row.activation not in _SATURATING or s is None:
+            continue
+        if unjudged(row):
             continue
         if s.saturated_fraction is None or s.count < report.thresholds.min_values:
             continue
@@ -471,6 +519,7 @@ def saturated_activation(report: ShapeReport) -> list[Finding]:
                 evidence=f"min {s.min}, max {s.max}, mean {s.mean}",
                 hint="saturated units pass almost no gradient: normalize the inputs "
                 "(BatchNormalization before it), scale down the initialization, or use ReLU",
+                cause=f"{row.activation} output of {row.class_name} layers",
             )
         )
     return out

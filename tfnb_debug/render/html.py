@@ -66,11 +66,13 @@ def render_table_html(table: Table) -> str:
 
 def finding_html(f: Finding) -> str:
     fg, bg = SEVERITY_COLOURS[f.severity]
-    place = f" at <b>{escape(f.place)}</b>" if f.place else ""
+    place_text = f.place_text()
+    place = f" at <b>{escape(place_text)}</b>" if place_text else ""
     evidence = f' <span style="color:#4b5563;">[{escape(f.evidence)}]</span>' if f.evidence else ""
     hint = f'<div style="margin-top:2px;">&rarr; {escape(f.hint)}</div>' if f.hint else ""
+    count = f' data-count="{f.count}" title="{escape(", ".join(f.places))}"' if f.count > 1 else ""
     return (
-        f'<div class="tfnb-finding" data-code="{f.code}" style="border-left:4px solid {fg};'
+        f'<div class="tfnb-finding" data-code="{f.code}"{count} style="border-left:4px solid {fg};'
         f'background:{bg};padding:4px 8px;margin:3px 0;">'
         f'<span style="{MONO}font-weight:700;color:{fg};">{f.code} {f.slug}</span> '
         f'<span style="color:{fg};">({f.severity})</span>{place}: {escape(f.message)}{evidence}{hint}</div>'

@@ -111,7 +111,7 @@ def _group_title(group: list[LayerCall]) -> str:
 
 
 def report_tables(report: ShapeReport) -> tuple[Table, ...]:
-    warned = {f.place for f in report.findings if f.severity == "warning"}
+    warned = {m.place for f in report.findings if f.severity == "warning" for m in f.members}
     tables = []
     for group in _groups(report.calls):
         title = _group_title(group)

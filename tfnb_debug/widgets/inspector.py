@@ -458,7 +458,7 @@ class LayerInspector:
         if self._names.get(call.name) == 1 and call.name != call.path:
             keys.append(call.name)
         out = []
-        for f in self.report.findings:
+        for f in self.report.all_findings():
             if f.place == call.path or any(names_place(f.place, key) for key in keys):
                 out.append(f)
         return out
