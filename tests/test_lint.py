@@ -171,9 +171,34 @@ def test_s08_from_one_guarded_training_step_with_data(labels: str) -> None:
     assert state(model) == before  # the step ran under the guard: nothing changed
     assert model.optimizer.iterations.numpy() == 0
     row = [c for c in report.checks if c[0] == "S08, M02, M03"]
-    assert row and row[0][2].startswith("ran (one step"), report.checks
+    assert row and row[0][2].startswith("ran (the compiled loss"), report.checks
     if labels == "(B,)":
         assert report.codes() == ["S08"], report.to_text()
         assert "inside _PlainMSE 'plain_mse'" in report.findings[0].message
     else:
         assert report.codes() == []
+
+
+class _OwnStep(keras.Model):
+    """A model that computes its loss in its own train_step, labels used as given."""
+
+    def train_step(self, data: tuple[tf.Tensor, tf.Tensor]) -> dict[str, tf.Tensor]:
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = keras.ops.mean(keras.ops.square(y - self(x, training=True)))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables, strict=True))
+        return {"loss": loss}
+
+
+@pytest.mark.slow
+def test_s08_in_an_own_train_step_from_lint_data_and_its_twin() -> None:
+    inputs = keras.Input((8,))
+    model = _OwnStep(inputs, keras.layers.Dense(1)(inputs))
+    model.compile(optimizer="adam")
+    y = X.sum(axis=1).astype("float32")
+    bad = lint_model(model, (X, y))
+    assert bad.codes() == ["S08"], bad.to_text()
+    assert "in train_step" in bad.findings[0].place
+    assert model.optimizer.iterations.numpy() == 0 and not model.optimizer.built
+    assert lint_model(model, (X, y[:, None])).codes() == []

@@ -67,8 +67,8 @@ def test_mobilenetv2_weights_none() -> None:
 #   is real (tests/test_finding_groups.py).
 # * T01 at Keras' internal `_conv_xla` for the ConvNeXt models (grouped
 #   convolutions): Keras makes a fresh tf.function per call and T01 counted
-#   traces by id(), which Python reuses.  That counting is fixed on the branch
-#   that owns T01; until it is merged the ConvNeXt cases tolerate T01 only.
+#   traces by id(), which Python reuses.  Traces are now counted per function
+#   object (a weak reference), see tests/test_check_tracing.py.
 # * N04 in lint_model for ResNet50/101/152 and VGG16/19: their preprocess_input
 #   subtracts the ImageNet mean from BGR pixels (range about [-124, 152]), which is
 #   the input these models are built for, not raw 0..255 pixels.  N04 now skips
@@ -139,11 +139,9 @@ def no_findings_on(name: str) -> None:
     model = getattr(keras.applications, name)(weights=None, input_shape=(size, size, 3), classes=10)
     preprocess = getattr(keras.applications, family).preprocess_input
     x = np.asarray(preprocess(natural_images(size)), dtype="float32")
-    tolerated = {"T01"} if name.startswith("ConvNeXt") else set()
-
     report = trace_shapes(model, x)
     assert report.calls and not report.failed
-    assert [c for c in report.codes() if c not in tolerated] == [], report.to_text()
+    assert report.codes() == [], report.to_text()
 
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
     lint = lint_model(model, data=(x, np.array([1, 3])))

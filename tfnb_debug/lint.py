@@ -69,7 +69,7 @@ def lint_model(
         if batch_size is None and x is not None:
             batch_size = _leading(x)
         findings += _loss_pairing(model, y, checks)
-        findings += _what_reaches_the_loss(model, dataset, checks, findings)
+        findings += _what_reaches_the_loss(model, x, y, checks, findings)
         findings += _memory(model, batch_size, device_memory, memory_thresholds, checks)
         findings += _mixed_precision(model, x, checks)
         findings += _data_rules(model, dataset, pipeline_thresholds, checks)
@@ -156,35 +156,47 @@ def _loss_pairing(model: Any, y: Any, checks: list[tuple[str, str, str]]) -> lis
 
 
 def _what_reaches_the_loss(
-    model: Any, dataset: Any, checks: list[tuple[str, str, str]], already: list[Finding]
+    model: Any, x: Any, y: Any, checks: list[tuple[str, str, str]], already: list[Finding]
 ) -> list[Finding]:
-    """S08, M02, M03 from one real training step on the first batch, every state restored.
+    """S08, M02, M03 from the model's loss run once, eagerly, on the first batch.
 
-    The step runs through the model's own ``fit`` (its compiled loss or its own
-    ``train_step``) under :class:`~tfnb_debug.collect.training_guard.TrainingGuard`
-    and :func:`~tfnb_debug.collect.loss_watch.watch_losses`.
+    A model with its own ``train_step`` runs one step of it; any other model
+    computes its compiled loss on one forward pass (no gradient, no trace of
+    a train function).  Both under
+    :class:`~tfnb_debug.collect.training_guard.TrainingGuard` (every weight,
+    optimizer, metric and random state restored) and
+    :func:`~tfnb_debug.collect.loss_watch.watch_losses`.
     """
     from tfnb_debug.collect.loss_watch import watch_losses
     from tfnb_debug.collect.training_guard import TrainingGuard
     from tfnb_debug.diagnostics.losses import check_losses
     from tfnb_debug.errors import first_line
+    from tfnb_debug.overfit import has_own_train_step
 
-    codes, check = "S08, M02, M03", "what reaches the loss in one training step"
-    if dataset is None:
+    codes, check = "S08, M02, M03", "what reaches the loss on the first batch"
+    if x is None:
         checks.append((codes, check, "skipped: no --data"))
         return []
-    if getattr(model, "optimizer", None) is None:
-        checks.append((codes, check, "not checked: the model is not compiled"))
+    own_step = has_own_train_step(model)
+    if getattr(model, "optimizer", None) is None or (
+        getattr(model, "loss", None) is None and not own_step
+    ):
+        checks.append((codes, check, "not checked: the model is not compiled with a loss"))
         return []
     try:
         with TrainingGuard(model), watch_losses() as watch:
-            model.fit(dataset.take(1), epochs=1, verbose=0, shuffle=False)
+            if own_step:
+                model.train_step((x, y) if y is not None else x)
+                how = "ran (one eager step of the model's own train_step; every state restored)"
+            else:
+                model.compute_loss(x=x, y=y, y_pred=model(x, training=True))
+                how = "ran (the compiled loss on one forward pass; every state restored)"
     except Exception as err:
         checks.append(
-            (codes, check, f"not checked: the step raised {type(err).__name__}: {first_line(err)}")
+            (codes, check, f"not checked: it raised {type(err).__name__}: {first_line(err)}")
         )
         return []
-    checks.append((codes, check, "ran (one step on the first batch; every state restored)"))
+    checks.append((codes, check, how))
     return check_losses(watch, already=already)
 
 
