@@ -166,9 +166,3 @@ def test_the_lists_cover_every_application() -> None:
 @pytest.mark.parametrize("name", SMALLEST)
 def test_smallest_of_each_family_has_no_findings(name: str, fresh_session: None) -> None:
     no_findings_on(name)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", REST)
-def test_every_other_application_has_no_findings(name: str, fresh_session: None) -> None:
-    no_findings_on(name)
