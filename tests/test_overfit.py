@@ -279,3 +279,15 @@ def test_magic_loss_key(shell: InteractiveShell) -> None:
     assert shown.result is not None and shown.result.loss_key == "g_loss"
     with pytest.raises(UsageError, match="--loss-key"):
         run_magic(shell, "%tfoverfit og ox --steps 2")
+
+
+@pytest.mark.slow
+def test_categorical_loss_over_one_unit_is_not_memorized_and_says_m03() -> None:
+    """The loss of a softmax over one value is 0 from the start: that is not memorizing."""
+    model = keras.Sequential(
+        [keras.Input((8,)), keras.layers.Dense(8, "relu"), keras.layers.Dense(1, "sigmoid")]
+    )
+    model.compile(optimizer="adam", loss=keras.losses.CategoricalCrossentropy())
+    report = overfit_small_batch(model, (X, (Y > 0).astype("float32")[:, None]))
+    assert not report.memorized, report.to_text()
+    assert "M03" in report.codes() and "single output unit" in report.to_text()
