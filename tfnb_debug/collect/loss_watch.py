@@ -69,6 +69,7 @@ _VIEW_OPS = frozenset(
 _SOFTMAX_CE_OPS = frozenset(
     {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}
 )
+_WATCHED_OPS = _BINARY_OPS | _VIEW_OPS | _SOFTMAX_CE_OPS | {"Softmax"}
 _CE_FUNCTIONS = (
     "categorical_crossentropy",
     "sparse_categorical_crossentropy",
@@ -202,6 +203,12 @@ def _code_name(filename: str) -> str:
 
 
 def _shape(tensor: Any) -> Shape | None:
+    fast = getattr(tensor, "_shape_tuple", None)  # eager tensors: a plain tuple, no TensorShape
+    if fast is not None:
+        with contextlib.suppress(Exception):
+            dims_tuple = fast()
+            if dims_tuple is not None:
+                return tuple(dims_tuple)
     try:
         dims = tensor.shape
         if dims.rank is None:
@@ -260,16 +267,17 @@ class _Watcher:
     def on_op(self, op_type: str, inputs: Any, outputs: Any, traced: bool) -> None:
         if _IN_CE.get():
             return
-        if op_type in _VIEW_OPS and inputs and outputs:
-            self.view(inputs[0], outputs[0])
+        if op_type in _VIEW_OPS:
+            if inputs and outputs and not _inside_layer_call():
+                self.view(inputs[0], outputs[0])
             return
-        if op_type in _BINARY_OPS and len(inputs) == 2 and outputs:
-            if _inside_layer_call():
+        if op_type in _BINARY_OPS:
+            if len(inputs) != 2 or not outputs:
                 return
             a, b = _shape(inputs[0]), _shape(inputs[1])
-            if a is None or b is None:
-                return
-            if not (_label_vs_column(a, b) or _label_vs_column(b, a)):
+            if a is None or b is None or not (_label_vs_column(a, b) or _label_vs_column(b, a)):
+                return  # the cheap test first: almost every op ends here
+            if _inside_layer_call():
                 return
             token = self.token(inputs[0])
             if token is not None and token is self.token(inputs[1]):
@@ -284,8 +292,8 @@ class _Watcher:
                     op_type, (a, b), result, caller.where, caller.loss, count
                 )
             return
-        if (op_type == "Softmax" or op_type in _SOFTMAX_CE_OPS) and inputs:
-            # Softmax(logits) and (Sparse)SoftmaxCrossEntropyWithLogits(logits, labels)
+        # Softmax(logits) and (Sparse)SoftmaxCrossEntropyWithLogits(logits, labels)
+        if inputs:
             shape = _shape(inputs[0])
             if shape and shape[-1] == 1:
                 caller = _caller(self.skip_dirs)
@@ -294,9 +302,9 @@ class _Watcher:
 
 
 def _inside_layer_call() -> bool:
-    from keras.src.backend.common import global_state
+    from keras.src.backend.common.global_state import get_global_attribute
 
-    return global_state.get_global_attribute("current_call_ctx") is not None
+    return get_global_attribute("current_call_ctx") is not None
 
 
 _ACTIVE: list[_Watcher] = []
@@ -307,13 +315,16 @@ _LOCK = threading.RLock()
 def _op_callback(
     op_type: Any, inputs: Any, attrs: Any, outputs: Any, op_name: Any = None, graph: Any = None
 ) -> None:
-    watchers = list(_ACTIVE)
-    if not watchers:
-        return None
+    # runs for every eager op while a watch is active: reject uninteresting ops first
     kind = op_type.decode() if isinstance(op_type, bytes) else str(op_type)
-    for watcher in watchers:
-        with contextlib.suppress(Exception):  # a watch must never break the user's op
+    if kind not in _WATCHED_OPS or not _ACTIVE:
+        return None
+    for watcher in list(_ACTIVE):
+        # a watch never breaks the user's op; try/except is cheaper than suppress() per op
+        try:  # noqa: SIM105
             watcher.on_op(kind, inputs or (), outputs or (), graph is not None)
+        except Exception:
+            pass
     return None
 
 
