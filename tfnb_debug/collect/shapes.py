@@ -599,24 +599,24 @@ def _history_producer(t: Any) -> str | None:
     return name if isinstance(op, keras.layers.Layer) else f"{name} (keras op)"
 
 
-_RUN_THROUGH_GRAPH: Any = None
-
-
-def _graph_producers(layer: Any, limit: int = 12) -> dict[int, str]:
-    """In a Functional graph being run, ``id(input tensor) -> producer`` for ``layer``'s node."""
-    global _RUN_THROUGH_GRAPH
-    if _RUN_THROUGH_GRAPH is None:
-        from keras.src.ops.function import Function
-
-        _RUN_THROUGH_GRAPH = Function._run_through_graph.__code__
-    frame = sys._getframe(2)
+def _caller_running(code: Any, depth: int, limit: int = 12) -> Any:
+    """The nearest frame running ``code`` within ``limit`` frames above ``depth``, or None."""
+    frame = sys._getframe(depth + 1)
     for _ in range(limit):
         if frame is None:
-            return {}
-        if frame.f_code is _RUN_THROUGH_GRAPH:
-            break
+            return None
+        if frame.f_code is code:
+            return frame
         frame = frame.f_back  # type: ignore[assignment]
-    else:
+    return None
+
+
+def _graph_producers(layer: Any) -> dict[int, str]:
+    """In a Functional graph being run, ``id(input tensor) -> producer`` for ``layer``'s node."""
+    from keras.src.ops.function import Function
+
+    frame = _caller_running(Function._run_through_graph.__code__, depth=2)
+    if frame is None:
         return {}
     node = frame.f_locals.get("node")
     values = frame.f_locals.get("tensor_dict")
@@ -645,24 +645,11 @@ def _same_values(t: Any, data: Any) -> bool:
         return False
 
 
-_SEQUENTIAL_BUILD: Any = None
-
-
-def _sequential_build_frame(limit: int = 12) -> Any:
+def _sequential_build_frame() -> Any:
     """The frame of ``Sequential.build`` (which calls every layer to make its graph), if on the stack."""
-    global _SEQUENTIAL_BUILD
-    if _SEQUENTIAL_BUILD is None:
-        from keras.src.models.sequential import Sequential
+    from keras.src.models.sequential import Sequential
 
-        _SEQUENTIAL_BUILD = Sequential.build.__code__
-    frame = sys._getframe(1)
-    for _ in range(limit):
-        if frame is None:
-            return None
-        if frame.f_code is _SEQUENTIAL_BUILD:
-            return frame
-        frame = frame.f_back  # type: ignore[assignment]
-    return None
+    return _caller_running(Sequential.build.__code__, depth=1)
 
 
 def child_segment(parent: Any, layer: Any) -> str:
