@@ -176,8 +176,12 @@ def group_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
     return tuple(out)
 
 
+# codes whose place is a layer; S06-S08 name a loss, an op or a line of code instead
+_LAYER_PLACES = ("S01", "S02", "S03", "S04", "S05", "N01", "N02", "N03")
+
+
 def _place_noun(code: str) -> str:
-    return "layers" if code[:1] in ("S", "N") else "places"
+    return "layers" if code in _LAYER_PLACES else "places"
 
 
 def _short_places(places: Sequence[str]) -> list[str]:
