@@ -1,4 +1,20 @@
-"""The one place that patches Keras: layer calls (and tf.function traces) for the duration of a trace.
+"""The one guard: every attribute tfnb_debug replaces, and every model state it must give back.
+
+Two promises are kept here and nowhere else:
+
+* **Nothing stays patched.**  :func:`patched` (or a :class:`Patches` held
+  across a recording's start and stop) replaces attributes of classes,
+  modules or single instances and puts the exact original objects back in
+  reverse order, in ``finally``: after success, the user's exception and
+  ``KeyboardInterrupt``.  An attribute that an instance did not have is
+  deleted again, so ``vars(layer)`` is as before.
+* **Nothing changes in the model.**  :func:`preserved` copies the values of a
+  model's variables (weights, BatchNormalization statistics, seed states),
+  its metrics' and its optimizers' variables and the global random states, and
+  assigns them back on exit, bit-identical.
+
+On top of the guard, the shared layer-call hook: layer calls (and tf.function
+traces) routed to a collector for the duration of a trace.
 
 Usage::
 
@@ -36,12 +52,16 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
+import types
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = [
     "LayerCallHook",
+    "Patches",
+    "patched",
+    "preserved",
     "TraceCounts",
     "TraceHook",
     "active_layer_hook",
@@ -65,6 +85,171 @@ _TRACE_HOOK: contextvars.ContextVar[TraceHook | None] = contextvars.ContextVar(
 )
 
 _LOCK = threading.RLock()
+_MISSING = object()
+
+
+def _own_value(owner: Any, name: str) -> Any:
+    """What ``owner`` itself holds under ``name`` (not what it inherits), or ``_MISSING``."""
+    try:
+        return vars(owner).get(name, _MISSING)
+    except TypeError:  # no __dict__ (slots): whatever attribute lookup gives
+        return getattr(owner, name, _MISSING)
+
+
+def _put(owner: Any, name: str, value: Any) -> None:
+    if isinstance(owner, type | types.ModuleType) or not hasattr(owner, "__dict__"):
+        setattr(owner, name, value)
+    else:
+        object.__setattr__(owner, name, value)  # an instance: past Keras' attribute tracking
+
+
+def _drop(owner: Any, name: str) -> None:
+    if isinstance(owner, type | types.ModuleType):
+        delattr(owner, name)
+    else:
+        object.__delattr__(owner, name)
+
+
+class Patches:
+    """Attribute replacements that :meth:`restore` undoes, newest first.
+
+    ``owner`` may be a class (every instance sees the replacement), a module,
+    or one instance (only it does; on a Keras layer the attribute is set past
+    Keras' tracking).  Use :func:`patched` for a block; hold a ``Patches`` when
+    a recording starts and stops in different methods.
+    """
+
+    def __init__(self) -> None:
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    def set(self, owner: Any, name: str, value: Any) -> Any:
+        """Replace ``owner.name`` with ``value``; returns what was there (inherited or own)."""
+        current = getattr(owner, name, None)
+        self._saved.append((owner, name, _own_value(owner, name)))
+        try:
+            _put(owner, name, value)
+        except BaseException:
+            self._saved.pop()
+            raise
+        return current
+
+    def original(self, owner: Any, name: str) -> Any:
+        """The object ``owner`` held under ``name`` before the first replacement here."""
+        for saved_owner, saved_name, value in self._saved:
+            if saved_owner is owner and saved_name == name:
+                return value
+        raise KeyError(name)
+
+    def __len__(self) -> int:
+        return len(self._saved)
+
+    def restore(self) -> None:
+        """Put every original back (also when one of them fails, which is then raised)."""
+        saved, self._saved = self._saved, []
+        failure: BaseException | None = None
+        for owner, name, value in reversed(saved):
+            try:
+                if value is _MISSING:
+                    _drop(owner, name)
+                else:
+                    _put(owner, name, value)
+            except BaseException as err:  # keep restoring the rest first
+                failure = failure or err
+        if failure is not None:
+            raise failure
+
+
+@contextlib.contextmanager
+def patched(*changes: tuple[Any, str, Any]) -> Iterator[Patches]:
+    """``with patched((owner, name, value), ...) as patches:`` replaced for the block only.
+
+    More replacements can be added inside the block with ``patches.set``; all
+    of them are undone in ``finally``.
+    """
+    patches = Patches()
+    try:
+        for owner, name, value in changes:
+            patches.set(owner, name, value)
+        yield patches
+    finally:
+        patches.restore()
+
+
+class Preserved:
+    """The state :func:`preserved` put aside; ``changed()`` tells what differs now."""
+
+    def __init__(self, snapshot: Any, rng: tuple[Any, Any] | None, had_seed: bool) -> None:
+        self.snapshot = snapshot
+        self._rng = rng
+        self._had_seed = had_seed
+
+    def changed(self) -> list[str]:
+        return list(self.snapshot.changed())
+
+    def restore(self) -> None:
+        import random
+
+        import numpy as np
+
+        from tfnb_debug.collect.snapshot import drop_global_seed_generator
+
+        self.snapshot.restore()
+        if not self._had_seed:
+            drop_global_seed_generator()
+        if self._rng is not None:
+            np.random.set_state(self._rng[0])
+            random.setstate(self._rng[1])
+
+
+def preserve(
+    model: Any, *, optimizer: bool = True, metrics: bool = True, rng: bool = True
+) -> Preserved:
+    """Put aside ``model``'s state now; ``restore()`` gives it back (see :func:`preserved`)."""
+    import random
+
+    import numpy as np
+
+    from tfnb_debug.collect.snapshot import VariableSnapshot, global_seed_generator
+
+    variables: list[Any] = list(model.variables)
+    if metrics:
+        variables.extend(getattr(model, "metrics_variables", None) or [])
+    if optimizer:
+        from tfnb_debug.collect.training_guard import optimizer_slots
+
+        for _, opt in optimizer_slots(model):
+            variables.extend(opt.variables)
+    generator = global_seed_generator() if rng else None
+    if generator is not None:
+        variables.append(generator.state)
+    unique: dict[int, Any] = {}
+    for variable in variables:
+        unique.setdefault(id(variable), variable)
+    states = (np.random.get_state(), random.getstate()) if rng else None
+    had_seed = generator is not None or not rng
+    return Preserved(VariableSnapshot.take(unique.values()), states, had_seed)
+
+
+@contextlib.contextmanager
+def preserved(
+    model: Any, *, optimizer: bool = True, metrics: bool = True, rng: bool = True
+) -> Iterator[Preserved]:
+    """``with preserved(model):`` every variable of ``model`` is bit-identical afterwards.
+
+    Covers the model's variables (weights, BatchNormalization moving
+    statistics, layers' seed states), with ``metrics`` its metrics' variables,
+    with ``optimizer`` the variables of ``model.optimizer`` and of optimizers
+    held as attributes (a GAN's), and with ``rng`` Keras' global seed
+    generator (dropped again if the block created it) and NumPy's and Python's
+    global random states.  Variables created inside the block are not rolled
+    back: a block that could build an unbuilt optimizer uses
+    :class:`~tfnb_debug.collect.training_guard.TrainingGuard`, which swaps it.
+    """
+    saved = preserve(model, optimizer=optimizer, metrics=metrics, rng=rng)
+    try:
+        yield saved
+    finally:
+        saved.restore()
 
 
 class _Installed:
@@ -76,6 +261,8 @@ class _Installed:
         self.original_call: Any = None
         self.original_maybe_build: Any = None
         self.original_create: Any = None
+        self.layer_patches = Patches()
+        self.trace_patches = Patches()
 
 
 _STATE = _Installed()
@@ -150,25 +337,25 @@ def _install_layer_patch() -> None:
         if _STATE.layer_users == 0:
             _STATE.original_call = layer.__dict__["__call__"]
             _STATE.original_maybe_build = layer.__dict__["_maybe_build"]
+            patches = _STATE.layer_patches
             try:
-                layer.__call__ = _make_patched_call(_STATE.original_call)
-                layer._maybe_build = _make_patched_maybe_build(_STATE.original_maybe_build)
+                patches.set(layer, "__call__", _make_patched_call(_STATE.original_call))
+                patches.set(
+                    layer, "_maybe_build", _make_patched_maybe_build(_STATE.original_maybe_build)
+                )
             except BaseException:
-                layer.__call__ = _STATE.original_call
-                layer._maybe_build = _STATE.original_maybe_build
+                patches.restore()
                 _STATE.original_call = _STATE.original_maybe_build = None
                 raise
         _STATE.layer_users += 1
 
 
 def _remove_layer_patch() -> None:
-    layer = _layer_class()
     with _LOCK:
         _STATE.layer_users -= 1
         if _STATE.layer_users == 0:
-            layer.__call__ = _STATE.original_call
-            layer._maybe_build = _STATE.original_maybe_build
             _STATE.original_call = _STATE.original_maybe_build = None
+            _STATE.layer_patches.restore()
 
 
 @contextlib.contextmanager
@@ -237,7 +424,11 @@ def trace_hook(hook: TraceHook) -> Iterator[None]:
         if hasattr(module, "_create_concrete_function"):
             if _STATE.trace_users == 0:
                 _STATE.original_create = module._create_concrete_function
-                module._create_concrete_function = _make_patched_create(_STATE.original_create)
+                _STATE.trace_patches.set(
+                    module,
+                    "_create_concrete_function",
+                    _make_patched_create(_STATE.original_create),
+                )
             _STATE.trace_users += 1
             installed = True
     try:
@@ -251,8 +442,8 @@ def trace_hook(hook: TraceHook) -> Iterator[None]:
             with _LOCK:
                 _STATE.trace_users -= 1
                 if _STATE.trace_users == 0:
-                    module._create_concrete_function = _STATE.original_create
                     _STATE.original_create = None
+                    _STATE.trace_patches.restore()
 
 
 def trace_patch_available() -> bool:

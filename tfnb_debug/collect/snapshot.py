@@ -21,6 +21,7 @@ from tfnb_debug.errors import TfnbDebugError
 
 __all__ = [
     "VariableSnapshot",
+    "drop_global_seed_generator",
     "first_batch",
     "flat_arrays",
     "global_seed_generator",
@@ -56,6 +57,17 @@ def global_seed_generator() -> Any | None:
         return global_state.get_global_attribute(GLOBAL_SEED_GENERATOR)
     except Exception:  # private API moved: the global generator is then simply not tracked
         return None
+
+
+def drop_global_seed_generator() -> None:
+    """Forget Keras' global seed generator (when a guarded block created it)."""
+    try:
+        from keras.src.backend.common import global_state
+        from keras.src.random.seed_generator import GLOBAL_SEED_GENERATOR
+
+        global_state.set_global_attribute(GLOBAL_SEED_GENERATOR, None)
+    except Exception:  # private API moved: nothing was tracked, nothing to drop
+        return
 
 
 def state_variables(model: keras.Model, *, optimizer: bool = True) -> list[Any]:

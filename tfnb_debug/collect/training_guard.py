@@ -21,7 +21,12 @@ from typing import Any
 import keras
 import numpy as np
 
-from tfnb_debug.collect.snapshot import VariableSnapshot, global_seed_generator, layer_paths
+from tfnb_debug.collect.snapshot import (
+    VariableSnapshot,
+    drop_global_seed_generator,
+    global_seed_generator,
+    layer_paths,
+)
 from tfnb_debug.errors import TfnbDebugError
 
 __all__ = ["TrainingGuard", "is_augmentation", "optimizer_slots"]
@@ -175,7 +180,7 @@ class TrainingGuard:
                 object.__setattr__(model, name, value)
         self._attributes = {}
         if not self._had_global_seed:
-            _drop_global_seed_generator()
+            drop_global_seed_generator()
         if self._numpy_state is not None:
             np.random.set_state(self._numpy_state)
             random.setstate(self._python_state)
@@ -201,14 +206,3 @@ def _run_as_inference(layer: Any) -> None:
         return args[0] if args else next(iter(kwargs.values()))
 
     layer.__dict__["call"] = call
-
-
-def _drop_global_seed_generator() -> None:
-    """Forget Keras' global seed generator when the run created it."""
-    try:
-        from keras.src.backend.common import global_state
-        from keras.src.random.seed_generator import GLOBAL_SEED_GENERATOR
-
-        global_state.set_global_attribute(GLOBAL_SEED_GENERATOR, None)
-    except Exception:  # private API moved: nothing was tracked, nothing to drop
-        return
