@@ -65,7 +65,8 @@ def check_consistency(
     """
     import tensorflow as tf
 
-    from tfnb_debug.collect.snapshot import VariableSnapshot, require_keras_model, state_variables
+    from tfnb_debug.collect._patching import preserved
+    from tfnb_debug.collect.snapshot import require_keras_model
     from tfnb_debug.errors import TfnbDebugError
 
     thresholds = thresholds or ConsistencyThresholds()
@@ -74,8 +75,7 @@ def check_consistency(
         from tfnb_debug.collect.snapshot import first_batch
 
         x, _ = first_batch(x, what="X")
-    snapshot = VariableSnapshot.take(state_variables(model))
-    try:
+    with preserved(model) as snapshot:
         try:
             reference = model(x, training=False)
         except Exception as err:
@@ -104,8 +104,6 @@ def check_consistency(
                 snapshot.restore()
                 checkpoints.append(keras_ckpt)
                 checkpoints.append(_tf_checkpoint_round_trip(model, folder))
-    finally:
-        snapshot.restore()
 
     findings: list[Finding] = []
     findings += nondeterministic_inference(inference, thresholds)
@@ -192,6 +190,8 @@ def _training_dependent_layers(model: Any) -> list[tuple[str, Any]]:
 @contextlib.contextmanager
 def _inference_mode(layer: Any) -> Iterator[None]:
     """Run ``layer`` with ``training=False`` whatever it is called with; removed on exit."""
+    from tfnb_debug.collect._patching import patched
+
     original = layer.call
 
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -199,11 +199,8 @@ def _inference_mode(layer: Any) -> Iterator[None]:
             kwargs["training"] = False
         return original(*args, **kwargs)
 
-    layer.__dict__["call"] = call
-    try:
+    with patched((layer, "call", call)):
         yield
-    finally:
-        layer.__dict__.pop("call", None)
 
 
 def _train_gap_observation(model: Any, x: Any, reference: Any) -> TrainGapObservation:

@@ -53,16 +53,16 @@ def lint_model(
     through (``MemoryThresholds``, ``PipelineThresholds``).  ``validation_split``
     (with ``(x, y)`` arrays) checks the labels of the split ``fit`` would make (P13).
     """
-    from tfnb_debug.collect.snapshot import VariableSnapshot, require_keras_model, state_variables
+    from tfnb_debug.collect._patching import preserved
+    from tfnb_debug.collect.snapshot import require_keras_model
     from tfnb_debug.overfit import has_own_train_step
 
     model = require_keras_model(model, built=False)
     if not model.built and not has_own_train_step(model):
         model = require_keras_model(model)  # the one-line "not built yet" error
-    snapshot = VariableSnapshot.take(state_variables(model))
     findings: list[Finding] = []
     checks: list[tuple[str, str, str]] = []
-    try:
+    with preserved(model):
         if validation_split is not None:
             findings += _split_skew(model, data, validation_split, checks)
         x, y, dataset = _data_parts(data)
@@ -73,8 +73,6 @@ def lint_model(
         findings += _memory(model, batch_size, device_memory, memory_thresholds, checks)
         findings += _mixed_precision(model, x, checks)
         findings += _data_rules(model, dataset, pipeline_thresholds, checks)
-    finally:
-        snapshot.restore()
     summary = (
         f"{len(checks)} checks of {model.name!r}"
         + ("" if data is not None else " (add --data DS for P12/N04 and label checks)"),

@@ -262,12 +262,10 @@ def _restored_variables(model: Any, *, enabled: bool) -> Iterator[None]:
     if not enabled:
         yield
         return
-    saved = [(v, v.numpy().copy()) for v in model.variables]
-    try:
+    from tfnb_debug.collect._patching import preserved
+
+    with preserved(model, optimizer=False, metrics=False):
         yield
-    finally:
-        for variable, value in saved:
-            variable.assign(value)
 
 
 def unbuilt_report(model: Any, label: str, thresholds: ShapeThresholds) -> ShapeReport:

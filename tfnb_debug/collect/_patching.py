@@ -133,6 +133,14 @@ class Patches:
             raise
         return current
 
+    def keep(self, owner: Any, name: str) -> None:
+        """Change nothing now, but put ``owner.name`` back (or delete it again) on :meth:`restore`.
+
+        For attributes that code run in the block sets (``fit`` sets
+        ``model.history``), not tfnb_debug itself.
+        """
+        self._saved.append((owner, name, _own_value(owner, name)))
+
     def original(self, owner: Any, name: str) -> Any:
         """The object ``owner`` held under ``name`` before the first replacement here."""
         for saved_owner, saved_name, value in self._saved:

@@ -13,8 +13,8 @@ How it works, and what it promises:
 * ``fit`` is replaced on the Keras class that defines it (the TensorFlow
   trainer under ``keras.Model``) when the first recorder is entered, and the
   original function object is put back when the last one exits, in ``finally``
-  (also on exceptions and ``KeyboardInterrupt``), as in
-  :mod:`tfnb_debug.collect._patching`.  Instances are never touched.
+  (also on exceptions and ``KeyboardInterrupt``), through the
+  :class:`~tfnb_debug.collect._patching.Patches` guard.  Instances are never touched.
 * The active recorders live in a :class:`contextvars.ContextVar`: only ``fit``
   calls made by the thread that entered the block are recorded; every recorder
   active there gets the call (a report of each feature is complete on its own).
@@ -36,6 +36,8 @@ from types import FrameType
 from typing import Any
 
 import numpy as np
+
+from tfnb_debug.collect._patching import Patches
 
 __all__ = ["FitArgsRecorder", "FitCall", "LabelCounts", "label_counts", "original_fit"]
 
@@ -100,9 +102,10 @@ _LOCK = threading.RLock()
 
 
 class _Installed:
-    users = 0
-    owner: Any = None
-    original: Any = None
+    def __init__(self) -> None:
+        self.users = 0
+        self.original: Any = None
+        self.patches = Patches()
 
 
 _STATE = _Installed()
@@ -143,8 +146,9 @@ def _install() -> None:
     with _LOCK:
         if _STATE.users == 0:
             owner = _fit_owner()
-            _STATE.owner, _STATE.original = owner, owner.__dict__["fit"]
-            owner.fit = _make_patched_fit(_STATE.original)
+            original = owner.__dict__["fit"]
+            _STATE.patches.set(owner, "fit", _make_patched_fit(original))
+            _STATE.original = original
         _STATE.users += 1
 
 
@@ -152,8 +156,8 @@ def _remove() -> None:
     with _LOCK:
         _STATE.users -= 1
         if _STATE.users == 0:
-            _STATE.owner.fit = _STATE.original
-            _STATE.owner = _STATE.original = None
+            _STATE.original = None
+            _STATE.patches.restore()
 
 
 class FitArgsRecorder:

@@ -464,14 +464,10 @@ def _record_cross_entropy(
 def _cross_entropy_patches() -> Iterator[None]:
     from keras.src.backend.tensorflow import nn as tf_nn
 
-    originals = {name: tf_nn.__dict__[name] for name in _CE_FUNCTIONS}
-    try:
-        for name, original in originals.items():
-            setattr(tf_nn, name, _wrap_cross_entropy(name, original))
+    from tfnb_debug.collect._patching import patched
+
+    with patched(*((tf_nn, n, _wrap_cross_entropy(n, tf_nn.__dict__[n])) for n in _CE_FUNCTIONS)):
         yield
-    finally:
-        for name, original in originals.items():
-            setattr(tf_nn, name, original)
 
 
 # -- the context manager ---------------------------------------------------------------

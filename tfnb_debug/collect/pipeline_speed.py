@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import tensorflow as tf
 
 __all__ = [
@@ -141,21 +140,6 @@ def _examples_in(element: Any) -> int:
         return 1
 
 
-def _state_variables(model: Any) -> list[Any]:
-    seen: set[int] = set()
-    out = []
-    groups = [model.variables, getattr(model, "metrics_variables", [])]
-    optimizer = getattr(model, "optimizer", None)
-    if optimizer is not None:
-        groups.append(optimizer.variables)
-    for group in groups:
-        for var in group:
-            if id(var) not in seen:
-                seen.add(id(var))
-                out.append(var)
-    return out
-
-
 @contextlib.contextmanager
 def preserved_training_state(model: Any) -> Iterator[None]:
     """Snapshot the model's, optimizer's and metrics' variables; restore them in ``finally``.
@@ -165,20 +149,14 @@ def preserved_training_state(model: Any) -> Iterator[None]:
     first (what ``fit`` does on its first step), so its fresh state is what
     gets restored.
     """
+    from tfnb_debug.collect._patching import patched, preserved
+
     optimizer = getattr(model, "optimizer", None)
     if optimizer is not None and not getattr(optimizer, "built", True):
         optimizer.build(model.trainable_variables)
-    variables = _state_variables(model)
-    saved = [np.array(v.numpy(), copy=True) for v in variables]
-    had_train_function = "train_function" in vars(model)
-    train_function = getattr(model, "train_function", None)
-    try:
+    with preserved(model), patched() as patches:
+        patches.keep(model, "train_function")
         yield
-    finally:
-        for var, value in zip(variables, saved, strict=True):
-            var.assign(value)
-        if had_train_function:
-            model.train_function = train_function
 
 
 def train_step_rate(model: Any, x: Any, y: Any, *, steps: int, max_seconds: float) -> ModelStep:

@@ -34,6 +34,7 @@ def random_op_calls(model: Any) -> Iterator[list[tuple[str, str, str, str]]]:
     import keras
     from keras.src import backend
 
+    from tfnb_debug.collect._patching import patched
     from tfnb_debug.collect.snapshot import layer_paths
     from tfnb_debug.collect.training_guard import is_augmentation
 
@@ -65,10 +66,5 @@ def random_op_calls(model: Any) -> Iterator[list[tuple[str, str, str, str]]]:
 
         return recorded
 
-    try:
-        for name, original in originals.items():
-            setattr(module, name, wrap(name, original))
+    with patched(*((module, name, wrap(name, original)) for name, original in originals.items())):
         yield calls
-    finally:
-        for name, original in originals.items():
-            setattr(module, name, original)

@@ -90,19 +90,14 @@ def retraced(functions: Sequence[Any]) -> Iterator[None]:
     """Each function traces afresh in the block; its own traces are back afterwards."""
     from tensorflow.core.function.polymorphism import function_cache
 
-    saved: list[tuple[Any, Any, list[tuple[Any, Any]]]] = []
-    try:
+    from tfnb_debug.collect._patching import patched
+
+    with patched() as patches:
         for function in functions:
-            configs = [getattr(function, name, None) for name in _CONFIGS]
-            shared = [(c, c.function_cache) for c in configs if c is not None]
-            saved.append((function, function._function_cache, shared))
             fresh = function_cache.FunctionCache()
-            function._function_cache = fresh
-            for config, _ in shared:
-                config.function_cache = fresh
+            patches.set(function, "_function_cache", fresh)
+            for name in _CONFIGS:
+                config = getattr(function, name, None)
+                if config is not None:
+                    patches.set(config, "function_cache", fresh)
         yield
-    finally:
-        for function, cache, shared in reversed(saved):
-            function._function_cache = cache
-            for config, own in shared:
-                config.function_cache = own

@@ -14,19 +14,13 @@ exceptions and ``KeyboardInterrupt``.
 
 from __future__ import annotations
 
-import random
 from types import TracebackType
 from typing import Any
 
 import keras
-import numpy as np
 
-from tfnb_debug.collect.snapshot import (
-    VariableSnapshot,
-    drop_global_seed_generator,
-    global_seed_generator,
-    layer_paths,
-)
+from tfnb_debug.collect._patching import Patches, Preserved, preserve
+from tfnb_debug.collect.snapshot import layer_paths
 from tfnb_debug.errors import TfnbDebugError
 
 __all__ = ["TrainingGuard", "is_augmentation", "optimizer_slots"]
@@ -41,7 +35,6 @@ _MODEL_ATTRIBUTES = (
     "history",
     "_eval_epoch_iterator",
 )
-_MISSING = object()
 
 
 def is_augmentation(layer: Any) -> bool:
@@ -81,13 +74,9 @@ class TrainingGuard:
     def __init__(self, model: keras.Model) -> None:
         self.model = model
         self.removed: tuple[str, ...] = ()
-        self._snapshot: VariableSnapshot | None = None
+        self._preserved: Preserved | None = None
         self._swapped: list[tuple[str, Any]] = []
-        self._attributes: dict[str, Any] = {}
-        self._patched: list[Any] = []
-        self._had_global_seed = True  # set for real once the guard is entered
-        self._numpy_state: Any = None
-        self._python_state: Any = None
+        self._patches = Patches()
 
     def __enter__(self) -> TrainingGuard:
         try:
@@ -109,32 +98,21 @@ class TrainingGuard:
 
     def _enter(self) -> None:
         model = self.model
-        self._numpy_state = np.random.get_state()
-        self._python_state = random.getstate()
-        gen = global_seed_generator()
-        self._had_global_seed = gen is not None
-        variables: list[Any] = [*model.variables, *_metric_variables(model)]
-        if gen is not None:
-            variables.append(gen.state)
+        # every variable (an unbuilt optimizer's too: swapped below, so it never changes)
+        self._preserved = preserve(model)
         for name, optimizer in optimizer_slots(model):
-            if optimizer.built or name.endswith(")"):  # one held in a tuple trains in place
-                variables.extend(optimizer.variables)
-            else:
+            if not (optimizer.built or name.endswith(")")):  # one in a tuple trains in place
                 self._swap_optimizer(name, optimizer)
-        unique: dict[int, Any] = {}
-        for var in variables:
-            unique.setdefault(id(var), var)
-        self._snapshot = VariableSnapshot.take(unique.values())
+        patches = self._patches
         for name in _MODEL_ATTRIBUTES:
-            self._attributes[name] = vars(model).get(name, _MISSING)
+            patches.keep(model, name)  # fit/evaluate set them
         for name in ("train_function", "test_function", "predict_function"):
             if name in vars(model):
-                setattr(model, name, None)  # retraced with the augmentation switched off
+                patches.set(model, name, None)  # retraced with the augmentation switched off
         removed = []
         for path, layer in layer_paths(model):
             if is_augmentation(layer):
-                _run_as_inference(layer)
-                self._patched.append(layer)
+                patches.set(layer, "call", _inference_call(layer))
                 removed.append(path)
         self.removed = tuple(removed)
 
@@ -162,40 +140,23 @@ class TrainingGuard:
 
     def _restore(self) -> None:
         model = self.model
-        for layer in self._patched:
-            layer.__dict__.pop("call", None)
-        self._patched = []
-        if self._snapshot is not None:
-            for metric in getattr(model, "metrics", []) or []:
-                metric.reset_state()  # metric state the run created starts from zero again
-            self._snapshot.restore()
-            self._snapshot = None
-        for name, optimizer in self._swapped:
-            self._put(name, optimizer)
-        self._swapped = []
-        for name, value in self._attributes.items():
-            if value is _MISSING:
-                model.__dict__.pop(name, None)
-            else:
-                object.__setattr__(model, name, value)
-        self._attributes = {}
-        if not self._had_global_seed:
-            drop_global_seed_generator()
-        if self._numpy_state is not None:
-            np.random.set_state(self._numpy_state)
-            random.setstate(self._python_state)
-            self._numpy_state = None
+        try:
+            self._patches.restore()  # augmentation calls, fit's attributes
+        finally:
+            saved, self._preserved = self._preserved, None
+            try:
+                if saved is not None:
+                    for metric in getattr(model, "metrics", []) or []:
+                        metric.reset_state()  # metric state the run created starts from zero
+                    saved.restore()
+            finally:
+                swapped, self._swapped = self._swapped, []
+                for name, optimizer in reversed(swapped):
+                    self._put(name, optimizer)
 
 
-def _metric_variables(model: keras.Model) -> list[Any]:
-    found: list[Any] = []
-    for metric in getattr(model, "metrics", []) or []:
-        found.extend(metric.variables)
-    return found
-
-
-def _run_as_inference(layer: Any) -> None:
-    """Make ``layer`` pass its inputs through as in inference (an instance attribute)."""
+def _inference_call(layer: Any) -> Any:
+    """A ``call`` that passes the inputs through ``layer`` as in inference."""
     original = layer.call
     takes_training = bool(getattr(layer, "_call_has_training_arg", False))
 
@@ -205,4 +166,4 @@ def _run_as_inference(layer: Any) -> None:
             return original(*args, **kwargs)
         return args[0] if args else next(iter(kwargs.values()))
 
-    layer.__dict__["call"] = call
+    return call
