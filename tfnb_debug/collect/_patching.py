@@ -158,7 +158,8 @@ class Patches:
         for owner, name, value in reversed(saved):
             try:
                 if value is _MISSING:
-                    _drop(owner, name)
+                    if _own_value(owner, name) is not _MISSING:  # (kept ones may never be set)
+                        _drop(owner, name)
                 else:
                     _put(owner, name, value)
             except BaseException as err:  # keep restoring the rest first
