@@ -395,7 +395,7 @@ def _record_gradients(shell: InteractiveShell) -> None:
     from tfnb_debug import record_gradients
 
     model = shell.user_ns["model"]
-    with record_gradients(model):
+    with record_gradients(watch=[model]):
         model.fit(X, Y, batch_size=8, epochs=1, verbose=0)
 
 
@@ -467,3 +467,69 @@ def test_feature_leaves_no_patch_and_keeps_its_promise(
     assert model.train_function is train_function
     if promised:
         assert full_state(model) == state
+
+
+def test_the_fingerprint_sees_a_leaked_patch() -> None:
+    from keras.src.layers.layer import Layer
+
+    model = small_model()
+    before = fingerprint(model)
+    leaked = [
+        (Layer, "__call__", lambda self, *a, **k: None),
+        (tf.nn, "softmax", tf.nn.relu),
+        (model.get_layer("bn"), "call", len),
+    ]
+    with patched(*leaked):
+        assert differences(before, fingerprint(model)) == [
+            f"{Layer!r}.__call__ replaced",
+            f"{tf.nn!r}.softmax replaced",
+            "layer bn.call added",
+        ]
+    assert differences(before, fingerprint(model)) == []
+
+
+class Noisy(keras.layers.Layer):
+    """Adds unseeded noise in training: draws from Keras' global seed generator."""
+
+    def call(self, inputs: tf.Tensor, training: bool | None = None) -> tf.Tensor:
+        return inputs + keras.random.normal(tf.shape(inputs)) if training else inputs
+
+
+def test_a_training_trace_gives_back_the_global_seed_generator() -> None:
+    # before the guard: only model.variables were put back, the global generator moved on
+    from tfnb_debug import trace_shapes
+
+    model = small_model(Noisy(name="noisy"))
+    keras.random.normal((1,))  # the global generator exists
+    before = full_state(model)
+    trace_shapes(model, X[:4], training=True)
+    assert full_state(model) == before
+
+
+class RandomNoise(keras.layers.Layer):
+    """A user's augmentation layer (seeded noise in training)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.seed_generator = keras.random.SeedGenerator(1)
+
+    def call(self, inputs: tf.Tensor, training: bool | None = None) -> tf.Tensor:
+        if not training:
+            return inputs
+        return inputs + keras.random.normal(tf.shape(inputs), seed=self.seed_generator)
+
+
+@pytest.mark.parametrize("where", ["consistency", "overfit"])
+def test_a_users_own_layer_call_survives(where: str) -> None:
+    # before the guard: the inference-mode switch popped `call` from the instance, the user's too
+    from tfnb_debug import check_consistency, overfit_small_batch
+
+    model = small_model(RandomNoise(name="noise") if where == "overfit" else Trip())
+    layer = model.layers[3]
+    own = layer.call  # e.g. a user's monkeypatch, here the bound method itself
+    object.__setattr__(layer, "call", own)
+    if where == "consistency":
+        check_consistency(model, X[:8])
+    else:
+        overfit_small_batch(model, (X, Y), samples=8, steps=2, plot=False)
+    assert vars(layer).get("call") is own
