@@ -4,7 +4,9 @@ Every command in :mod:`tfnb_debug.consistency`, :mod:`tfnb_debug.overfit`,
 :mod:`tfnb_debug.lint` and :mod:`tfnb_debug.check` promises that the user's
 model, weights and optimizer state are bit-identical afterwards.  A
 :class:`VariableSnapshot` copies every variable's value to the host and puts it
-back in ``finally``.  Imported lazily (TensorFlow at module level is fine here).
+back; features take one through :func:`tfnb_debug.collect._patching.preserved`
+(the one guard), which also covers metrics, every optimizer and the random
+states.  Imported lazily (TensorFlow at module level is fine here).
 """
 
 from __future__ import annotations
