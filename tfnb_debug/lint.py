@@ -170,8 +170,8 @@ def _what_reaches_the_loss(
     from tfnb_debug.collect.loss_watch import watch_losses
     from tfnb_debug.collect.training_guard import TrainingGuard
     from tfnb_debug.diagnostics.losses import check_losses
-    from tfnb_debug.errors import first_line
     from tfnb_debug.overfit import has_own_train_step
+    from tfnb_debug.text import first_line
 
     codes, check = "S08, M02, M03", "what reaches the loss on the first batch"
     if x is None:

@@ -26,6 +26,7 @@ from tfnb_debug.diagnostics.shapes import ShapeThresholds, run_rules
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Report, finding, sort_findings
 from tfnb_debug.shape_records import LayerCall, MemoryEstimate, TensorStats, TraceCount
+from tfnb_debug.text import key_sentence
 
 _EXPORTED = (TensorStats,)
 
@@ -302,7 +303,7 @@ def build_report(
 ) -> ShapeReport:
     """Freeze what a collector saw into a :class:`ShapeReport` and run the rules."""
     from tfnb_debug.collect.shape_inputs import estimate_memory
-    from tfnb_debug.collect.shapes import key_error_sentence, rows_of
+    from tfnb_debug.collect.shapes import rows_of
 
     calls = rows_of(collector)
     roots = _root_layers(collector, models)
@@ -321,7 +322,7 @@ def build_report(
         frozen = memory[0].params - memory[0].trainable_params
     failed = error is not None
     error_type = type(error).__name__ if error is not None else ""
-    error_text = key_error_sentence(error) if error is not None else ""
+    error_text = (key_sentence(str(error)) or type(error).__name__) if error is not None else ""
     report = ShapeReport(
         title=title,
         calls=calls,

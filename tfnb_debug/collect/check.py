@@ -45,6 +45,7 @@ import keras
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import TraceCounts
+from tfnb_debug.text import strip_ansi
 
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG"]
 
@@ -675,12 +676,9 @@ def _is_user_file(file: str) -> bool:
     return False
 
 
-_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def _key_line(text: str) -> str:
     """E.g. ``check_numerics: Tensor had NaN values`` from TensorFlow's long message."""
-    text = _ANSI_RE.sub("", text)
+    text = strip_ansi(text)
     match = re.search(TAG + r"\|[^|]*\|[^|]*\|['\s:]*([^\n\[]*)", text)
     if match and match.group(1).strip():
         return "check_numerics: " + match.group(1).strip()

@@ -55,6 +55,7 @@ from tfnb_debug.gradient_history import (
     GradientHistory,
     VariableMeta,
 )
+from tfnb_debug.text import first_line
 
 __all__ = [
     "CaptureData",
@@ -663,7 +664,7 @@ def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[Captur
         except TfnbDebugError:
             raise
         except Exception as err:
-            first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+            first = first_line(err)
             raise TfnbDebugError(
                 f"the forward pass of model '{getattr(model, 'name', '?')}' on X/Y failed: "
                 f"{type(err).__name__}: {first}"

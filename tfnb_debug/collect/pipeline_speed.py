@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from tfnb_debug.text import first_line
+
 __all__ = [
     "ModelStep",
     "Throughput",
@@ -204,5 +206,4 @@ def train_step_rate(model: Any, x: Any, y: Any, *, steps: int, max_seconds: floa
 
 
 def _err(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0] if text else ''}"
+    return f"{type(err).__name__}: {first_line(err)}"
