@@ -37,8 +37,8 @@ from tfnb_debug.diagnostics.pipeline import (
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.pipeline import Picture, PipelineReport, Progress
 from tfnb_debug.render.pipeline import label_name
-from tfnb_debug.render.values import format_float
 from tfnb_debug.reports import Section, Table, sort_findings
+from tfnb_debug.values import format_float
 
 UNBATCHED_EXAMPLES = 16
 AUGMENT_EXAMPLES = 6

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug._version import __version__
-from tfnb_debug.render.values import format_bytes
 from tfnb_debug.reports import Finding, Report, Table, finding, sort_findings
 from tfnb_debug.text import first_line
+from tfnb_debug.values import format_bytes
 
 __all__ = [
     "EnvReport",

@@ -66,7 +66,7 @@ _SATURATING = {"sigmoid", "tanh", "hard_sigmoid"}
 
 
 def _shapes(infos: Sequence[TensorInfo]) -> str:
-    from tfnb_debug.render.values import format_shape
+    from tfnb_debug.values import format_shape
 
     parts = []
     for t in infos:
@@ -210,7 +210,7 @@ def build_failure_hint(
     received: tuple[int | None, ...] | None,
 ) -> str:
     """The fix for a layer that raised while a Sequential was built (used by the automatic diagnosis)."""
-    from tfnb_debug.render.values import format_shape
+    from tfnb_debug.values import format_shape
 
     reshape = _reshape_hint(error, layer, producer)
     if reshape:

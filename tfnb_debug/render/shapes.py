@@ -10,9 +10,9 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from tfnb_debug.render.html import MONO
-from tfnb_debug.render.values import format_bytes, format_shape, format_value
 from tfnb_debug.reports import Section, Table
 from tfnb_debug.shape_records import LayerCall, TensorInfo
+from tfnb_debug.values import format_bytes, format_shape, format_value
 
 if TYPE_CHECKING:
     import pandas as pd
