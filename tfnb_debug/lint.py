@@ -228,7 +228,7 @@ def _mixed_precision(model: Any, x: Any, checks: list[tuple[str, str, str]]) -> 
     if not any(p.startswith("mixed_") for p in policies):
         checks.append(("S05", "mixed-precision output dtype", "not applicable: no mixed policy"))
         return []
-    from tfnb_debug.diagnostics.shapes import mixed_precision_output
+    from tfnb_debug.diagnostics.shapes import ShapeFacts, mixed_precision_output
     from tfnb_debug.shapes import trace_shapes
 
     report = trace_shapes(model, x, stats=False)
@@ -236,7 +236,7 @@ def _mixed_precision(model: Any, x: Any, checks: list[tuple[str, str, str]]) -> 
         checks.append(("S05", "mixed-precision output dtype", f"trace failed: {report.error_type}"))
         return []
     checks.append(("S05", "mixed-precision output dtype", "ran (one forward pass)"))
-    return mixed_precision_output(report)
+    return mixed_precision_output(ShapeFacts(calls=report.calls), report.thresholds)
 
 
 def _data_rules(
