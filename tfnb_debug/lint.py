@@ -53,8 +53,12 @@ def lint_model(
     through (``MemoryThresholds``, ``PipelineThresholds``).  ``validation_split``
     (with ``(x, y)`` arrays) checks the labels of the split ``fit`` would make (P13).
     """
-    from tfnb_debug.collect.snapshot import VariableSnapshot, require_keras_model, state_variables
-    from tfnb_debug.overfit import has_own_train_step
+    from tfnb_debug.collect.snapshot import (
+        VariableSnapshot,
+        has_own_train_step,
+        require_keras_model,
+        state_variables,
+    )
 
     model = require_keras_model(model, built=False)
     if not model.built and not has_own_train_step(model):
@@ -136,8 +140,8 @@ def _data_parts(data: Any) -> tuple[Any, Any, Any]:
 
 
 def _loss_pairing(model: Any, y: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
+    from tfnb_debug.collect.snapshot import has_own_train_step
     from tfnb_debug.diagnostics.model import check_loss_pairing
-    from tfnb_debug.overfit import has_own_train_step
 
     check = "loss / output pairing"
     if getattr(model, "loss", None) is None:
@@ -168,9 +172,9 @@ def _what_reaches_the_loss(
     :func:`~tfnb_debug.collect.loss_watch.watch_losses`.
     """
     from tfnb_debug.collect.loss_watch import watch_losses
+    from tfnb_debug.collect.snapshot import has_own_train_step
     from tfnb_debug.collect.training_guard import TrainingGuard
     from tfnb_debug.diagnostics.losses import check_losses
-    from tfnb_debug.overfit import has_own_train_step
     from tfnb_debug.text import first_line
 
     codes, check = "S08, M02, M03", "what reaches the loss on the first batch"

@@ -96,7 +96,7 @@ def overfit_small_batch(
     read when a ``train_step`` logs no ``"loss"`` (a GAN's ``"g_loss"``).
     Returns whether the model memorized the examples.
     """
-    from tfnb_debug.collect.snapshot import require_keras_model
+    from tfnb_debug.collect.snapshot import has_own_train_step, require_keras_model
     from tfnb_debug.collect.training_guard import TrainingGuard
 
     thresholds = thresholds or OverfitThresholds()
@@ -127,13 +127,6 @@ def overfit_small_batch(
 
         findings = list(lint_model(model, data=None if own else (x, y)).findings)
     return _report(model, n, steps, run, memorized, guard.removed, findings, thresholds, plot, own)
-
-
-def has_own_train_step(model: Any) -> bool:
-    """The model overrides ``train_step`` (it computes its loss itself: VAE, GAN, ...)."""
-    import keras
-
-    return type(model).train_step is not keras.Model.train_step
 
 
 # -- collect ----------------------------------------------------------------------------

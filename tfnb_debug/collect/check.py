@@ -663,12 +663,10 @@ def _is_user_file(file: str) -> bool:
     import os
     from pathlib import Path
 
-    import tfnb_debug
-
     normalized = file.replace(os.sep, "/")
     if "/site-packages/" in normalized or "/dist-packages/" in normalized:
         return False
-    package = Path(tfnb_debug.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # tfnb_debug/, above collect/
     try:
         Path(file).resolve().relative_to(package)
     except (ValueError, OSError):
@@ -695,11 +693,8 @@ def _loss_place(target: Any) -> str:
     import os
     import sys
 
-    import tfnb_debug
-
-    skipped = tuple(
-        os.path.dirname(module.__file__) + os.sep for module in (tf, tfnb_debug) if module.__file__
-    )
+    package = os.path.join(os.path.dirname(os.path.dirname(__file__)), "__init__.py")
+    skipped = tuple(os.path.dirname(f) + os.sep for f in (tf.__file__, package) if f)
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(skipped):
         frame = frame.f_back  # type: ignore[assignment]
