@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 import pytest
 
-from tfnb_debug.text import first_line, key_sentence, strip_ansi
+from tfnb_debug.text import first_line, key_sentence, loss_name, strip_ansi
 
 
 def test_first_line_and_strip_ansi() -> None:
@@ -20,7 +20,7 @@ def test_key_sentence_skips_the_wrappers_of_keras_and_tensorflow() -> None:
         "\x1b[1mCould not automatically infer the output shape / dtype of 'sequential' "
         "(of type Sequential). Either the `Sequential.call()` method is incorrect.\x1b[0m\n\n"
         "Either the `Sequential.call()` method is incorrect, or implement it.\nError encountered:\n\n"
-        "Input 0 of layer \"dense_1\" is incompatible with the layer: expected 8, got 4\n\n"
+        'Input 0 of layer "dense_1" is incompatible with the layer: expected 8, got 4\n\n'
         "Arguments received by Sequential.call():\n  • inputs=tf.Tensor(shape=(None, 4))"
     )
     assert key_sentence(keras_build).startswith('Input 0 of layer "dense_1" is incompatible')
@@ -45,4 +45,14 @@ def test_key_sentence_of_a_real_keras_error() -> None:
     assert key_sentence(str(info.value)) == (
         "The total size of the tensor must be unchanged. "
         "Received: input_shape=(3,), target_shape=(2, 2)"
+    )
+
+
+def test_loss_name_says_what_the_user_compiled() -> None:
+    assert loss_name("mse") == "mse"
+    assert (
+        loss_name(keras.losses.SparseCategoricalCrossentropy()) == "sparse_categorical_crossentropy"
+    )
+    assert loss_name({"a": "mse", "b": [keras.losses.mean_absolute_error]}) == (
+        "a: mse, b: mean_absolute_error"
     )

@@ -1,4 +1,4 @@
-"""Ground-level text helpers: the first line of an error, ANSI codes removed, an error's key sentence.
+"""Ground-level text helpers: an error's first line and key sentence, ANSI codes removed, a loss's name.
 
 TensorFlow-free and importing nothing of tfnb_debug, so collectors, rules,
 renderers and magics can all use them.
@@ -7,8 +7,9 @@ renderers and magics can all use them.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["first_line", "key_sentence", "strip_ansi"]
+__all__ = ["first_line", "key_sentence", "loss_name", "strip_ansi"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
@@ -28,6 +29,20 @@ _WRAPPERS = (
     "[[",
     "!!!",
 )
+
+
+def loss_name(loss: Any) -> str:
+    """What a user calls a compiled loss: its name, function name or class name."""
+    if isinstance(loss, str):
+        return loss
+    if isinstance(loss, dict):
+        return ", ".join(f"{key}: {loss_name(value)}" for key, value in loss.items())
+    if isinstance(loss, list | tuple):
+        return ", ".join(loss_name(value) for value in loss)
+    fn = getattr(loss, "fn", None)
+    return str(
+        getattr(fn, "__name__", None) or getattr(loss, "__name__", None) or type(loss).__name__
+    )
 
 
 def strip_ansi(text: str) -> str:

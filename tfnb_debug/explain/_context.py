@@ -407,7 +407,7 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
     models = [m for m in compiled if any(getattr(m, "optimizer", None) is o for o in optimizers)]
     if not models:
         models = [m for m in compiled if m in called]
-    from tfnb_debug.diagnostics.gradients import loss_name
+    from tfnb_debug.text import loss_name
 
     return tuple(
         TrainedModel(str(m.name), loss_name(m.loss), len(m.trainable_variables)) for m in models
