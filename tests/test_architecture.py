@@ -180,3 +180,26 @@ def test_ground_helpers_import_nothing_of_tfnb_debug() -> None:
     graph = import_graph()
     for ground in ("tfnb_debug.text", "tfnb_debug.values", "tfnb_debug.shape_records"):
         assert graph[ground] == {}, ground
+
+
+def test_rules_read_plain_records_not_reports_or_renderers() -> None:
+    """diagnostics/ imports collectors' records and ground modules, never a renderer or a report module."""
+    allowed = {
+        "tfnb_debug.reports",  # Finding
+        "tfnb_debug.errors",
+        "tfnb_debug.text",
+        "tfnb_debug.values",
+        "tfnb_debug.shape_records",
+        "tfnb_debug.pipeline_records",
+        "tfnb_debug.gradient_history",
+    }
+    graph = import_graph()
+    wrong = [
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if name.startswith("tfnb_debug.diagnostics")
+        for target in targets
+        if target not in allowed
+        and not target.startswith(("tfnb_debug.collect", "tfnb_debug.diagnostics"))
+    ]
+    assert wrong == []

@@ -105,54 +105,12 @@ def run_inspection(
 
     augments: list[Augmentation] = []
     if augmentation:
-        for i, stage in enumerate(stages):
-            if (
-                stage.kind == "map"
-                and stage.random_ops
-                and stage.dataset is not None
-                and not stage.internal
-            ):
-                try:
-                    augments.extend(
-                        augmentation_pairs(
-                            stage.dataset,
-                            i,
-                            stage.label(),
-                            examples=AUGMENT_EXAMPLES,
-                            batched_input=_batched_before(stages, i),
-                        )
-                    )
-                except TfnbDebugError as err:
-                    notes.append(f"augmentation view of stage {i}: {err}")
-                except Exception as err:  # an unusual map function: show the rest
-                    notes.append(
-                        f"augmentation view of stage {i} unavailable ({type(err).__name__})"
-                    )
+        augments = _augmentations(stages, notes)
         tell("augmentation", 0.2)
 
     stage_rates: list[tuple[int, Throughput]] = []
     if full is not None and per_stage:
-        prefixes = [
-            (i, s) for i, s in enumerate(stages[:-1]) if s.dataset is not None and not s.internal
-        ]
-        for k, (i, stage) in enumerate(prefixes):
-            tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
-            b = _batched_before(stages, i + 1)
-            n = max_batches if b else max_batches * _batch_size_guess(stages)
-            stage_rates.append(
-                (
-                    i,
-                    measure_throughput(
-                        stage.dataset,
-                        name=stage.label(),
-                        batched=b,
-                        max_elements=n,
-                        max_seconds=stage_seconds,
-                    ),
-                )
-            )
-        if stages and stages[-1].dataset is not None:
-            stage_rates.append((len(stages) - 1, full))
+        stage_rates = _stage_rates(stages, full, max_batches, stage_seconds, tell)
 
     model_facts = None
     step: ModelStep | None = None
@@ -206,6 +164,66 @@ def run_inspection(
         findings=tuple(findings),
         notes=tuple(notes),
     )
+
+
+# ---------------------------------------------------------------------------
+# measuring
+
+
+def _augmentations(stages: Sequence[Stage], notes: list[str]) -> list[Augmentation]:
+    """Before/after pairs of every random ``map`` stage; one that cannot be shown gets a note."""
+    augments: list[Augmentation] = []
+    for i, stage in enumerate(stages):
+        if stage.kind != "map" or not stage.random_ops or stage.dataset is None or stage.internal:
+            continue
+        try:
+            augments.extend(
+                augmentation_pairs(
+                    stage.dataset,
+                    i,
+                    stage.label(),
+                    examples=AUGMENT_EXAMPLES,
+                    batched_input=_batched_before(stages, i),
+                )
+            )
+        except TfnbDebugError as err:
+            notes.append(f"augmentation view of stage {i}: {err}")
+        except Exception as err:  # an unusual map function: show the rest
+            notes.append(f"augmentation view of stage {i} unavailable ({type(err).__name__})")
+    return augments
+
+
+def _stage_rates(
+    stages: Sequence[Stage],
+    full: Throughput,
+    max_batches: int,
+    stage_seconds: float,
+    tell: Progress,
+) -> list[tuple[int, Throughput]]:
+    """The throughput up to each of the user's stages; the last stage's is the whole pipeline's."""
+    rates: list[tuple[int, Throughput]] = []
+    prefixes = [
+        (i, s) for i, s in enumerate(stages[:-1]) if s.dataset is not None and not s.internal
+    ]
+    for k, (i, stage) in enumerate(prefixes):
+        tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
+        b = _batched_before(stages, i + 1)
+        n = max_batches if b else max_batches * _batch_size_guess(stages)
+        rates.append(
+            (
+                i,
+                measure_throughput(
+                    stage.dataset,
+                    name=stage.label(),
+                    batched=b,
+                    max_elements=n,
+                    max_seconds=stage_seconds,
+                ),
+            )
+        )
+    if stages and stages[-1].dataset is not None:
+        rates.append((len(stages) - 1, full))
+    return rates
 
 
 # ---------------------------------------------------------------------------

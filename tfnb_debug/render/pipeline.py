@@ -64,32 +64,8 @@ def report_summary(run: PipelineRun) -> tuple[str, ...]:
 
 def report_tables(run: PipelineRun) -> tuple[Table, ...]:
     """Transformations, element spec, values, throughput and sample values."""
-    rates = dict(run.stage_rates)
-    flagged = {f.place.split(" ")[1] for f in run.findings if f.place.startswith("stage ")}
-    slowest = _slowest(run.stage_rates)
-    stage_rows = []
-    marks = []
-    for stage in run.stages:
-        i = stage.index
-        rate = rates.get(i)
-        stage_rows.append(
-            (
-                i,
-                stage.label,
-                stage.cardinality,
-                rate.examples_per_s if rate else None,
-                rate.first_s if rate else None,
-                rate.error if rate and rate.error else ("slowest" if i == slowest else ""),
-            )
-        )
-        marks.append("warning" if str(i) in flagged else "")
     tables = [
-        Table(
-            "transformations",
-            ("#", "stage", "cardinality", "examples/s up to here", "first element s", "note"),
-            tuple(stage_rows),
-            tuple(marks),
-        ),
+        _transformations(run),
         Table(
             "element spec",
             ("path", "kind", "shape", "dtype", "role"),
@@ -116,10 +92,49 @@ def report_tables(run: PipelineRun) -> tuple[Table, ...]:
             ),
         ),
     ]
-    speed_rows: list[tuple[str, Any]] = []
+    speed_rows = _speed_rows(run)
+    if speed_rows:
+        tables.append(Table("throughput", ("measure", "value"), tuple(speed_rows)))
+    previews = [(s.path, v) for s in run.sample.components for v in (s.preview or s.texts)]
+    if previews:
+        tables.append(Table("sample values", ("path", "value"), tuple(previews)))
+    return tuple(tables)
+
+
+def _transformations(run: PipelineRun) -> Table:
+    """One row per stage: its rate up to there; stages a finding names are marked."""
+    rates = dict(run.stage_rates)
+    flagged = {f.place.split(" ")[1] for f in run.findings if f.place.startswith("stage ")}
+    slowest = _slowest(run.stage_rates)
+    stage_rows = []
+    marks = []
+    for stage in run.stages:
+        i = stage.index
+        rate = rates.get(i)
+        stage_rows.append(
+            (
+                i,
+                stage.label,
+                stage.cardinality,
+                rate.examples_per_s if rate else None,
+                rate.first_s if rate else None,
+                rate.error if rate and rate.error else ("slowest" if i == slowest else ""),
+            )
+        )
+        marks.append("warning" if str(i) in flagged else "")
+    return Table(
+        "transformations",
+        ("#", "stage", "cardinality", "examples/s up to here", "first element s", "note"),
+        tuple(stage_rows),
+        tuple(marks),
+    )
+
+
+def _speed_rows(run: PipelineRun) -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
     full, step = run.full, run.step
     if full is not None:
-        speed_rows += [
+        rows += [
             ("first-batch latency (s)", full.first_s),
             ("examples/s (after the first batch)", full.examples_per_s),
             ("batches/s" if run.batched else "elements/s", full.elements_per_s),
@@ -127,15 +142,8 @@ def report_tables(run: PipelineRun) -> tuple[Table, ...]:
             ("stopped by", full.stopped_by if not full.error else f"error: {full.error}"),
         ]
     if step is not None:
-        speed_rows.append(
-            ("model train steps/s", step.steps_per_s if not step.error else step.error)
-        )
-    if speed_rows:
-        tables.append(Table("throughput", ("measure", "value"), tuple(speed_rows)))
-    previews = [(s.path, v) for s in run.sample.components for v in (s.preview or s.texts)]
-    if previews:
-        tables.append(Table("sample values", ("path", "value"), tuple(previews)))
-    return tuple(tables)
+        rows.append(("model train steps/s", step.steps_per_s if not step.error else step.error))
+    return rows
 
 
 def report_sections(run: PipelineRun) -> tuple[Section, ...]:
