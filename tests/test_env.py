@@ -83,3 +83,58 @@ def test_real_gpu_growth_on_after_load(bare_shell: Any) -> None:
     finally:
         with capture_output():
             bare_shell.run_line_magic("unload_ext", "tfnb_debug")
+
+
+def _facts(**changes: Any) -> Any:
+    from dataclasses import replace
+
+    from tfnb_debug.diagnostics.env import EnvFacts
+
+    plain = EnvFacts(
+        python="3.11",
+        tfnb_debug="0",
+        tensorflow="2",
+        keras="3",
+        backend="tensorflow",
+        legacy_keras=False,
+        cuda_build=True,
+        cuda_version="12",
+        cudnn_version="9",
+        cpu_count=4,
+        intra_op_threads=0,
+        inter_op_threads=0,
+        host_memory_total=2**34,
+        host_memory_available=2**33,
+        mixed_precision_policy="float32",
+        gpus=("/physical_device:GPU:0",),
+        growth_off=(),
+    )
+    return replace(plain, **changes)
+
+
+def test_env_rules_over_plain_facts() -> None:
+    from tfnb_debug.diagnostics.env import run_rules
+
+    assert run_rules(_facts()) == []  # a GPU with memory growth on: nothing to say
+    (e01,) = run_rules(_facts(growth_off=("/physical_device:GPU:0",)))
+    assert e01.code == "E01" and e01.place == "/physical_device:GPU:0"
+    (cuda,) = run_rules(_facts(gpus=()))
+    assert cuda.code == "E02" and "built with CUDA but sees no GPU" in cuda.message
+    assert cuda.evidence == "CUDA 12, cuDNN 9, 0 GPUs"
+    (cpu,) = run_rules(_facts(gpus=(), cuda_build=False))
+    assert cpu.code == "E02" and "CPU-only build" in cpu.message
+    assert [f.code for f in run_rules(_facts(backend="jax", gpus=()))] == ["E03", "E02"]
+
+
+def test_env_tables_are_laid_out_from_the_facts() -> None:
+    from tfnb_debug.diagnostics.env import DeviceRow
+    from tfnb_debug.render.env import report_summary, report_tables
+
+    facts = _facts(devices=(DeviceRow("physical", "/physical_device:GPU:0", "GPU", "on"),))
+    versions, devices, matmul = report_tables(facts)
+    assert dict(versions.rows)["host memory"] == "16.0 GiB total, 8.0 GiB available"
+    assert devices.rows == (("physical", "/physical_device:GPU:0", "GPU", "on"),)
+    assert matmul.rows == ()
+    assert report_summary(facts) == (
+        "TensorFlow 2, Keras 3 on tensorflow; 1 GPU(s); policy float32",
+    )

@@ -291,3 +291,19 @@ def test_categorical_loss_over_one_unit_is_not_memorized_and_says_m03() -> None:
     report = overfit_small_batch(model, (X, (Y > 0).astype("float32")[:, None]))
     assert not report.memorized, report.to_text()
     assert "M03" in report.codes() and "single output unit" in report.to_text()
+
+
+def test_the_loss_curve_is_drawn_only_when_the_report_is_shown() -> None:
+    from matplotlib.figure import Figure
+
+    report = overfit_small_batch(classifier(), (X, Y), samples=8, steps=5)
+    assert report.sections == () and "_html" not in vars(report)  # nothing drawn yet
+    text = report.to_text()
+    assert f"[loss]\nloss: {report.losses[0]:.4g} -> {report.losses[-1]:.4g} over 5 steps" in text
+    assert "_html" not in vars(report)
+    html = report.to_html()
+    assert html.count("data:image/png;base64,") == 1 and report.to_html() is html  # drawn once
+    assert isinstance(report.figure(), Figure)
+    quiet = overfit_small_batch(classifier(), (X, Y), samples=8, steps=2, plot=False)
+    assert "data:image/png" not in quiet.to_html() and "[loss]" not in quiet.to_text()
+    assert isinstance(quiet.figure(), Figure)  # still there when asked for

@@ -14,8 +14,9 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic_arguments import argument
 
-from tfnb_debug.errors import TfnbDebugError, first_line
+from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Report
+from tfnb_debug.text import first_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -8,14 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import tensorflow as tf
 
 from tfnb_debug.collect.pipeline import Stage, Structure, read_structure
 from tfnb_debug.collect.pipeline_data import (
     Augmentation,
-    Component,
-    Sample,
     augmentation_pairs,
     describe_spec,
     flatten_paths,
@@ -35,10 +32,7 @@ from tfnb_debug.diagnostics.pipeline import (
     run_rules,
 )
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.pipeline import Picture, PipelineReport, Progress
-from tfnb_debug.render.pipeline import label_name
-from tfnb_debug.render.values import format_float
-from tfnb_debug.reports import Section, Table, sort_findings
+from tfnb_debug.pipeline_records import PipelineRun, Progress, StageRow
 
 UNBATCHED_EXAMPLES = 16
 AUGMENT_EXAMPLES = 6
@@ -60,7 +54,7 @@ def run_inspection(
     thresholds: PipelineThresholds,
     name: str,
     progress: Progress | None,
-) -> PipelineReport:
+) -> PipelineRun:
     def tell(what: str, fraction: float) -> None:
         if progress is not None:
             progress(what, fraction)
@@ -111,54 +105,12 @@ def run_inspection(
 
     augments: list[Augmentation] = []
     if augmentation:
-        for i, stage in enumerate(stages):
-            if (
-                stage.kind == "map"
-                and stage.random_ops
-                and stage.dataset is not None
-                and not stage.internal
-            ):
-                try:
-                    augments.extend(
-                        augmentation_pairs(
-                            stage.dataset,
-                            i,
-                            stage.label(),
-                            examples=AUGMENT_EXAMPLES,
-                            batched_input=_batched_before(stages, i),
-                        )
-                    )
-                except TfnbDebugError as err:
-                    notes.append(f"augmentation view of stage {i}: {err}")
-                except Exception as err:  # an unusual map function: show the rest
-                    notes.append(
-                        f"augmentation view of stage {i} unavailable ({type(err).__name__})"
-                    )
+        augments = _augmentations(stages, notes)
         tell("augmentation", 0.2)
 
     stage_rates: list[tuple[int, Throughput]] = []
     if full is not None and per_stage:
-        prefixes = [
-            (i, s) for i, s in enumerate(stages[:-1]) if s.dataset is not None and not s.internal
-        ]
-        for k, (i, stage) in enumerate(prefixes):
-            tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
-            b = _batched_before(stages, i + 1)
-            n = max_batches if b else max_batches * _batch_size_guess(stages)
-            stage_rates.append(
-                (
-                    i,
-                    measure_throughput(
-                        stage.dataset,
-                        name=stage.label(),
-                        batched=b,
-                        max_elements=n,
-                        max_seconds=stage_seconds,
-                    ),
-                )
-            )
-        if stages and stages[-1].dataset is not None:
-            stage_rates.append((len(stages) - 1, full))
+        stage_rates = _stage_rates(stages, full, max_batches, stage_seconds, tell)
 
     model_facts = None
     step: ModelStep | None = None
@@ -187,23 +139,91 @@ def run_inspection(
     )
     findings = run_rules(facts, thresholds)
     tell("done", 1.0)
-    return _assemble(
+    return PipelineRun(
         name=name,
-        ds_cardinality=cardinality,
-        structure=structure,
-        stages=stages,
-        cards=cards,
+        chain=structure.text(),
+        structure_source=structure.source,
+        cardinality=_cardinality_text(cardinality),
         batched=batched,
+        stages=tuple(
+            StageRow(
+                i,
+                s.label() if not s.branches else f"{s.api}[{len(s.branches) + 1} inputs]",
+                _cardinality_text(cards[i]) if cards[i] is not None else "-",
+            )
+            for i, s in enumerate(stages)
+            if not s.internal
+        ),
         components=components,
         sample=sample,
-        augments=augments,
+        augments=tuple(augments),
         full=full,
-        stage_rates=stage_rates,
+        stage_rates=tuple(stage_rates),
         step=step,
         class_names=class_names,
-        findings=findings,
-        notes=notes,
+        findings=tuple(findings),
+        notes=tuple(notes),
     )
+
+
+# ---------------------------------------------------------------------------
+# measuring
+
+
+def _augmentations(stages: Sequence[Stage], notes: list[str]) -> list[Augmentation]:
+    """Before/after pairs of every random ``map`` stage; one that cannot be shown gets a note."""
+    augments: list[Augmentation] = []
+    for i, stage in enumerate(stages):
+        if stage.kind != "map" or not stage.random_ops or stage.dataset is None or stage.internal:
+            continue
+        try:
+            augments.extend(
+                augmentation_pairs(
+                    stage.dataset,
+                    i,
+                    stage.label(),
+                    examples=AUGMENT_EXAMPLES,
+                    batched_input=_batched_before(stages, i),
+                )
+            )
+        except TfnbDebugError as err:
+            notes.append(f"augmentation view of stage {i}: {err}")
+        except Exception as err:  # an unusual map function: show the rest
+            notes.append(f"augmentation view of stage {i} unavailable ({type(err).__name__})")
+    return augments
+
+
+def _stage_rates(
+    stages: Sequence[Stage],
+    full: Throughput,
+    max_batches: int,
+    stage_seconds: float,
+    tell: Progress,
+) -> list[tuple[int, Throughput]]:
+    """The throughput up to each of the user's stages; the last stage's is the whole pipeline's."""
+    rates: list[tuple[int, Throughput]] = []
+    prefixes = [
+        (i, s) for i, s in enumerate(stages[:-1]) if s.dataset is not None and not s.internal
+    ]
+    for k, (i, stage) in enumerate(prefixes):
+        tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
+        b = _batched_before(stages, i + 1)
+        n = max_batches if b else max_batches * _batch_size_guess(stages)
+        rates.append(
+            (
+                i,
+                measure_throughput(
+                    stage.dataset,
+                    name=stage.label(),
+                    batched=b,
+                    max_elements=n,
+                    max_seconds=stage_seconds,
+                ),
+            )
+        )
+    if stages and stages[-1].dataset is not None:
+        rates.append((len(stages) - 1, full))
+    return rates
 
 
 # ---------------------------------------------------------------------------
@@ -317,146 +337,6 @@ def _model_step(ds: tf.data.Dataset, model: Any, *, batched: bool, max_seconds: 
     return train_step_rate(model, element[0], element[1], steps=10, max_seconds=max_seconds)
 
 
-# ---------------------------------------------------------------------------
-# report
-
-
-def _assemble(
-    *,
-    name: str,
-    ds_cardinality: int,
-    structure: Structure,
-    stages: list[Stage],
-    cards: list[int | None],
-    batched: bool,
-    components: tuple[Component, ...],
-    sample: Sample,
-    augments: list[Augmentation],
-    full: Throughput | None,
-    stage_rates: list[tuple[int, Throughput]],
-    step: ModelStep | None,
-    class_names: tuple[str, ...] | None,
-    findings: list[Any],
-    notes: list[str],
-) -> PipelineReport:
-    chain = structure.text()
-    card_text = _cardinality_text(ds_cardinality)
-    rates = {i: t for i, t in stage_rates}
-    stage_rows = []
-    marks = []
-    flagged = {f.place.split(" ")[1] for f in findings if f.place.startswith("stage ")}
-    slowest = _slowest(stage_rates)
-    for i, stage in enumerate(stages):
-        if stage.internal:
-            continue
-        rate = rates.get(i)
-        stage_rows.append(
-            (
-                i,
-                stage.label()
-                if not stage.branches
-                else f"{stage.api}[{len(stage.branches) + 1} inputs]",
-                _cardinality_text(cards[i]) if cards[i] is not None else "-",
-                rate.examples_per_s if rate else None,
-                rate.first_s if rate else None,
-                rate.error if rate and rate.error else ("slowest" if i == slowest else ""),
-            )
-        )
-        marks.append("warning" if str(i) in flagged else "")
-    tables = [
-        Table(
-            "transformations",
-            ("#", "stage", "cardinality", "examples/s up to here", "first element s", "note"),
-            tuple(stage_rows),
-            tuple(marks),
-        ),
-        Table(
-            "element spec",
-            ("path", "kind", "shape", "dtype", "role"),
-            tuple(
-                (c.path, c.kind, "unknown" if c.shape is None else c.shape, c.dtype, c.role)
-                for c in components
-            ),
-        ),
-        Table(
-            "values",
-            ("path", "role", "dtype", "min", "max", "mean", "non-finite", "whole numbers"),
-            tuple(
-                (
-                    s.path,
-                    s.role,
-                    s.dtype,
-                    s.minimum,
-                    s.maximum,
-                    s.mean,
-                    s.nonfinite,
-                    s.whole_numbers,
-                )
-                for s in sample.components
-            ),
-        ),
-    ]
-    speed_rows: list[tuple[str, Any]] = []
-    if full is not None:
-        speed_rows += [
-            ("first-batch latency (s)", full.first_s),
-            ("examples/s (after the first batch)", full.examples_per_s),
-            ("batches/s" if batched else "elements/s", full.elements_per_s),
-            ("elements timed", full.elements),
-            ("stopped by", full.stopped_by if not full.error else f"error: {full.error}"),
-        ]
-    if step is not None:
-        speed_rows.append(
-            ("model train steps/s", step.steps_per_s if not step.error else step.error)
-        )
-    if speed_rows:
-        tables.append(Table("throughput", ("measure", "value"), tuple(speed_rows)))
-    previews = [(s.path, v) for s in sample.components for v in (s.preview or s.texts)]
-    if previews:
-        tables.append(Table("sample values", ("path", "value"), tuple(previews)))
-
-    sections = [Section("chain", f"<pre>{_esc(chain)}</pre>", chain)]
-    pictures = _image_pictures(sample, class_names) + _augment_pictures(augments)
-    if notes:
-        sections.append(Section("notes", "<br/>".join(_esc(n) for n in notes), "\n".join(notes)))
-
-    summary = [
-        f"chain: {chain}"
-        + ("" if structure.source == "graph" else f" (read via {structure.source})"),
-        f"cardinality: {card_text}; {'batched' if batched else 'unbatched'}; "
-        f"sampled {sample.elements} element(s), {sample.examples} example(s)",
-    ]
-    if full is not None and full.examples_per_s is not None:
-        summary.append(
-            f"throughput: {format_float(full.examples_per_s)} examples/s, first batch after "
-            f"{format_float(full.first_s)} s"
-        )
-    return PipelineReport(
-        title=f"tf.data pipeline {name}",
-        summary=tuple(summary),
-        findings=sort_findings(findings),
-        tables=tuple(tables),
-        sections=tuple(sections),
-        pictures=tuple(pictures),
-        class_names=class_names,
-        chain=chain,
-        structure_source=structure.source,
-        cardinality=card_text,
-        batched=batched,
-        examples_per_s=full.examples_per_s if full else None,
-        batches_per_s=full.elements_per_s if (full and batched) else None,
-        first_batch_s=full.first_s if full else None,
-        model_steps_per_s=step.steps_per_s if step else None,
-        stage_rates=tuple((t.name, t.examples_per_s) for _, t in stage_rates),
-        notes=tuple(notes),
-    )
-
-
-def _slowest(stage_rates: list[tuple[int, Throughput]]) -> int | None:
-    known = [(t.examples_per_s, i) for i, t in stage_rates if t.examples_per_s]
-    return min(known)[1] if len(known) > 1 else None
-
-
 def _cardinality_text(value: int | None) -> str:
     if value is None:
         return "unknown"
@@ -465,63 +345,3 @@ def _cardinality_text(value: int | None) -> str:
     if value == tf.data.UNKNOWN_CARDINALITY:
         return "unknown"
     return f"{value:,}"
-
-
-def _image_pictures(sample: Sample, class_names: tuple[str, ...] | None) -> list[Picture]:
-    pictures = []
-    labels = next(
-        (s.labels for s in sample.components if s.role == "label" and s.labels is not None), None
-    )
-    for comp in sample.components:
-        if comp.role == "image" and comp.images is not None and len(comp.images):
-            shown = labels[: len(comp.images)] if labels is not None else None
-            text_labels = (
-                ", ".join(label_name(v, class_names) for v in shown)
-                if shown is not None
-                else "no labels"
-            )
-            pictures.append(
-                Picture(
-                    f"images {comp.path}",
-                    "grid",
-                    f"{len(comp.images)} image(s) shown; labels: {text_labels}",
-                    images=comp.images,
-                    labels=shown,
-                )
-            )
-    if labels is not None and labels.size:
-        values, counts = np.unique(labels, return_counts=True)
-        rows = [(label_name(v, class_names), int(c)) for v, c in zip(values, counts, strict=True)]
-        pictures.append(
-            Picture(
-                "label distribution",
-                "labels",
-                ", ".join(f"{n}: {c}" for n, c in rows),
-                labels=labels,
-            )
-        )
-    return pictures
-
-
-def _augment_pictures(augments: list[Augmentation]) -> list[Picture]:
-    out = []
-    for aug in augments:
-        changed = int(
-            np.sum(np.any((aug.before != aug.after).reshape(len(aug.before), -1), axis=1))
-        )
-        out.append(
-            Picture(
-                f"augmentation at stage {aug.stage_index}: {aug.path}",
-                "augment",
-                f"stage {aug.stage_index} {aug.stage}: {changed} of {len(aug.before)} examples changed",
-                images=aug.before,
-                after=aug.after,
-            )
-        )
-    return out
-
-
-def _esc(text: str) -> str:
-    from html import escape
-
-    return escape(text)

@@ -148,9 +148,8 @@ def build_report(
     """``losses``: the :class:`~tfnb_debug.collect.loss_watch.LossWatch` of the run (S08, M02, M03)."""
     from tfnb_debug.diagnostics.check import first_nonfinite
     from tfnb_debug.diagnostics.losses import check_losses
-    from tfnb_debug.diagnostics.shapes import ShapeThresholds, retracing
+    from tfnb_debug.diagnostics.shapes import ShapeFacts, ShapeThresholds, retracing
     from tfnb_debug.shape_records import TraceCount
-    from tfnb_debug.shapes import ShapeReport
 
     findings: list[Finding] = []
     failure = checks.failure
@@ -160,12 +159,9 @@ def build_report(
         TraceCount(name=name, traces=len(signatures), signatures=signatures)
         for name, signatures in checks.traces.entries()
     )
-    traces_for_rule = ShapeReport(
-        title="traces",
-        traces=counts,
-        thresholds=ShapeThresholds(retrace_limit=thresholds.retrace_limit),
+    findings += retracing(
+        ShapeFacts(traces=counts), ShapeThresholds(retrace_limit=thresholds.retrace_limit)
     )
-    findings += retracing(traces_for_rule)
     if losses is not None:
         findings += check_losses(losses)
     steps = checks.steps_taken()

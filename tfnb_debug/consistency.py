@@ -29,8 +29,8 @@ from tfnb_debug.diagnostics.consistency import (
     nondeterministic_inference,
     train_inference_gap,
 )
-from tfnb_debug.errors import first_line
 from tfnb_debug.reports import Finding, Report, Table, sort_findings
+from tfnb_debug.text import first_line
 
 __all__ = ["ConsistencyReport", "ConsistencyThresholds", "check_consistency"]
 

@@ -1,4 +1,8 @@
-"""The environment check (``%tfenv``) and GPU memory growth at load (findings E01-E03)."""
+"""The environment check (``%tfenv``) and GPU memory growth at load (findings E01-E03).
+
+This module reads TensorFlow into plain :class:`~tfnb_debug.diagnostics.env.EnvFacts`;
+the rules are in ``diagnostics/env.py``, the tables in ``render/env.py``.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug._version import __version__
-from tfnb_debug.errors import first_line
-from tfnb_debug.render.values import format_bytes
-from tfnb_debug.reports import Finding, Report, Table, finding, sort_findings
+from tfnb_debug.diagnostics.env import (
+    DeviceRow,
+    EnvFacts,
+    backend_problem,
+    memory_growth_not_set,
+    run_rules,
+)
+from tfnb_debug.reports import Finding, Report, sort_findings
+from tfnb_debug.text import first_line
 
 __all__ = [
     "EnvReport",
@@ -26,11 +36,6 @@ __all__ = [
     "keras_backend",
     "status_line",
 ]
-
-_LOAD_FIRST = (
-    "load the extension in the first cell, before any TensorFlow code runs "
-    "(`%load_ext tfnb_debug`), or restart the kernel and load it first"
-)
 
 
 @dataclass(frozen=True)
@@ -82,30 +87,6 @@ def configured_keras_backend() -> str:
         return "tensorflow"
 
 
-def backend_problem(backend: str, legacy_keras: bool = False) -> Finding | None:
-    """E03 when Keras does not run on TensorFlow (or tf_keras replaces Keras 3), else None."""
-    if backend != "tensorflow":
-        return finding(
-            "E03",
-            f"Keras runs on the {backend!r} backend; tfnb_debug instruments Keras 3 on TensorFlow "
-            "and registered no magics",
-            place="keras.backend",
-            evidence=f"keras.backend.backend() == {backend!r}",
-            hint="set KERAS_BACKEND=tensorflow before Python starts (or in ~/.keras/keras.json), "
-            "restart the kernel, and load the extension again",
-        )
-    if legacy_keras:
-        return finding(
-            "E03",
-            "TF_USE_LEGACY_KERAS is set, so tf.keras is Keras 2 (tf_keras), which tfnb_debug "
-            "does not instrument; registered no magics",
-            place="TF_USE_LEGACY_KERAS",
-            evidence=f"TF_USE_LEGACY_KERAS={os.environ.get('TF_USE_LEGACY_KERAS')!r}",
-            hint="unset TF_USE_LEGACY_KERAS, restart the kernel, and build models with `import keras`",
-        )
-    return None
-
-
 def enable_memory_growth(
     list_gpus: Callable[[], Sequence[Any]] | None = None,
     set_growth: Callable[[Any, bool], None] | None = None,
@@ -140,21 +121,9 @@ def enable_memory_growth(
         except (RuntimeError, ValueError):
             growth = None
         states.append(GpuGrowth(name, growth))
-    findings: list[Finding] = []
     not_growing = [s.name for s in states if s.growth is not True]
-    if failed and not_growing:
-        findings.append(
-            finding(
-                "E01",
-                "the GPUs were already initialized when tfnb_debug loaded, so memory growth "
-                f"could not be turned on for {', '.join(not_growing)}: TensorFlow may hold the "
-                "whole card",
-                place=", ".join(not_growing),
-                evidence=reason,
-                hint=_LOAD_FIRST,
-            )
-        )
-    return MemoryGrowthResult(tuple(states), tuple(findings))
+    findings = (memory_growth_not_set(not_growing, reason),) if failed and not_growing else ()
+    return MemoryGrowthResult(tuple(states), findings)
 
 
 def status_line(backend: str, growth: MemoryGrowthResult | None) -> str:
@@ -190,124 +159,69 @@ class EnvReport(Report):
 
 def check_environment(*, matmul_size: int = 256) -> EnvReport:
     """Collect the environment check every TensorFlow guide starts with."""
+    from tfnb_debug.render.env import report_summary, report_tables
+
+    facts = _env_facts(matmul_size)
+    return EnvReport(
+        title="tfnb_debug environment check",
+        summary=report_summary(facts),
+        findings=sort_findings(run_rules(facts)),
+        tables=report_tables(facts),
+        python=facts.python,
+        tensorflow=facts.tensorflow,
+        keras=facts.keras,
+        backend=facts.backend,
+        cuda_build=facts.cuda_build,
+        cuda_version=facts.cuda_version,
+        cudnn_version=facts.cudnn_version,
+        cpu_count=facts.cpu_count,
+        intra_op_threads=facts.intra_op_threads,
+        inter_op_threads=facts.inter_op_threads,
+        host_memory_total=facts.host_memory_total,
+        host_memory_available=facts.host_memory_available,
+        mixed_precision_policy=facts.mixed_precision_policy,
+    )
+
+
+def _env_facts(matmul_size: int) -> EnvFacts:
+    """Read versions, devices, threads and memory, and run one matmul per logical device."""
     import keras
     import psutil
     import tensorflow as tf
 
     backend, legacy = keras_backend()
     build = dict(tf.sysconfig.get_build_info())
-    cuda_build = bool(build.get("is_cuda_build", False))
     physical = tf.config.list_physical_devices()
     gpus = [d for d in physical if d.device_type == "GPU"]
-    findings: list[Finding] = []
-    problem = backend_problem(backend, legacy)
-    if problem is not None:
-        findings.append(problem)
-
-    device_rows = []
+    devices = []
     for dev in physical:
-        growth: str = "-"
+        growth = "-"
         if dev.device_type == "GPU":
-            try:
-                growth = "on" if tf.config.experimental.get_memory_growth(dev) else "off"
-            except (RuntimeError, ValueError):
-                growth = "unknown"
-        device_rows.append(("physical", dev.name, dev.device_type, growth))
+            growth = {True: "on", False: "off", None: "unknown"}[_growth_of(tf, dev)]
+        devices.append(DeviceRow("physical", dev.name, dev.device_type, growth))
     logical = tf.config.list_logical_devices()
-    for dev in logical:
-        device_rows.append(("logical", dev.name, dev.device_type, "-"))
-
-    off = [d.name for d in gpus if _growth_of(tf, d) is False]
-    if off:
-        findings.append(
-            finding(
-                "E01",
-                f"memory growth is off for {', '.join(off)}: TensorFlow may reserve the whole card",
-                place=", ".join(off),
-                evidence="tf.config.experimental.get_memory_growth(...) is False",
-                hint=_LOAD_FIRST,
-            )
-        )
-    if not gpus:
-        if cuda_build:
-            findings.append(
-                finding(
-                    "E02",
-                    "TensorFlow is built with CUDA but sees no GPU",
-                    place="tf.config.list_physical_devices('GPU')",
-                    evidence=f"CUDA {build.get('cuda_version')}, cuDNN {build.get('cudnn_version')}, 0 GPUs",
-                    hint="check `nvidia-smi`, the driver version and CUDA_VISIBLE_DEVICES; "
-                    "everything runs on the CPU meanwhile",
-                )
-            )
-        else:
-            findings.append(
-                finding(
-                    "E02",
-                    "this TensorFlow is a CPU-only build: everything runs on the CPU",
-                    place="tf.sysconfig.get_build_info()",
-                    evidence="is_cuda_build is False",
-                    hint="for an NVIDIA GPU on Linux, install `tensorflow[and-cuda]` instead of "
-                    "tensorflow-cpu",
-                )
-            )
-
-    matmul_rows = [_matmul_on(tf, dev.name, matmul_size) for dev in logical]
+    devices += [DeviceRow("logical", dev.name, dev.device_type, "-") for dev in logical]
     vm = psutil.virtual_memory()
-    policy = keras.mixed_precision.global_policy().name
-    intra = tf.config.threading.get_intra_op_parallelism_threads()
-    inter = tf.config.threading.get_inter_op_parallelism_threads()
-    cpus = os.cpu_count() or 1
-    versions = Table(
-        "versions",
-        ("item", "value"),
-        (
-            ("Python", platform.python_version()),
-            ("tfnb_debug", __version__),
-            ("TensorFlow", tf.__version__),
-            ("Keras", keras.__version__),
-            ("Keras backend", backend),
-            ("built with CUDA", cuda_build),
-            ("CUDA (build)", build.get("cuda_version") or "-"),
-            ("cuDNN (build)", build.get("cudnn_version") or "-"),
-            ("CPU count", cpus),
-            ("intra-op threads", f"{intra} (0 = TensorFlow picks)"),
-            ("inter-op threads", f"{inter} (0 = TensorFlow picks)"),
-            (
-                "host memory",
-                f"{format_bytes(vm.total)} total, {format_bytes(vm.available)} available",
-            ),
-            ("mixed-precision policy", policy),
-        ),
-    )
-    devices = Table("devices", ("kind", "device", "type", "memory growth"), tuple(device_rows))
-    matmul = Table(
-        "matmul check",
-        ("device asked", "result landed on", "size", "ms"),
-        tuple(matmul_rows),
-    )
-    summary = (
-        f"TensorFlow {tf.__version__}, Keras {keras.__version__} on {backend}; "
-        f"{len(gpus)} GPU(s); policy {policy}",
-    )
-    return EnvReport(
-        title="tfnb_debug environment check",
-        summary=summary,
-        findings=sort_findings(findings),
-        tables=(versions, devices, matmul),
+    return EnvFacts(
         python=platform.python_version(),
+        tfnb_debug=__version__,
         tensorflow=tf.__version__,
         keras=keras.__version__,
         backend=backend,
-        cuda_build=cuda_build,
+        legacy_keras=legacy,
+        cuda_build=bool(build.get("is_cuda_build", False)),
         cuda_version=build.get("cuda_version"),
         cudnn_version=build.get("cudnn_version"),
-        cpu_count=cpus,
-        intra_op_threads=intra,
-        inter_op_threads=inter,
+        cpu_count=os.cpu_count() or 1,
+        intra_op_threads=tf.config.threading.get_intra_op_parallelism_threads(),
+        inter_op_threads=tf.config.threading.get_inter_op_parallelism_threads(),
         host_memory_total=int(vm.total),
         host_memory_available=int(vm.available),
-        mixed_precision_policy=policy,
+        mixed_precision_policy=keras.mixed_precision.global_policy().name,
+        gpus=tuple(d.name for d in gpus),
+        growth_off=tuple(d.name for d in gpus if _growth_of(tf, d) is False),
+        devices=tuple(devices),
+        matmul=tuple(_matmul_on(tf, dev.name, matmul_size) for dev in logical),
     )
 
 

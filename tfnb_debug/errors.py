@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tfnb_debug.text import first_line as first_line  # kept importable from here
+
 
 class TfnbDebugError(ValueError):
     """Bad input to a tfnb_debug function: the message is one line naming the problem and the fix.
@@ -12,9 +14,3 @@ class TfnbDebugError(ValueError):
 
 class TfnbDebugWarning(UserWarning):
     """Something tfnb_debug could not do fully; the report says what is missing."""
-
-
-def first_line(err: BaseException) -> str:
-    """The first line of an exception's message, or its type name when the message is empty."""
-    lines = str(err).strip().splitlines()
-    return lines[0] if lines else type(err).__name__

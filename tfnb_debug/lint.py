@@ -54,8 +54,7 @@ def lint_model(
     (with ``(x, y)`` arrays) checks the labels of the split ``fit`` would make (P13).
     """
     from tfnb_debug.collect._patching import preserved
-    from tfnb_debug.collect.snapshot import require_keras_model
-    from tfnb_debug.overfit import has_own_train_step
+    from tfnb_debug.collect.snapshot import has_own_train_step, require_keras_model
 
     model = require_keras_model(model, built=False)
     if not model.built and not has_own_train_step(model):
@@ -134,8 +133,8 @@ def _data_parts(data: Any) -> tuple[Any, Any, Any]:
 
 
 def _loss_pairing(model: Any, y: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
+    from tfnb_debug.collect.snapshot import has_own_train_step
     from tfnb_debug.diagnostics.model import check_loss_pairing
-    from tfnb_debug.overfit import has_own_train_step
 
     check = "loss / output pairing"
     if getattr(model, "loss", None) is None:
@@ -166,10 +165,10 @@ def _what_reaches_the_loss(
     :func:`~tfnb_debug.collect.loss_watch.watch_losses`.
     """
     from tfnb_debug.collect.loss_watch import watch_losses
+    from tfnb_debug.collect.snapshot import has_own_train_step
     from tfnb_debug.collect.training_guard import TrainingGuard
     from tfnb_debug.diagnostics.losses import check_losses
-    from tfnb_debug.errors import first_line
-    from tfnb_debug.overfit import has_own_train_step
+    from tfnb_debug.text import first_line
 
     codes, check = "S08, M02, M03", "what reaches the loss on the first batch"
     if x is None:
@@ -226,7 +225,7 @@ def _mixed_precision(model: Any, x: Any, checks: list[tuple[str, str, str]]) -> 
     if not any(p.startswith("mixed_") for p in policies):
         checks.append(("S05", "mixed-precision output dtype", "not applicable: no mixed policy"))
         return []
-    from tfnb_debug.diagnostics.shapes import mixed_precision_output
+    from tfnb_debug.diagnostics.shapes import ShapeFacts, mixed_precision_output
     from tfnb_debug.shapes import trace_shapes
 
     report = trace_shapes(model, x, stats=False)
@@ -234,7 +233,7 @@ def _mixed_precision(model: Any, x: Any, checks: list[tuple[str, str, str]]) -> 
         checks.append(("S05", "mixed-precision output dtype", f"trace failed: {report.error_type}"))
         return []
     checks.append(("S05", "mixed-precision output dtype", "ran (one forward pass)"))
-    return mixed_precision_output(report)
+    return mixed_precision_output(ShapeFacts(calls=report.calls), report.thresholds)
 
 
 def _data_rules(

@@ -26,8 +26,8 @@ from tfnb_debug.diagnostics.memory import (
     oom_finding,
 )
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.render.values import format_bytes
 from tfnb_debug.reports import Finding, Report, Section, Table, sort_findings
+from tfnb_debug.values import format_bytes
 
 __all__ = [
     "DEFAULT_INTERVAL_MS",

@@ -15,11 +15,15 @@ the check.  If the model does not memorize the examples, the lint findings
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Finding, Report, Section, Table
+from tfnb_debug.reports import Finding, Report, Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["OverfitReport", "OverfitThresholds", "overfit_small_batch"]
 
@@ -65,6 +69,31 @@ class OverfitReport(Report):
     augmentation_removed: tuple[str, ...]
     loss_key: str = "loss"
     own_train_step: bool = False
+    plot: bool = field(default=True, repr=False)  # show the loss curve (drawn when first shown)
+
+    def figure(self) -> Figure | None:
+        """The training-loss curve as a new Figure, or None when no step ran."""
+        from tfnb_debug.render.overfit import loss_figure
+
+        return loss_figure(self.losses, self.loss_key) if self.losses else None
+
+    def to_text(self, width: int = 100) -> str:
+        return super(OverfitReport, self._with_loss(draw=False)).to_text(width=width)
+
+    def to_html(self) -> str:
+        return self._html
+
+    @cached_property
+    def _html(self) -> str:
+        return super(OverfitReport, self._with_loss(draw=True)).to_html()
+
+    def _with_loss(self, *, draw: bool) -> OverfitReport:
+        if not (self.plot and self.losses):
+            return self
+        from tfnb_debug.render.overfit import loss_section
+
+        section = loss_section(self.losses, self.loss_key, draw=draw)
+        return replace(self, sections=(*self.sections, section))
 
 
 @dataclass(frozen=True)
@@ -96,7 +125,7 @@ def overfit_small_batch(
     read when a ``train_step`` logs no ``"loss"`` (a GAN's ``"g_loss"``).
     Returns whether the model memorized the examples.
     """
-    from tfnb_debug.collect.snapshot import require_keras_model
+    from tfnb_debug.collect.snapshot import has_own_train_step, require_keras_model
     from tfnb_debug.collect.training_guard import TrainingGuard
 
     thresholds = thresholds or OverfitThresholds()
@@ -127,13 +156,6 @@ def overfit_small_batch(
 
         findings = list(lint_model(model, data=None if own else (x, y)).findings)
     return _report(model, n, steps, run, memorized, guard.removed, findings, thresholds, plot, own)
-
-
-def has_own_train_step(model: Any) -> bool:
-    """The model overrides ``train_step`` (it computes its loss itself: VAE, GAN, ...)."""
-    import keras
-
-    return type(model).train_step is not keras.Model.train_step
 
 
 # -- collect ----------------------------------------------------------------------------
@@ -397,15 +419,11 @@ def _report(
     if accuracy is not None:
         rows.append(("accuracy on the examples", accuracy))
     rows.append(("memorized", "yes" if memorized else "NO"))
-    sections: tuple[Section, ...] = ()
-    if plot and losses:
-        sections = (_loss_section(losses, run.loss_key),)
     return OverfitReport(
         title=f"tfnb_debug overfit check of {model.name!r}",
         summary=tuple(summary),
         findings=sort_findings(findings),
         tables=(Table("result", ("item", "value"), tuple(rows)),),
-        sections=sections,
         model_name=model.name,
         samples=n,
         steps=len(losses),
@@ -417,21 +435,5 @@ def _report(
         augmentation_removed=removed,
         loss_key=run.loss_key,
         own_train_step=own,
+        plot=plot,
     )
-
-
-def _loss_section(losses: tuple[float, ...], key: str) -> Section:
-    from tfnb_debug.render.html import image_html
-    from tfnb_debug.render.plots import figure_data_uri, new_figure
-
-    fig = new_figure(5.0, 2.6)
-    ax = fig.add_subplot(1, 1, 1)
-    finite = [v if math.isfinite(v) else float("nan") for v in losses]
-    ax.plot(range(1, len(finite) + 1), finite, color="#1f77b4")
-    if all(v > 0 for v in finite if math.isfinite(v)) and any(math.isfinite(v) for v in finite):
-        ax.set_yscale("log")
-    ax.set_xlabel("step")
-    ax.set_ylabel(f"training {key}" if key != "loss" else "training loss")
-    ax.set_title("training loss on the examples")
-    text = f"loss: {losses[0]:.4g} -> {losses[-1]:.4g} over {len(losses)} steps"
-    return Section("loss", image_html(figure_data_uri(fig), alt=text), text)

@@ -1,43 +1,26 @@
 """``inspect_pipeline``: what a ``tf.data`` pipeline really feeds the model, how fast, and what is wrong.
 
-Collect (``collect/pipeline*.py``) -> rules (``diagnostics/pipeline.py``) ->
-:class:`PipelineReport` -> renderers (``render/pipeline.py``).  ``%tfpipeline``
-is a thin wrapper over :func:`inspect_pipeline`.
+Collect (``collect/pipeline*.py``, driven by ``_pipeline_run.py``) -> rules
+(``diagnostics/pipeline.py`` over plain ``PipelineFacts``) -> a plain
+:class:`~tfnb_debug.pipeline_records.PipelineRun` -> layout (``render/pipeline.py``:
+summary, tables, sections, picture data) -> :class:`PipelineReport`, whose
+figures are drawn when it is first shown as HTML.  ``%tfpipeline`` is a thin
+wrapper over :func:`inspect_pipeline`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tfnb_debug.diagnostics.pipeline import PipelineThresholds
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Report, Section
-
-if TYPE_CHECKING:
-    import numpy as np
+from tfnb_debug.pipeline_records import Picture, PipelineRun, Progress
+from tfnb_debug.reports import Report, Section, sort_findings
 
 __all__ = ["Picture", "PipelineReport", "PipelineThresholds", "inspect_pipeline"]
-
-Progress = Callable[[str, float], None]
-
-
-@dataclass(frozen=True, eq=False)
-class Picture:
-    """The data of one figure of the report; drawn only when the HTML form is asked for.
-
-    ``kind`` is ``grid`` (``images`` with ``labels``), ``labels`` (a bar chart
-    of ``labels``) or ``augment`` (``images`` before, ``after`` after a stage).
-    """
-
-    title: str
-    kind: str
-    text: str
-    images: np.ndarray | None = None
-    labels: np.ndarray | None = None
-    after: np.ndarray | None = None
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -119,7 +102,7 @@ def inspect_pipeline(
         raise TfnbDebugError(
             "class_names must be a list of names, one per class id, e.g. ['cat', 'dog']"
         )
-    return run_inspection(
+    run = run_inspection(
         ds,
         model=model,
         batches=batches,
@@ -133,6 +116,38 @@ def inspect_pipeline(
         thresholds=thresholds or PipelineThresholds(),
         name=name,
         progress=progress,
+    )
+    return build_report(run)
+
+
+def build_report(run: PipelineRun) -> PipelineReport:
+    """Lay out what an inspection measured as a :class:`PipelineReport` (figures drawn later)."""
+    from tfnb_debug.render.pipeline import (
+        report_pictures,
+        report_sections,
+        report_summary,
+        report_tables,
+    )
+
+    full, step = run.full, run.step
+    return PipelineReport(
+        title=f"tf.data pipeline {run.name}",
+        summary=report_summary(run),
+        findings=sort_findings(run.findings),
+        tables=report_tables(run),
+        sections=report_sections(run),
+        pictures=report_pictures(run),
+        class_names=run.class_names,
+        chain=run.chain,
+        structure_source=run.structure_source,
+        cardinality=run.cardinality,
+        batched=run.batched,
+        examples_per_s=full.examples_per_s if full else None,
+        batches_per_s=full.elements_per_s if (full and run.batched) else None,
+        first_batch_s=full.first_s if full else None,
+        model_steps_per_s=step.steps_per_s if step else None,
+        stage_rates=tuple((t.name, t.examples_per_s) for _, t in run.stage_rates),
+        notes=run.notes,
     )
 
 

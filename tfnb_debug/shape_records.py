@@ -5,10 +5,14 @@ No TensorFlow here: collectors fill these, rules and renderers read them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["LayerCall", "MemoryEstimate", "TensorInfo", "TensorStats", "TraceCount"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["LayerCall", "MemoryEstimate", "TensorInfo", "TensorStats", "TraceCount", "calls_frame"]
 
 Mode = Literal["eager", "graph", "symbolic"]
 Status = Literal["ok", "failed", "aborted"]
@@ -181,3 +185,39 @@ _DTYPE_BYTES = {
 
 def dtype_bytes(dtype: str) -> int | None:
     return _DTYPE_BYTES.get(dtype)
+
+
+def calls_frame(calls: Sequence[LayerCall]) -> pd.DataFrame:
+    """Every row with every column, for ``ShapeReport.to_dataframe()``."""
+    import pandas as pd
+
+    records = []
+    for r in calls:
+        s = r.stats
+        records.append(
+            {
+                "index": r.index,
+                "path": r.path,
+                "class": r.class_name,
+                "depth": r.depth,
+                "call": r.call,
+                "mode": r.mode,
+                "status": r.status,
+                "input_shapes": tuple(t.shape for t in r.inputs),
+                "input_dtypes": tuple(t.dtype for t in r.inputs),
+                "input_producers": tuple(t.producer for t in r.inputs),
+                "output_shapes": tuple(t.shape for t in r.outputs),
+                "output_dtypes": tuple(t.dtype for t in r.outputs),
+                "trainable_params": r.trainable_params,
+                "non_trainable_params": r.non_trainable_params,
+                "output_bytes": r.output_bytes,
+                "mean": s.mean if s else None,
+                "std": s.std if s else None,
+                "min": s.min if s else None,
+                "max": s.max if s else None,
+                "zero_fraction": s.zero_fraction if s else None,
+                "nonfinite": s.nonfinite if s else None,
+                "error": r.error,
+            }
+        )
+    return pd.DataFrame.from_records(records)

@@ -19,18 +19,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
-from tfnb_debug.diagnostics.shapes import ShapeThresholds, run_rules
+from tfnb_debug.diagnostics.shapes import ShapeFacts, ShapeThresholds, run_rules
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Report, finding, sort_findings
-from tfnb_debug.shape_records import LayerCall, MemoryEstimate, TensorStats, TraceCount
+from tfnb_debug.reports import finding, sort_findings
+from tfnb_debug.shape_records import LayerCall, TensorStats
+from tfnb_debug.shape_report import ShapeReport
+from tfnb_debug.text import key_sentence
 
 _EXPORTED = (TensorStats,)
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "LayerCall",
@@ -42,56 +41,6 @@ __all__ = [
     "record_shapes",
     "trace_shapes",
 ]
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class ShapeReport(Report):
-    """Everything a shape trace saw, as plain values (no tensors, no layers).
-
-    ``calls`` holds one :class:`~tfnb_debug.shape_records.LayerCall` per layer
-    call in call order; ``tables`` shows them one table per outermost call.
-    ``failed`` is true when the traced call (or the recorded block) raised;
-    the failing row has ``status == "failed"`` and its ancestors ``"aborted"``.
-    """
-
-    calls: tuple[LayerCall, ...] = ()
-    models: tuple[str, ...] = ()
-    total_params: int | None = None
-    trainable_params: int | None = None
-    non_trainable_params: int | None = None
-    memory: tuple[MemoryEstimate, ...] = ()
-    traces: tuple[TraceCount, ...] = ()
-    thresholds: ShapeThresholds = field(default_factory=ShapeThresholds)
-    failed: bool = False
-    error_type: str = ""
-    error: str = ""
-    repeated_calls: tuple[tuple[str, int], ...] = ()
-    truncated: bool = False
-    input_note: str = ""
-
-    @property
-    def failing_call(self) -> LayerCall | None:
-        """The row of the layer that raised, if any."""
-        return next((c for c in self.calls if c.status == "failed"), None)
-
-    def rows_for(self, path: str) -> list[LayerCall]:
-        """Every call of the layer at ``path``."""
-        return [c for c in self.calls if c.path == path]
-
-    def to_text(self, width: int = 140) -> str:
-        """Text for terminals; the shape table is wide, so the default width is 140."""
-        return super().to_text(width=width)
-
-    def to_dataframe(self, name: str | None = None) -> pd.DataFrame:
-        """One row per layer call with every column (shapes as tuples, statistics as floats).
-
-        ``name`` selects one of the rendered tables instead.
-        """
-        if name is not None:
-            return super().to_dataframe(name)
-        from tfnb_debug.render.shapes import calls_frame
-
-        return calls_frame(self.calls)
 
 
 class ShapeRecording:
@@ -300,7 +249,7 @@ def build_report(
 ) -> ShapeReport:
     """Freeze what a collector saw into a :class:`ShapeReport` and run the rules."""
     from tfnb_debug.collect.shape_inputs import estimate_memory
-    from tfnb_debug.collect.shapes import key_error_sentence, rows_of
+    from tfnb_debug.collect.shapes import rows_of
 
     calls = rows_of(collector)
     roots = _root_layers(collector, models)
@@ -319,7 +268,7 @@ def build_report(
         frozen = memory[0].params - memory[0].trainable_params
     failed = error is not None
     error_type = type(error).__name__ if error is not None else ""
-    error_text = key_error_sentence(error) if error is not None else ""
+    error_text = (key_sentence(str(error)) or type(error).__name__) if error is not None else ""
     report = ShapeReport(
         title=title,
         calls=calls,
@@ -343,7 +292,8 @@ def finish_report(report: ShapeReport) -> ShapeReport:
     """Run the rules over the rows and lay out summary, tables and sections (no TensorFlow)."""
     from tfnb_debug.render.shapes import report_sections, report_summary, report_tables
 
-    report = replace(report, findings=sort_findings(run_rules(report)))
+    facts = ShapeFacts(calls=report.calls, traces=report.traces)
+    report = replace(report, findings=sort_findings(run_rules(facts, report.thresholds)))
     return replace(
         report,
         summary=report_summary(report),

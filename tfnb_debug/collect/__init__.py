@@ -1,1 +1,5 @@
-"""Collect: see STYLE.md."""
+"""Collect: instrumentation that reads TensorFlow/Keras and returns plain records.
+
+The bottom layer: nothing here imports diagnostics/, reports, render/, magics/
+or widgets/ (tests/test_architecture.py checks it).  See docs/architecture.md.
+"""

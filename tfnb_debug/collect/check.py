@@ -45,6 +45,7 @@ import keras
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import TraceCounts
+from tfnb_debug.text import strip_ansi
 
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG"]
 
@@ -662,12 +663,10 @@ def _is_user_file(file: str) -> bool:
     import os
     from pathlib import Path
 
-    import tfnb_debug
-
     normalized = file.replace(os.sep, "/")
     if "/site-packages/" in normalized or "/dist-packages/" in normalized:
         return False
-    package = Path(tfnb_debug.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # tfnb_debug/, above collect/
     try:
         Path(file).resolve().relative_to(package)
     except (ValueError, OSError):
@@ -675,12 +674,9 @@ def _is_user_file(file: str) -> bool:
     return False
 
 
-_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def _key_line(text: str) -> str:
     """E.g. ``check_numerics: Tensor had NaN values`` from TensorFlow's long message."""
-    text = _ANSI_RE.sub("", text)
+    text = strip_ansi(text)
     match = re.search(TAG + r"\|[^|]*\|[^|]*\|['\s:]*([^\n\[]*)", text)
     if match and match.group(1).strip():
         return "check_numerics: " + match.group(1).strip()
@@ -697,11 +693,8 @@ def _loss_place(target: Any) -> str:
     import os
     import sys
 
-    import tfnb_debug
-
-    skipped = tuple(
-        os.path.dirname(module.__file__) + os.sep for module in (tf, tfnb_debug) if module.__file__
-    )
+    package = os.path.join(os.path.dirname(os.path.dirname(__file__)), "__init__.py")
+    skipped = tuple(os.path.dirname(f) + os.sep for f in (tf.__file__, package) if f)
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(skipped):
         frame = frame.f_back  # type: ignore[assignment]

@@ -46,7 +46,6 @@ from keras.src.optimizers.base_optimizer import BaseOptimizer
 from keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from tensorflow.python.ops.resource_variable_ops import ResourceVariable
 
-from tfnb_debug.diagnostics.gradients import loss_name
 from tfnb_debug.gradient_history import (
     HIST_BINS,
     HIST_HI,
@@ -55,6 +54,7 @@ from tfnb_debug.gradient_history import (
     GradientHistory,
     VariableMeta,
 )
+from tfnb_debug.text import first_line, loss_name
 
 __all__ = [
     "CaptureData",
@@ -663,7 +663,7 @@ def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[Captur
         except TfnbDebugError:
             raise
         except Exception as err:
-            first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+            first = first_line(err)
             raise TfnbDebugError(
                 f"the forward pass of model '{getattr(model, 'name', '?')}' on X/Y failed: "
                 f"{type(err).__name__}: {first}"

@@ -123,11 +123,9 @@ def _package_dirs() -> tuple[str, ...]:
     import keras
     import tensorflow as tf
 
-    import tfnb_debug
-
     dirs = [os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep]
-    for module in (tf, keras, tfnb_debug):
-        path = getattr(module, "__file__", None)
+    package = os.path.join(os.path.dirname(os.path.dirname(__file__)), "__init__.py")
+    for path in (getattr(tf, "__file__", None), getattr(keras, "__file__", None), package):
         if path:
             dirs.append(os.path.dirname(os.path.realpath(path)) + os.sep)
     return tuple(dirs)

@@ -24,6 +24,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from tfnb_debug.text import first_line
+
 __all__ = [
     "ModelStep",
     "Throughput",
@@ -182,5 +184,4 @@ def train_step_rate(model: Any, x: Any, y: Any, *, steps: int, max_seconds: floa
 
 
 def _err(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0] if text else ''}"
+    return f"{type(err).__name__}: {first_line(err)}"

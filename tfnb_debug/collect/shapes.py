@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 import sys
 import weakref
 from collections.abc import Callable, Iterator
@@ -28,8 +27,9 @@ import tensorflow as tf
 
 from tfnb_debug.collect._patching import TraceCounts
 from tfnb_debug.shape_records import LayerCall, Mode, Shape, TensorInfo, TensorStats, TraceCount
+from tfnb_debug.text import key_sentence
 
-__all__ = ["ShapeCollector", "key_error_sentence"]
+__all__ = ["ShapeCollector"]
 
 _SATURATING = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0), "hard_sigmoid": (0.0, 1.0)}
 _SKIP_KWARGS = frozenset({"training", "mask"})
@@ -316,7 +316,7 @@ class ShapeCollector:
             frame.status = "aborted"
         else:
             frame.status = "failed"
-            frame.error = key_error_sentence(err)
+            frame.error = key_sentence(str(err)) or type(err).__name__
             frame.error_type = type(err).__name__
         if frame.parent is not None:
             self.calls[frame.parent].child_failed = True
@@ -677,30 +677,6 @@ def direct_children(layer: Any) -> list[Any]:
         return list(layer._flatten_layers(include_self=False, recursive=False))
     except Exception:
         return []
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_TF_PREFIX = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
-_NOISE = (
-    "Exception encountered when calling",
-    "Arguments received by",
-    "Could not automatically infer the output shape",
-    "Either the `",
-    "Error encountered:",
-    "•",
-)
-
-
-def key_error_sentence(err: BaseException, limit: int = 300) -> str:
-    """The sentence of a Keras/TensorFlow error that says what is wrong (ANSI codes and wrappers removed)."""
-    text = _ANSI.sub("", str(err))
-    for raw in text.splitlines():
-        line = _TF_PREFIX.sub("", raw.strip())
-        if not line or line.startswith(_NOISE):
-            continue
-        line = re.sub(r"\s*\[Op:[^\]]*\]\s*(name:\s*\S*)?\s*$", "", line)
-        return line if len(line) <= limit else line[: limit - 1] + "…"
-    return type(err).__name__
 
 
 # ----------------------------------------------------------------- finishing

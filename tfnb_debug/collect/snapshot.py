@@ -27,6 +27,7 @@ __all__ = [
     "first_batch",
     "flat_arrays",
     "global_seed_generator",
+    "has_own_train_step",
     "layer_paths",
     "relative_difference",
     "require_keras_model",
@@ -48,6 +49,11 @@ def require_keras_model(model: Any, *, what: str = "MODEL", built: bool = True) 
             "(`model(x)`) or give it an Input"
         )
     return model
+
+
+def has_own_train_step(model: Any) -> bool:
+    """The model overrides ``train_step`` (it computes its loss itself: VAE, GAN, ...)."""
+    return type(model).train_step is not keras.Model.train_step
 
 
 def global_seed_generator() -> Any | None:

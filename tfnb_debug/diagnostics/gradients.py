@@ -15,6 +15,7 @@ import numpy as np
 
 from tfnb_debug.gradient_history import INF, NAN, W_NORM, GradientHistory
 from tfnb_debug.reports import Finding, finding
+from tfnb_debug.text import loss_name
 
 __all__ = ["GradThresholds", "RuleResult", "check_gradients", "loss_name", "no_gradient_at_all"]
 
@@ -202,20 +203,6 @@ def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], 
             )
         )
     return findings, [(layer, "G04") for layer in by_layer]
-
-
-def loss_name(loss: Any) -> str:
-    """What a user calls a compiled loss: its name, function name or class name."""
-    if isinstance(loss, str):
-        return loss
-    if isinstance(loss, dict):
-        return ", ".join(f"{key}: {loss_name(value)}" for key, value in loss.items())
-    if isinstance(loss, list | tuple):
-        return ", ".join(loss_name(value) for value in loss)
-    fn = getattr(loss, "fn", None)
-    return str(
-        getattr(fn, "__name__", None) or getattr(loss, "__name__", None) or type(loss).__name__
-    )
 
 
 def no_gradient_at_all(*, loss: str | None, model: str | None, variables: int | None) -> Finding:

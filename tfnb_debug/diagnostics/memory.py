@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfnb_debug.render.values import format_bytes
 from tfnb_debug.reports import Finding, finding
+from tfnb_debug.values import format_bytes
 
 __all__ = [
     "MemoryThresholds",

@@ -1,7 +1,8 @@
-"""Rules over a shape trace: S01-S05, N01-N03, T01.  Each takes a report and returns findings.
+"""Rules over a shape trace: S01-S05, N01-N03, T01.  Each takes ``(facts, thresholds)``.
 
-Rules read plain rows only (no TensorFlow); thresholds come from the report's
-:class:`ShapeThresholds`, which callers override with
+Rules read plain rows only (no TensorFlow, not the report): :class:`ShapeFacts`
+holds the layer-call rows and trace counts; :class:`ShapeThresholds` are the
+documented limits, which callers override with
 ``trace_shapes(..., thresholds=ShapeThresholds(dead_relu_fraction=0.95))``.
 """
 
@@ -10,16 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from tfnb_debug.reports import Finding, finding
-from tfnb_debug.shape_records import LayerCall, TensorInfo, TensorStats
-
-if TYPE_CHECKING:
-    from tfnb_debug.shapes import ShapeReport
+from tfnb_debug.shape_records import LayerCall, TensorInfo, TensorStats, TraceCount
 
 __all__ = [
     "RULES",
+    "ShapeFacts",
     "ShapeThresholds",
     "batch_dim_changed",
     "build_failure_hint",
@@ -61,12 +59,20 @@ class ShapeThresholds:
             raise ValueError("ShapeThresholds.retrace_limit must be at least 1")
 
 
+@dataclass(frozen=True)
+class ShapeFacts:
+    """What the shape rules read: the layer-call rows in call order and the trace counts."""
+
+    calls: tuple[LayerCall, ...] = ()
+    traces: tuple[TraceCount, ...] = ()
+
+
 _RELU_FAMILY = {"relu", "relu6"}
 _SATURATING = {"sigmoid", "tanh", "hard_sigmoid"}
 
 
 def _shapes(infos: Sequence[TensorInfo]) -> str:
-    from tfnb_debug.render.values import format_shape
+    from tfnb_debug.values import format_shape
 
     parts = []
     for t in infos:
@@ -80,11 +86,11 @@ def _producers(infos: Sequence[TensorInfo]) -> str:
 
 
 # ------------------------------------------------------------------------ S01
-def shape_mismatch(report: ShapeReport) -> list[Finding]:
+def shape_mismatch(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """S01: a layer raised while the trace ran; name it, what it received, and a hint."""
     out = []
-    failed_roots = {r.index for r in report.calls if r.parent is None and r.status != "ok"}
-    for row in report.calls:
+    failed_roots = {r.index for r in facts.calls if r.parent is None and r.status != "ok"}
+    for row in facts.calls:
         if row.status != "failed" or row.root not in failed_roots:
             continue
         evidence = f"received {_shapes(row.inputs)} from {_producers(row.inputs)}"
@@ -94,7 +100,7 @@ def shape_mismatch(report: ShapeReport) -> list[Finding]:
                 f"{row.class_name} '{row.name}' raised {row.error_type}: {row.error}",
                 place=row.path,
                 evidence=evidence,
-                hint=failure_hint(row, report.calls),
+                hint=failure_hint(row, facts.calls),
             )
         )
     return out
@@ -210,7 +216,7 @@ def build_failure_hint(
     received: tuple[int | None, ...] | None,
 ) -> str:
     """The fix for a layer that raised while a Sequential was built (used by the automatic diagnosis)."""
-    from tfnb_debug.render.values import format_shape
+    from tfnb_debug.values import format_shape
 
     reshape = _reshape_hint(error, layer, producer)
     if reshape:
@@ -258,14 +264,14 @@ def _merge_hint(row: LayerCall) -> str:
 
 
 # ------------------------------------------------------------------------ S02
-def batch_dim_changed(report: ShapeReport) -> list[Finding]:
+def batch_dim_changed(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """S02: the first layer whose output's leading axis differs from the batch that entered."""
     out = []
-    for root in _roots(report.calls):
+    for root in _roots(facts.calls):
         batch = _batch_of(root)
         if batch is None:
             continue
-        rows = [r for r in report.calls if r.root == root.index and r.status == "ok"]
+        rows = [r for r in facts.calls if r.root == root.index and r.status == "ok"]
         changed = [
             r
             for r in rows
@@ -305,7 +311,7 @@ def _batch_of(root: LayerCall) -> int | None:
 
 
 # ------------------------------------------------------------------------ S03
-def float64_tensor(report: ShapeReport) -> list[Finding]:
+def float64_tensor(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """S03: float64 data entering a layer that does not compute in float64.
 
     Keras casts a layer's floating inputs to its compute dtype on entry, so
@@ -316,7 +322,7 @@ def float64_tensor(report: ShapeReport) -> list[Finding]:
     """
     hits = [
         r
-        for r in report.calls
+        for r in facts.calls
         if any(t.dtype == "float64" for t in r.inputs) and r.compute_dtype != "float64"
     ]
     if not hits:
@@ -344,17 +350,17 @@ def float64_tensor(report: ShapeReport) -> list[Finding]:
             f"a converted copy of the data on every call (the model computes in {target} as "
             "intended)"
         )
-        inner = [c for c in report.calls if c.parent == first.index and c.inputs]
+        inner = [c for c in facts.calls if c.parent == first.index and c.inputs]
         if inner and all(t.dtype == target for c in inner for t in c.inputs):
             evidence += f"; the layers inside receive {target}"
     return [finding("S03", message + also, place=first.path, evidence=evidence, hint=hint)]
 
 
 # ------------------------------------------------------------------------ S05
-def mixed_precision_output(report: ShapeReport) -> list[Finding]:
+def mixed_precision_output(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """S05: under a mixed policy the model's final output is not float32."""
     out = []
-    for root in _roots(report.calls):
+    for root in _roots(facts.calls):
         if not root.policy.startswith("mixed_") or root.status != "ok":
             continue
         bad = [t for t in root.outputs if t.dtype != "float32"]
@@ -375,13 +381,13 @@ def mixed_precision_output(report: ShapeReport) -> list[Finding]:
 
 
 # ------------------------------------------------------------------------ N01
-def nonfinite_activation(report: ShapeReport) -> list[Finding]:
+def nonfinite_activation(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """N01: the FIRST layer (execution order) whose output holds NaN/Inf, and whether its inputs did."""
-    bad = [r for r in report.calls if any(t.stats and t.stats.nonfinite for t in r.outputs)]
+    bad = [r for r in facts.calls if any(t.stats and t.stats.nonfinite for t in r.outputs)]
     if not bad:
         return []
     first = min(bad, key=lambda r: r.finished)
-    by_index = {r.index: r for r in report.calls}
+    by_index = {r.index: r for r in facts.calls}
     stats = next(t.stats for t in first.outputs if t.stats and t.stats.nonfinite)
     assert stats is not None
     dirty = []
@@ -416,7 +422,7 @@ def nonfinite_activation(report: ShapeReport) -> list[Finding]:
 
 
 # ------------------------------------------------------------ N02, N03 guard
-def _after_idle_batchnorm(report: ShapeReport) -> Callable[[LayerCall], bool]:
+def _after_idle_batchnorm(facts: ShapeFacts) -> Callable[[LayerCall], bool]:
     """Whether a row ran after a BatchNormalization that passed its input through unchanged.
 
     A BatchNormalization that was never trained (moving mean 0, variance 1)
@@ -429,9 +435,9 @@ def _after_idle_batchnorm(report: ShapeReport) -> Callable[[LayerCall], bool]:
     after such a layer say nothing about training, and N02/N03 stay silent there.
     The evidence is in the rows: the layer's output has its input's mean and std.
     """
-    by_index = {r.index: r for r in report.calls}
+    by_index = {r.index: r for r in facts.calls}
     first: dict[int, int] = {}
-    for row in report.calls:
+    for row in facts.calls:
         if row.class_name != "BatchNormalization" or row.status != "ok" or not row.inputs:
             continue
         src = row.inputs[0]
@@ -459,17 +465,17 @@ def _passed_through(before: TensorStats | None, after: TensorStats | None) -> bo
 
 
 # ------------------------------------------------------------------------ N02
-def dead_relu(report: ShapeReport) -> list[Finding]:
+def dead_relu(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """N02: a ReLU-family output that is (almost) all exact zeros."""
-    limit = report.thresholds.dead_relu_fraction
-    unjudged = _after_idle_batchnorm(report)
+    limit = thresholds.dead_relu_fraction
+    unjudged = _after_idle_batchnorm(facts)
     out = []
     seen: set[str] = set()
-    for row in report.calls:
+    for row in facts.calls:
         if row.path in seen or not _is_relu(row) or row.stats is None or unjudged(row):
             continue
         s = row.stats
-        if s.count < report.thresholds.min_values or s.zero_fraction <= limit:
+        if s.count < thresholds.min_values or s.zero_fraction <= limit:
             continue
         seen.add(row.path)
         out.append(
@@ -492,20 +498,20 @@ def _is_relu(row: LayerCall) -> bool:
 
 
 # ------------------------------------------------------------------------ N03
-def saturated_activation(report: ShapeReport) -> list[Finding]:
+def saturated_activation(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """N03: a sigmoid/tanh output sitting at its bounds."""
-    limit = report.thresholds.saturated_fraction
-    eps = report.thresholds.saturation_epsilon
-    unjudged = _after_idle_batchnorm(report)
+    limit = thresholds.saturated_fraction
+    eps = thresholds.saturation_epsilon
+    unjudged = _after_idle_batchnorm(facts)
     out = []
     seen: set[str] = set()
-    for row in report.calls:
+    for row in facts.calls:
         s = row.stats
         if row.path in seen or row.activation not in _SATURATING or s is None:
             continue
         if unjudged(row):
             continue
-        if s.saturated_fraction is None or s.count < report.thresholds.min_values:
+        if s.saturated_fraction is None or s.count < thresholds.min_values:
             continue
         if s.saturated_fraction <= limit:
             continue
@@ -526,11 +532,11 @@ def saturated_activation(report: ShapeReport) -> list[Finding]:
 
 
 # ------------------------------------------------------------------------ T01
-def retracing(report: ShapeReport) -> list[Finding]:
+def retracing(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """T01: a tf.function traced more than ``retrace_limit`` times while recording."""
-    limit = report.thresholds.retrace_limit
+    limit = thresholds.retrace_limit
     out = []
-    for trace in report.traces:
+    for trace in facts.traces:
         if trace.traces <= limit:
             continue
         shown = "; ".join(_short(s) for s in trace.signatures[:3])
@@ -553,7 +559,7 @@ def _short(signature: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-RULES: tuple[Callable[[ShapeReport], list[Finding]], ...] = (
+RULES: tuple[Callable[[ShapeFacts, ShapeThresholds], list[Finding]], ...] = (
     shape_mismatch,
     batch_dim_changed,
     float64_tensor,
@@ -565,8 +571,8 @@ RULES: tuple[Callable[[ShapeReport], list[Finding]], ...] = (
 )
 
 
-def run_rules(report: ShapeReport) -> list[Finding]:
+def run_rules(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     findings: list[Finding] = []
     for rule in RULES:
-        findings.extend(rule(report))
+        findings.extend(rule(facts, thresholds))
     return findings

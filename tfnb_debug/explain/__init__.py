@@ -9,7 +9,6 @@ traceback (see :mod:`tfnb_debug.magics.auto`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 
 from tfnb_debug.explain._context import ErrorContext, build_context
@@ -45,13 +44,6 @@ RULES: tuple[Rule, ...] = (
 # that raised while Keras built a Sequential from its layer list.
 FALLBACK_RULES: tuple[Rule, ...] = (sequential_build_fails,)
 
-_BOILERPLATE = re.compile(
-    r"^(Graph execution error:|Detected at node|in user code:|File \"|Exception encountered when"
-    r"|Arguments received by|\s*•|\s*\[\[|!!!|\{\{function_node [^}]*\}\}\s*$)"
-)
-_FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
-_OP_SUFFIX = re.compile(r"\s*\[Op:[^\]]*\]( name: \S*)?\s*$")
-
 
 def explain_exception(
     exc: BaseException, *, cells: Mapping[str, int] | None = None
@@ -83,16 +75,6 @@ def explain_exception(
         title=TITLE,
         findings=sort_findings(findings),
         error_type=ctx.type_name,
-        error_line=key_sentence(ctx),
+        error_line=ctx.key_sentence(),
         next_steps=tuple(steps),
     )
-
-
-def key_sentence(ctx: ErrorContext) -> str:
-    """The first line of the error that says what went wrong (no frames, no boilerplate)."""
-    for message in ctx.messages:
-        for raw in message.splitlines():
-            line = _OP_SUFFIX.sub("", _FUNCTION_NODE.sub("", raw)).strip()
-            if line and not _BOILERPLATE.match(line):
-                return line if len(line) <= 300 else line[:299] + "…"
-    return ""

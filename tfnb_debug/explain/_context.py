@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+from tfnb_debug.text import key_sentence, strip_ansi
+
 _IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
 _GRAPH_NODE = re.compile(r"\{\{node ([^}\s]+)\}\}")
 _DETECTED_AT = re.compile(r"Detected at node '?([^\s']+?)'? defined at")
@@ -128,6 +129,13 @@ class ErrorContext:
     sequential_build: SequentialBuild | None = None  # the error came from Sequential.build
     datasets: tuple[DatasetInfo, ...] = ()  # tf.data datasets the failing call was given
     model_inputs: tuple[tuple[int | None, ...] | None, ...] = ()  # the innermost model's Inputs
+
+    def key_sentence(self) -> str:
+        """The first line of the error that says what went wrong (no frames, no boilerplate)."""
+        for message in self.messages:
+            if sentence := key_sentence(message):
+                return sentence
+        return ""
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -262,7 +270,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
     while current is not None and current not in chain and len(chain) < 6:
         chain.append(current)
         current = current.__cause__ or current.__context__
-    messages = tuple(_ANSI.sub("", _message(e)) for e in chain)
+    messages = tuple(strip_ansi(_message(e)) for e in chain)
     frames, layers = _frames(exc)
     inputs = _checked_inputs(exc)
     trained = _trained_models(exc)
@@ -399,7 +407,7 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
     models = [m for m in compiled if any(getattr(m, "optimizer", None) is o for o in optimizers)]
     if not models:
         models = [m for m in compiled if m in called]
-    from tfnb_debug.diagnostics.gradients import loss_name
+    from tfnb_debug.text import loss_name
 
     return tuple(
         TrainedModel(str(m.name), loss_name(m.loss), len(m.trainable_variables)) for m in models

@@ -235,7 +235,7 @@ def _weight_oom(ctx: ErrorContext, oom: re.Match[str], evidence: str, op: str) -
 
 
 def _bytes(n: float) -> str:
-    from tfnb_debug.render.values import format_bytes
+    from tfnb_debug.values import format_bytes
 
     return format_bytes(n)
 

@@ -124,7 +124,6 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
 def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
     """S01 for a layer that raised while Keras built a Sequential (constructor, ``add()``, ``build()``)."""
     from tfnb_debug.diagnostics.shapes import build_failure_hint
-    from tfnb_debug.explain import key_sentence
 
     build = ctx.sequential_build
     if build is None or ctx.is_a("ResourceExhaustedError") or ctx.is_a("MemoryError"):
@@ -137,7 +136,7 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
         else f"{s.name} ({s.class_name}) {fmt_shape(s.shape) if s.shape is not None else '(?)'}"
         for s in build.steps
     )
-    key = key_sentence(ctx) or ctx.type_name
+    key = ctx.key_sentence() or ctx.type_name
     return (
         finding(
             "S01",

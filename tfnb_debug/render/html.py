@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from tfnb_debug.render.values import format_value
+from tfnb_debug.values import format_value
 
 if TYPE_CHECKING:
     from tfnb_debug.reports import Finding, Report, Table

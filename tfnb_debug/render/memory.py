@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfnb_debug.render.html import image_html
 from tfnb_debug.render.plots import figure_data_uri, new_figure
-from tfnb_debug.render.values import format_bytes
+from tfnb_debug.values import format_bytes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

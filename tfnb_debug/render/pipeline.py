@@ -1,6 +1,7 @@
-"""Figures for ``%tfpipeline``: image grids, the label bar chart, augmentation before/after.
+"""How ``%tfpipeline``'s report is laid out: summary, tables, sections and figures.
 
-Pure functions of NumPy arrays and plain values (no TensorFlow); figures are
+Pure functions of a :class:`~tfnb_debug.pipeline_records.PipelineRun`, NumPy
+arrays and plain values (no TensorFlow); figures are
 :class:`matplotlib.figure.Figure` objects (never pyplot), embedded as PNG data URIs.
 """
 
@@ -8,29 +9,218 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tfnb_debug.pipeline_records import Picture, PipelineRun
 from tfnb_debug.render.html import image_html, table_html
 from tfnb_debug.render.plots import figure_data_uri
-from tfnb_debug.reports import Section
+from tfnb_debug.reports import Section, Table
+from tfnb_debug.values import format_float
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from tfnb_debug.pipeline import Picture
+    from tfnb_debug.collect.pipeline_data import Augmentation, Sample
+    from tfnb_debug.collect.pipeline_speed import Throughput
 
 __all__ = [
-    "picture_section",
     "before_after_figure",
-    "mosaic",
     "displayable",
     "figure_html",
     "image_grid_figure",
     "label_chart_figure",
     "label_name",
+    "mosaic",
+    "picture_section",
+    "report_pictures",
+    "report_sections",
+    "report_summary",
+    "report_tables",
 ]
+
+
+# ---------------------------------------------------------------------------- layout
+
+
+def report_summary(run: PipelineRun) -> tuple[str, ...]:
+    """The chain, cardinality and sample size, and the throughput when it was measured."""
+    summary = [
+        f"chain: {run.chain}"
+        + ("" if run.structure_source == "graph" else f" (read via {run.structure_source})"),
+        f"cardinality: {run.cardinality}; {'batched' if run.batched else 'unbatched'}; "
+        f"sampled {run.sample.elements} element(s), {run.sample.examples} example(s)",
+    ]
+    full = run.full
+    if full is not None and full.examples_per_s is not None:
+        summary.append(
+            f"throughput: {format_float(full.examples_per_s)} examples/s, first batch after "
+            f"{format_float(full.first_s)} s"
+        )
+    return tuple(summary)
+
+
+def report_tables(run: PipelineRun) -> tuple[Table, ...]:
+    """Transformations, element spec, values, throughput and sample values."""
+    tables = [
+        _transformations(run),
+        Table(
+            "element spec",
+            ("path", "kind", "shape", "dtype", "role"),
+            tuple(
+                (c.path, c.kind, "unknown" if c.shape is None else c.shape, c.dtype, c.role)
+                for c in run.components
+            ),
+        ),
+        Table(
+            "values",
+            ("path", "role", "dtype", "min", "max", "mean", "non-finite", "whole numbers"),
+            tuple(
+                (
+                    s.path,
+                    s.role,
+                    s.dtype,
+                    s.minimum,
+                    s.maximum,
+                    s.mean,
+                    s.nonfinite,
+                    s.whole_numbers,
+                )
+                for s in run.sample.components
+            ),
+        ),
+    ]
+    speed_rows = _speed_rows(run)
+    if speed_rows:
+        tables.append(Table("throughput", ("measure", "value"), tuple(speed_rows)))
+    previews = [(s.path, v) for s in run.sample.components for v in (s.preview or s.texts)]
+    if previews:
+        tables.append(Table("sample values", ("path", "value"), tuple(previews)))
+    return tuple(tables)
+
+
+def _transformations(run: PipelineRun) -> Table:
+    """One row per stage: its rate up to there; stages a finding names are marked."""
+    rates = dict(run.stage_rates)
+    flagged = {f.place.split(" ")[1] for f in run.findings if f.place.startswith("stage ")}
+    slowest = _slowest(run.stage_rates)
+    stage_rows = []
+    marks = []
+    for stage in run.stages:
+        i = stage.index
+        rate = rates.get(i)
+        stage_rows.append(
+            (
+                i,
+                stage.label,
+                stage.cardinality,
+                rate.examples_per_s if rate else None,
+                rate.first_s if rate else None,
+                rate.error if rate and rate.error else ("slowest" if i == slowest else ""),
+            )
+        )
+        marks.append("warning" if str(i) in flagged else "")
+    return Table(
+        "transformations",
+        ("#", "stage", "cardinality", "examples/s up to here", "first element s", "note"),
+        tuple(stage_rows),
+        tuple(marks),
+    )
+
+
+def _speed_rows(run: PipelineRun) -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
+    full, step = run.full, run.step
+    if full is not None:
+        rows += [
+            ("first-batch latency (s)", full.first_s),
+            ("examples/s (after the first batch)", full.examples_per_s),
+            ("batches/s" if run.batched else "elements/s", full.elements_per_s),
+            ("elements timed", full.elements),
+            ("stopped by", full.stopped_by if not full.error else f"error: {full.error}"),
+        ]
+    if step is not None:
+        rows.append(("model train steps/s", step.steps_per_s if not step.error else step.error))
+    return rows
+
+
+def report_sections(run: PipelineRun) -> tuple[Section, ...]:
+    """The chain and the notes (the pictures go between them when the report is shown)."""
+    sections = [Section("chain", f"<pre>{escape(run.chain)}</pre>", run.chain)]
+    if run.notes:
+        sections.append(
+            Section("notes", "<br/>".join(escape(n) for n in run.notes), "\n".join(run.notes))
+        )
+    return tuple(sections)
+
+
+def report_pictures(run: PipelineRun) -> tuple[Picture, ...]:
+    """The data of the image grids, the label chart and the augmentation views (not drawn yet)."""
+    return (*_image_pictures(run.sample, run.class_names), *_augment_pictures(run.augments))
+
+
+def _slowest(stage_rates: Sequence[tuple[int, Throughput]]) -> int | None:
+    known = [(t.examples_per_s, i) for i, t in stage_rates if t.examples_per_s]
+    return min(known)[1] if len(known) > 1 else None
+
+
+def _image_pictures(sample: Sample, class_names: Sequence[str] | None) -> list[Picture]:
+    pictures = []
+    labels = next(
+        (s.labels for s in sample.components if s.role == "label" and s.labels is not None), None
+    )
+    for comp in sample.components:
+        if comp.role == "image" and comp.images is not None and len(comp.images):
+            shown = labels[: len(comp.images)] if labels is not None else None
+            text_labels = (
+                ", ".join(label_name(v, class_names) for v in shown)
+                if shown is not None
+                else "no labels"
+            )
+            pictures.append(
+                Picture(
+                    f"images {comp.path}",
+                    "grid",
+                    f"{len(comp.images)} image(s) shown; labels: {text_labels}",
+                    images=comp.images,
+                    labels=shown,
+                )
+            )
+    if labels is not None and labels.size:
+        values, counts = np.unique(labels, return_counts=True)
+        rows = [(label_name(v, class_names), int(c)) for v, c in zip(values, counts, strict=True)]
+        pictures.append(
+            Picture(
+                "label distribution",
+                "labels",
+                ", ".join(f"{n}: {c}" for n, c in rows),
+                labels=labels,
+            )
+        )
+    return pictures
+
+
+def _augment_pictures(augments: Sequence[Augmentation]) -> list[Picture]:
+    out = []
+    for aug in augments:
+        changed = int(
+            np.sum(np.any((aug.before != aug.after).reshape(len(aug.before), -1), axis=1))
+        )
+        out.append(
+            Picture(
+                f"augmentation at stage {aug.stage_index}: {aug.path}",
+                "augment",
+                f"stage {aug.stage_index} {aug.stage}: {changed} of {len(aug.before)} examples changed",
+                images=aug.before,
+                after=aug.after,
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------- figures
 
 
 def new_figure(width: float, height: float, dpi: int = 80) -> Figure:

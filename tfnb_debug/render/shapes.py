@@ -10,14 +10,12 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from tfnb_debug.render.html import MONO
-from tfnb_debug.render.values import format_bytes, format_shape, format_value
 from tfnb_debug.reports import Section, Table
-from tfnb_debug.shape_records import LayerCall, TensorInfo
+from tfnb_debug.shape_records import LayerCall, TensorInfo, calls_frame
+from tfnb_debug.values import format_bytes, format_shape, format_value
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from tfnb_debug.shapes import ShapeReport
+    from tfnb_debug.shape_report import ShapeReport
 
 SHAPE_COLUMNS = (
     "#",
@@ -236,42 +234,6 @@ def report_sections(report: ShapeReport) -> tuple[Section, ...]:
         for i, line in enumerate(lines)
     )
     return (Section("failing layer", html, "\n".join(lines)),)
-
-
-def calls_frame(calls: Sequence[LayerCall]) -> pd.DataFrame:
-    """Every row with every column, for ``ShapeReport.to_dataframe()``."""
-    import pandas as pd
-
-    records = []
-    for r in calls:
-        s = r.stats
-        records.append(
-            {
-                "index": r.index,
-                "path": r.path,
-                "class": r.class_name,
-                "depth": r.depth,
-                "call": r.call,
-                "mode": r.mode,
-                "status": r.status,
-                "input_shapes": tuple(t.shape for t in r.inputs),
-                "input_dtypes": tuple(t.dtype for t in r.inputs),
-                "input_producers": tuple(t.producer for t in r.inputs),
-                "output_shapes": tuple(t.shape for t in r.outputs),
-                "output_dtypes": tuple(t.dtype for t in r.outputs),
-                "trainable_params": r.trainable_params,
-                "non_trainable_params": r.non_trainable_params,
-                "output_bytes": r.output_bytes,
-                "mean": s.mean if s else None,
-                "std": s.std if s else None,
-                "min": s.min if s else None,
-                "max": s.max if s else None,
-                "zero_fraction": s.zero_fraction if s else None,
-                "nonfinite": s.nonfinite if s else None,
-                "error": r.error,
-            }
-        )
-    return pd.DataFrame.from_records(records)
 
 
 __all__ = [

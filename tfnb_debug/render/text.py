@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tfnb_debug.render.values import format_value
+from tfnb_debug.values import format_value
 
 if TYPE_CHECKING:
     from tfnb_debug.reports import Finding, Report, Table

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ import numpy as np
 
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Finding
+from tfnb_debug.text import key_sentence
 from tfnb_debug.widgets.params import ParamArithmetic
 
 __all__ = [
@@ -277,7 +277,7 @@ def capture_call_output(
     if not captured and failure is not None:
         raise TfnbDebugError(
             f"the forward pass raised {type(failure).__name__} before this call: "
-            f"{_key_line(failure)}"
+            f"{key_sentence(str(failure)) or type(failure).__name__}"
         )
     if not captured:
         name = getattr(layer, "name", "?")
@@ -286,13 +286,6 @@ def capture_call_output(
             f"#{call_index + 1} could not be captured: pass the inputs the model was traced with"
         )
     return captured[0]
-
-
-def _key_line(err: BaseException) -> str:
-    """The line of an error message that says what went wrong (not Keras' wrapper line)."""
-    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in str(err).splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith("Exception encountered when calling")]
-    return lines[0] if lines else type(err).__name__
 
 
 def _activation(

@@ -24,6 +24,7 @@ from typing import Any
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Finding, Report
 from tfnb_debug.shape_records import LayerCall
+from tfnb_debug.text import first_line
 from tfnb_debug.widgets import session
 from tfnb_debug.widgets.details import (
     ActivationInfo,
@@ -330,7 +331,7 @@ class LayerInspector:
             html = (
                 f'<div class="tfnb-details" data-layer="{escape(call.path)}">'
                 f"<b>{escape(call.path)}</b>: could not collect its details: "
-                f"{escape(type(err).__name__)}: {escape(str(err).splitlines()[0] if str(err) else '')}"
+                f"{escape(type(err).__name__)}: {escape(first_line(err))}"
                 "</div>"
             )
         self._pane.value = html

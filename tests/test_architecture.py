@@ -1,0 +1,205 @@
+"""The layering of tfnb_debug, read from its source: import circles and what collect/ may import.
+
+The import graph is built by AST from every ``import tfnb_debug...`` and
+``from tfnb_debug... import ...`` statement in the package.  Each edge is one of
+three kinds, counted separately:
+
+* ``module``: runs when the module is imported (top level, also inside a
+  top-level ``if``/``try``);
+* ``typing``: under ``if TYPE_CHECKING:`` (never runs, but still couples the two);
+* ``deferred``: inside a function or method (runs when it is called).
+
+The circle test uses all three: a circle through a deferred or type-only
+import is still a circle a maintainer has to keep in their head.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import tfnb_debug
+
+PACKAGE = Path(tfnb_debug.__file__).resolve().parent
+Graph = Mapping[str, Mapping[str, set[str]]]  # module -> imported module -> edge kinds
+
+# The renderer/report pair, as rich does it: Report's display methods call the
+# renderers, which read Report, Table and Section.
+ALLOWED_CIRCLES = [
+    {"tfnb_debug.reports", "tfnb_debug.render.html", "tfnb_debug.render.text"},
+    # removed when widgets/details <-> widgets/render is broken
+    {"tfnb_debug.widgets.details", "tfnb_debug.widgets.render"},
+]
+ABOVE_COLLECT = (
+    "tfnb_debug.diagnostics",
+    "tfnb_debug.reports",
+    "tfnb_debug.render",
+    "tfnb_debug.magics",
+    "tfnb_debug.widgets",
+)
+
+
+def _modules(root: Path) -> dict[str, Path]:
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _imports(tree: ast.Module) -> Iterator[tuple[str, str]]:
+    """(imported name, kind) for every tfnb_debug import in the module."""
+
+    def walk(node: ast.AST, kind: str) -> Iterator[tuple[str, str]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    yield alias.name, kind
+            elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
+                for alias in child.names:
+                    yield f"{child.module}.{alias.name}", kind
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                yield from walk(child, "deferred")
+            elif isinstance(child, ast.If) and _is_type_checking(child.test) and kind == "module":
+                for stmt in child.body:
+                    yield from walk(ast.Module(body=[stmt], type_ignores=[]), "typing")
+                for stmt in child.orelse:
+                    yield from walk(ast.Module(body=[stmt], type_ignores=[]), kind)
+            else:
+                yield from walk(child, kind)
+
+    yield from walk(tree, "module")
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def import_graph(root: Path = PACKAGE) -> dict[str, dict[str, set[str]]]:
+    modules = _modules(root)
+    graph: dict[str, dict[str, set[str]]] = {name: {} for name in modules}
+    for name, path in modules.items():
+        for imported, kind in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if not imported.startswith(root.name):
+                continue
+            target = imported  # `from pkg import submodule` names the submodule, else the module
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                graph[name].setdefault(target, set()).add(kind)
+    return graph
+
+
+def circles(
+    graph: Graph, kinds: frozenset[str] = frozenset({"module", "typing", "deferred"})
+) -> list[set[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w, edge_kinds in graph[v].items():
+            if not edge_kinds & kinds:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_graph_reader_sees_every_kind_of_import_and_finds_circles(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.b import x\n")
+    (pkg / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.c import y\n"
+    )
+    (pkg / "c.py").write_text("def f():\n    import pkg.a\n\nfrom pkg import sub\n")
+    graph = import_graph(pkg)
+    assert graph["pkg.a"] == {"pkg.b": {"module"}}
+    assert graph["pkg.b"] == {"pkg.c": {"typing"}}
+    assert graph["pkg.c"] == {"pkg.a": {"deferred"}, "pkg.sub": {"module"}}
+    assert circles(graph) == [{"pkg.a", "pkg.b", "pkg.c"}]
+    assert circles(graph, frozenset({"module"})) == []
+
+
+def test_the_only_import_circle_is_the_renderer_report_pair() -> None:
+    graph = import_graph()
+    assert graph["tfnb_debug.shapes"].get("tfnb_debug.diagnostics.shapes") == {"module"}
+    found = sorted(sorted(c) for c in circles(graph))
+    assert found == sorted(sorted(c) for c in ALLOWED_CIRCLES if c <= graph.keys())
+
+
+def test_importing_any_module_runs_no_circle() -> None:
+    """Counting only the imports that run at import time, there is no circle at all."""
+    assert circles(import_graph(), frozenset({"module"})) == []
+
+
+def test_collect_imports_nothing_above_it() -> None:
+    graph = import_graph()
+    wrong = [
+        f"{name} imports {target} ({', '.join(sorted(kinds))})"
+        for name, targets in graph.items()
+        if name.startswith("tfnb_debug.collect")
+        for target, kinds in targets.items()
+        if target == "tfnb_debug" or target.startswith(ABOVE_COLLECT)
+    ]
+    assert wrong == []
+
+
+def test_ground_helpers_import_nothing_of_tfnb_debug() -> None:
+    graph = import_graph()
+    for ground in ("tfnb_debug.text", "tfnb_debug.values", "tfnb_debug.shape_records"):
+        assert graph[ground] == {}, ground
+
+
+def test_rules_read_plain_records_not_reports_or_renderers() -> None:
+    """diagnostics/ imports collectors' records and ground modules, never a renderer or a report module."""
+    allowed = {
+        "tfnb_debug.reports",  # Finding
+        "tfnb_debug.errors",
+        "tfnb_debug.text",
+        "tfnb_debug.values",
+        "tfnb_debug.shape_records",
+        "tfnb_debug.pipeline_records",
+        "tfnb_debug.gradient_history",
+    }
+    graph = import_graph()
+    wrong = [
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if name.startswith("tfnb_debug.diagnostics")
+        for target in targets
+        if target not in allowed
+        and not target.startswith(("tfnb_debug.collect", "tfnb_debug.diagnostics"))
+    ]
+    assert wrong == []
