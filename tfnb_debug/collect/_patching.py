@@ -269,7 +269,7 @@ _STATE = _Installed()
 
 
 def _layer_class() -> Any:
-    from keras.src.layers.layer import Layer
+    from tfnb_debug.collect.keras_access import Layer
 
     return Layer
 
@@ -385,7 +385,7 @@ def suspended() -> Iterator[None]:
 
 
 def _tracing_module() -> Any:
-    from tensorflow.python.eager.polymorphic_function import tracing_compilation
+    from tfnb_debug.collect.keras_access import tracing_compilation
 
     return tracing_compilation
 

@@ -21,11 +21,11 @@ from typing import Any
 import keras
 import numpy as np
 
+from tfnb_debug.collect.keras_access import layer_paths
 from tfnb_debug.collect.snapshot import (
     VariableSnapshot,
     drop_global_seed_generator,
     global_seed_generator,
-    layer_paths,
 )
 from tfnb_debug.errors import TfnbDebugError
 
@@ -46,7 +46,7 @@ _MISSING = object()
 
 def is_augmentation(layer: Any) -> bool:
     """A random preprocessing layer (RandomFlip, RandomRotation, ...), not Dropout."""
-    from keras.src.layers.preprocessing.data_layer import DataLayer
+    from tfnb_debug.collect.keras_access import DataLayer
 
     random_ = bool(getattr(layer, "_seed_generators", None))
     return random_ and (isinstance(layer, DataLayer) or type(layer).__name__.startswith("Random"))
