@@ -336,7 +336,7 @@ def _assemble(
     rates = {i: t for i, t in stage_rates}
     stage_rows = []
     marks = []
-    flagged = {f.place.split(" ")[1] for f in findings if f.place.startswith("stage ")}
+    flagged = {f.target.index for f in findings if f.target and f.target.kind == "stage"}
     slowest = _slowest(stage_rates)
     for i, stage in enumerate(stages):
         if stage.internal:
@@ -354,7 +354,7 @@ def _assemble(
                 rate.error if rate and rate.error else ("slowest" if i == slowest else ""),
             )
         )
-        marks.append("warning" if str(i) in flagged else "")
+        marks.append("warning" if i in flagged else "")
     tables = [
         Table(
             "transformations",

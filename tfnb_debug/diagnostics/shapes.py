@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.reports import Finding, Target, finding
 from tfnb_debug.shape_records import LayerCall, TensorInfo, TensorStats
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ def shape_mismatch(report: ShapeReport) -> list[Finding]:
                 "S01",
                 f"{row.class_name} '{row.name}' raised {row.error_type}: {row.error}",
                 place=row.path,
+                target=Target("layer", row.path),
                 evidence=evidence,
                 hint=failure_hint(row, report.calls),
             )
@@ -284,6 +285,7 @@ def batch_dim_changed(report: ShapeReport) -> list[Finding]:
                 f"{first.class_name} '{first.name}' turned the batch of {batch} into a leading "
                 f"axis of {got}" + (f" ({more} enclosing layer(s) inherit it)" if more else ""),
                 place=first.path,
+                target=Target("layer", first.path),
                 evidence=f"in {_shapes(first.inputs)} -> out {_shapes(first.outputs)}",
                 hint="keep axis 0 as the batch: use layers.Reshape(target_shape) (the target "
                 "excludes the batch) or keras.ops.reshape(x, (-1, ...)) with -1 first",
@@ -347,7 +349,16 @@ def float64_tensor(report: ShapeReport) -> list[Finding]:
         inner = [c for c in report.calls if c.parent == first.index and c.inputs]
         if inner and all(t.dtype == target for c in inner for t in c.inputs):
             evidence += f"; the layers inside receive {target}"
-    return [finding("S03", message + also, place=first.path, evidence=evidence, hint=hint)]
+    return [
+        finding(
+            "S03",
+            message + also,
+            place=first.path,
+            target=Target("layer", first.path),
+            evidence=evidence,
+            hint=hint,
+        )
+    ]
 
 
 # ------------------------------------------------------------------------ S05
@@ -366,6 +377,7 @@ def mixed_precision_output(report: ShapeReport) -> list[Finding]:
                 f"under the {root.policy} policy the output of '{root.name}' is "
                 f"{bad[0].dtype}, not float32: softmax and the loss lose precision",
                 place=root.path,
+                target=Target("layer", root.path),
                 evidence=f"outputs {_shapes(root.outputs)}",
                 hint="end the model with layers.Activation('linear', dtype='float32') "
                 "(or give the last layer dtype='float32')",
@@ -409,6 +421,7 @@ def nonfinite_activation(report: ShapeReport) -> list[Finding]:
             f"{first.class_name} '{first.name}' is the first layer whose output holds NaN/Inf; "
             + inputs_text,
             place=first.path,
+            target=Target("layer", first.path),
             evidence=f"{stats.nonfinite} of {stats.count} values non-finite",
             hint=hint,
         )
@@ -478,6 +491,7 @@ def dead_relu(report: ShapeReport) -> list[Finding]:
                 f"{s.zero_fraction:.1%} of the outputs of ReLU layer '{row.name}' are exactly "
                 f"zero (threshold {limit:.0%})",
                 place=row.path,
+                target=Target("layer", row.path),
                 evidence=f"{round(s.zero_fraction * s.count)} of {s.count} values are 0",
                 hint="dead units: lower the learning rate, check the input scale, use He "
                 "initialization, or try LeakyReLU/GELU",
@@ -516,6 +530,7 @@ def saturated_activation(report: ShapeReport) -> list[Finding]:
                 f"{s.saturated_fraction:.1%} of the outputs of {row.activation} layer "
                 f"'{row.name}' sit within {eps:g} of its bounds (threshold {limit:.0%})",
                 place=row.path,
+                target=Target("layer", row.path),
                 evidence=f"min {s.min}, max {s.max}, mean {s.mean}",
                 hint="saturated units pass almost no gradient: normalize the inputs "
                 "(BatchNormalization before it), scale down the initialization, or use ReLU",
@@ -540,6 +555,7 @@ def retracing(report: ShapeReport) -> list[Finding]:
                 f"tf.function '{trace.name}' was traced {trace.traces} times in one run "
                 f"(limit {limit}): each trace rebuilds the graph",
                 place=trace.name,
+                target=Target("function", trace.name),
                 evidence=f"first signatures: {shown}",
                 hint="pass tensors instead of Python numbers, give it an input_signature with "
                 "None for the varying axes, or use reduce_retracing=True",
