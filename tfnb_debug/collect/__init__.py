@@ -1,1 +1,1 @@
-"""Collect: see STYLE.md."""
+"""Collect: instrumentation that returns plain facts; see docs/architecture.md."""

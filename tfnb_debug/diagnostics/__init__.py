@@ -1,1 +1,1 @@
-"""Diagnostics: see STYLE.md."""
+"""Diagnostics: the rules, facts -> findings; see docs/architecture.md."""
