@@ -5,9 +5,12 @@ Imported only when the extension loads or a magic runs, never by ``import tfnb_d
 
 from __future__ import annotations
 
+import argparse
 import ast
 import contextlib
-from collections.abc import Callable, Iterator
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from IPython.core.error import UsageError
@@ -66,6 +69,79 @@ def evaluate(shell: InteractiveShell, expression: str, what: str) -> Any:
         raise UsageError(
             f"evaluating {what} {text!r} raised {type(err).__name__}: {first_line(err)}"
         ) from None
+
+
+# the kinds of notebook objects magics look for: (module that must be imported, class path)
+_KINDS: dict[str, tuple[str, str]] = {
+    "model": ("keras", "Model"),
+    "layer": ("keras", "layers.Layer"),
+    "optimizer": ("keras", "optimizers.Optimizer"),
+    "dataset": ("tensorflow", "data.Dataset"),
+}
+
+
+def user_objects(
+    shell: InteractiveShell, kinds: Iterable[str], *, private: bool = False
+) -> dict[str, Any]:
+    """The notebook's objects of some ``kinds``, by name, in the order they were defined.
+
+    Kinds: ``"model"``, ``"layer"``, ``"optimizer"`` (Keras), ``"dataset"``
+    (``tf.data``), ``"function"`` (a ``tf.function``).  A kind whose library was
+    never imported has no objects, so nothing is imported here.  Names that
+    start with ``_`` (IPython's output history, private helpers) only with
+    ``private``.
+    """
+    classes: list[type] = []
+    functions = False
+    for kind in kinds:
+        if kind == "function":
+            functions = True
+            continue
+        module_name, path = _KINDS[kind]
+        found: Any = sys.modules.get(module_name)
+        if found is None:
+            continue
+        for part in path.split("."):
+            found = getattr(found, part)
+        classes.append(found)
+    wanted = tuple(classes)
+    return {
+        name: value
+        for name, value in list(shell.user_ns.items())
+        if (private or not name.startswith("_"))
+        and (
+            isinstance(value, wanted)
+            or (functions and hasattr(value, "experimental_get_tracing_count"))
+        )
+    }
+
+
+def split_options(magic: Any, line: str) -> tuple[str, str]:
+    """A line magic's leading options and the raw code after them, read off its ``@argument`` lines.
+
+    ``magic`` is the method decorated with ``@magic_arguments`` (its ``parser``).
+
+    Each token that is one of the parser's option strings is an option (with its
+    value when it takes one); the first other token starts the code, which is
+    kept verbatim (string literals, spaces and negative numbers survive); ``--``
+    ends the options explicitly.
+    """
+    parser: argparse.ArgumentParser = magic.parser
+    known = parser._option_string_actions
+    end = 0
+    tokens = re.finditer(r"\S+", line)
+    for token in tokens:
+        text = token.group()
+        if text == "--":
+            return line[:end], line[token.end() :].strip()
+        action = known.get(text.partition("=")[0])
+        if action is None:
+            break
+        end = token.end()
+        if action.nargs != 0 and "=" not in text:
+            value = next(tokens, None)
+            end = value.end() if value is not None else end
+    return line[:end], line[end:].strip()
 
 
 def output_arguments(func: F) -> F:

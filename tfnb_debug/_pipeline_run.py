@@ -277,18 +277,10 @@ def _batches_per_s(full: Throughput | None, batched: bool, stages: Sequence[Stag
     return full.examples_per_s / _batch_size_guess(stages)
 
 
-def _all_layers(model: Any) -> list[Any]:
-    out = []
-    for layer in getattr(model, "layers", []):
-        if hasattr(layer, "layers") and layer.layers:
-            out.extend(_all_layers(layer))
-        else:
-            out.append(layer)
-    return out
-
-
 def _model_facts(model: Any, step: ModelStep | None) -> ModelFacts:
-    layers = _all_layers(model)
+    from tfnb_debug.collect.keras_access import model_leaves
+
+    layers = model_leaves(model)
     in_front = False
     first = "none"
     for layer in layers:

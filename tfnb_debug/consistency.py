@@ -172,11 +172,11 @@ def _training_dependent_layers(model: Any) -> list[tuple[str, Any]]:
 
     Built-in layers such as Dense also accept ``training`` but ignore it; they are skipped.
     """
-    from tfnb_debug.collect.snapshot import layer_paths
+    from tfnb_debug.collect.keras_access import direct_sublayers, layer_paths
 
     out = []
     for path, layer in layer_paths(model):
-        leaf = not layer._flatten_layers(include_self=False, recursive=False)
+        leaf = not direct_sublayers(layer)
         if not (leaf and getattr(layer, "_call_has_training_arg", False)):
             continue
         custom = not type(layer).__module__.startswith("keras.")

@@ -20,7 +20,7 @@ from tfnb_debug.catalog import CATALOG, Severity
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Finding", "Report", "Section", "Table", "finding", "group_findings"]
+__all__ = ["Finding", "Report", "Section", "Table", "Target", "finding", "group_findings"]
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 # how many places a grouped finding names before "... and N more"
@@ -28,13 +28,35 @@ SHOWN_PLACES = 3
 
 
 @dataclass(frozen=True)
+class Target:
+    """Where a finding points, for code: what :attr:`Finding.place` says in words.
+
+    ``kind`` is one of ``"layer"`` (``path`` is the layer's path, e.g.
+    ``model/block/conv``, as the shape table's rows name it), ``"stage"`` (a
+    tf.data stage: ``index`` in the chain, ``path`` its label), ``"variable"``
+    (``path`` is the variable's path) or ``"function"`` (a ``tf.function``'s
+    name).  Rules set it where they set ``place``; renderers, widgets and
+    :meth:`Report.findings_for` read it instead of parsing ``place``.
+    """
+
+    kind: str
+    path: str = ""
+    index: int | None = None
+
+    def names(self, path: str) -> bool:
+        """Whether this target is ``path`` or ends with it (``conv`` names ``model/block/conv``)."""
+        return bool(path) and (self.path == path or self.path.endswith("/" + path))
+
+
+@dataclass(frozen=True)
 class Finding:
     """One problem found, in the catalog's form.
 
-    ``place`` names where (layer, variable, stage, step); ``evidence`` gives the
-    numbers; ``hint`` says how to fix it.  ``cause`` (optional) says what the
-    problem is without naming the place; findings of one code and one cause are
-    one problem (see :func:`group_findings`).
+    ``place`` names where (layer, variable, stage, step) as display text, and
+    ``target`` (optional) says the same as a :class:`Target` for code;
+    ``evidence`` gives the numbers; ``hint`` says how to fix it.  ``cause``
+    (optional) says what the problem is without naming the place; findings of
+    one code and one cause are one problem (see :func:`group_findings`).
 
     A finding that stands for several places with one cause (a *group*, as
     every :class:`Report` holds them) keeps the individual findings in
@@ -51,6 +73,7 @@ class Finding:
     evidence: str = ""
     hint: str = ""
     cause: str = ""
+    target: Target | None = None
     group: tuple[Finding, ...] = field(default=(), repr=False)
 
     @property
@@ -103,6 +126,7 @@ def finding(
     evidence: str = "",
     hint: str = "",
     cause: str = "",
+    target: Target | None = None,
 ) -> Finding:
     """Build a :class:`Finding` for a catalog ``code``; slug and severity come from the catalog.
 
@@ -110,6 +134,7 @@ def finding(
     literals to check that every code the code base emits is documented.
     ``cause`` names the problem without its place (e.g. ``"sigmoid output of
     Conv2D layers"``) when a rule can fire at many places for one reason.
+    ``target`` is ``place`` for code (a layer path, a stage index, ...).
     """
     entry = CATALOG.get(code)
     if entry is None:
@@ -123,6 +148,7 @@ def finding(
         evidence=evidence,
         hint=hint,
         cause=cause,
+        target=target,
     )
 
 
@@ -276,8 +302,13 @@ class Report:
         return [m for f in self.findings for m in f.members]
 
     def findings_for(self, place: str) -> list[Finding]:
-        """The individual findings whose place mentions ``place``."""
-        return [f for f in self.all_findings() if place and place in f.place]
+        """The individual findings at ``place``: a layer path (or its end, ``conv`` for
+        ``model/block/conv``) or a variable path that a finding targets, else its exact place."""
+        return [
+            f
+            for f in self.all_findings()
+            if (f.target.names(place) if f.target is not None else bool(place) and place == f.place)
+        ]
 
     def to_text(self, width: int = 100) -> str:
         from tfnb_debug.render.text import render_report_text

@@ -157,10 +157,10 @@ def trace_shapes(
     S01; ``on_failure(report)`` is called, then the exception is re-raised
     unchanged when ``reraise`` is true (else the report is returned).
     """
+    from tfnb_debug.collect.keras_access import check_model
     from tfnb_debug.collect.shape_inputs import (
         batch_from_shapes,
         check_callable,
-        check_model,
         input_spec_of,
         parse_input_shape,
         synthetic_batch,
@@ -330,8 +330,7 @@ def layer_for_path(model: Any, path: str) -> Any:
     further segment is the name of a direct sublayer of the previous one, with
     ``#k`` for the k-th of several direct sublayers sharing a name.
     """
-    from tfnb_debug.collect.shape_inputs import check_model
-    from tfnb_debug.collect.shapes import direct_children
+    from tfnb_debug.collect.keras_access import all_sublayers, check_model, direct_sublayers
 
     check_model(model)
     parts = [p for p in path.split("/") if p]
@@ -341,11 +340,11 @@ def layer_for_path(model: Any, path: str) -> Any:
     walked = [str(model.name)]
     for part in parts:
         name, _, k = part.partition("#")
-        same = [c for c in direct_children(layer) if str(c.name) == name]
+        same = [c for c in direct_sublayers(layer) if str(c.name) == name]
         index = int(k) - 1 if k.isdigit() else 0
         if index >= len(same):
             deeper = [
-                c for c in _all_sublayers(layer) if str(c.name) == name
+                c for c in all_sublayers(layer) if str(c.name) == name
             ]  # a layer called by, but not owned by, its caller
             if len(deeper) == 1 and index == 0:
                 layer = deeper[0]
@@ -353,15 +352,8 @@ def layer_for_path(model: Any, path: str) -> Any:
                 continue
             raise TfnbDebugError(
                 f"no layer {part!r} under {'/'.join(walked)!r} in '{model.name}': "
-                f"its sublayers are {[str(c.name) for c in direct_children(layer)]}"
+                f"its sublayers are {[str(c.name) for c in direct_sublayers(layer)]}"
             )
         layer = same[index]
         walked.append(part)
     return layer
-
-
-def _all_sublayers(layer: Any) -> list[Any]:
-    try:
-        return list(layer._flatten_layers(include_self=False, recursive=True))
-    except Exception:
-        return []

@@ -224,9 +224,9 @@ def preserve(
     if metrics:
         variables.extend(getattr(model, "metrics_variables", None) or [])
     if optimizer:
-        from tfnb_debug.collect.training_guard import optimizer_slots
+        from tfnb_debug.collect.keras_access import model_optimizers
 
-        for _, opt in optimizer_slots(model):
+        for _, opt in model_optimizers(model):
             variables.extend(opt.variables)
     generator = global_seed_generator() if rng else None
     if generator is not None:
@@ -278,7 +278,7 @@ _STATE = _Installed()
 
 
 def _layer_class() -> Any:
-    from keras.src.layers.layer import Layer
+    from tfnb_debug.collect.keras_access import Layer
 
     return Layer
 
@@ -394,7 +394,7 @@ def suspended() -> Iterator[None]:
 
 
 def _tracing_module() -> Any:
-    from tensorflow.python.eager.polymorphic_function import tracing_compilation
+    from tfnb_debug.collect.keras_access import tracing_compilation
 
     return tracing_compilation
 

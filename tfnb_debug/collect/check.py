@@ -499,7 +499,7 @@ class NumericsChecks:
         for known, counter in self._counters:
             if known is optimizer:
                 return counter
-        from tensorflow.python.ops.resource_variable_ops import ResourceVariable
+        from tfnb_debug.collect.keras_access import ResourceVariable
 
         # Made on the optimizer's first update, possibly while a tf.function traces: outside
         # the graph, and as a plain variable (not a strategy's mirrored one, nor a variable
@@ -721,9 +721,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
     ``make_train/test/predict_function`` adopt every model that builds one
     (cached functions dropped, XLA off), so models created in the run are covered too.
     """
-    from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
-    from keras.src.losses.loss import Loss
-    from keras.src.optimizers.base_optimizer import BaseOptimizer
+    from tfnb_debug.collect.keras_access import BaseOptimizer, Loss, TensorFlowTrainer
 
     original_loss = Loss.__dict__["__call__"]
     original_apply = BaseOptimizer.__dict__["apply"]

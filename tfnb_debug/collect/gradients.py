@@ -41,11 +41,13 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
-from keras.src.optimizers.base_optimizer import BaseOptimizer
-from keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
-from tensorflow.python.ops.resource_variable_ops import ResourceVariable
 
+from tfnb_debug.collect.keras_access import (
+    BaseOptimizer,
+    LossScaleOptimizer,
+    ResourceVariable,
+    TensorFlowTrainer,
+)
 from tfnb_debug.gradient_history import (
     HIST_BINS,
     HIST_HI,

@@ -146,8 +146,7 @@ def _caller(skip_dirs: tuple[str, ...]) -> _Caller:
     apart by the directories those packages are installed in, never by a name
     in the path (a user's folder may well be called ``tfnb_debug``).
     """
-    from keras.src.layers.layer import Layer
-    from keras.src.losses.loss import Loss
+    from tfnb_debug.collect.keras_access import Layer, Loss
 
     frame: Any = sys._getframe(1)
     loss: str | None = None
@@ -300,9 +299,9 @@ class _Watcher:
 
 
 def _inside_layer_call() -> bool:
-    from keras.src.backend.common.global_state import get_global_attribute
+    from tfnb_debug.collect.keras_access import global_state
 
-    return get_global_attribute("current_call_ctx") is not None
+    return global_state.get_global_attribute("current_call_ctx") is not None
 
 
 _ACTIVE: list[_Watcher] = []
@@ -460,9 +459,8 @@ def _record_cross_entropy(
 
 @contextlib.contextmanager
 def _cross_entropy_patches() -> Iterator[None]:
-    from keras.src.backend.tensorflow import nn as tf_nn
-
     from tfnb_debug.collect._patching import patched
+    from tfnb_debug.collect.keras_access import backend_nn as tf_nn
 
     with patched(*((tf_nn, n, _wrap_cross_entropy(n, tf_nn.__dict__[n])) for n in _CE_FUNCTIONS)):
         yield
@@ -483,7 +481,7 @@ def watch_losses() -> Iterator[LossWatch]:
     installed by the first active watch and removed when the last one ends.
     """
     global _USERS, _STACK
-    from tensorflow.python.framework import op_callbacks
+    from tfnb_debug.collect.keras_access import op_callbacks
 
     watch = LossWatch()
     watcher = _Watcher(watch, _package_dirs())

@@ -178,7 +178,7 @@ def _device_resetter(tf: Any, device: str) -> Callable[[], None]:
 def _memory_limits() -> dict[str, int]:
     """Bytes each GPU's allocator may use (``device_lib``: private but long-lived; may fail)."""
     try:
-        from tensorflow.python.client import device_lib
+        from tfnb_debug.collect.keras_access import device_lib
 
         return {
             d.name.split("device:")[-1]: int(d.memory_limit)

@@ -137,10 +137,9 @@ def collect_model_memory(
 
 def _activations(model: Any) -> int | None:
     """Output elements per example of every layer with one known output shape (None: unknown)."""
-    try:
-        layers = list(model._flatten_layers(include_self=False, recursive=True))
-    except (AttributeError, TypeError):
-        layers = list(getattr(model, "layers", []))
+    from tfnb_debug.collect.keras_access import all_sublayers
+
+    layers = all_sublayers(model)
     total = 0
     seen = False
     for layer in layers:

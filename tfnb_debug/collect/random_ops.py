@@ -32,13 +32,12 @@ def random_op_calls(model: Any) -> Iterator[list[tuple[str, str, str, str]]]:
     the calling layer is the innermost ``call`` frame whose ``self`` is a layer.
     """
     import keras
-    from keras.src import backend
 
     from tfnb_debug.collect._patching import patched
-    from tfnb_debug.collect.snapshot import layer_paths
+    from tfnb_debug.collect.keras_access import backend_random, layer_paths
     from tfnb_debug.collect.training_guard import is_augmentation
 
-    module = backend.random
+    module = backend_random
     paths = {id(layer): path for path, layer in layer_paths(model)}
     calls: list[tuple[str, str, str, str]] = []
     originals = {name: getattr(module, name) for name in _RANDOM_OPS if hasattr(module, name)}

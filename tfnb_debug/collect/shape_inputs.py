@@ -12,6 +12,7 @@ from typing import Any
 import keras
 import numpy as np
 
+from tfnb_debug.collect.keras_access import check_model
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.shape_records import MemoryEstimate, Shape, dtype_bytes
 
@@ -27,18 +28,6 @@ __all__ = [
 
 SYNTHETIC_BATCH = 2
 UNKNOWN_AXIS = 8
-
-
-def check_model(model: Any, what: str = "model") -> None:
-    if not isinstance(model, keras.layers.Layer):
-        kind = type(model).__name__
-        hint = ""
-        if type(model).__module__.startswith(("tf_keras", "tensorflow.python.keras")):
-            hint = " (this is a tf_keras/Keras 2 object: build it with `import keras` (Keras 3))"
-        raise TfnbDebugError(
-            f"{what} must be a Keras 3 model or layer, got {kind}{hint}: pass the model object, "
-            "e.g. `%tfshape model`"
-        )
 
 
 def check_callable(model: Any, label: str) -> None:
@@ -193,20 +182,6 @@ def validate_inputs(model: Any, inputs: Any, spec: Any | None) -> None:
 
 
 # ------------------------------------------------------------------ totals
-def count_params(model: Any) -> tuple[int, int]:
-    """(trainable, non-trainable) parameters, counted the way ``model.count_params()`` counts."""
-    trainable = sum(_size(v) for v in model.trainable_weights)
-    frozen = sum(_size(v) for v in model.non_trainable_weights)
-    return trainable, frozen
-
-
-def _size(variable: Any) -> int:
-    n = 1
-    for d in variable.shape:
-        n *= int(d)
-    return n
-
-
 def optimizer_slots(optimizer: Any) -> tuple[str, int | None]:
     """The optimizer's name and its state copies per parameter (None when unknown).
 
@@ -222,46 +197,51 @@ def optimizer_slots(optimizer: Any) -> tuple[str, int | None]:
 def estimate_memory(
     model: Any, activation_bytes: int | None, batch_size: int | None
 ) -> MemoryEstimate:
-    """Parameters x bytes per parameter for the compiled optimizer, plus activations."""
-    trainable, frozen = count_params(model)
+    """``%tfshape``'s view of the one training-memory estimate, with the activations it measured.
+
+    Weights, gradients and optimizer state are those of
+    :func:`~tfnb_debug.collect.memory_estimate.collect_model_memory` (what
+    ``%%tfmem`` reports), so both commands give the same bytes for one model.
+    """
+    from tfnb_debug.collect.memory_estimate import collect_model_memory
+
+    e = collect_model_memory(model, batch_size=batch_size)
     optimizer = getattr(model, "optimizer", None)
+    common: dict[str, Any] = {
+        "model": e.model,
+        "params": e.parameters,
+        "trainable_params": e.trainable_parameters,
+        "activation_bytes": activation_bytes,
+        "batch_size": batch_size,
+    }
     if optimizer is None:
         return MemoryEstimate(
-            model=str(model.name),
-            params=trainable + frozen,
-            trainable_params=trainable,
+            **common,
             optimizer="none",
             bytes_per_param=None,
             param_bytes=None,
-            activation_bytes=activation_bytes,
-            batch_size=batch_size,
             note="the model is not compiled, so the optimizer's state is unknown: "
             "compile it to get a training-memory estimate",
         )
     name, slots = optimizer_slots(optimizer)
-    variable_bytes = dtype_bytes(_variable_dtype(model)) or 4
-    if slots is None:
+    if e.optimizer_bytes is None:
         return MemoryEstimate(
-            model=str(model.name),
-            params=trainable + frozen,
-            trainable_params=trainable,
+            **common,
             optimizer=name,
             bytes_per_param=None,
             param_bytes=None,
-            activation_bytes=activation_bytes,
-            batch_size=batch_size,
             note=f"no rule for the state of optimizer {name}: estimate unknown",
         )
-    per_param = variable_bytes * (2 + slots)  # weight + gradient + optimizer state
+    trained = 2 * e.gradient_bytes + e.optimizer_bytes  # weight + gradient + optimizer state
+    if e.trainable_parameters:
+        per_param = round(trained / e.trainable_parameters)
+    else:
+        per_param = (dtype_bytes(_variable_dtype(model)) or 4) * (2 + (slots or 0))
     return MemoryEstimate(
-        model=str(model.name),
-        params=trainable + frozen,
-        trainable_params=trainable,
+        **common,
         optimizer=name,
         bytes_per_param=per_param,
-        param_bytes=trainable * per_param + frozen * variable_bytes,
-        activation_bytes=activation_bytes,
-        batch_size=batch_size,
+        param_bytes=e.weight_bytes + e.gradient_bytes + e.optimizer_bytes,
         note="" if activation_bytes is not None else "activations unknown (no eager call)",
     )
 

@@ -26,6 +26,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import TraceCounts
+from tfnb_debug.collect.keras_access import all_sublayers, direct_sublayers
 from tfnb_debug.shape_records import LayerCall, Mode, Shape, TensorInfo, TensorStats, TraceCount
 from tfnb_debug.text import key_sentence
 
@@ -580,7 +581,7 @@ def _policy_name(layer: Any) -> str:
 
 
 def _in_symbolic_scope() -> bool:
-    from keras.src.backend.common.symbolic_scope import in_symbolic_scope
+    from tfnb_debug.collect.keras_access import in_symbolic_scope
 
     return bool(in_symbolic_scope())
 
@@ -613,7 +614,7 @@ def _caller_running(code: Any, depth: int, limit: int = 12) -> Any:
 
 def _graph_producers(layer: Any) -> dict[int, str]:
     """In a Functional graph being run, ``id(input tensor) -> producer`` for ``layer``'s node."""
-    from keras.src.ops.function import Function
+    from tfnb_debug.collect.keras_access import Function
 
     frame = _caller_running(Function._run_through_graph.__code__, depth=2)
     if frame is None:
@@ -647,7 +648,7 @@ def _same_values(t: Any, data: Any) -> bool:
 
 def _sequential_build_frame() -> Any:
     """The frame of ``Sequential.build`` (which calls every layer to make its graph), if on the stack."""
-    from keras.src.models.sequential import Sequential
+    from tfnb_debug.collect.keras_access import Sequential
 
     return _caller_running(Sequential.build.__code__, depth=1)
 
@@ -659,7 +660,7 @@ def child_segment(parent: Any, layer: Any) -> str:
 
 def _children_by_name(parent: Any) -> dict[str, list[Any]]:
     children: dict[str, list[Any]] = {}
-    for child in direct_children(parent):
+    for child in direct_sublayers(parent):
         children.setdefault(str(child.name), []).append(child)
     return children
 
@@ -670,13 +671,6 @@ def _segment_of(children: dict[str, list[Any]], layer: Any) -> str:
         if child is layer:
             return name if k == 0 else f"{name}#{k + 1}"
     return name
-
-
-def direct_children(layer: Any) -> list[Any]:
-    try:
-        return list(layer._flatten_layers(include_self=False, recursive=False))
-    except Exception:
-        return []
 
 
 # ----------------------------------------------------------------- finishing
@@ -690,12 +684,9 @@ def own_params(layer: Any, recorded: set[int] | None = None) -> tuple[int, int]:
     every sublayer counts as recorded.
     """
     sub_ids: set[int] = set()
-    try:
-        for sub in layer._flatten_layers(include_self=False, recursive=True):
-            if recorded is None or id(sub) in recorded:
-                sub_ids.update(id(v) for v in sub.weights)
-    except Exception:
-        pass
+    for sub in all_sublayers(layer):
+        if recorded is None or id(sub) in recorded:
+            sub_ids.update(id(v) for v in getattr(sub, "weights", ()))
     trainable = sum(_size(v) for v in _weights(layer, "trainable_weights") if id(v) not in sub_ids)
     frozen = sum(_size(v) for v in _weights(layer, "non_trainable_weights") if id(v) not in sub_ids)
     return trainable, frozen

@@ -19,6 +19,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfnb_debug.collect.keras_access import layer_paths, private, require_keras_model
 from tfnb_debug.errors import TfnbDebugError
 
 __all__ = [
@@ -35,22 +36,6 @@ __all__ = [
 ]
 
 
-def require_keras_model(model: Any, *, what: str = "MODEL", built: bool = True) -> keras.Model:
-    """``model`` as a Keras 3 model, or a one-line :class:`TfnbDebugError` naming the fix."""
-    if not isinstance(model, keras.Model):
-        kind = type(model).__name__
-        hint = ""
-        if type(model).__module__.startswith("tf_keras"):
-            hint = " (a tf_keras / Keras 2 model: build it with `import keras` instead)"
-        raise TfnbDebugError(f"{what} must be a Keras model, got a {kind}{hint}")
-    if built and not model.built:
-        raise TfnbDebugError(
-            f"{what} {model.name!r} is not built yet: call it once on a batch first "
-            "(`model(x)`) or give it an Input"
-        )
-    return model
-
-
 def has_own_train_step(model: Any) -> bool:
     """The model overrides ``train_step`` (it computes its loss itself: VAE, GAN, ...)."""
     return type(model).train_step is not keras.Model.train_step
@@ -59,10 +44,8 @@ def has_own_train_step(model: Any) -> bool:
 def global_seed_generator() -> Any | None:
     """Keras' global seed generator (used by unseeded random ops), without creating it."""
     try:
-        from keras.src.backend.common import global_state
-        from keras.src.random.seed_generator import GLOBAL_SEED_GENERATOR
-
-        return global_state.get_global_attribute(GLOBAL_SEED_GENERATOR)
+        global_state = private("global_state")
+        return global_state.get_global_attribute(private("GLOBAL_SEED_GENERATOR"))
     except Exception:  # private API moved: the global generator is then simply not tracked
         return None
 
@@ -70,10 +53,8 @@ def global_seed_generator() -> Any | None:
 def drop_global_seed_generator() -> None:
     """Forget Keras' global seed generator (when a guarded block created it)."""
     try:
-        from keras.src.backend.common import global_state
-        from keras.src.random.seed_generator import GLOBAL_SEED_GENERATOR
-
-        global_state.set_global_attribute(GLOBAL_SEED_GENERATOR, None)
+        global_state = private("global_state")
+        global_state.set_global_attribute(private("GLOBAL_SEED_GENERATOR"), None)
     except Exception:  # private API moved: nothing was tracked, nothing to drop
         return
 
@@ -117,18 +98,6 @@ class VariableSnapshot:
             if now.shape != value.shape or now.tobytes() != value.tobytes():
                 out.append(str(getattr(var, "path", var.name)))
         return out
-
-
-def layer_paths(model: keras.Model) -> Iterator[tuple[str, Any]]:
-    """``(path, layer)`` for every layer inside ``model`` (nested ones as ``outer/inner``)."""
-
-    def walk(layer: Any, prefix: str) -> Iterator[tuple[str, Any]]:
-        for child in layer._flatten_layers(include_self=False, recursive=False):
-            path = f"{prefix}{child.name}"
-            yield path, child
-            yield from walk(child, path + "/")
-
-    yield from walk(model, "")
 
 
 def flat_arrays(outputs: Any) -> list[np.ndarray]:

@@ -20,10 +20,10 @@ from typing import Any
 import keras
 
 from tfnb_debug.collect._patching import Patches, Preserved, preserve
-from tfnb_debug.collect.snapshot import layer_paths
+from tfnb_debug.collect.keras_access import layer_paths, model_optimizers
 from tfnb_debug.errors import TfnbDebugError
 
-__all__ = ["TrainingGuard", "is_augmentation", "optimizer_slots"]
+__all__ = ["TrainingGuard", "is_augmentation"]
 
 # Attributes that Keras' fit/evaluate/predict create or reset on the model.
 _MODEL_ATTRIBUTES = (
@@ -39,30 +39,10 @@ _MODEL_ATTRIBUTES = (
 
 def is_augmentation(layer: Any) -> bool:
     """A random preprocessing layer (RandomFlip, RandomRotation, ...), not Dropout."""
-    from keras.src.layers.preprocessing.data_layer import DataLayer
+    from tfnb_debug.collect.keras_access import DataLayer
 
     random_ = bool(getattr(layer, "_seed_generators", None))
     return random_ and (isinstance(layer, DataLayer) or type(layer).__name__.startswith("Random"))
-
-
-def optimizer_slots(model: keras.Model) -> list[tuple[str, Any]]:
-    """``(attribute, optimizer)`` for ``model.optimizer`` and every optimizer held as an attribute.
-
-    A model with its own ``train_step`` (a GAN) often keeps its optimizers in
-    attributes such as ``d_optimizer``; they train as much as ``model.optimizer``.
-    """
-    from keras.optimizers import Optimizer
-
-    found: list[tuple[str, Any]] = []
-    seen: set[int] = set()
-    for name, value in [("optimizer", getattr(model, "optimizer", None)), *vars(model).items()]:
-        items = list(value) if isinstance(value, list | tuple) else [value]
-        for index, item in enumerate(items):
-            if isinstance(item, Optimizer) and id(item) not in seen:
-                seen.add(id(item))
-                where = f"{name}[{index}]" if isinstance(value, list) else f"{name}({index})"
-                found.append((name if item is value else where, item))
-    return found
 
 
 class TrainingGuard:
@@ -100,7 +80,7 @@ class TrainingGuard:
         model = self.model
         # every variable (an unbuilt optimizer's too: swapped below, so it never changes)
         self._preserved = preserve(model)
-        for name, optimizer in optimizer_slots(model):
+        for name, optimizer in model_optimizers(model):
             if not (optimizer.built or name.endswith(")")):  # one in a tuple trains in place
                 self._swap_optimizer(name, optimizer)
         patches = self._patches

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.reports import Finding, Target, finding
 
 if TYPE_CHECKING:
     from tfnb_debug.collect.check import CheckFailure
@@ -44,6 +44,7 @@ def first_nonfinite(failure: CheckFailure) -> list[Finding]:
                 "N05",
                 f"the batch fed to '{failure.place}' already holds NaN/Inf ({step})",
                 place=f"input of {failure.place}",
+                target=Target("layer", failure.place),
                 evidence=evidence,
                 hint="clean the data: look for NaN in the source arrays, division by zero or "
                 "log of 0 in the tf.data map functions (tf.debugging.assert_all_finite in the map)",
@@ -66,7 +67,16 @@ def first_nonfinite(failure: CheckFailure) -> list[Finding]:
                 "every earlier layer output was finite"
             )
             hint = "check the TensorFlow ops your model's call() runs between layers"
-        return [finding("N01", what, place=failure.place, evidence=evidence, hint=hint)]
+        return [
+            finding(
+                "N01",
+                what,
+                place=failure.place,
+                target=Target("layer", failure.place),
+                evidence=evidence,
+                hint=hint,
+            )
+        ]
     if failure.kind == "backward":
         consumer = f" (next layer called: '{failure.next_layer}')" if failure.next_layer else ""
         return [
@@ -76,6 +86,7 @@ def first_nonfinite(failure: CheckFailure) -> list[Finding]:
                 f"{step}, with a finite forward pass and loss: the backward pass of the layer(s) "
                 f"consuming that output produced it{consumer}",
                 place=failure.next_layer or failure.place,
+                target=Target("layer", failure.next_layer or failure.place),
                 evidence=evidence,
                 hint="a non-differentiable point in that layer (sqrt(0), norm of a zero vector, "
                 "tf.where with a NaN branch); add an epsilon or use tf.math.divide_no_nan",
@@ -88,6 +99,7 @@ def first_nonfinite(failure: CheckFailure) -> list[Finding]:
                 f"the loss '{failure.place}' became NaN/Inf {step}; every layer output "
                 "before it was finite",
                 place=failure.place,
+                target=Target("loss", failure.place),
                 evidence=evidence,
                 hint="log(0) in the loss: use from_logits=True with a linear output, clip "
                 "predictions, or check labels outside the loss's expected range",
@@ -99,6 +111,7 @@ def first_nonfinite(failure: CheckFailure) -> list[Finding]:
             f"the gradient of '{failure.place}' holds NaN/Inf {step}, with a finite forward "
             "pass and loss",
             place=failure.place,
+            target=Target("variable", failure.place),
             evidence=evidence,
             hint="a non-differentiable point (sqrt(0), norm of a zero vector, tf.where with a NaN "
             "branch) in the backward pass; add an epsilon or use tf.math.divide_no_nan",

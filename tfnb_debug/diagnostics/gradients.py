@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tfnb_debug.gradient_history import INF, NAN, W_NORM, GradientHistory
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.reports import Finding, Target, finding
 from tfnb_debug.text import loss_name
 
 __all__ = ["GradThresholds", "RuleResult", "check_gradients", "loss_name", "no_gradient_at_all"]
@@ -156,6 +156,7 @@ def _nonfinite_gradient(
             f"gradient of {meta.path} holds {nans} NaN and {infs} Inf values at step {step} "
             f"(the first recorded non-finite gradient, first variable in forward order); {before}",
             place=f"variable '{meta.path}', step {step}",
+            target=Target("variable", meta.path),
             evidence=f"{int(bad.any(axis=1).sum())} of {h.n_records} recorded steps non-finite",
             hint="lower the learning rate, clip gradients (clipnorm=1.0), check the inputs and "
             "labels for NaN, and add an epsilon to log/sqrt/division in custom losses",
@@ -197,6 +198,7 @@ def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], 
                 f"{', '.join(names)} of layer '{label(layer)}' received no gradient (None): "
                 "the layer is disconnected from the loss",
                 place=f"layer '{label(layer)}'",
+                target=Target("layer", layer),
                 evidence="tape.gradient returned None",
                 hint="check that the layer's output reaches the model output used by the loss, "
                 "or set layer.trainable = False if it is meant to be frozen",
@@ -260,6 +262,7 @@ def _vanishing(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
             f"{share[j]:.0%} of the recorded steps (first such layer in forward order)"
             + _others([label(layers[k]) for k in hit[1:]]),
             place=f"layer '{label(layer)}'",
+            target=Target("layer", layer),
             evidence=f"median norm {own:.3g} vs median layer norm {overall:.3g}",
             hint="use ReLU-family activations with He initialisation, add BatchNormalization "
             "or residual connections, and check for saturated sigmoid/tanh layers",
@@ -287,6 +290,7 @@ def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
             f"the gradient of layer '{label(layers[j])}' is exploding (first such layer in "
             "forward order)" + _others([label(layers[k]) for k in hit[1:]]),
             place=f"layer '{label(layers[j])}'",
+            target=Target("layer", layers[j]),
             evidence=reasons[j],
             hint="lower the learning rate, clip gradients (clipnorm=1.0 in the optimizer), "
             "normalise the inputs, and check the weight initialisation",
@@ -375,6 +379,7 @@ def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str],
                 f"the update/weight norm ratio of layer '{label(layers[j])}' is {what}"
                 + _others([label(layers[k]) for k in hit[1:]]),
                 place=f"layer '{label(layers[j])}'",
+                target=Target("layer", layers[j]),
                 evidence=f"median ratio {float(medians[j]):.3g} over "
                 f"{int((~np.isnan(ratios[:, j])).sum())} recorded steps (threshold {bound:g})",
                 hint=hint,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.reports import Finding, Target, finding
 
 if TYPE_CHECKING:
     from tfnb_debug.collect.pipeline_data import Component, ComponentSample, Sample
@@ -61,6 +61,10 @@ class StageFacts:
     def place(self) -> str:
         return f"stage {self.index} {self.label}"
 
+    @property
+    def target(self) -> Target:
+        return Target("stage", self.label, index=self.index)
+
 
 @dataclass(frozen=True)
 class ModelFacts:
@@ -101,6 +105,7 @@ def cache_after_random_map(f: PipelineFacts, t: PipelineThresholds) -> list[Find
                     f"cache() comes after {m.label} (stage {m.index}), whose function uses random "
                     "ops: every epoch replays the augmentation of the first one",
                     place=cache.place,
+                    target=cache.target,
                     evidence=f"random ops in the map function at stage {m.index}",
                     hint="cache the decoded, deterministic data and apply random augmentation after "
                     "cache(): ds.map(decode).cache().map(augment, num_parallel_calls=tf.data.AUTOTUNE)",
@@ -121,6 +126,7 @@ def missing_prefetch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
                 "P02",
                 "the pipeline has no prefetch(): the model waits while each batch is prepared",
                 place=last.place,
+                target=last.target,
                 evidence="no prefetch stage in the chain",
                 hint="end the pipeline with .prefetch(tf.data.AUTOTUNE)",
             )
@@ -132,6 +138,7 @@ def missing_prefetch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
                 f"prefetch() is not the last transformation: {last.label} runs after it, "
                 "outside the overlap with training",
                 place=prefetches[-1].place,
+                target=prefetches[-1].target,
                 evidence=f"last stage is stage {last.index} {last.label}",
                 hint="move .prefetch(tf.data.AUTOTUNE) to the very end",
             )
@@ -160,6 +167,7 @@ def small_shuffle_buffer(f: PipelineFacts, t: PipelineThresholds) -> list[Findin
                 f"the shuffle buffer holds {buffer} elements, far fewer than the data: "
                 "examples stay close to their stored order",
                 place=s.place,
+                target=s.target,
                 evidence=f"buffer {buffer} vs {ratio}; threshold {t.min_shuffle_buffer}",
                 hint="use a buffer as large as the dataset when it fits in memory "
                 "(ds.shuffle(ds.cardinality())), else shuffle the file list too",
@@ -174,6 +182,7 @@ def sequential_map(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
             "P04",
             f"{s.label} runs one element at a time (no num_parallel_calls)",
             place=s.place,
+            target=s.target,
             evidence="MapDataset, not ParallelMapDataset",
             hint="pass num_parallel_calls=tf.data.AUTOTUNE to map()",
         )
@@ -280,6 +289,7 @@ def shuffle_after_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding
                     f"shuffle() comes after {before[-1].label} (stage {before[-1].index}): it shuffles "
                     "whole batches, so the same examples always share a batch",
                     place=s.place,
+                    target=s.target,
                     evidence=f"batch at stage {before[-1].index}, shuffle at stage {s.index}",
                     hint="shuffle examples before batching: ds.shuffle(n).batch(b)",
                 )
@@ -299,6 +309,7 @@ def cached_shuffle_order(f: PipelineFacts, t: PipelineThresholds) -> list[Findin
                     f"shuffle() (stage {sh.index}) comes before cache(): the cache stores the first "
                     "epoch's order and replays it every epoch",
                     place=cache.place,
+                    target=cache.target,
                     evidence=f"shuffle at stage {sh.index}, cache at stage {cache.index}",
                     hint="cache first, then shuffle: ds.cache().shuffle(n)",
                 )
@@ -334,6 +345,7 @@ def partial_final_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding
                 f"{what}; BatchNormalization ({', '.join(f.model.batchnorm_layers[:3])}) then "
                 "updates its statistics from a small batch",
                 place=s.place,
+                target=s.target,
                 evidence=evidence,
                 hint="use batch(size, drop_remainder=True) for training",
             )

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.reports import Finding, Target, finding
 from tfnb_debug.shape_records import LayerCall, TensorInfo, TensorStats, TraceCount
 
 __all__ = [
@@ -99,6 +99,7 @@ def shape_mismatch(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Findi
                 "S01",
                 f"{row.class_name} '{row.name}' raised {row.error_type}: {row.error}",
                 place=row.path,
+                target=Target("layer", row.path),
                 evidence=evidence,
                 hint=failure_hint(row, facts.calls),
             )
@@ -290,6 +291,7 @@ def batch_dim_changed(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Fi
                 f"{first.class_name} '{first.name}' turned the batch of {batch} into a leading "
                 f"axis of {got}" + (f" ({more} enclosing layer(s) inherit it)" if more else ""),
                 place=first.path,
+                target=Target("layer", first.path),
                 evidence=f"in {_shapes(first.inputs)} -> out {_shapes(first.outputs)}",
                 hint="keep axis 0 as the batch: use layers.Reshape(target_shape) (the target "
                 "excludes the batch) or keras.ops.reshape(x, (-1, ...)) with -1 first",
@@ -353,7 +355,16 @@ def float64_tensor(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Findi
         inner = [c for c in facts.calls if c.parent == first.index and c.inputs]
         if inner and all(t.dtype == target for c in inner for t in c.inputs):
             evidence += f"; the layers inside receive {target}"
-    return [finding("S03", message + also, place=first.path, evidence=evidence, hint=hint)]
+    return [
+        finding(
+            "S03",
+            message + also,
+            place=first.path,
+            target=Target("layer", first.path),
+            evidence=evidence,
+            hint=hint,
+        )
+    ]
 
 
 # ------------------------------------------------------------------------ S05
@@ -372,6 +383,7 @@ def mixed_precision_output(facts: ShapeFacts, thresholds: ShapeThresholds) -> li
                 f"under the {root.policy} policy the output of '{root.name}' is "
                 f"{bad[0].dtype}, not float32: softmax and the loss lose precision",
                 place=root.path,
+                target=Target("layer", root.path),
                 evidence=f"outputs {_shapes(root.outputs)}",
                 hint="end the model with layers.Activation('linear', dtype='float32') "
                 "(or give the last layer dtype='float32')",
@@ -415,6 +427,7 @@ def nonfinite_activation(facts: ShapeFacts, thresholds: ShapeThresholds) -> list
             f"{first.class_name} '{first.name}' is the first layer whose output holds NaN/Inf; "
             + inputs_text,
             place=first.path,
+            target=Target("layer", first.path),
             evidence=f"{stats.nonfinite} of {stats.count} values non-finite",
             hint=hint,
         )
@@ -484,6 +497,7 @@ def dead_relu(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
                 f"{s.zero_fraction:.1%} of the outputs of ReLU layer '{row.name}' are exactly "
                 f"zero (threshold {limit:.0%})",
                 place=row.path,
+                target=Target("layer", row.path),
                 evidence=f"{round(s.zero_fraction * s.count)} of {s.count} values are 0",
                 hint="dead units: lower the learning rate, check the input scale, use He "
                 "initialization, or try LeakyReLU/GELU",
@@ -522,6 +536,7 @@ def saturated_activation(facts: ShapeFacts, thresholds: ShapeThresholds) -> list
                 f"{s.saturated_fraction:.1%} of the outputs of {row.activation} layer "
                 f"'{row.name}' sit within {eps:g} of its bounds (threshold {limit:.0%})",
                 place=row.path,
+                target=Target("layer", row.path),
                 evidence=f"min {s.min}, max {s.max}, mean {s.mean}",
                 hint="saturated units pass almost no gradient: normalize the inputs "
                 "(BatchNormalization before it), scale down the initialization, or use ReLU",
@@ -546,6 +561,7 @@ def retracing(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
                 f"tf.function '{trace.name}' was traced {trace.traces} times in one run "
                 f"(limit {limit}): each trace rebuilds the graph",
                 place=trace.name,
+                target=Target("function", trace.name),
                 evidence=f"first signatures: {shown}",
                 hint="pass tensors instead of Python numbers, give it an input_signature with "
                 "None for the varying axes, or use reduce_retracing=True",

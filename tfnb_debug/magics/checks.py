@@ -16,6 +16,7 @@ from tfnb_debug._ipython import (
     output_arguments,
     run_user_code,
     usage_errors,
+    user_objects,
 )
 
 
@@ -187,11 +188,7 @@ class CheckMagics(Magics):
         shell = self._shell()
         with usage_errors():
             thresholds = CheckThresholds(retrace_limit=args.retrace_limit)
-        functions: list[Any] = []
-        for name, value in list(shell.user_ns.items()):
-            function = not name.startswith("_") and hasattr(value, "experimental_get_tracing_count")
-            if function and all(value is not f for f in functions):
-                functions.append(value)
+        functions = list({id(f): f for f in user_objects(shell, ("function",)).values()}.values())
         with usage_errors():
             retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfcheck")
 

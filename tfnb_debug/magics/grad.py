@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import sys
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -18,6 +17,7 @@ from tfnb_debug._ipython import (
     output_arguments,
     run_user_code,
     usage_errors,
+    user_objects,
 )
 from tfnb_debug.magics.auto import mark_reported
 from tfnb_debug.magics.memory import mem_argument
@@ -83,7 +83,9 @@ class GradMagics(Magics):
         assert shell is not None
         with usage_errors():
             context = record_gradients(
-                every=args.every, max_steps=args.max_steps, watch=_watchable(shell.user_ns)
+                every=args.every,
+                max_steps=args.max_steps,
+                watch=[*user_objects(shell, ("model", "optimizer"), private=True).values()],
             )
             # tf.functions traced in earlier cells trace again, hooked, for this cell
             retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfgrad")
@@ -134,12 +136,3 @@ def _remember(shell: Any, report: Any) -> None:
     from tfnb_debug.widgets.linking import remember_gradient_report
 
     remember_gradient_report(shell, report)
-
-
-def _watchable(namespace: dict[str, Any]) -> list[Any]:
-    """Models and optimizers in the notebook, to notice steps taken by stale tf.functions."""
-    keras = sys.modules.get("keras")
-    if keras is None:
-        return []
-    kinds = (keras.Model, keras.optimizers.Optimizer)
-    return [value for value in list(namespace.values()) if isinstance(value, kinds)]

@@ -15,6 +15,7 @@ from tfnb_debug._ipython import (
     output_arguments,
     run_user_code,
     usage_errors,
+    user_objects,
 )
 from tfnb_debug.memory import DEFAULT_INTERVAL_MS
 
@@ -78,7 +79,7 @@ class MemoryMagics(Magics):
             tracker = track_memory(
                 args.interval,
                 models=models,
-                optimizers=_optimizers(shell.user_ns),
+                optimizers=_optimizers(user_objects(shell, ("model", "optimizer"), private=True)),
                 batch_size=args.batch_size,
                 title="%%tfmem",
             )

@@ -18,6 +18,7 @@ from tfnb_debug._ipython import (
     run_user_code,
     split_code,
     usage_errors,
+    user_objects,
 )
 from tfnb_debug.magics.memory import mem_argument
 
@@ -130,15 +131,13 @@ class PipelineMagics(Magics):
 
         from tfnb_debug.memory import track_memory, with_memory
 
-        existing = {id(v) for v in self._ip.user_ns.values() if isinstance(v, tf.data.Dataset)}
+        existing = {id(v) for v in user_objects(self._ip, ("dataset",), private=True).values()}
         memory = track_memory(enabled=args.mem)
         with memory:
             result = run_user_code(self._ip, cell)
         model, names = self._extras(args)
         found = {
-            k: v
-            for k, v in self._ip.user_ns.items()
-            if isinstance(v, tf.data.Dataset) and id(v) not in existing and not k.startswith("_")
+            k: v for k, v in user_objects(self._ip, ("dataset",)).items() if id(v) not in existing
         }
         if isinstance(result, tf.data.Dataset) and all(v is not result for v in found.values()):
             found["result"] = result

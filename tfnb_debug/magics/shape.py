@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from typing import Any
 
@@ -13,19 +14,15 @@ from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_
 from tfnb_debug._ipython import (
     check_output_arguments,
     emit,
+    emit_partial,
     evaluate,
     output_arguments,
     run_user_code,
     usage_errors,
 )
+from tfnb_debug._ipython import split_options as split_leading_options
 from tfnb_debug.magics.auto import mark_reported
 from tfnb_debug.magics.memory import mem_argument
-
-_OPTION = re.compile(
-    r"\s*(?:--\s|--$|-[qo](?=\s|$)|--quiet\b|--output\b|--no-stats\b|--mem\b|--inspect\b"
-    r"|(?:-v|--var)(?:\s+|=)\S+|--input-shape(?:\s+|=)\S+)"
-)
-
 
 # argparse formats this with %(prog)s; the help shows the first line after "%"
 _USAGE = (
@@ -36,15 +33,7 @@ _USAGE = (
 
 def split_options(line: str) -> tuple[str, str]:
     """Leading options and the raw code after them (kept verbatim; ``--`` ends the options)."""
-    pos = 0
-    while True:
-        match = _OPTION.match(line, pos)
-        if not match:
-            break
-        pos = match.end()
-        if match.group(0).strip() == "--":
-            return line[: match.start()], line[pos:].strip()
-    return line[:pos], line[pos:].strip()
+    return split_leading_options(ShapeMagics.tfshape, line)
 
 
 def split_model_input(code: str) -> tuple[str, str]:
@@ -70,10 +59,6 @@ def _is_expression(text: str) -> bool:
     except SyntaxError:
         return False
     return bool(text.strip())
-
-
-def _show(shell: Any, report: Any, args: Any) -> None:
-    emit(shell, report, args)
 
 
 @magics_class
@@ -124,80 +109,90 @@ class ShapeMagics(Magics):
             y = model(x)
         """
         __tracebackhide__ = True
-        from tfnb_debug.memory import track_memory, with_memory
-        from tfnb_debug.shapes import record_shapes, trace_shapes
-
         shell = self.shell
         assert shell is not None
         options, code = split_options(line)
         args = check_output_arguments(parse_argstring(self.tfshape, options))
-        if cell is not None:
-            if code:
-                raise UsageError(f"%%tfshape takes only options on its line, got {code!r}")
-            recording = record_shapes(stats=not args.no_stats)
-            memory = track_memory(enabled=args.mem)
-            failed = True
-            shown: Any = None
-            try:
-                with memory, recording:
-                    result = run_user_code(shell, cell)
-                failed = False
-            except BaseException as err:
-                if recording.report.failing_call is not None:
-                    mark_reported(err)  # the table and S01 above already explain it
-                raise
-            finally:
-                try:
-                    report = with_memory(recording.report, memory)
-                    shown = report
-                    if args.inspect:
-                        from tfnb_debug.widgets.api import inspector_for_cell
+        if cell is None:
+            return _line(shell, args, code)
+        if code:
+            raise UsageError(f"%%tfshape takes only options on its line, got {code!r}")
+        return _cell(shell, args, cell)
 
-                        shown = inspector_for_cell(shell, report, args) or report
-                    else:
-                        emit(shell, report, args)
-                except Exception:
-                    if not failed:
-                        raise
-                    # showing the partial report failed: the user's own exception goes on
-            return shown if args.output else result
-        if args.mem:
-            raise UsageError("--mem records memory while a cell runs: use it with %%tfshape")
-        model_text, input_text = split_model_input(code)
-        model = evaluate(shell, model_text, "model")
-        inputs = evaluate(shell, input_text, "input") if input_text else None
-        if args.inspect:
-            from tfnb_debug.widgets.api import inspect_for_magic
 
-            with usage_errors():
-                return inspect_for_magic(
-                    shell,
-                    model,
-                    inputs,
-                    args,
-                    input_shape=args.input_shape,
-                    stats=not args.no_stats,
-                    name=model_text,
-                )
-        shown_failure: list[Any] = []
+def _line(shell: Any, args: Any, code: str) -> Any:
+    """``%tfshape MODEL [INPUT]``: trace one call; a failing layer shows the partial table first."""
+    __tracebackhide__ = True
+    from tfnb_debug.shapes import trace_shapes
 
-        def on_failure(partial: Any) -> None:
-            shown_failure.append(partial)
-            _show(shell, partial, args)
+    if args.mem:
+        raise UsageError("--mem records memory while a cell runs: use it with %%tfshape")
+    model_text, input_text = split_model_input(code)
+    model = evaluate(shell, model_text, "model")
+    inputs = evaluate(shell, input_text, "input") if input_text else None
+    if args.inspect:
+        from tfnb_debug.widgets.api import inspect_for_magic
 
-        try:
-            with usage_errors():
-                report = trace_shapes(
-                    model,
-                    inputs,
-                    input_shape=args.input_shape,
-                    stats=not args.no_stats,
-                    reraise=True,
-                    on_failure=on_failure,
-                    name=model_text,
-                )
-        except BaseException as err:
-            if shown_failure:
-                mark_reported(err)  # the partial table and S01 above already explain it
-            raise
-        return emit(shell, report, args)
+        with usage_errors():
+            return inspect_for_magic(
+                shell,
+                model,
+                inputs,
+                args,
+                input_shape=args.input_shape,
+                stats=not args.no_stats,
+                name=model_text,
+            )
+    shown: list[Any] = []
+
+    def on_failure(partial: Any) -> None:
+        shown.append(partial)
+        emit_partial(shell, partial, args)
+
+    try:
+        with usage_errors():
+            report = trace_shapes(
+                model,
+                inputs,
+                input_shape=args.input_shape,
+                stats=not args.no_stats,
+                reraise=True,
+                on_failure=on_failure,
+                name=model_text,
+            )
+    except BaseException as err:
+        if shown:
+            mark_reported(err)  # the partial table and S01 above already explain it
+        raise
+    return emit(shell, report, args)
+
+
+def _cell(shell: Any, args: Any, cell: str) -> Any:
+    """``%%tfshape``: record every layer call of the cell; on failure show how far it got."""
+    __tracebackhide__ = True
+    from tfnb_debug.memory import track_memory, with_memory
+    from tfnb_debug.shapes import record_shapes
+
+    recording = record_shapes(stats=not args.no_stats)
+    memory = track_memory(enabled=args.mem)
+    try:
+        with memory, recording:
+            result = run_user_code(shell, cell)
+    except BaseException as err:
+        if recording.report.failing_call is not None:
+            mark_reported(err)  # the table and S01 above already explain it
+        with contextlib.suppress(Exception):  # never replace the user's own error
+            _show_cell(shell, with_memory(recording.report, memory), args)
+        raise
+    shown = _show_cell(shell, with_memory(recording.report, memory), args)
+    return shown if args.output else result
+
+
+def _show_cell(shell: Any, report: Any, args: Any) -> Any:
+    """Display the cell's report (or its inspector, with ``--inspect``); what ``-o`` returns."""
+    if args.inspect:
+        from tfnb_debug.widgets.api import inspector_for_cell
+
+        return inspector_for_cell(shell, report, args) or report
+    emit(shell, report, args)
+    return report

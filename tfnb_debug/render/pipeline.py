@@ -104,7 +104,7 @@ def report_tables(run: PipelineRun) -> tuple[Table, ...]:
 def _transformations(run: PipelineRun) -> Table:
     """One row per stage: its rate up to there; stages a finding names are marked."""
     rates = dict(run.stage_rates)
-    flagged = {f.place.split(" ")[1] for f in run.findings if f.place.startswith("stage ")}
+    flagged = {f.target.index for f in run.findings if f.target and f.target.kind == "stage"}
     slowest = _slowest(run.stage_rates)
     stage_rows = []
     marks = []
@@ -121,7 +121,7 @@ def _transformations(run: PipelineRun) -> Table:
                 rate.error if rate and rate.error else ("slowest" if i == slowest else ""),
             )
         )
-        marks.append("warning" if str(i) in flagged else "")
+        marks.append("warning" if i in flagged else "")
     return Table(
         "transformations",
         ("#", "stage", "cardinality", "examples/s up to here", "first element s", "note"),

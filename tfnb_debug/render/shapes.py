@@ -109,7 +109,13 @@ def _group_title(group: list[LayerCall]) -> str:
 
 
 def report_tables(report: ShapeReport) -> tuple[Table, ...]:
-    warned = {m.place for f in report.findings if f.severity == "warning" for m in f.members}
+    warned = {
+        m.target.path
+        for f in report.findings
+        if f.severity == "warning"
+        for m in f.members
+        if m.target is not None and m.target.kind == "layer"
+    }
     tables = []
     for group in _groups(report.calls):
         title = _group_title(group)

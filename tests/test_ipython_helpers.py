@@ -1,0 +1,41 @@
+"""The glue every magic shares: ``user_objects`` and option splitting off a magic's own parser."""
+
+from __future__ import annotations
+
+from IPython.core.interactiveshell import InteractiveShell
+
+from tfnb_debug._ipython import split_options, user_objects
+from tfnb_debug.magics.shape import ShapeMagics
+
+
+def test_user_objects_by_kind_in_definition_order(shell: InteractiveShell) -> None:
+    shell.run_cell(
+        """
+import keras, tensorflow as tf
+m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+opt = keras.optimizers.SGD()
+ds = tf.data.Dataset.range(3)
+alias = ds
+_hidden = keras.optimizers.Adam()
+f = tf.function(lambda t: t + 1)
+n = 3
+"""
+    )
+    ns = shell.user_ns
+    assert list(user_objects(shell, ("model", "optimizer"))) == ["m", "opt"]
+    assert user_objects(shell, ("model", "optimizer"), private=True)["_hidden"] is ns["_hidden"]
+    assert list(user_objects(shell, ("dataset",))) == ["ds", "alias"]
+    assert list(user_objects(shell, ("function",))) == ["f"]
+    assert list(user_objects(shell, ("layer",))) == ["m"]  # a model is a layer too
+    assert user_objects(shell, ()) == {}
+
+
+def test_split_options_reads_the_magics_own_arguments() -> None:
+    magic = ShapeMagics.tfshape
+    assert split_options(magic, "-q --input-shape=2,4 m x[:, 0]") == (
+        "-q --input-shape=2,4",
+        "m x[:, 0]",
+    )
+    assert split_options(magic, "--var r -o -- -m") == ("--var r -o", "-m")
+    assert split_options(magic, "model 'a -q b'") == ("", "model 'a -q b'")
+    assert split_options(magic, "-x model") == ("", "-x model")  # not an option of %tfshape
