@@ -18,17 +18,7 @@ __all__ = [
     "row_items",
     "row_labels",
     "unique_names",
-    "widget_tree",
 ]
-
-
-def widget_tree(widget: Any) -> list[Any]:
-    """``widget`` and every widget inside it, innermost first."""
-    out: list[Any] = []
-    for child in getattr(widget, "children", ()):
-        out.extend(widget_tree(child))
-    out.append(widget)
-    return out
 
 
 def _sublayers(layer: Any) -> list[Any]:
@@ -80,7 +70,7 @@ def _shapes(infos: Sequence[Any]) -> str:
 
 def row_labels(calls: Sequence[LayerCall], marks: Sequence[str]) -> tuple[list[str], str]:
     """Fixed-width labels for the list (non-breaking spaces keep the columns aligned)."""
-    glyph = {"error": "!!", "warning": " !", "": "  "}
+    glyph = {"error": "!!", "warning": " !", "info": " i", "": "  "}
     cells = []
     for call in calls:
         name = "  " * call.depth + (call.path.rsplit("/", 1)[-1] if call.depth else call.path)
