@@ -4,8 +4,9 @@
 // sends back what the user picks: `selected` (a click on a row or a graph box,
 // or the keyboard) and `collapsed` (the [+]/[-] toggle of a nested model).
 // Keys pressed inside the widget stay inside it: every key it handles is
-// stopped (stopPropagation + preventDefault), so JupyterLab's and Notebook 7's
-// command-mode shortcuts (arrows move between cells, Enter edits) do not fire.
+// stopped (stopPropagation + preventDefault) before the notebook sees it, so
+// JupyterLab's and Notebook 7's command-mode shortcuts (arrows move between
+// cells, Enter edits) do not fire; other keys (Shift+Enter...) pass through.
 //   ArrowUp / ArrowDown  previous / next layer (among those the filter keeps)
 //   Home / End           first / last layer
 //   /                    filter by name (Enter: select the first match, Escape: clear)
@@ -157,11 +158,14 @@ function render({ model, el: host }) {
   }
   filter.addEventListener("input", applyFilter);
 
+  // Keys are taken on their way down, in a capture listener on the window: JupyterLab
+  // listens on the document in the bubbling phase, Notebook 7 in the capture phase, and
+  // both run their command-mode shortcuts there; a key the widget handles stops here.
   const stop = (event) => {
     event.stopPropagation();
     event.preventDefault();
   };
-  filter.addEventListener("keydown", (event) => {
+  function onFilterKey(event) {
     if (event.key === "Enter") {
       stop(event);
       const first = visibleRows()[0];
@@ -175,12 +179,17 @@ function render({ model, el: host }) {
     } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       stop(event);
       step(event.key === "ArrowDown" ? 1 : -1);
-    } else {
+    } else if (!event.ctrlKey && !event.metaKey) {
       event.stopPropagation(); // typing in the filter is not a notebook shortcut
     }
-  });
-  root.addEventListener("keydown", (event) => {
-    if (event.target === filter || event.ctrlKey || event.metaKey || event.altKey) return;
+  }
+  function onKey(event) {
+    if (!root.contains(event.target)) return;
+    if (event.target === filter) {
+      onFilterKey(event);
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
     const key = event.key;
     if (key === "ArrowDown" || key === "ArrowUp") {
       stop(event);
@@ -194,8 +203,9 @@ function render({ model, el: host }) {
       filter.select();
     } else if (key === "Enter") {
       stop(event);
-      const box = graph.querySelector(`[data-toggle="${model.get("selected")}"]`);
-      if (box) toggle(model.get("selected"));
+      if (graph.querySelector(`[data-toggle="${model.get("selected")}"]`)) {
+        toggle(model.get("selected"));
+      }
     } else if (key === "Escape") {
       stop(event);
       if (filter.value) {
@@ -203,7 +213,8 @@ function render({ model, el: host }) {
         applyFilter();
       }
     }
-  });
+  }
+  window.addEventListener("keydown", onKey, true);
 
   model.on("change:rows", drawRows);
   model.on("change:header", drawRows);
@@ -223,7 +234,10 @@ function render({ model, el: host }) {
   hint.textContent = model.get("hint");
   showView();
   showSelected(true);
-  return () => host.replaceChildren();
+  return () => {
+    window.removeEventListener("keydown", onKey, true);
+    host.replaceChildren();
+  };
 }
 
 export default { render };
