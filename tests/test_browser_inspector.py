@@ -40,23 +40,20 @@ CELLS = [
     """import keras
 import numpy as np
 
+L = keras.layers
 keras.utils.set_random_seed(0)
-model = keras.Sequential(
-    [
-        keras.Input((16, 16, 1)),
-        keras.layers.Conv2D(8, 3, activation="relu", name="conv_a"),
-        keras.layers.MaxPooling2D(name="pool"),
-        keras.layers.Conv2D(16, 3, activation="relu", name="conv_b"),
-        keras.layers.Flatten(name="flat"),
-        keras.layers.Dense(4, name="head"),
-    ],
-    name="small_cnn",
-)
-x = np.random.default_rng(0).normal(size=(2, 16, 16, 1)).astype("float32")""",
+inputs = keras.Input((16, 16, 1), name="image")
+pooled = L.MaxPooling2D(name="pool")(L.Conv2D(8, 3, activation="relu", padding="same", name="conv_a")(inputs))
+main = L.Conv2D(16, 3, activation="relu", padding="same", name="conv_b")(pooled)
+skip = L.Conv2D(16, 1, name="skip")(pooled)
+flat = L.Flatten(name="flat")(L.Add(name="add")([main, skip]))
+dead = L.Dense(8, activation="relu", bias_initializer=keras.initializers.Constant(-50.0), name="dead")(flat)
+model = keras.Model(inputs, L.Dense(4, name="head")(dead), name="small_cnn")
+x = np.random.default_rng(0).normal(size=(8, 16, 16, 1)).astype("float32")""",
     "%tfshape --inspect model x",
 ]
 # Row indices of the trace: 0 the model, then its layers in call order.
-ROWS = {"conv_a": 1, "pool": 2, "conv_b": 3, "flat": 4, "head": 5}
+ROWS = {"conv_a": 1, "pool": 2, "conv_b": 3, "skip": 4, "add": 5, "flat": 6, "dead": 7, "head": 8}
 
 WIDGET = ".tfnb-aw"
 DETAILS = ".tfnb-aw-details .tfnb-details"
@@ -101,6 +98,12 @@ def drive_the_inspector(page: Any, tag: str) -> None:
     errors = page.locator(".jp-OutputArea-output[data-mime-type*='error']")
     assert errors.count() == 0, errors.all_inner_texts()
 
+    # The residual branch side by side; the dead ReLU layer (N02) in the report's amber.
+    graph = page.locator(f"{WIDGET} svg.tfnb-graph")
+    assert graph.locator(".tfnb-node").count() == len(ROWS) + 1  # and the input
+    dead = graph.locator(f".tfnb-node[data-row='{ROWS['dead']}']")
+    assert dead.get_attribute("data-severity") == "warning"
+
     # A click on the conv_b box in the graph.
     box = page.locator(f"{WIDGET} .tfnb-node[data-row='{ROWS['conv_b']}']")
     assert "conv_b" in (box.text_content() or "")
@@ -116,12 +119,12 @@ def drive_the_inspector(page: Any, tag: str) -> None:
     # The keyboard, focus inside the widget (the click put it there).
     cell = active_cell(page)
     page.keyboard.press("ArrowDown")
-    pane(page, "flat")
+    pane(page, "skip")
     page.keyboard.press("ArrowUp")
     pane(page, "conv_b")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
-    pane(page, "head")
+    pane(page, "add")
     assert active_cell(page) == cell  # the notebook did not take the arrow keys
     assert page.locator(".jp-Notebook.jp-mod-editMode").count() == 0
     page.keyboard.press("/")
@@ -143,13 +146,21 @@ def drive_the_inspector(page: Any, tag: str) -> None:
     pane(page, "conv_b")
     page.locator(f"{WIDGET} .tfnb-aw-tab", has_text="Graph").click()
     page.wait_for_selector(f"{WIDGET} .tfnb-node.tfnb-selected[data-row='{ROWS['conv_b']}']")
+    page.locator(f"{WIDGET} .tfnb-node[data-row='{ROWS['conv_b']}']").click()
 
     if tag == "lab":  # without the file browser, as the screenshot in the docs
         page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
-    page.set_viewport_size({"width": 1400, "height": 1500})
+    page.keyboard.press("ArrowDown")  # the branch: conv_b -> skip, the details of a 1x1 conv
+    pane(page, "skip")
+    page.set_viewport_size({"width": 1300, "height": 1500})
     page.locator(WIDGET).scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     screenshot(page, f"inspector-{tag}.png")
+    # What the docs show: the cell's output from its top, in a 1300x900 window.
+    page.set_viewport_size({"width": 1300, "height": 900})
+    page.locator(WIDGET).evaluate("e => e.closest('.jp-Cell').scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(artifact(f"inspector-{tag}-docs.png")))
     page.locator(WIDGET).screenshot(path=str(artifact(f"inspector-{tag}-widget.png")))
 
     # Save as the frontend saves it (without widget state) for the export below.
@@ -170,7 +181,7 @@ def check_export(notebook: Path, tag: str) -> None:
     html, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
     assert "small_cnn/conv_b" in html and "Shape trace of" in html  # the static table
     assert '<svg class="tfnb-graph"' in html  # the static graph
-    assert html.count('class="tfnb-node"') == 6  # input + 5 layers
+    assert html.count('class="tfnb-node"') == len(ROWS) + 1  # the input and the layers
     assert 'type="application/vnd.jupyter.widget-view+json"' not in html  # not a dead widget
     artifact(f"inspector-{tag}-export.html").write_text(html, encoding="utf-8")
 
