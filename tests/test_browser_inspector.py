@@ -71,9 +71,7 @@ def pane(page: Any, layer: str) -> Any:
 
 
 def active_cell(page: Any) -> int:
-    return int(
-        page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex")
-    )
+    return int(page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"))
 
 
 def open_notebook(page: Any, lab: Lab, name: str) -> Any:

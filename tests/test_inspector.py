@@ -459,7 +459,10 @@ def test_training_true_leaves_every_variable_bit_identical(
     # The same capture without the guard does move BatchNormalization's statistics,
     # so the check above can fail.
     model(x, training=True)
-    assert model.get_layer("bn").moving_mean.numpy().tobytes() != before["bnd/bn/moving_mean"].tobytes()
+    assert (
+        model.get_layer("bn").moving_mean.numpy().tobytes()
+        != before["bnd/bn/moving_mean"].tobytes()
+    )
 
 
 def test_the_graph_marks_the_failing_layer_and_a_click_on_a_box_selects_it(

@@ -61,8 +61,18 @@ def call(
 
 
 def chain(n: int) -> list[LayerCall]:
-    calls = [call(0, "seq", "Sequential", producers=("input",), depth=0, parent=None,
-                  finished=n + 1, model=True)]
+    calls = [
+        call(
+            0,
+            "seq",
+            "Sequential",
+            producers=("input",),
+            depth=0,
+            parent=None,
+            finished=n + 1,
+            model=True,
+        )
+    ]
     for i in range(1, n + 1):
         calls.append(call(i, f"seq/d{i}", "Dense", producers=("input",) if i == 1 else (i - 1,)))
     return calls
@@ -71,8 +81,16 @@ def chain(n: int) -> list[LayerCall]:
 def functional() -> list[LayerCall]:
     """input -> a -> [block: d1 -> d2] and a -> c; add(block, c) -> out."""
     return [
-        call(0, "fn", "Functional", producers=("input",), depth=0, parent=None, finished=8,
-             model=True),
+        call(
+            0,
+            "fn",
+            "Functional",
+            producers=("input",),
+            depth=0,
+            parent=None,
+            finished=8,
+            model=True,
+        ),
         call(1, "fn/a", "Dense", producers=("input",), finished=1),
         call(2, "fn/block", "Sequential", producers=(1,), finished=4, model=True),
         call(3, "fn/block/d1", "Dense", producers=(1,), depth=2, parent=2, finished=2),
@@ -166,10 +184,10 @@ def test_large_graphs_collapse_nested_models_then_fall_back_to_the_list() -> Non
     # A model with more than EXPAND_LIMIT boxes starts with its nested models collapsed.
     calls = chain(EXPAND_LIMIT)
     n = len(calls)
-    calls.append(call(n, f"seq/block", "Sequential", producers=(n - 1,), model=True,
-                      finished=n + 3))
-    calls.append(call(n + 1, "seq/block/x", "Dense", producers=(n - 1,), depth=2, parent=n,
-                      finished=n + 1))
+    calls.append(call(n, "seq/block", "Sequential", producers=(n - 1,), model=True, finished=n + 3))
+    calls.append(
+        call(n + 1, "seq/block/x", "Dense", producers=(n - 1,), depth=2, parent=n, finished=n + 1)
+    )
     nodes = graph_nodes(calls, [""] * len(calls))
     assert default_collapsed(nodes) == frozenset({n})
     # Beyond MAX_NODES boxes: no graph, a note that says to use the list.

@@ -110,18 +110,18 @@ def graph_nodes(calls: Sequence[LayerCall], severities: Sequence[str]) -> tuple[
     roots = [c for c in calls if c.depth == 0]
     root_slot = {c.index: k for k, c in enumerate(roots)}
     nodes: list[GraphNode] = []
-    for k, root in enumerate(roots):
+    for k, model in enumerate(roots):
         nodes.append(
             GraphNode(
                 row=-1 - k,
-                label=_INPUT if len(roots) == 1 else f"input of {root.name}",
+                label=_INPUT if len(roots) == 1 else f"input of {model.name}",
                 class_name="",
-                shape=_shapes_of(root),
+                shape=_shapes_of(model),
                 severity="",
                 inputs=(),
                 group=None,
                 order=-len(roots) + k,
-                path=root.path,
+                path=model.path,
             )
         )
     for call in calls:
@@ -212,8 +212,7 @@ def layout(nodes: Sequence[GraphNode], collapsed: Iterable[int] = ()) -> GraphLa
             0,
             0,
             note=(
-                f"{len(visible)} boxes: more than the graph draws ({MAX_NODES}); "
-                "use the layer list"
+                f"{len(visible)} boxes: more than the graph draws ({MAX_NODES}); use the layer list"
             ),
         )
     shown = set(visible)
@@ -350,9 +349,7 @@ def graph_svg(
                 f'font-size="11" fill="#2563eb" style="cursor:pointer">{glyph}</text>'
             )
         elif n.collapsible and row in shut:
-            parts.append(
-                f'<text x="{NODE_W - 22}" y="14" font-size="11" fill="#6b7280">[+]</text>'
-            )
+            parts.append(f'<text x="{NODE_W - 22}" y="14" font-size="11" fill="#6b7280">[+]</text>')
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)

@@ -75,7 +75,9 @@ class InspectorOptions:
 
     def __post_init__(self) -> None:
         if self.view not in ("graph", "list"):
-            raise TfnbDebugError(f"InspectorOptions: view must be 'graph' or 'list', not {self.view!r}")
+            raise TfnbDebugError(
+                f"InspectorOptions: view must be 'graph' or 'list', not {self.view!r}"
+            )
         if self.bins < 1 or self.max_feature_maps < 0 or self.cache_size < 1 or self.list_rows < 1:
             raise TfnbDebugError(
                 "InspectorOptions: bins, cache_size and list_rows must be >= 1 and "
@@ -242,7 +244,7 @@ class LayerInspector:
             "text/html": self.static_html(),
         }
         if not self._closed:
-            view = self._view._repr_mimebundle_() or {}
+            view: Any = self._view._repr_mimebundle_() or {}
             if isinstance(view, tuple):  # anywidget gives (data, metadata)
                 view = view[0] or {}
             if WIDGET_VIEW in view:

@@ -28,7 +28,7 @@ __all__ = ["InspectorView"]
 _HERE = Path(__file__).parent
 
 
-class InspectorView(anywidget.AnyWidget):  # type: ignore[misc]
+class InspectorView(anywidget.AnyWidget):
     """The widget that the inspector displays (state only; :class:`LayerInspector` drives it)."""
 
     _esm = (_HERE / "inspector.js").read_text(encoding="utf-8")
