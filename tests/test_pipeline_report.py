@@ -73,9 +73,7 @@ def test_augmentation_before_after_pairs_the_same_examples() -> None:
 
     report = quick(ds.batch(16).prefetch(1))
     (picture,) = [p for p in report.pictures if p.title.startswith("augmentation at stage 2")]
-    assert (
-        "6 of 6 examples changed" in picture.text and "6 of 6 examples changed" in report.to_text()
-    )
+    assert "6 of 6 examples changed" in picture.text and "6 of 6 examples changed" in report.to_text()
     assert report.to_html().count("data:image/png") == 3  # grid, label chart, before/after
     # a deterministic map gets no before/after view
     plain = quick(tf.data.Dataset.from_tensor_slices((X, Y)).map(lambda x, y: (x * 2, y)).batch(16))
