@@ -1,10 +1,12 @@
 """Cost of the layer inspector, against the uninstrumented model in the same process.
 
-Prints medians of several repeats and their ratios, for a small CNN and for
-MobileNetV2 (``weights=None``, 128x128, batch 2, no download):
+Prints medians of several repeats and their ratios, for a small CNN, for
+MobileNetV2 (``weights=None``, 128x128, batch 2, no download) and for a
+1,000-layer model (1,000 Dense layers in a subclassed model, batch 8):
 
-* opening the inspector (trace + widgets + details of the first layer) vs
-  ``trace_shapes`` alone and vs one plain forward pass;
+* opening the inspector (trace + model graph + widget + details of the first
+  layer) vs ``trace_shapes`` alone and vs one plain forward pass;
+* drawing the model graph alone (records + layout + SVG), and its size;
 * selecting a layer (uncached: one forward pass with that layer's call wrapped,
   weight statistics, histograms, feature maps, HTML) vs one plain forward pass,
   with and without figures;
@@ -29,6 +31,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import tfnb_debug  # noqa: E402
+from tfnb_debug.widgets.graph import graph_nodes, graph_svg  # noqa: E402
 from tfnb_debug.widgets.inspector import InspectorOptions, LayerInspector  # noqa: E402
 
 
@@ -61,6 +64,22 @@ def mobilenet() -> tuple[keras.Model, np.ndarray]:
     return model, np.random.default_rng(0).normal(size=(2, 128, 128, 3)).astype("float32")
 
 
+def deep(depth: int = 1000) -> tuple[keras.Model, np.ndarray]:
+    """Subclassed: a 1000-deep Functional graph overflows Keras' own recursive graph walk."""
+
+    class Deep(keras.Model):
+        def __init__(self) -> None:
+            super().__init__(name="deep")
+            self.blocks = [keras.layers.Dense(32, activation="relu") for _ in range(depth)]
+
+        def call(self, x: Any) -> Any:
+            for block in self.blocks:
+                x = block(x)
+            return x
+
+    return Deep(), np.random.default_rng(0).normal(size=(8, 32)).astype("float32")
+
+
 def bench(label: str, model: Any, x: np.ndarray) -> None:
     model(x)  # build and warm up
     forward = median_seconds(lambda: model(x))
@@ -71,9 +90,17 @@ def bench(label: str, model: Any, x: np.ndarray) -> None:
 
     opened = median_seconds(open_inspector)
     report = tfnb_debug.trace_shapes(model, x)
-    # A conv layer in the middle of the model, as a learner would click.
+    # A conv layer in the middle of the model, as a learner would click (else the middle row).
     convs = [c.index for c in report.calls if c.class_name == "Conv2D"]
-    target = convs[len(convs) // 2]
+    target = convs[len(convs) // 2] if convs else len(report.calls) // 2
+    marks = [""] * len(report.calls)
+    nodes = graph_nodes(report.calls, marks)
+    svg = graph_svg(nodes, interactive=True)
+    drawing = median_seconds(lambda: graph_svg(graph_nodes(report.calls, marks), interactive=True))
+    boxes = svg.count('class="tfnb-node"')
+    drawn = f"{boxes} boxes, {len(svg) / 1024:.0f} KiB of SVG"
+    if not svg.startswith("<svg"):
+        drawn = "not drawn (too many boxes): the list is the view"
 
     def select(figures: bool) -> Callable[[], object]:
         def run() -> None:
@@ -102,6 +129,7 @@ def bench(label: str, model: Any, x: np.ndarray) -> None:
         f"  open inspector               {opened * 1e3:8.1f} ms  {opened / forward:6.1f}x forward"
         f"  {opened / trace:5.2f}x trace_shapes"
     )
+    print(f"  model graph (records + SVG)  {drawing * 1e3:8.1f} ms  {drawn}")
     print(
         f"  select a conv (figures)      {with_figures * 1e3:8.1f} ms"
         f"  {with_figures / forward:6.1f}x forward"
@@ -119,6 +147,7 @@ def main() -> None:
     keras.utils.set_random_seed(0)
     bench("small CNN, batch 8", *small_cnn())
     bench("MobileNetV2 (weights=None), 128x128, batch 2", *mobilenet())
+    bench("1,000 Dense layers (subclassed), batch 8", *deep())
 
 
 if __name__ == "__main__":

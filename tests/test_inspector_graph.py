@@ -205,3 +205,33 @@ def test_every_layer_has_one_box_and_every_recorded_input_one_edge(n: int) -> No
     placed = layout(graph_nodes(calls, [""] * len(calls)))
     assert len(placed.positions) == n + 1
     assert len(placed.edges) == n
+
+
+def test_findings_by_row_agrees_with_the_place_rule_row_by_row() -> None:
+    from tfnb_debug.reports import Finding
+    from tfnb_debug.widgets.rows import findings_by_row, names_place, unique_names
+
+    calls = functional() + [call(8, "fn/odd.name-1", "Dense", producers=(7,))]
+    places = [
+        "fn/add",
+        "layer 'c' and fn/block/d1",
+        "fn/block",
+        "d1",
+        "dense a",
+        "fn/odd.name-1 (call 1)",
+        "odd.name-1",
+        "fn/c#2",
+        "",
+    ]
+    findings = [
+        Finding(code="S01", slug="x", severity="error", message="m", place=p) for p in places
+    ]
+    index = findings_by_row(calls, findings)
+    names = unique_names(calls)
+    for c in calls:
+        keys = [c.path] + ([c.name] if names.get(c.name) == 1 and c.name != c.path else [])
+        brute = [
+            f for f in findings if f.place == c.path or any(names_place(f.place, k) for k in keys)
+        ]
+        assert index.get(c.index, []) == brute, c.path
+    assert [f.place for f in index[3]] == ["layer 'c' and fn/block/d1", "d1"]

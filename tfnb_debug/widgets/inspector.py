@@ -34,11 +34,10 @@ from tfnb_debug.widgets.graph import GraphNode, default_collapsed, graph_nodes, 
 from tfnb_debug.widgets.records import ActivationInfo, GradientInfo, LayerDetails
 from tfnb_debug.widgets.rows import arithmetic as layer_arithmetic
 from tfnb_debug.widgets.rows import (
-    names_place,
+    findings_by_row,
     own_weights,
     row_items,
     row_labels,
-    unique_names,
 )
 
 __all__ = ["WIDGET_VIEW", "InspectorOptions", "LayerInspector"]
@@ -126,7 +125,7 @@ class LayerInspector:
         self._layers: dict[str, Any] = {}
         self._closed = False
         self._unregister: Callable[[], None] | None = None
-        self._names = unique_names(self.calls)
+        self._findings = findings_by_row(self.calls, self.report.all_findings())
         self._marks = self._row_marks()
         self._build_widgets()
         self._track(cell_id)
@@ -463,14 +462,7 @@ class LayerInspector:
         return gradient_info(report, own)
 
     def _findings_for(self, call: LayerCall) -> list[Finding]:
-        keys = [call.path]
-        if self._names.get(call.name) == 1 and call.name != call.path:
-            keys.append(call.name)
-        out = []
-        for f in self.report.all_findings():
-            if f.place == call.path or any(names_place(f.place, key) for key in keys):
-                out.append(f)
-        return out
+        return self._findings.get(call.index, [])
 
     # ------------------------------------------------------------ helpers
     def _row_for(self, key: int | str) -> int:
