@@ -10,6 +10,7 @@ MobileNetV2 (``weights=None``, 128x128, batch 2, no download) and for a
 * selecting a layer (uncached: one forward pass with that layer's call wrapped,
   weight statistics, histograms, feature maps, HTML) vs one plain forward pass,
   with and without figures;
+* the same with ``training=True`` (the pass runs inside ``preserved(model)``);
 * selecting a layer again (cached details).
 
 Run: ``.venv/bin/python benchmarks/bench_inspector.py``
@@ -102,11 +103,10 @@ def bench(label: str, model: Any, x: np.ndarray) -> None:
     if not svg.startswith("<svg"):
         drawn = "not drawn (too many boxes): the list is the view"
 
-    def select(figures: bool) -> Callable[[], object]:
+    def select(figures: bool, training: bool = False) -> Callable[[], object]:
         def run() -> None:
-            insp = LayerInspector(
-                report, model=model, inputs=x, options=InspectorOptions(figures=figures)
-            )
+            options = InspectorOptions(figures=figures, training=training)
+            insp = LayerInspector(report, model=model, inputs=x, options=options)
             start = time.perf_counter()
             insp.select(target)
             timings.append(time.perf_counter() - start)
@@ -119,6 +119,7 @@ def bench(label: str, model: Any, x: np.ndarray) -> None:
 
     with_figures = float(select(True)())  # type: ignore[arg-type]
     without_figures = float(select(False)())  # type: ignore[arg-type]
+    training = float(select(True, training=True)())  # type: ignore[arg-type]
     insp = LayerInspector(report, model=model, inputs=x)
     insp.select(target)
     cached = median_seconds(lambda: insp.select(target), repeat=7)
@@ -137,6 +138,10 @@ def bench(label: str, model: Any, x: np.ndarray) -> None:
     print(
         f"  select a conv (no figures)   {without_figures * 1e3:8.1f} ms"
         f"  {without_figures / forward:6.1f}x forward"
+    )
+    print(
+        f"  select, training=True        {training * 1e3:8.1f} ms"
+        f"  {training / forward:6.1f}x forward (inside preserved(): variables put back)"
     )
     print(
         f"  select again (cached)        {cached * 1e3:8.1f} ms  {cached / forward:6.2f}x forward"

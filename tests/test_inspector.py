@@ -484,3 +484,28 @@ def test_the_graph_marks_the_failing_layer_and_a_click_on_a_box_selects_it(
     assert set(nodes["fork/cat"].inputs) == {rows["fork/left"], rows["fork/right"]}
     insp.widget.selected = rows["fork/cat"]  # what a click on the box sends
     assert 'data-layer="fork/cat"' in insp.details_html
+
+
+def test_a_nested_model_collapses_in_the_graph_from_the_browser_or_from_code(
+    inspectors: list[LayerInspector],
+) -> None:
+    inner = keras.Sequential(
+        [keras.Input((4,)), L.Dense(3, name="d1"), L.Dense(2, name="d2")], name="inner"
+    )
+    outer = keras.Sequential([keras.Input((4,)), inner, L.Dense(1, name="top")], name="outer")
+    insp = tfnb_debug.inspect(outer, np.ones((2, 4), "float32"))
+    inspectors.append(insp)
+    rows = {c.path: c.index for c in insp.calls}
+    assert insp.collapsed == ()  # a small graph starts expanded
+    assert f'data-row="{rows["outer/inner/d1"]}"' in insp.widget.graph
+    assert f'data-toggle="{rows["outer/inner"]}"' in insp.widget.graph
+    insp.widget.collapsed = [rows["outer/inner"]]  # what the [-] toggle sends
+    assert f'data-row="{rows["outer/inner/d1"]}"' not in insp.widget.graph
+    assert f'data-row="{rows["outer/inner"]}"' in insp.widget.graph
+    assert 'data-row="' + str(rows["outer/inner/d1"]) + '"' not in insp.static_html()
+    insp.collapse("outer/inner", False)
+    assert insp.collapsed == () and f'data-row="{rows["outer/inner/d2"]}"' in insp.widget.graph
+    with pytest.raises(TfnbDebugError, match="not a nested model"):
+        insp.collapse("outer/top")
+    with pytest.raises(TfnbDebugError, match="view must be"):
+        InspectorOptions(view="tree")
