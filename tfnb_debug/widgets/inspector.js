@@ -19,6 +19,16 @@ function el(tag, cls, text) {
   return node;
 }
 
+// Scroll `container` (not the page) so that `item` is inside it.
+function reveal(container, item) {
+  const box = container.getBoundingClientRect();
+  const it = item.getBoundingClientRect();
+  if (it.top < box.top) container.scrollTop -= box.top - it.top + 4;
+  else if (it.bottom > box.bottom) container.scrollTop += it.bottom - box.bottom + 4;
+  if (it.left < box.left) container.scrollLeft -= box.left - it.left + 4;
+  else if (it.right > box.right) container.scrollLeft += it.right - box.right + 4;
+}
+
 function render({ model, el: host }) {
   const root = el("div", "tfnb-aw");
   root.tabIndex = 0;
@@ -93,12 +103,12 @@ function render({ model, el: host }) {
       const on = row === selected;
       item.classList.toggle("tfnb-selected", on);
       item.setAttribute("aria-selected", on ? "true" : "false");
-      if (on && scroll) item.scrollIntoView({ block: "nearest" });
+      if (on && scroll && !list.hidden) reveal(rowsBox, item);
     }
     for (const box of graph.querySelectorAll(".tfnb-node")) {
       const on = Number(box.dataset.row) === selected;
       box.classList.toggle("tfnb-selected", on);
-      if (on && scroll) box.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (on && scroll && !graph.hidden) reveal(graph, box);
     }
   }
 
@@ -108,6 +118,7 @@ function render({ model, el: host }) {
     list.hidden = view !== "list";
     graphTab.classList.toggle("tfnb-active", view === "graph");
     listTab.classList.toggle("tfnb-active", view === "list");
+    showSelected(true);
   }
 
   function select(row) {
@@ -233,7 +244,7 @@ function render({ model, el: host }) {
   details.innerHTML = model.get("details");
   hint.textContent = model.get("hint");
   showView();
-  showSelected(true);
+  requestAnimationFrame(() => showSelected(true)); // once the browser has laid it out
   return () => {
     window.removeEventListener("keydown", onKey, true);
     host.replaceChildren();
