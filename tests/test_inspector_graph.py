@@ -235,3 +235,18 @@ def test_findings_by_row_agrees_with_the_place_rule_row_by_row() -> None:
         ]
         assert index.get(c.index, []) == brute, c.path
     assert [f.place for f in index[3]] == ["layer 'c' and fn/block/d1", "d1"]
+
+
+def test_a_skip_connection_down_one_column_goes_around_the_boxes_it_passes() -> None:
+    # a -> b -> c -> add(a, c): the edge a -> add would run behind b and c.
+    calls = chain(3)
+    calls.append(call(4, "seq/add", "Add", producers=(1, 3)))
+    placed = layout(graph_nodes(calls, [""] * len(calls)))
+    assert {x for x, _ in placed.positions.values()} == {8}  # still one column
+    svg = graph_svg(graph_nodes(calls, [""] * len(calls)))
+    detours = re.findall(r'<path d="M(\d+),(\d+) H(\d+) V(\d+) H(\d+)"/>', svg)
+    assert len(detours) == 1  # only a -> add; the edges between neighbours stay straight
+    right, start, lane, end, _ = (int(v) for v in detours[0])
+    a_y, add_y = placed.positions[1][1], placed.positions[4][1]
+    assert right == 8 + 220 and lane > right and lane < placed.width
+    assert start == a_y + NODE_H // 2 and end == add_y + NODE_H // 2

@@ -46,12 +46,12 @@ EXPAND_LIMIT = 150
 #: more boxes than this (after collapsing): no graph, the list is the view
 MAX_NODES = 400
 
-NODE_W = 196
+NODE_W = 220
 NODE_H = 34
 GAP_X = 22
 GAP_Y = 16
 MARGIN = 8
-_LABEL_CHARS = 28
+_LABEL_CHARS = 32
 _INPUT = "input"
 
 _PLAIN = ("#4b5563", "#f9fafb")
@@ -277,7 +277,7 @@ def layout(nodes: Sequence[GraphNode], collapsed: Iterable[int] = ()) -> GraphLa
         row: (MARGIN + slot[row] * (NODE_W + GAP_X), MARGIN + rank[row] * (NODE_H + GAP_Y))
         for row in visible
     }
-    width = MARGIN * 2 + (max(slot.values(), default=0) + 1) * (NODE_W + GAP_X) - GAP_X
+    width = MARGIN * 2 + (max(slot.values(), default=0) + 1) * (NODE_W + GAP_X)  # + skip lanes
     height = MARGIN * 2 + (max(rank.values(), default=0) + 1) * (NODE_H + GAP_Y) - GAP_Y
     return GraphLayout(positions, tuple(edges), width, height)
 
@@ -311,9 +311,24 @@ def graph_svg(
         f"<title>{escape(title)}</title>",
         '<g class="tfnb-edges" fill="none" stroke="#9ca3af" stroke-width="1.2">',
     ]
+    columns: dict[int, list[int]] = {}
+    for x, y in placed.positions.values():
+        columns.setdefault(x, []).append(y)
+    lanes = 0
     for src, dst in placed.edges:
         x1, y1 = placed.positions[src]
         x2, y2 = placed.positions[dst]
+        if x1 == x2 and any(y1 < y < y2 for y in columns[x1]):
+            # A skip connection down its own column: around the boxes it passes, in the
+            # gap on their right, into the side of the target.
+            lane = x1 + NODE_W + 5 + 5 * (lanes % 3)
+            lanes += 1
+            sy, ty, right = y1 + NODE_H // 2, y2 + NODE_H // 2, x1 + NODE_W
+            parts.append(
+                f'<path d="M{right},{sy} H{lane} V{ty} H{right + 3}"/>'
+                f'<path d="M{right + 5},{ty - 3} L{right},{ty} L{right + 5},{ty + 3}"/>'
+            )
+            continue
         ax, ay = x1 + NODE_W // 2, y1 + NODE_H
         bx, by = x2 + NODE_W // 2, y2
         bend = max(8, (by - ay) // 2) if ax == bx else max(8, min(GAP_Y, (by - ay) // 2))
@@ -340,7 +355,7 @@ def graph_svg(
             + "/>"
             f'<text x="6" y="14" font-size="11" font-weight="600" fill="#111827">'
             f"{escape(_clip(head, _LABEL_CHARS - (3 if n.collapsible else 0)))}</text>"
-            f'<text x="6" y="28" font-size="10" fill="#374151">{escape(_clip(sub, 34))}</text>'
+            f'<text x="6" y="28" font-size="10" fill="#374151">{escape(_clip(sub, 40))}</text>'
         )
         if n.collapsible and interactive:
             glyph = "[+]" if row in shut else "[-]"
