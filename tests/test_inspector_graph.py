@@ -250,3 +250,19 @@ def test_a_skip_connection_down_one_column_goes_around_the_boxes_it_passes() -> 
     a_y, add_y = placed.positions[1][1], placed.positions[4][1]
     assert right == 8 + 220 and lane > right and lane < placed.width
     assert start == a_y + NODE_H // 2 and end == add_y + NODE_H // 2
+
+
+def test_two_traced_models_get_one_input_box_each() -> None:
+    first = chain(2)
+    second = [
+        call(3, "other", "Sequential", producers=("input",), depth=0, parent=None, model=True),
+        call(4, "other/d", "Dense", producers=("input",), parent=3),
+    ]
+    second = [LayerCall(**{**c.__dict__, "root": 3}) if c.index >= 3 else c for c in second]
+    nodes = graph_nodes(first + second, [""] * 5)
+    inputs = [n for n in nodes if n.row < 0]
+    assert [n.label for n in inputs] == ["input of seq", "input of other"]
+    by_row = {n.row: n for n in nodes}
+    assert by_row[1].inputs == (-1,) and by_row[4].inputs == (-2,)
+    placed = layout(nodes)
+    assert (-2, 4) in placed.edges and (-1, 1) in placed.edges
