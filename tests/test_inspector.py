@@ -257,6 +257,10 @@ def test_a_failed_trace_starts_on_the_failing_layer(inspectors: list[LayerInspec
     assert insp.report.codes()[0] == "S01"
     failing = insp.calls[insp.selected or 0]
     assert failing.status == "failed" and failing.path == "wrong/join"
+    # The graph marks it in the report's red, and both branches feed it.
+    assert f'data-row="{failing.index}" data-severity="error"' in insp.widget.graph
+    join = next(n for n in insp.graph_nodes if n.row == failing.index)
+    assert {insp.calls[i].path for i in join.inputs} == {"wrong/first", "wrong/second"}
     details = insp.details(failing.index)
     assert details.activation is None and "failed" in details.activation_note
     assert "S01" in [f.code for f in details.findings]
