@@ -1,6 +1,7 @@
-"""A real JupyterLab in a real browser, for end-to-end tests of what notebooks show.
+"""A real JupyterLab (or Notebook 7) in a real browser, for end-to-end tests of what notebooks show.
 
-``running_lab(notebook_dir)`` starts this environment's JupyterLab on
+``running_lab(notebook_dir)`` starts this environment's JupyterLab
+(``app="notebook"``: Notebook 7, the ``notebook`` package's server) on
 127.0.0.1 with a random token, as root if need be (CI runs as root), with its
 config, data, runtime and settings directories inside a temporary folder so a
 user's own Jupyter setup cannot leak in.  ``chromium_page(lab)`` drives
@@ -48,9 +49,17 @@ class Lab:
     token: str
     notebook_dir: Path
     log: Path
+    app: str = "lab"  # "lab" (JupyterLab) or "notebook" (Notebook 7)
 
     def notebook_url(self, name: str) -> str:
+        if self.app == "notebook":
+            return f"{self.url}/notebooks/{name}?token={self.token}"
         return f"{self.url}/lab/tree/{name}?token={self.token}&reset"
+
+    def tree_url(self) -> str:
+        """Notebook 7's file browser (JupyterLab's for ``app="lab"``)."""
+        path = "tree" if self.app == "notebook" else "lab/tree"
+        return f"{self.url}/{path}?token={self.token}"
 
     def log_tail(self, n: int = 40) -> str:
         try:
@@ -59,7 +68,7 @@ class Lab:
             return "(no server log)"
 
 
-def browser_problem() -> str | None:
+def browser_problem(app: str = "lab") -> str | None:
     """Why the browser tests cannot run here, or None."""
     if not os.path.exists(CHROMIUM):
         return f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`"
@@ -69,6 +78,11 @@ def browser_problem() -> str | None:
         return "the playwright Python package is not installed"
     if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
         return "jupyterlab is not installed in this environment"
+    if app == "notebook":
+        try:
+            import notebook  # noqa: F401
+        except ImportError:
+            return "the notebook package (Notebook 7) is not installed in this environment"
     return None
 
 
@@ -125,17 +139,20 @@ def _isolated_env(base: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def running_lab(notebook_dir: Path, *, startup_timeout: float = 120.0) -> Iterator[Lab]:
-    """JupyterLab serving ``notebook_dir`` on 127.0.0.1; stopped (and its kernels) on exit."""
+def running_lab(
+    notebook_dir: Path, *, app: str = "lab", startup_timeout: float = 120.0
+) -> Iterator[Lab]:
+    """JupyterLab (or Notebook 7) serving ``notebook_dir`` on 127.0.0.1; stopped on exit."""
     base = Path(tempfile.mkdtemp(prefix="tfnb-lab-"))
     env = _isolated_env(base)
     port = free_port()
     token = secrets.token_hex(16)
     log = base / "server.log"
+    app_class = "JupyterNotebookApp" if app == "notebook" else "LabApp"
     command = [
         sys.executable,
         "-m",
-        "jupyterlab",
+        "notebook" if app == "notebook" else "jupyterlab",
         "--no-browser",
         "--allow-root",
         "--ip=127.0.0.1",
@@ -143,16 +160,19 @@ def running_lab(notebook_dir: Path, *, startup_timeout: float = 120.0) -> Iterat
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={notebook_dir}",
-        "--LabApp.expose_app_in_browser=True",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.news_url=",
+        f"--{app_class}.expose_app_in_browser=True",
         "--ServerApp.open_browser=False",
     ]
+    if app == "lab":
+        command += [
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.news_url=",
+        ]
     with open(log, "wb") as log_file:
         process = subprocess.Popen(
             command, cwd=notebook_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT
         )
-    lab = Lab(f"http://127.0.0.1:{port}", token, notebook_dir, log)
+    lab = Lab(f"http://127.0.0.1:{port}", token, notebook_dir, log, app)
     try:
         _wait_for_server(lab, process, startup_timeout)
         yield lab

@@ -28,8 +28,8 @@ Graph = Mapping[str, Mapping[str, set[str]]]  # module -> imported module -> edg
 # renderers, which read Report, Table and Section.
 ALLOWED_CIRCLES = [
     {"tfnb_debug.reports", "tfnb_debug.render.html", "tfnb_debug.render.text"},
-    # removed when widgets/details <-> widgets/render is broken
-    {"tfnb_debug.widgets.details", "tfnb_debug.widgets.render"},
+    # The inspector's detail records render themselves on display the same way.
+    {"tfnb_debug.widgets.records", "tfnb_debug.widgets.render"},
 ]
 ABOVE_COLLECT = (
     "tfnb_debug.diagnostics",

@@ -1,22 +1,30 @@
-"""End to end in a real browser: JupyterLab + Debian's headless Chromium driven by Playwright.
+"""End to end in a real browser: JupyterLab 4 and Notebook 7, headless Debian Chromium via Playwright.
 
-A notebook loads the extension, traces a small CNN with the inspector, and the
-test clicks a conv layer in the layer list and checks the details pane shows
-that layer's name and kernel shape; the arrow keys move the selection.  A
-screenshot goes to ``test-artifacts/``.  The notebook as JupyterLab saved it
-(no widget state, JupyterLab's default) is then exported with nbconvert, and
-the export still shows the table.
+A notebook loads the extension and shows the inspector of a small CNN.  The
+test clicks a box in the model graph and checks that the details pane shows
+that layer (name, kernel shape, parameter arithmetic, histograms and feature
+maps); then the keyboard, with the focus inside the widget: ArrowDown/ArrowUp
+move the selection without moving the notebook's active cell, ``/`` opens the
+filter, a name and Enter select the first match; then a click in the list.
+Screenshots go to ``test-artifacts/``.  The notebook as the frontend saved it
+(no widget state, the default) is exported with nbconvert, and the export shows
+the static graph and the table.
+
+Notebook 7 is reached as a user does: its file browser (``/tree``), then a
+click on the notebook, which opens in a new tab.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.browser_lab import (
     ARTIFACTS,
+    Lab,
     browser_problem,
     chromium_page,
     run_all_cells,
@@ -32,23 +40,23 @@ CELLS = [
     """import keras
 import numpy as np
 
+L = keras.layers
 keras.utils.set_random_seed(0)
-model = keras.Sequential(
-    [
-        keras.Input((16, 16, 1)),
-        keras.layers.Conv2D(8, 3, activation="relu", name="conv_a"),
-        keras.layers.MaxPooling2D(name="pool"),
-        keras.layers.Conv2D(16, 3, activation="relu", name="conv_b"),
-        keras.layers.Flatten(name="flat"),
-        keras.layers.Dense(4, name="head"),
-    ],
-    name="small_cnn",
-)
-x = np.random.default_rng(0).normal(size=(2, 16, 16, 1)).astype("float32")""",
+inputs = keras.Input((16, 16, 1), name="image")
+pooled = L.MaxPooling2D(name="pool")(L.Conv2D(8, 3, activation="relu", padding="same", name="conv_a")(inputs))
+main = L.Conv2D(16, 3, activation="relu", padding="same", name="conv_b")(pooled)
+skip = L.Conv2D(16, 1, name="skip")(pooled)
+flat = L.Flatten(name="flat")(L.Add(name="add")([main, skip]))
+dead = L.Dense(8, activation="relu", bias_initializer=keras.initializers.Constant(-50.0), name="dead")(flat)
+model = keras.Model(inputs, L.Dense(4, name="head")(dead), name="small_cnn")
+x = np.random.default_rng(0).normal(size=(8, 16, 16, 1)).astype("float32")""",
     "%tfshape --inspect model x",
 ]
+# Row indices of the trace: 0 the model, then its layers in call order.
+ROWS = {"conv_a": 1, "pool": 2, "conv_b": 3, "skip": 4, "add": 5, "flat": 6, "dead": 7, "head": 8}
 
-DETAILS = ".tfnb-inspector-details .tfnb-details"
+WIDGET = ".tfnb-aw"
+DETAILS = ".tfnb-aw-details .tfnb-details"
 
 
 def artifact(name: str) -> Path:
@@ -56,62 +64,109 @@ def artifact(name: str) -> Path:
     return ARTIFACTS / name
 
 
-@pytest.fixture(scope="module")
-def problem() -> None:
-    reason = browser_problem()
-    if reason is not None:
-        pytest.fail(f"the browser test cannot run: {reason}")
+def pane(page: Any, layer: str) -> Any:
+    locator = page.locator(f"{DETAILS}[data-layer='small_cnn/{layer}']")
+    locator.wait_for(timeout=60_000)
+    return locator
 
 
-def test_click_a_conv_layer_in_jupyterlab(problem: None, tmp_path: Path) -> None:
-    notebook = write_notebook(tmp_path / "inspector.ipynb", CELLS)
-    with running_lab(tmp_path) as lab, chromium_page() as page:
-        page.goto(lab.notebook_url(notebook.name))
-        try:
-            run_all_cells(page, timeout_ms=180_000)
-            page.wait_for_selector(".tfnb-inspector-list select", timeout=60_000)
-            errors = page.locator(".jp-OutputArea-output[data-mime-type*='error']")
-            assert errors.count() == 0, errors.all_inner_texts()
+def active_cell(page: Any) -> int:
+    return int(page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"))
 
-            # Click the conv layer in the list.
-            option = page.locator(".tfnb-inspector-list select option", has_text="conv_b")
-            option.click()
-            pane = page.locator(f"{DETAILS}[data-layer='small_cnn/conv_b']")
-            pane.wait_for(timeout=60_000)
-            text = pane.inner_text()
-            assert "small_cnn/conv_b" in text and "Conv2D" in text
-            assert "(3, 3, 8, 16)" in text  # the kernel shape
-            assert "(3*3*8 + 1) * 16 = 1168" in text
-            assert page.locator(f"{DETAILS} .tfnb-feature-maps img").count() == 1
-            assert page.locator(f"{DETAILS} img").count() >= 4  # histograms and maps
-            selected = page.locator(".tfnb-inspector-list select").input_value()
-            assert option.get_attribute("value") == selected  # highlighted in the list
 
-            # The arrow keys move the selection (on the slider beside the list: JupyterLab
-            # keeps arrow keys on a focused <select> for its own cell navigation).
-            page.locator(".tfnb-inspector-keys .noUi-handle").click()
-            page.keyboard.press("ArrowDown")
-            page.locator(f"{DETAILS}[data-layer='small_cnn/flat']").wait_for(timeout=60_000)
-            assert "flat" in page.locator(".tfnb-inspector-list select").input_value()
-            page.keyboard.press("ArrowUp")
-            page.locator(f"{DETAILS}[data-layer='small_cnn/conv_b']").wait_for(timeout=60_000)
-            # A tall window without the file browser, so the artifact shows the whole pane.
-            page.evaluate(
-                "() => window.jupyterapp.commands.execute('application:toggle-left-area')"
-            )
-            page.set_viewport_size({"width": 1500, "height": 2600})
-            page.locator(".tfnb-inspector").scroll_into_view_if_needed()
-            page.wait_for_timeout(500)
-            screenshot(page, "inspector.png")
+def open_notebook(page: Any, lab: Lab, name: str) -> Any:
+    """JupyterLab: the notebook's URL.  Notebook 7: /tree, then a click on the file (new tab)."""
+    if lab.app == "lab":
+        page.goto(lab.notebook_url(name))
+        return page
+    page.goto(lab.tree_url())
+    entry = page.locator(".jp-DirListing-item", has_text=name)
+    entry.wait_for(timeout=60_000)
+    with page.context.expect_page(timeout=60_000) as opened:
+        entry.dblclick()
+    notebook = opened.value
+    notebook.wait_for_load_state()
+    assert "/notebooks/" in notebook.url
+    return notebook
 
-            # Save as JupyterLab saves it (without widget state) for the export below.
-            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-            page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
-        except Exception:
-            screenshot(page, "inspector-failure.png")
-            print(lab.log_tail())
-            raise
 
+def drive_the_inspector(page: Any, tag: str) -> None:
+    run_all_cells(page, timeout_ms=180_000)
+    page.wait_for_selector(f"{WIDGET} svg.tfnb-graph", timeout=60_000)
+    errors = page.locator(".jp-OutputArea-output[data-mime-type*='error']")
+    assert errors.count() == 0, errors.all_inner_texts()
+
+    # The residual branch side by side; the dead ReLU layer (N02) in the report's amber.
+    graph = page.locator(f"{WIDGET} svg.tfnb-graph")
+    assert graph.locator(".tfnb-node").count() == len(ROWS) + 1  # and the input
+    dead = graph.locator(f".tfnb-node[data-row='{ROWS['dead']}']")
+    assert dead.get_attribute("data-severity") == "warning"
+
+    # A click on the conv_b box in the graph.
+    box = page.locator(f"{WIDGET} .tfnb-node[data-row='{ROWS['conv_b']}']")
+    assert "conv_b" in (box.text_content() or "")
+    box.click()
+    text = pane(page, "conv_b").inner_text()
+    assert "small_cnn/conv_b" in text and "Conv2D" in text
+    assert "(3, 3, 8, 16)" in text  # the kernel shape
+    assert "(3*3*8 + 1) * 16 = 1168" in text
+    assert page.locator(f"{DETAILS} .tfnb-feature-maps img").count() == 1
+    assert page.locator(f"{DETAILS} img").count() >= 4  # histograms and maps
+    assert "tfnb-selected" in (box.get_attribute("class") or "")
+
+    # The keyboard, focus inside the widget (the click put it there).
+    cell = active_cell(page)
+    page.keyboard.press("ArrowDown")
+    pane(page, "skip")
+    page.keyboard.press("ArrowUp")
+    pane(page, "conv_b")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    pane(page, "add")
+    assert active_cell(page) == cell  # the notebook did not take the arrow keys
+    assert page.locator(".jp-Notebook.jp-mod-editMode").count() == 0
+    page.keyboard.press("/")
+    assert page.evaluate("() => document.activeElement.className") == "tfnb-aw-filter"
+    page.keyboard.type("conv_a")
+    assert page.locator(f"{WIDGET} .tfnb-node.tfnb-dim").count() >= 4  # others dimmed
+    page.keyboard.press("Enter")
+    pane(page, "conv_a")
+    page.keyboard.press("Escape")
+    assert page.locator(f"{WIDGET} .tfnb-node.tfnb-dim").count() == 0
+    assert active_cell(page) == cell
+    assert page.locator(".jp-Notebook.jp-mod-editMode").count() == 0
+
+    # The list view: a click on a row.
+    page.locator(f"{WIDGET} .tfnb-aw-tab", has_text="List").click()
+    page.locator(f"{WIDGET} .tfnb-aw-row[data-row='{ROWS['pool']}']").click()
+    pane(page, "pool")
+    page.keyboard.press("ArrowDown")
+    pane(page, "conv_b")
+    page.locator(f"{WIDGET} .tfnb-aw-tab", has_text="Graph").click()
+    page.wait_for_selector(f"{WIDGET} .tfnb-node.tfnb-selected[data-row='{ROWS['conv_b']}']")
+    page.locator(f"{WIDGET} .tfnb-node[data-row='{ROWS['conv_b']}']").click()
+
+    if tag == "lab":  # without the file browser, as the screenshot in the docs
+        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+    page.keyboard.press("ArrowDown")  # the branch: conv_b -> skip, the details of a 1x1 conv
+    pane(page, "skip")
+    page.set_viewport_size({"width": 1300, "height": 1500})
+    page.locator(WIDGET).scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    screenshot(page, f"inspector-{tag}.png")
+    # What the docs show: the cell's output from its top, in a 1300x900 window.
+    page.set_viewport_size({"width": 1300, "height": 900})
+    page.locator(WIDGET).evaluate("e => e.closest('.jp-Cell').scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(artifact(f"inspector-{tag}-docs.png")))
+    page.locator(WIDGET).screenshot(path=str(artifact(f"inspector-{tag}-widget.png")))
+
+    # Save as the frontend saves it (without widget state) for the export below.
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
+
+
+def check_export(notebook: Path, tag: str) -> None:
     saved = json.loads(notebook.read_text())
     outputs = [o for cell in saved["cells"] for o in cell.get("outputs", [])]
     bundle = next(o["data"] for o in outputs if "text/html" in o.get("data", {}))
@@ -123,5 +178,26 @@ def test_click_a_conv_layer_in_jupyterlab(problem: None, tmp_path: Path) -> None
 
     html, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
     assert "small_cnn/conv_b" in html and "Shape trace of" in html  # the static table
+    assert '<svg class="tfnb-graph"' in html  # the static graph
+    assert html.count('class="tfnb-node"') == len(ROWS) + 1  # the input and the layers
     assert 'type="application/vnd.jupyter.widget-view+json"' not in html  # not a dead widget
-    artifact("inspector-export.html").write_text(html, encoding="utf-8")
+    artifact(f"inspector-{tag}-export.html").write_text(html, encoding="utf-8")
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_graph_click_keyboard_and_export(app: str, tmp_path: Path) -> None:
+    reason = browser_problem(app)
+    if reason is not None:
+        pytest.fail(f"the browser test cannot run: {reason}")
+    tag = "lab" if app == "lab" else "notebook7"
+    notebook = write_notebook(tmp_path / "inspector.ipynb", CELLS)
+    with running_lab(tmp_path, app=app) as lab, chromium_page() as first:
+        page = first
+        try:
+            page = open_notebook(first, lab, notebook.name)
+            drive_the_inspector(page, tag)
+        except Exception:
+            screenshot(page, f"inspector-{tag}-failure.png")
+            print(lab.log_tail())
+            raise
+    check_export(notebook, tag)

@@ -92,27 +92,28 @@ def test_selecting_a_conv_layer_shows_its_name_weights_and_output(
     assert "cnn/conv_b (Conv2D)" in text and "(3, 3, 8, 4)" in text
 
 
-def test_a_click_in_the_list_and_the_arrow_keys_change_the_pane(
+def test_a_click_and_the_keys_set_selected_and_change_the_pane(
     inspectors: list[LayerInspector],
 ) -> None:
     insp = tfnb_debug.inspect(small_cnn(), images())
     inspectors.append(insp)
     rows = {c.path: c.index for c in insp.calls}
-    # What a click does: the frontend sets the Select's value.
-    insp.layer_list.value = rows["cnn/head"]
+    # What a click on a graph box or a list row does: the browser sets the synced `selected`.
+    insp.widget.selected = rows["cnn/head"]
+    assert insp.selected == rows["cnn/head"]
     assert 'data-layer="cnn/head"' in insp.details_html
     assert "(36 + 1) * 3 = 111" in insp.details_html
     assert insp.move(-1).path == "cnn/flat"
     assert 'data-layer="cnn/flat"' in insp.details_html
     assert "This layer has no weights" in insp.details_html
     assert insp.move(+1).path == "cnn/head"
-    # The keyboard slider: one step down (a lower value) is the next row, and it follows clicks.
-    last = len(insp.calls) - 1
-    assert insp.key_slider.value == last - rows["cnn/head"]
-    insp.key_slider.value = last - rows["cnn/conv_b"]
-    assert insp.selected == rows["cnn/conv_b"]
+    # select() from code is seen by the browser through the same trait.
+    insp.select("cnn/conv_b")
+    assert insp.widget.selected == rows["cnn/conv_b"]
     assert 'data-layer="cnn/conv_b"' in insp.details_html
-    insp.key_slider.value -= 1
+    insp.widget.selected = 99  # a stale row from the browser changes nothing
+    assert 'data-layer="cnn/conv_b"' in insp.details_html
+    insp.widget.selected = rows["cnn/bn"]
     assert insp.calls[insp.selected or 0].path == "cnn/bn"
     assert insp.move(+5).path == insp.calls[-1].path  # clamps at the last row
     with pytest.raises(TfnbDebugError, match="no layer 'nope'"):
@@ -124,8 +125,9 @@ def test_a_click_in_the_list_and_the_arrow_keys_change_the_pane(
 def test_the_list_labels_and_the_first_selection(inspectors: list[LayerInspector]) -> None:
     insp = tfnb_debug.inspect(small_cnn(), images())
     inspectors.append(insp)
-    labels = [label.replace("\u00a0", " ") for label, _ in insp.layer_list.options]
+    labels = [row["label"].replace("\u00a0", " ") for row in insp.widget.rows]
     assert len(labels) == len(insp.calls)
+    assert [row["row"] for row in insp.widget.rows] == [c.index for c in insp.calls]
     conv = next(lbl for lbl in labels if "conv_b" in lbl)
     assert re.search(r"conv_b\s+Conv2D\s+\(4, 3, 3, 4\)\s+292$", conv)
     # Starts on the first real layer, not on the model row.
@@ -142,7 +144,12 @@ def test_one_bundle_with_widget_view_static_table_and_text(
     assert bundle[WIDGET_VIEW]["model_id"] == insp.widget.model_id
     assert "<table" in bundle["text/html"] and "cnn/conv_b" in bundle["text/html"]
     assert "cnn/conv_b" in bundle["text/plain"]
-    assert bundle["text/html"] == insp.report.to_html()
+    assert bundle["text/html"].endswith(insp.report.to_html())
+    # The static graph: one box per layer (no model box), no interactive toggles.
+    html = bundle["text/html"]
+    assert html.count('<svg class="tfnb-graph"') == 1
+    assert html.count('class="tfnb-node"') == len(insp.calls) - 1 + 1  # layers + input
+    assert "data-toggle" not in html
     insp.close()
     assert set(insp._repr_mimebundle_()) == {"text/plain", "text/html"}
 
@@ -160,6 +167,7 @@ def test_nbconvert_export_without_widget_state_shows_the_table(
     nb.cells = [cell]
     html, _ = HTMLExporter().from_notebook_node(nb)
     assert "cnn/conv_b" in html and "Shape trace of" in html
+    assert '<svg class="tfnb-graph"' in html and 'data-row="3"' in html  # the static graph
     assert insp.widget.model_id not in html  # the widget view was not chosen
 
 
@@ -171,7 +179,7 @@ def test_rerun_in_the_same_cell_closes_the_previous_inspector(
     first = LayerInspector(report, model=model, inputs=x, cell_id="cell-1")
     other = LayerInspector(report, model=model, inputs=x, cell_id="cell-2")
     inspectors.extend([first, other])
-    widgets_of_first = [first.widget, first.layer_list, first.key_slider, *first.widget.children]
+    widgets_of_first = [first.widget]
     assert all(widget_alive(w) for w in widgets_of_first)
     second = LayerInspector(report, model=model, inputs=x, cell_id="cell-1")
     inspectors.append(second)
@@ -249,6 +257,10 @@ def test_a_failed_trace_starts_on_the_failing_layer(inspectors: list[LayerInspec
     assert insp.report.codes()[0] == "S01"
     failing = insp.calls[insp.selected or 0]
     assert failing.status == "failed" and failing.path == "wrong/join"
+    # The graph marks it in the report's red, and both branches feed it.
+    assert f'data-row="{failing.index}" data-severity="error"' in insp.widget.graph
+    join = next(n for n in insp.graph_nodes if n.row == failing.index)
+    assert {insp.calls[i].path for i in join.inputs} == {"wrong/first", "wrong/second"}
     details = insp.details(failing.index)
     assert details.activation is None and "failed" in details.activation_note
     assert "S01" in [f.code for f in details.findings]
@@ -418,3 +430,86 @@ def test_a_nested_model_row_sums_its_layers_and_points_to_them(
     assert [w.shape for w in inner_dense.weights] == [(3, 2), (2,)]
     assert inner_dense.arithmetic is not None
     assert inner_dense.arithmetic.expression == "(3 + 1) * 2 = 8"
+
+
+def test_training_true_leaves_every_variable_bit_identical(
+    inspectors: list[LayerInspector],
+) -> None:
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential(
+        [
+            keras.Input((6, 6, 2)),
+            L.Conv2D(4, 3, name="conv"),
+            L.BatchNormalization(name="bn"),
+            L.Dropout(0.5, name="drop"),
+            L.Flatten(name="flat"),
+            L.Dense(3, name="head"),
+        ],
+        name="bnd",
+    )
+    x = np.random.default_rng(1).normal(3.0, 2.0, size=(4, 6, 6, 2)).astype("float32")
+    before = {v.path: np.array(v.numpy(), copy=True) for v in model.variables}
+    assert any("moving_mean" in p for p in before) and any("seed" in p for p in before)
+    insp = tfnb_debug.inspect(model, x, training=True)
+    inspectors.append(insp)
+    for path in ("bnd/bn", "bnd/drop", "bnd/head", "bnd/conv"):
+        details = insp.select(path)
+        assert details.activation is not None, details.activation_note
+    insp.refresh()  # the selected row is captured again
+    after = {v.path: v.numpy() for v in model.variables}
+    assert after.keys() == before.keys()
+    changed = [p for p in before if before[p].tobytes() != after[p].tobytes()]
+    assert changed == []
+    # The same capture without the guard does move BatchNormalization's statistics,
+    # so the check above can fail.
+    model(x, training=True)
+    assert (
+        model.get_layer("bn").moving_mean.numpy().tobytes()
+        != before["bnd/bn/moving_mean"].tobytes()
+    )
+
+
+def test_the_graph_marks_the_failing_layer_and_a_click_on_a_box_selects_it(
+    inspectors: list[LayerInspector],
+) -> None:
+    i = keras.Input((8,), name="x")
+    a = L.Dense(4, name="left")(i)
+    b = L.Dense(4, name="right")(i)
+    out = L.Dense(2, name="out")(L.Concatenate(name="cat")([a, b]))
+    model = keras.Model(i, out, name="fork")
+    insp = tfnb_debug.inspect(model, np.ones((2, 8), "float32"))
+    inspectors.append(insp)
+    svg = insp.widget.graph
+    rows = {c.path: c.index for c in insp.calls}
+    assert insp.widget.view == "graph"
+    for path in ("fork/left", "fork/right", "fork/cat", "fork/out"):
+        assert f'data-row="{rows[path]}"' in svg
+    nodes = {n.path: n for n in insp.graph_nodes}
+    assert set(nodes["fork/cat"].inputs) == {rows["fork/left"], rows["fork/right"]}
+    insp.widget.selected = rows["fork/cat"]  # what a click on the box sends
+    assert 'data-layer="fork/cat"' in insp.details_html
+
+
+def test_a_nested_model_collapses_in_the_graph_from_the_browser_or_from_code(
+    inspectors: list[LayerInspector],
+) -> None:
+    inner = keras.Sequential(
+        [keras.Input((4,)), L.Dense(3, name="d1"), L.Dense(2, name="d2")], name="inner"
+    )
+    outer = keras.Sequential([keras.Input((4,)), inner, L.Dense(1, name="top")], name="outer")
+    insp = tfnb_debug.inspect(outer, np.ones((2, 4), "float32"))
+    inspectors.append(insp)
+    rows = {c.path: c.index for c in insp.calls}
+    assert insp.collapsed == ()  # a small graph starts expanded
+    assert f'data-row="{rows["outer/inner/d1"]}"' in insp.widget.graph
+    assert f'data-toggle="{rows["outer/inner"]}"' in insp.widget.graph
+    insp.widget.collapsed = [rows["outer/inner"]]  # what the [-] toggle sends
+    assert f'data-row="{rows["outer/inner/d1"]}"' not in insp.widget.graph
+    assert f'data-row="{rows["outer/inner"]}"' in insp.widget.graph
+    assert 'data-row="' + str(rows["outer/inner/d1"]) + '"' not in insp.static_html()
+    insp.collapse("outer/inner", False)
+    assert insp.collapsed == () and f'data-row="{rows["outer/inner/d2"]}"' in insp.widget.graph
+    with pytest.raises(TfnbDebugError, match="not a nested model"):
+        insp.collapse("outer/top")
+    with pytest.raises(TfnbDebugError, match="view must be"):
+        InspectorOptions(view="tree")

@@ -210,3 +210,51 @@ def test_capture_and_statistics_of_tensors_on_a_gpu() -> None:
     np.testing.assert_allclose(info.feature_maps, expected[0, :, :, :2], atol=1e-4)
     kernel = weight_infos(model.get_layer("conv_b"))[0].stats
     assert kernel is not None and kernel.count == 3 * 3 * 8 * 4
+
+
+class Trip(L.Layer):
+    """Passes its input through, or raises what it is told to (after the captured layer)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.raise_: BaseException | None = None
+
+    def call(self, x: Any) -> Any:
+        if self.raise_ is not None:
+            raise self.raise_
+        return x
+
+
+@pytest.mark.parametrize("outcome", ["success", "error", "interrupt"])
+def test_capture_gives_back_the_layer_and_every_variable(outcome: str) -> None:
+    keras.utils.set_random_seed(5)
+    trip = Trip(name="trip")
+    model = keras.Sequential(
+        [
+            keras.Input((6,)),
+            L.Dense(4, name="dense"),
+            L.BatchNormalization(name="bn"),
+            L.Dropout(0.5, name="drop"),
+            trip,
+            L.Dense(2, name="head"),
+        ],
+        name="guarded",
+    )
+    x = np.random.default_rng(2).normal(1.0, 3.0, size=(8, 6)).astype("float32")
+    bn = model.get_layer("bn")
+    before = [np.array(v.numpy(), copy=True) for v in model.variables]
+    own_before = dict(vars(bn))
+    trip.raise_ = {
+        "success": None,
+        "error": ValueError("later layer fails"),
+        "interrupt": KeyboardInterrupt(),
+    }[outcome]
+    if outcome == "interrupt":
+        with pytest.raises(KeyboardInterrupt):
+            capture_call_output(model, bn, x, training=True)
+    else:
+        info = capture_call_output(model, bn, x, training=True)  # captured before 'trip'
+        assert info.shape == (8, 4)
+    assert "call" not in vars(bn) and vars(bn).keys() == own_before.keys()
+    after = [v.numpy() for v in model.variables]
+    assert [a.tobytes() for a in after] == [b.tobytes() for b in before]

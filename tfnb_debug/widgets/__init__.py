@@ -1,4 +1,4 @@
-"""Interactive views (ipywidgets): the click-through layer inspector.
+"""Interactive views: the click-through layer inspector (an anywidget front end).
 
-Nothing here is imported by ``import tfnb_debug``; ipywidgets loads on first use.
+Nothing here is imported by ``import tfnb_debug``; anywidget and ipywidgets load on first use.
 """

@@ -3,24 +3,32 @@
 :func:`summarize_tensor` reduces a tensor or variable on its device and brings
 back only scalars, a histogram and (for image-like outputs) the first feature
 maps of the first example.  :func:`capture_call_output` runs the model once with
-a wrapper on the selected layer's ``call`` only (an instance attribute, removed
-in ``finally``), so no other layer's output is kept.  Imported lazily.
+a wrapper on the selected layer's ``call`` only (an instance attribute set and
+removed by :func:`~tfnb_debug.collect._patching.patched`), so no other layer's
+output is kept; a ``training=True`` pass runs inside
+:func:`~tfnb_debug.collect._patching.preserved`, so it leaves every variable of
+the model bit-identical (BatchNormalization's moving statistics, seed states).  The records it fills
+live in :mod:`tfnb_debug.widgets.records` (re-exported here).  Imported lazily.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from tfnb_debug.collect._patching import patched, preserved
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Finding
 from tfnb_debug.text import key_sentence
-from tfnb_debug.widgets.params import ParamArithmetic
+from tfnb_debug.widgets.records import (
+    ActivationInfo,
+    GradientInfo,
+    LayerDetails,
+    ValueSummary,
+    WeightInfo,
+)
 
 __all__ = [
     "ActivationInfo",
@@ -33,90 +41,6 @@ __all__ = [
     "summarize_tensor",
     "weight_infos",
 ]
-
-
-@dataclass(frozen=True)
-class ValueSummary:
-    """Statistics of a tensor's values; the histogram covers the finite values."""
-
-    count: int
-    mean: float
-    std: float
-    min: float
-    max: float
-    zeros: float  # fraction of exact zeros
-    nonfinite: int  # count of NaN and Inf
-    hist_counts: tuple[int, ...]
-    hist_edges: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class WeightInfo:
-    name: str
-    shape: tuple[int, ...]
-    dtype: str
-    trainable: bool
-    stats: ValueSummary | None
-
-
-@dataclass(frozen=True)
-class ActivationInfo:
-    """The selected call's output: statistics over the whole batch, maps of example 0."""
-
-    call_index: int  # which call of this layer (0 = first) in the forward pass
-    shape: tuple[int, ...]
-    dtype: str
-    stats: ValueSummary | None
-    feature_maps: np.ndarray | None = field(default=None, repr=False)  # (H, W, k)
-    channels: int = 0  # channels the output has in total
-    output_index: int = 0  # which output of a multi-output layer
-
-
-@dataclass(frozen=True)
-class GradientInfo:
-    """This layer's gradients as a ``%tfgrad`` report recorded them (plain values).
-
-    ``norms`` is the layer's gradient norm per recorded step; ``hist_counts``
-    and ``hist_edges`` the histogram of log10|g| at the last recorded step.
-    """
-
-    source: str
-    variables: tuple[str, ...]
-    rows: tuple[tuple[str, Any], ...]
-    steps: tuple[int, ...]
-    norms: tuple[float, ...]
-    hist_counts: tuple[float, ...]
-    hist_edges: tuple[float, ...]
-    codes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class LayerDetails:
-    """Everything the details pane shows for one row of the layer table."""
-
-    row_index: int
-    path: str
-    class_name: str
-    row: tuple[tuple[str, Any], ...]  # the table row as (column, value)
-    config: tuple[tuple[str, str], ...]
-    weights: tuple[WeightInfo, ...]
-    arithmetic: ParamArithmetic | None
-    activation: ActivationInfo | None
-    activation_note: str
-    gradients: GradientInfo | None  # from a %tfgrad report of the same model
-    gradient_note: str
-    findings: tuple[Finding, ...]
-    weights_note: str = ""  # e.g. a nested model's weights belong to its sublayers
-
-    def to_text(self) -> str:
-        from tfnb_debug.widgets.render import details_text
-
-        return details_text(self)
-
-    def _repr_html_(self) -> str:
-        from tfnb_debug.widgets.render import details_html
-
-        return details_html(self)
 
 
 def summarize_tensor(value: Any, *, bins: int = 30) -> ValueSummary | None:
@@ -207,28 +131,6 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@contextlib.contextmanager
-def _wrapped_call(layer: Any, on_output: Callable[[Any], None]) -> Iterator[None]:
-    """Wrap ``layer.call`` on this instance only; the instance is as before afterwards."""
-    had_own = "call" in vars(layer)
-    own = vars(layer).get("call")
-    original = layer.call
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        outputs = original(*args, **kwargs)
-        on_output(outputs)
-        return outputs
-
-    object.__setattr__(layer, "call", call)
-    try:
-        yield
-    finally:
-        if had_own:
-            object.__setattr__(layer, "call", own)
-        else:
-            object.__delattr__(layer, "call")
-
-
 def capture_call_output(
     model: Any,
     layer: Any,
@@ -268,8 +170,22 @@ def capture_call_output(
         tensor = flat[min(output_index, len(flat) - 1)]
         captured.append(_activation(layer, tensor, index, output_index, bins, max_maps))
 
+    original = layer.call
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        outputs = original(*args, **kwargs)
+        on_output(outputs)
+        return outputs
+
+    # A training pass moves BatchNormalization's statistics and draws from seed
+    # generators: every variable is put back.  An inference pass of Keras' layers
+    # changes no variable, and the snapshot would cost about a third of a selection
+    # (60 ms on MobileNetV2), so it runs without one.
+    guard = (
+        preserved(model, optimizer=False, metrics=False) if training else contextlib.nullcontext()
+    )
     failure: Exception | None = None
-    with _wrapped_call(layer, on_output):
+    with guard, patched((layer, "call", call)):
         try:
             model(inputs, training=training)
         except Exception as err:

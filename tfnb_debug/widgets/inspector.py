@@ -1,4 +1,4 @@
-"""The click-through layer inspector: the ``%tfshape`` table as a list you click, and a details pane.
+"""The click-through layer inspector: the model graph and the ``%tfshape`` table you click, and a details pane.
 
 :class:`LayerInspector` glues a shape report (plain rows) to the live model:
 selecting a row collects that layer's details on demand (config, weights with
@@ -6,9 +6,13 @@ histograms, the parameter arithmetic, the output of that call, gradients from a
 ``%tfgrad`` report of the same model, the findings that name it) and swaps the
 details pane's HTML (print() in a widget callback would vanish in JupyterLab).
 
-Displaying it gives ONE output bundle: the widget view, the report's static
-HTML table and its text table, so JupyterLab shows the widget while nbconvert,
-GitHub and terminals show the table.  Every inspector registers its ``close``
+The front end is one anywidget (:mod:`tfnb_debug.widgets.view`, an ES module
+and synced traits): the graph (:mod:`tfnb_debug.widgets.graph`), the list and
+the details pane, with the keyboard handled inside the widget.  Displaying it
+gives ONE output bundle: the widget view, a static HTML with the same graph
+(without interaction) above the report's table, and the text table, so
+JupyterLab, Notebook 7 and VS Code show the widget while nbconvert, GitHub and
+terminals show the graph and the table.  Every inspector registers its ``close``
 with the extension (``%unload_ext`` closes them all) and an inspector shown
 again from the same notebook cell closes the one shown there before.
 """
@@ -26,27 +30,26 @@ from tfnb_debug.reports import Finding, Report
 from tfnb_debug.shape_records import LayerCall
 from tfnb_debug.text import first_line
 from tfnb_debug.widgets import session
-from tfnb_debug.widgets.details import (
-    ActivationInfo,
-    GradientInfo,
-    LayerDetails,
-    capture_call_output,
-    layer_config,
-    weight_infos,
-)
+from tfnb_debug.widgets.details import capture_call_output, layer_config, weight_infos
+from tfnb_debug.widgets.graph import GraphNode, default_collapsed, graph_nodes, graph_svg
+from tfnb_debug.widgets.records import ActivationInfo, GradientInfo, LayerDetails
 from tfnb_debug.widgets.rows import arithmetic as layer_arithmetic
 from tfnb_debug.widgets.rows import (
-    names_place,
+    findings_by_row,
     own_weights,
     row_items,
     row_labels,
-    unique_names,
-    widget_tree,
 )
 
 __all__ = ["WIDGET_VIEW", "InspectorOptions", "LayerInspector"]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "": 0}
+_HINT = (
+    "click a layer in the graph or the list; keyboard: click inside, then up/down, "
+    "/ to filter by name (Enter: first match), Enter on a nested model: collapse/expand. "
+    "Red: the failing layer; amber/blue: layers a finding names"
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,9 @@ class InspectorOptions:
     image-like outputs; ``training``: the ``training`` flag of the forward pass
     that captures an activation; ``cache_size``: how many layers' details stay
     cached; ``list_rows``: rows the layer list shows before it scrolls;
-    ``figures``: draw histograms and feature maps (off: numbers only).
+    ``figures``: draw histograms and feature maps (off: numbers only);
+    ``view``: the tab shown first, ``"graph"`` or ``"list"`` (the list when
+    the graph is too large to draw).
     """
 
     bins: int = 30
@@ -66,8 +71,13 @@ class InspectorOptions:
     cache_size: int = 16
     list_rows: int = 22
     figures: bool = True
+    view: str = "graph"
 
     def __post_init__(self) -> None:
+        if self.view not in ("graph", "list"):
+            raise TfnbDebugError(
+                f"InspectorOptions: view must be 'graph' or 'list', not {self.view!r}"
+            )
         if self.bins < 1 or self.max_feature_maps < 0 or self.cache_size < 1 or self.list_rows < 1:
             raise TfnbDebugError(
                 "InspectorOptions: bins, cache_size and list_rows must be >= 1 and "
@@ -116,7 +126,7 @@ class LayerInspector:
         self._layers: dict[str, Any] = {}
         self._closed = False
         self._unregister: Callable[[], None] | None = None
-        self._names = unique_names(self.calls)
+        self._findings = findings_by_row(self.calls, self.report.all_findings())
         self._marks = self._row_marks()
         self._build_widgets()
         self._track(cell_id)
@@ -125,7 +135,7 @@ class LayerInspector:
         else:  # e.g. S04, an unbuilt model: say why the table is empty
             from tfnb_debug.render.html import findings_html
 
-            self._pane.value = (
+            self._view.details = (
                 '<div class="tfnb-details">No layer calls were recorded.'
                 f"{findings_html(report.findings)}</div>"
             )
@@ -133,24 +143,37 @@ class LayerInspector:
     # ------------------------------------------------------------ public API
     @property
     def widget(self) -> Any:
-        """The ipywidgets container (header, layer list, details pane)."""
-        return self._box
-
-    @property
-    def layer_list(self) -> Any:
-        """The ``Select`` widget listing the rows (a click sets its value)."""
-        return self._list
-
-    @property
-    def key_slider(self) -> Any:
-        """The vertical slider beside the list that takes the up/down keys (top = row 0)."""
-        return self._keys
+        """The anywidget (:class:`~tfnb_debug.widgets.view.InspectorView`) the notebook shows."""
+        return self._view
 
     @property
     def selected(self) -> int | None:
         """The row index of the selected layer, or None when the table is empty."""
-        value = self._list.value
+        value = self._view.selected
         return None if value is None else int(value)
+
+    @property
+    def graph_nodes(self) -> tuple[GraphNode, ...]:
+        """The graph's records (plain values), one per layer call plus each model's input."""
+        return self._graph_nodes
+
+    @property
+    def collapsed(self) -> tuple[int, ...]:
+        """The rows of the nested models collapsed in the graph."""
+        return tuple(self._view.collapsed)
+
+    def collapse(self, key: int | str, collapsed: bool = True) -> None:
+        """Collapse (or expand, ``collapsed=False``) a nested model's box in the graph."""
+        index = self._row_for(key)
+        if not self.calls[index].has_children:
+            raise TfnbDebugError(f"{self.calls[index].path!r} is not a nested model")
+        rows = set(self._view.collapsed)
+        rows = rows | {index} if collapsed else rows - {index}
+        self._view.collapsed = sorted(rows)
+
+    def static_html(self) -> str:
+        """What exports show: the graph (no interaction) above the report's HTML table."""
+        return self._static_graph() + self.report.to_html()
 
     @property
     def closed(self) -> bool:
@@ -159,7 +182,7 @@ class LayerInspector:
     @property
     def details_html(self) -> str:
         """What the details pane shows right now."""
-        return str(self._pane.value)
+        return str(self._view.details)
 
     def select(self, key: int | str) -> LayerDetails:
         """Select a row by index or layer path (as a click would) and return its details."""
@@ -202,8 +225,7 @@ class LayerInspector:
         if self._closed:
             return
         self._closed = True
-        for widget in widget_tree(self._box):
-            widget.close()
+        self._view.close()
         self._model = self._inputs = self._gradients = None
         self._models.clear()
         self._cache.clear()
@@ -219,10 +241,12 @@ class LayerInspector:
     ) -> dict[str, Any]:
         bundle: dict[str, Any] = {
             "text/plain": self.report.to_text(),
-            "text/html": self.report.to_html(),
+            "text/html": self.static_html(),
         }
         if not self._closed:
-            view = self._box._repr_mimebundle_() or {}
+            view: Any = self._view._repr_mimebundle_() or {}
+            if isinstance(view, tuple):  # anywidget gives (data, metadata)
+                view = view[0] or {}
             if WIDGET_VIEW in view:
                 bundle[WIDGET_VIEW] = view[WIDGET_VIEW]
         return bundle
@@ -233,89 +257,73 @@ class LayerInspector:
 
     # ------------------------------------------------------------ widgets
     def _build_widgets(self) -> None:
-        import ipywidgets as w
+        from tfnb_debug.widgets.view import InspectorView
 
         labels, header = row_labels(self.calls, self._marks)
-        options = [(label, i) for i, label in enumerate(labels)]
-        rows = max(2, min(self.options.list_rows, len(options)))
-        self._style = w.HTML(value=_STYLE)
-        self._header = w.HTML(value=f'<div class="tfnb-inspector-header">{escape(header)}</div>')
-        self._list = w.Select(
-            options=options,
-            value=None,
+        rows = [
+            {"row": i, "label": label, "name": call.path, "mark": mark}
+            for i, (label, call, mark) in enumerate(
+                zip(labels, self.calls, self._marks, strict=True)
+            )
+        ]
+        self._graph_nodes = graph_nodes(self.calls, self._marks)
+        collapsed = sorted(default_collapsed(self._graph_nodes))
+        graph = self._graph(collapsed)
+        view = self.options.view if graph.startswith("<svg") else "list"
+        self._view = InspectorView(
             rows=rows,
-            layout=w.Layout(width="auto", min_width="420px"),
+            header=header,
+            collapsed=collapsed,
+            graph=graph,
+            view=view,
+            hint=_HINT,
+            list_rows=self.options.list_rows,
         )
-        self._list.add_class("tfnb-inspector-list")
-        # The keyboard handle.  JupyterLab takes the arrow keys of a focused <select>
-        # for its own cell navigation (command mode), but leaves alone keys a widget
-        # has handled: a slider's handle does, so up/down on it move the selection.
-        # Top of the slider = first row, like the list beside it.
-        last = max(len(options) - 1, 0)
-        self._keys = w.IntSlider(
-            min=0,
-            max=max(last, 1),
-            value=last,
-            orientation="vertical",
-            readout=False,
-            continuous_update=True,
-            description="",
-            layout=w.Layout(height=f"{rows * 17 + 8}px", width="28px"),
+        self._view.add_class("tfnb-inspector")
+        self._view.observe(self._on_select, names="selected")
+        self._view.observe(self._on_collapse, names="collapsed")
+
+    def _graph(self, collapsed: Sequence[int]) -> str:
+        return graph_svg(
+            self._graph_nodes,
+            collapsed=collapsed,
+            interactive=True,
+            title=f"model graph of {self.report.title}",
         )
-        self._keys.add_class("tfnb-inspector-keys")
-        self._keys.tooltip = (
-            "click here, then use the up/down arrow keys to move through the layers"
+
+    def _static_graph(self) -> str:
+        svg = graph_svg(
+            self._graph_nodes,
+            collapsed=self._view.collapsed if not self._closed else (),
+            title=f"model graph of {self.report.title}",
         )
-        hint = (
-            "click a layer; for the keyboard, click the slider beside the list and use up/down. "
-            "!! marks the failing layer, ! a layer named by a finding"
+        if not svg.startswith("<svg"):
+            return ""
+        return (
+            '<details class="tfnb-static-graph" open style="margin:4px 0 8px 0;">'
+            '<summary style="cursor:pointer;color:#374151;">Model graph</summary>'
+            f'<div style="max-height:640px;overflow:auto;">{svg}</div></details>'
         )
-        self._left = w.VBox(
-            [
-                self._style,
-                self._header,
-                w.HBox([self._list, self._keys], layout=w.Layout(align_items="flex-start")),
-                w.HTML(
-                    f'<div class="tfnb-hint">{hint}</div>',
-                    layout=w.Layout(max_width="520px"),
-                ),
-            ],
-            layout=w.Layout(flex="0 0 auto"),
-        )
-        self._pane = w.HTML(
-            value="", layout=w.Layout(flex="1 1 520px", min_width="460px", margin="0 0 0 12px")
-        )
-        self._pane.add_class("tfnb-inspector-details")
-        self._box = w.HBox(
-            [self._left, self._pane],
-            layout=w.Layout(align_items="flex-start", width="100%", flex_flow="row wrap"),
-        )
-        self._box.add_class("tfnb-inspector")
-        self._list.observe(self._on_select, names="value")
-        self._keys.observe(self._on_key, names="value")
 
     def _on_select(self, change: dict[str, Any]) -> None:
         if change.get("new") is None or self._closed:
             return
         index = int(change["new"])
-        position = len(self.calls) - 1 - index
-        if self._keys.value != position:
-            self._keys.value = position
+        if not 0 <= index < len(self.calls):
+            return  # a stale click from the browser
         self._show(index)
 
-    def _on_key(self, change: dict[str, Any]) -> None:
-        if self._closed or not self.calls:
+    def _on_collapse(self, change: dict[str, Any]) -> None:
+        if self._closed:
             return
-        index = max(0, min(len(self.calls) - 1, len(self.calls) - 1 - int(change["new"])))
-        if self._list.value != index:
-            self._list.value = index
+        self._view.graph = self._graph(list(change["new"]))
 
     def _select_index(self, index: int) -> None:
         self._check_open()
-        if self._list.value == index:
+        if self._view.selected == index:
             self._show(index)
         else:
-            self._list.value = index  # the observer shows it
+            self._view.selected = index  # the observer shows it
 
     def _show(self, index: int) -> None:
         from tfnb_debug.widgets.render import details_html
@@ -334,7 +342,7 @@ class LayerInspector:
                 f"{escape(type(err).__name__)}: {escape(first_line(err))}"
                 "</div>"
             )
-        self._pane.value = html
+        self._view.details = html
 
     # ------------------------------------------------------------ collecting
     def _collect(self, call: LayerCall) -> LayerDetails:
@@ -455,14 +463,7 @@ class LayerInspector:
         return gradient_info(report, own)
 
     def _findings_for(self, call: LayerCall) -> list[Finding]:
-        keys = [call.path]
-        if self._names.get(call.name) == 1 and call.name != call.path:
-            keys.append(call.name)
-        out = []
-        for f in self.report.all_findings():
-            if f.place == call.path or any(names_place(f.place, key) for key in keys):
-                out.append(f)
-        return out
+        return self._findings.get(call.index, [])
 
     # ------------------------------------------------------------ helpers
     def _row_for(self, key: int | str) -> int:
@@ -494,14 +495,18 @@ class LayerInspector:
         return 0
 
     def _row_marks(self) -> list[str]:
+        """Per row: "error" for the failing layer, else the worst severity of its findings."""
         marks = []
         for call in self.calls:
             if call.status == "failed":
                 marks.append("error")
-            elif self._findings_for(call):
-                marks.append("warning")
-            else:
-                marks.append("")
+                continue
+            worst = max(
+                (f.severity for f in self._findings_for(call)),
+                key=lambda s: _SEVERITY_RANK.get(s, 0),
+                default="",
+            )
+            marks.append(worst)
         return marks
 
     def _check_open(self) -> None:
@@ -510,13 +515,3 @@ class LayerInspector:
 
     def _track(self, cell_id: str | None) -> None:
         self._unregister = session.track(self, cell_id)
-
-
-_STYLE = """<style>
-.tfnb-inspector-list select { font-family: SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: 12px; }
-.tfnb-inspector-header { font-family: SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: 12px; font-weight: 600; white-space: pre; color: #374151; padding-left: 4px; }
-.tfnb-hint { color: #6b7280; font-size: 11px; white-space: normal; line-height: 1.3; }
-.tfnb-inspector-details { overflow-x: auto; }
-</style>"""

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.widgets.details import GradientInfo
+from tfnb_debug.widgets.records import GradientInfo
 
 __all__ = ["SETTINGS_KEY", "find_gradient_report", "gradient_info", "remember_gradient_report"]
 

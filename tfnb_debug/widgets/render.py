@@ -21,7 +21,7 @@ from tfnb_debug.render.values import format_value
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from tfnb_debug.widgets.details import LayerDetails, ValueSummary
+    from tfnb_debug.widgets.records import LayerDetails, ValueSummary
 
 __all__ = ["details_html", "details_text", "feature_map_png", "histogram_figure"]
 

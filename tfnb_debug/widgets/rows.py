@@ -13,22 +13,13 @@ from tfnb_debug.widgets.params import ParamArithmetic, param_arithmetic
 
 __all__ = [
     "arithmetic",
+    "findings_by_row",
     "names_place",
     "own_weights",
     "row_items",
     "row_labels",
     "unique_names",
-    "widget_tree",
 ]
-
-
-def widget_tree(widget: Any) -> list[Any]:
-    """``widget`` and every widget inside it, innermost first."""
-    out: list[Any] = []
-    for child in getattr(widget, "children", ()):
-        out.extend(widget_tree(child))
-    out.append(widget)
-    return out
 
 
 def _sublayers(layer: Any) -> list[Any]:
@@ -61,9 +52,54 @@ def arithmetic(layer: Any) -> ParamArithmetic | None:
 
 
 def names_place(place: str, key: str) -> bool:
-    if not key or not place:
+    if not key or not place or key not in place:  # the cheap test first: 1,000 rows x findings
         return False
     return re.search(rf"(?<![\w/#]){re.escape(key)}(?![\w/#])", place) is not None
+
+
+_TOKEN = re.compile(r"[\w/#]+")
+
+
+def findings_by_row(calls: Sequence[LayerCall], findings: Sequence[Any]) -> dict[int, list[Any]]:
+    """The findings that name each row (by its path, or by its name when that is unique).
+
+    A finding with a layer :class:`~tfnb_debug.reports.Target` (what the shape
+    rules set) goes to the rows of exactly that path.  A finding without one
+    (written for people only: the diagnosis of a failing cell names a layer in
+    its text) is matched as :func:`names_place` says, in one pass over the findings: a key made
+    of word characters, ``/`` and ``#`` only matches a whole token of the
+    place, so the tokens are looked up in a dict (1,000 rows x 1,000 findings
+    would otherwise be a million regex searches); other keys are searched.
+    """
+    names = unique_names(calls)
+    by_key: dict[str, list[int]] = {}
+    odd: list[tuple[str, int]] = []
+    for call in calls:
+        keys = [call.path]
+        if names.get(call.name) == 1 and call.name != call.path:
+            keys.append(call.name)
+        for key in keys:
+            if _TOKEN.fullmatch(key):
+                by_key.setdefault(key, []).append(call.index)
+            elif key:
+                odd.append((key, call.index))
+    by_path: dict[str, list[int]] = {}
+    for call in calls:
+        by_path.setdefault(call.path, []).append(call.index)
+    out: dict[int, list[Any]] = {}
+    for f in findings:
+        target = getattr(f, "target", None)
+        if target is not None and target.kind == "layer" and target.path in by_path:
+            for row in by_path[target.path]:
+                out.setdefault(row, []).append(f)
+            continue
+        place = f.place or ""
+        rows = {row for token in _TOKEN.findall(place) for row in by_key.get(token, ())}
+        rows.update(by_key.get(place, ()))
+        rows.update(row for key, row in odd if place == key or names_place(place, key))
+        for row in sorted(rows):
+            out.setdefault(row, []).append(f)
+    return out
 
 
 def unique_names(calls: Sequence[LayerCall]) -> dict[str, int]:
@@ -80,7 +116,7 @@ def _shapes(infos: Sequence[Any]) -> str:
 
 def row_labels(calls: Sequence[LayerCall], marks: Sequence[str]) -> tuple[list[str], str]:
     """Fixed-width labels for the list (non-breaking spaces keep the columns aligned)."""
-    glyph = {"error": "!!", "warning": " !", "": "  "}
+    glyph = {"error": "!!", "warning": " !", "info": " i", "": "  "}
     cells = []
     for call in calls:
         name = "  " * call.depth + (call.path.rsplit("/", 1)[-1] if call.depth else call.path)
