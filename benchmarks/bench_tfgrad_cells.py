@@ -176,7 +176,7 @@ class Cells:
 
     def plain(self, epochs: int = 1) -> float:
         start = time.perf_counter()
-        self.shell.run_cell(f"model.fit(x, y, batch_size=batch, epochs={epochs}, verbose=0)")
+        self.shell.run_cell(f"model.fit(x, y, batch_size=batch, epochs={epochs}, verbose=0);")
         return time.perf_counter() - start
 
     def cell(self, magic: str, *, displayed: bool = False, epochs: int = 1) -> float:
