@@ -83,12 +83,13 @@ def histogram_figure(
     axes = fig.subplots(rows, cols, squeeze=False)
     edges_arr = np.asarray(edges)
     centers = (edges_arr[:-1] + edges_arr[1:]) / 2
-    width = float(edges_arr[1] - edges_arr[0])
     for k, ax in enumerate(axes.flat):
         if k >= len(layers):
             ax.set_visible(False)
             continue
-        ax.bar(centers, last[k], width=width, color="#2563eb", alpha=0.8, label="last step")
+        # one filled outline per panel, the same picture as touching bars at a fraction of
+        # the drawing time (a bar is an artist of its own: 32 per layer)
+        ax.stairs(last[k], edges_arr, fill=True, color="#2563eb", alpha=0.8, label="last step")
         if first is not None:
             ax.step(centers, first[k], where="mid", color="#9ca3af", lw=1, label="first step")
         ax.set_title(_short(layers[k]), fontsize=8)
