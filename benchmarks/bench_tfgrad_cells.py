@@ -8,7 +8,9 @@ The cells run through a real IPython shell, as in a notebook.  For each model:
 * ``steady state``: the second epoch of a two-epoch cell (no fixed cost in it).
 
 Each figure is the median of ``--repeats`` runs, as a ratio to the plain
-``fit`` of the same epochs measured in the same process, interleaved.  Cells
+``fit`` of the same epochs measured in the same process, interleaved; wall
+time and the process's CPU time (all threads), which other jobs on a shared
+machine disturb less.  Cells
 run with ``-q`` (no report shown) and, for ``displayed``, with the report's
 HTML form built as a notebook would when it shows the report.
 
@@ -174,18 +176,18 @@ class Cells:
         self.variables = len(self.model.trainable_variables)
         shell.user_ns.update(model=self.model, x=x, y=y, batch=batch)
 
-    def plain(self, epochs: int = 1) -> float:
-        start = time.perf_counter()
+    def plain(self, epochs: int = 1) -> Timing:
+        start = _now()
         self.shell.run_cell(f"model.fit(x, y, batch_size=batch, epochs={epochs}, verbose=0);")
-        return time.perf_counter() - start
+        return _since(start)
 
-    def cell(self, magic: str, *, displayed: bool = False, epochs: int = 1) -> float:
+    def cell(self, magic: str, *, displayed: bool = False, epochs: int = 1) -> Timing:
         fit = f"model.fit(x, y, batch_size=batch, epochs={epochs}, verbose=0)"
-        start = time.perf_counter()
+        start = _now()
         report = self.shell.run_cell_magic(magic, "-q -o", fit)
         if displayed:
             report._repr_mimebundle_()
-        return time.perf_counter() - start
+        return _since(start)
 
     def forget(self) -> None:
         """Drop whatever tfnb_debug keeps for this model, so the next cell is a first cell."""
@@ -193,15 +195,32 @@ class Cells:
         self.shell.run_line_magic("load_ext", "tfnb_debug")
 
 
-def measure(cells: Cells, magic: str, repeats: int) -> dict[str, tuple[float, float]]:
-    """(median seconds, median ratio to the plain fit) per row."""
+Timing = tuple[float, float]  # (wall seconds, CPU seconds of this process, all threads)
+
+
+def _now() -> Timing:
+    return time.perf_counter(), time.process_time()
+
+
+def _since(start: Timing) -> Timing:
+    return time.perf_counter() - start[0], time.process_time() - start[1]
+
+
+def _minus(a: Timing, b: Timing) -> Timing:
+    return a[0] - b[0], a[1] - b[1]
+
+
+def measure(cells: Cells, magic: str, repeats: int) -> dict[str, list[float]]:
+    """Per row: median wall seconds, median wall ratio, median CPU seconds, median CPU ratio."""
     import io
     from contextlib import redirect_stdout
 
-    rows: dict[str, list[tuple[float, float]]] = {}
+    rows: dict[str, list[tuple[float, float, float, float]]] = {}
 
-    def add(row: str, seconds: float, plain: float) -> None:
-        rows.setdefault(row, []).append((seconds, seconds / plain))
+    def add(row: str, seconds: Timing, plain: Timing) -> None:
+        rows.setdefault(row, []).append(
+            (seconds[0], seconds[0] / plain[0], seconds[1], seconds[1] / plain[1])
+        )
 
     cells.plain()  # trace the plain train function once
     for _ in range(repeats):
@@ -214,18 +233,19 @@ def measure(cells: Cells, magic: str, repeats: int) -> dict[str, tuple[float, fl
         add("repeated cell (-q)", cells.cell(magic), plain)
         plain = cells.plain()
         add("repeated cell, displayed", cells.cell(magic, displayed=True), plain)
-        plain2 = cells.plain(epochs=2) - cells.plain()
-        two = cells.cell(magic, epochs=2) - cells.cell(magic)
+        plain2 = _minus(cells.plain(epochs=2), cells.plain())
+        two = _minus(cells.cell(magic, epochs=2), cells.cell(magic))
         add("steady state (one more epoch)", two, plain2)
     return {
-        row: (statistics.median(s for s, _ in v), statistics.median(r for _, r in v))
-        for row, v in rows.items()
+        row: [statistics.median(v[i] for v in values) for i in range(4)]
+        for row, values in rows.items()
     }
 
 
 _PROFILED = {
     "trace (tf.function, Python side)": "_create_concrete_function",
-    "  per-variable statistics ops": "variable_stats",
+    "  gradient statistics ops": "grouped_stats",
+    "  per-variable statistics ops (before)": "variable_stats",
     "  loss watch op callback": "_op_callback",
     "  %%tfcheck layer hook": "_layer_hook",
     "read back from device": "read",
@@ -302,11 +322,13 @@ def main() -> None:
                 continue
             result = measure(cells, magic, args.repeats)
             print(
-                f"\n{name} ({cells.variables} trainable variables), %%{magic}, median of {args.repeats}:"
+                f"\n{name} ({cells.variables} trainable variables), %%{magic}, "
+                f"median of {args.repeats}:   wall (ratio)      CPU (ratio)"
             )
-            for row, (seconds, ratio) in result.items():
-                extra = "" if row == "plain fit" else f"  {ratio:5.2f}x"
-                print(f"  {row:32s} {seconds:7.2f} s{extra}")
+            for row, (wall, wall_ratio, cpu, cpu_ratio) in result.items():
+                print(
+                    f"  {row:32s} {wall:7.2f} s {wall_ratio:5.2f}x  {cpu:7.2f} s {cpu_ratio:5.2f}x"
+                )
 
 
 if __name__ == "__main__":
