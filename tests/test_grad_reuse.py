@@ -250,3 +250,20 @@ def test_memory_steps_are_counted_in_a_reused_cell(nb: InteractiveShell) -> None
     memory = [s for s in second.sections if s.title == "memory over the cell's run"]
     assert len(memory) == 1 and "32 training step(s) seen" in memory[0].text
     _nothing_patched()
+
+
+def test_eager_steps_before_fit_share_the_record_as_in_a_fresh_cell(nb: InteractiveShell) -> None:
+    cell = (
+        """
+for start in range(0, 16, 8):
+    with tf.GradientTape() as tape:
+        loss = model.compute_loss(x[start:start + 8], y[start:start + 8], model(x[start:start + 8]))
+    grads = tape.gradient(loss, model.trainable_variables)
+    model.optimizer.apply_gradients(zip(grads, model.trainable_variables))
+"""
+        + FIT
+    )
+    first = _cell(nb, cell=cell)
+    second = _cell(nb, cell=cell)
+    assert first.recorded_steps == second.recorded_steps == 6  # 2 eager steps + 4 in fit
+    _nothing_patched()

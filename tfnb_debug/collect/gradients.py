@@ -522,11 +522,6 @@ def _keep(kept: _KeptTrainFunction, model: Any) -> None:
         _state.train_functions.pop(next(iter(_state.train_functions)))
 
 
-def forget_train_function(model: Any) -> None:
-    """Drop the instrumented train function kept for ``model`` (the next capture traces anew)."""
-    _state.train_functions.pop(id(model), None)
-
-
 def kept_train_function(model: Any) -> Any:
     """The instrumented train function kept for ``model``, or None (dropped if the model's
     optimizer, compile configuration or trainable variables changed since)."""
@@ -650,7 +645,7 @@ class GradientCapture:
                 )
                 capture._note_fit_model(model)
                 kept = _kept_for(model, setup)
-                if kept is not None:
+                if kept is not None and capture._can_reuse(kept):
                     capture._reuse(kept, model)
                     saved.reused = kept
                     model.train_function = kept.function
@@ -680,14 +675,22 @@ class GradientCapture:
         self._patches.restore()
 
     # -- keeping the instrumented train function -----------------------------------------
+    def _can_reuse(self, kept: _KeptTrainFunction) -> bool:
+        """Whether the kept function's buffers can be this capture's: not when the block
+        already records the same optimizer and variables elsewhere (an eager loop before
+        ``fit``), whose steps a fresh trace would add to the same record."""
+        with _LOCK:
+            return all(self._recorders.get(key, r) is r for key, r, _ in kept.recorders)
+
     def _reuse(self, kept: _KeptTrainFunction, model: Any) -> None:
         """Use a kept function: its recorders start over and write this capture's records."""
         optimizers = []
         with _LOCK:
             for key, recorder, facts in kept.recorders:
                 recorder.reuse(self, facts)
-                if key not in self._recorders:
-                    self._recorders[key] = recorder
+                if self._recorders.setdefault(key, recorder) is recorder and all(
+                    r is not recorder for r in self._order
+                ):
                     self._order.append(recorder)
                 optimizers.append(recorder.optimizer)
         self.reused_models.append(str(getattr(model, "name", "model")))
