@@ -244,8 +244,7 @@ def measure(cells: Cells, magic: str, repeats: int) -> dict[str, list[float]]:
 
 _PROFILED = {
     "trace (tf.function, Python side)": "_create_concrete_function",
-    "  gradient statistics ops": "grouped_stats",
-    "  per-variable statistics ops (before)": "variable_stats",
+    "  per-variable statistics ops": "variable_stats",
     "  loss watch op callback": "_op_callback",
     "  %%tfcheck layer hook": "_layer_hook",
     "read back from device": "read",

@@ -70,7 +70,6 @@ __all__ = [
     "GradientCapture",
     "NoGradientStep",
     "active_capture",
-    "grouped_stats",
     "hide_hook_frames",
     "probe_batch",
     "variable_stats",
@@ -156,104 +155,6 @@ def variable_stats(
     return row, hist
 
 
-#: at most this many gradient elements are put side by side for one batch of statistics
-GROUP_ELEMENTS = 1 << 22
-
-
-def grouped_stats(
-    grads: Sequence[tf.Tensor], w_old: Sequence[tf.Tensor], w_new: Sequence[tf.Tensor]
-) -> tuple[tf.Tensor, tf.Tensor]:
-    """:func:`variable_stats` of many gradients at once: ``([k, 8] rows, [k, bins] histograms)``.
-
-    The gradients (and weights) are flattened side by side, at most
-    :data:`GROUP_ELEMENTS` elements per group, and each statistic is one
-    segment reduction over a group, so the graph holds a few ops per group
-    instead of some fifty per variable: a deep model's instrumented step
-    traces and compiles in a fraction of the time.  XLA-safe, like
-    :func:`variable_stats`; a gradient of unknown size gets its own.
-    """
-    rows: list[tf.Tensor] = []
-    hists: list[tf.Tensor] = []
-    group: list[int] = []
-    total = 0
-
-    def flush() -> None:
-        nonlocal group, total
-        if group:
-            r, h = _group_stats(
-                [grads[i] for i in group], [w_old[i] for i in group], [w_new[i] for i in group]
-            )
-            rows.append(r)
-            hists.append(h)
-        group, total = [], 0
-
-    for i, grad in enumerate(grads):
-        size = grad.shape.num_elements()
-        if size is None or size == 0:
-            flush()
-            r, h = variable_stats(grad, w_old[i], w_new[i])
-            rows.append(r[None])
-            hists.append(h[None])
-            continue
-        if group and total + size > GROUP_ELEMENTS:
-            flush()
-        group.append(i)
-        total += size
-    flush()
-    if not rows:
-        return tf.zeros([0, len(STAT_COLUMNS)]), tf.zeros([0, HIST_BINS])
-    if len(rows) == 1:
-        return rows[0], hists[0]
-    return tf.concat(rows, 0), tf.concat(hists, 0)
-
-
-def _group_stats(
-    grads: list[tf.Tensor], w_old: list[tf.Tensor], w_new: list[tf.Tensor]
-) -> tuple[tf.Tensor, tf.Tensor]:
-    k = len(grads)
-    sizes = [int(g.shape.num_elements() or 0) for g in grads]
-
-    def flat(values: list[tf.Tensor]) -> tf.Tensor:
-        parts = [tf.reshape(tf.cast(v, tf.float32), [-1]) for v in values]
-        return parts[0] if k == 1 else tf.concat(parts, 0)
-
-    g = flat(grads)
-    w0 = flat(w_old)
-    w1 = flat(w_new)
-    seg = (
-        tf.zeros([sizes[0]], tf.int32)
-        if k == 1
-        else tf.concat([tf.fill([n], i) for i, n in enumerate(sizes)], 0)
-    )
-
-    def total(values: tf.Tensor) -> tf.Tensor:
-        return tf.math.unsorted_segment_sum(values, seg, k)
-
-    size = tf.constant(np.maximum(np.array(sizes, np.float32), 1.0))
-    absg = tf.abs(g)
-    finite = tf.math.is_finite(g)
-    nan = total(tf.cast(tf.math.is_nan(g), tf.float32))
-    inf = total(tf.cast(tf.math.is_inf(g), tf.float32))
-    zero = total(tf.cast(tf.equal(g, 0.0), tf.float32)) / size
-    norm = tf.sqrt(total(tf.square(g)))
-    mean_abs = total(absg) / size
-    max_abs = tf.maximum(tf.math.unsorted_segment_max(absg, seg, k), 0.0)
-    max_abs = tf.where(nan > 0, tf.constant(np.nan, tf.float32), max_abs)  # as reduce_max gives
-    w_norm = tf.sqrt(total(tf.square(w0)))
-    u_norm = tf.sqrt(total(tf.square(w1 - w0)))
-    row = tf.stack([norm, mean_abs, max_abs, nan, inf, zero, w_norm, u_norm], axis=1)
-    counted = tf.logical_and(finite, tf.not_equal(g, 0.0))
-    logs = tf.math.log(tf.where(counted, absg, tf.ones_like(absg))) / np.log(10.0)
-    width = (HIST_HI - HIST_LO) / HIST_BINS
-    index = tf.clip_by_value(
-        tf.cast(tf.floor((logs - HIST_LO) / width), tf.int32), 0, HIST_BINS - 1
-    )
-    hist = tf.math.unsorted_segment_sum(
-        tf.cast(counted, tf.float32), seg * HIST_BINS + index, k * HIST_BINS
-    )
-    return row, tf.reshape(hist, [k, HIST_BINS])
-
-
 def _read(variable: Any) -> tf.Tensor:
     return tf.convert_to_tensor(getattr(variable, "value", variable))
 
@@ -333,16 +234,14 @@ class _Recorder:
 
         def write(w_old: list[tf.Tensor]) -> tf.Tensor:
             n = len(self.meta)
-            rows, hists = grouped_stats(dense, w_old, [_read(variables[i]) for i in present])
-            if len(present) < n:  # variables without a gradient: NaN statistics, no counts
-                where = tf.constant([[i] for i in present], tf.int32)
-                rows = tf.tensor_scatter_nd_update(
-                    tf.fill([n, len(STAT_COLUMNS)], np.nan), where, rows
-                )
-                hists = tf.tensor_scatter_nd_update(tf.zeros([n, HIST_BINS]), where, hists)
+            nan_row = tf.fill([len(STAT_COLUMNS)], np.nan)
+            rows: list[Any] = [nan_row] * n
+            hists: list[Any] = [tf.zeros([HIST_BINS])] * n
+            for k, i in enumerate(present):
+                rows[i], hists[i] = variable_stats(dense[k], w_old[k], _read(variables[i]))
             index = [[self.count.read_value()]]
-            self.stats.scatter_nd_update(index, [rows])
-            self.hist.scatter_nd_update(index, [hists])
+            self.stats.scatter_nd_update(index, [tf.stack(rows)])
+            self.hist.scatter_nd_update(index, [tf.stack(hists)])
             known = 0.0 if loss is None else 1.0
             loss_value = tf.constant(np.nan, tf.float32) if loss is None else loss
             meta_row = tf.stack(
