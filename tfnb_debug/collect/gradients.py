@@ -353,7 +353,7 @@ class _Setup:
     ``steps_per_execution``, the recording options).
     """
 
-    def __init__(self, model: Any, every: int, max_steps: int) -> None:
+    def __init__(self, model: Any, every: int, max_steps: int, options: tuple[Any, ...]) -> None:
         self.objects: tuple[Any, ...] = (
             getattr(model, "optimizer", None),
             getattr(model, "_compile_config", None),
@@ -374,6 +374,7 @@ class _Setup:
             len(self.objects),
             every,
             max_steps,
+            options,
         )
 
     def same(self, other: _Setup) -> bool:
@@ -427,8 +428,8 @@ def kept_train_function(model: Any) -> Any:
     kept = _state.train_functions.get(id(model))
     if kept is None:
         return None
-    every, max_steps = kept.setup.values[-2:]
-    kept = _kept_for(model, _Setup(model, every, max_steps))
+    every, max_steps, options = kept.setup.values[-3:]
+    kept = _kept_for(model, _Setup(model, every, max_steps, options))
     return kept.function if kept is not None else None
 
 
@@ -453,6 +454,11 @@ class GradientCapture:
         self._saved: dict[int, _SavedTrainFunction] = {}
         self._loss_scales: dict[int, Any] = {}
         self._patches = Patches()
+        #: further settings that change what the instrumented step's graph does (hashable,
+        #: compared by value): a kept train function is used again only with equal ones.
+        #: Anything a step calls back into must look up the active capture when it runs,
+        #: never keep the capture that traced it: a kept graph outlives its capture.
+        self.trace_options: tuple[Any, ...] = ()
         #: the block ran cleanly and nothing in it needs a fresh trace: keep what was built
         self.keep_functions = False
         #: models whose kept instrumented train function this capture used (no retrace)
@@ -538,7 +544,7 @@ class GradientCapture:
             __tracebackhide__ = True
             capture = _ACTIVE
             if capture is not None and id(model) not in capture._saved:
-                setup = _Setup(model, capture.every, capture.max_steps)
+                setup = _Setup(model, capture.every, capture.max_steps, capture.trace_options)
                 saved = capture._saved[id(model)] = _SavedTrainFunction(
                     model, model.train_function, getattr(model, "optimizer", None), setup=setup
                 )
@@ -613,7 +619,7 @@ class GradientCapture:
             or len(saved.built) != 1
             or getattr(model, "train_function", None) is not saved.built[0]
             or bool(getattr(model, "run_eagerly", False))
-            or not saved.setup.same(_Setup(model, self.every, self.max_steps))
+            or not saved.setup.same(_Setup(model, self.every, self.max_steps, self.trace_options))
         ):
             return []
         optimizer = getattr(model, "optimizer", None)
