@@ -267,3 +267,18 @@ for start in range(0, 16, 8):
     second = _cell(nb, cell=cell)
     assert first.recorded_steps == second.recorded_steps == 6  # 2 eager steps + 4 in fit
     _nothing_patched()
+
+
+def test_at_most_keep_models_are_kept(nb: InteractiveShell) -> None:
+    from tfnb_debug.collect.gradients import KEEP_MODELS
+
+    nb.run_cell(
+        "models = [keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)], name=f'm{i}') "
+        f"for i in range({KEEP_MODELS + 1})]\n"
+        "for m in models: m.compile('adam', keras.losses.SparseCategoricalCrossentropy(True))"
+    )
+    models = nb.user_ns["models"]
+    for i in range(len(models)):
+        _cell(nb, cell=f"models[{i}].fit(x, y, batch_size=16, verbose=0)")
+    assert kept_train_function(models[0]) is None  # the least recently used is dropped
+    assert all(kept_train_function(m) is not None for m in models[1:])
