@@ -157,7 +157,13 @@ def test_a_reused_cell_restores_everything(nb: InteractiveShell, error: str | No
     _nothing_patched()
 
 
-def test_reused_cell_records_what_a_fresh_cell_records(nb: InteractiveShell) -> None:
+@pytest.mark.parametrize("jit", [False, True])
+def test_reused_cell_records_what_a_fresh_cell_records(nb: InteractiveShell, jit: bool) -> None:
+    if jit:  # XLA, as on a GPU: the kept function is a compiled one
+        nb.run_cell(
+            "model.compile('adam', keras.losses.SparseCategoricalCrossentropy(True), "
+            "jit_compile=True)\n" + FIT  # the optimizer built before the preserved block
+        )
     model = nb.user_ns["model"]
     with preserved(model):  # the same weights, optimizer state and seeds for both cells
         fresh = _cell(nb)
