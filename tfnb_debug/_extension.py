@@ -7,7 +7,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from tfnb_debug._state import ExtensionState, state_for
+from tfnb_debug._state import ExtensionState, clear_train_functions, state_for
 
 
 def load(shell: Any) -> None:
@@ -62,8 +62,10 @@ def missing_tensorflow_message() -> str:
 
 
 def unload(shell: Any) -> None:
-    """Remove every magic, event callback and open widget this extension added."""
+    """Remove every magic, event callback and open widget this extension added, and
+    forget the instrumented train functions kept for reuse."""
     state = state_for(shell)
+    clear_train_functions()
     manager = shell.magics_manager
     for kind, name in state.magics:
         manager.magics[kind].pop(name, None)

@@ -30,3 +30,21 @@ def state_for(shell: Any) -> ExtensionState:
     if state is None:
         state = _STATES[shell] = ExtensionState()
     return state
+
+
+# -- instrumented train functions kept across cells -------------------------------------
+#
+# ``%%tfgrad`` builds (and TensorFlow traces) an instrumented train function per
+# model; keeping it here lets the next cell on the same model, optimizer,
+# compile configuration and recording options reuse it instead of tracing
+# again.  It is never left on the model between cells.  Entries are owned by
+# :mod:`tfnb_debug.collect.gradients`; here only the store, so that it
+# survives ``%reload_ext`` and unload can empty it.
+
+#: model id -> entry, least recently used first
+train_functions: dict[int, Any] = {}
+
+
+def clear_train_functions() -> None:
+    """Forget every kept instrumented train function (on unload)."""
+    train_functions.clear()

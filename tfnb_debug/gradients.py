@@ -361,6 +361,9 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         # the watch and the fit recorder first: the capture's exit tidies the traceback last
         try:
             self._watch.__exit__(*exc)
+            # a kept train function is not traced again, so the loss watch would not see
+            # it: keep it only when its trace gave the watch nothing to report
+            self._capture.keep_functions = exc[1] is None and _nothing_watched(self._losses)
         finally:
             try:
                 self._fits.__exit__(*exc)
@@ -377,6 +380,17 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         if report is not None:
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 self._recording.report = with_fit_findings(report, self._fits)
+
+
+def _nothing_watched(losses: Any) -> bool:
+    """Whether the loss watch saw nothing that a finding could come from (trace-time facts)."""
+    if losses is None:
+        return False
+    return (
+        not losses.broadcasts
+        and not losses.softmax_single_unit
+        and all(fact.compiled for fact in losses.cross_entropies)
+    )
 
 
 def _finish(

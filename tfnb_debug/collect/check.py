@@ -803,18 +803,18 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
         finally:
             checks._in_apply -= 1
 
-    Loss.__call__ = loss_call
-    BaseOptimizer.apply = apply
-    # autograph would convert a function from outside TensorFlow: keep it Python
-    tf.GradientTape.gradient = tf.autograph.experimental.do_not_convert(gradient)
-    try:
-        for name, original in makers.items():
-            setattr(TensorFlowTrainer, name, wrap_maker(original))
-        TensorFlowTrainer.make_train_function = make_train
+    from tfnb_debug.collect._patching import patched
+
+    with patched(
+        (Loss, "__call__", loss_call),
+        (BaseOptimizer, "apply", apply),
+        # autograph would convert a function from outside TensorFlow: keep it Python
+        (tf.GradientTape, "gradient", tf.autograph.experimental.do_not_convert(gradient)),
+        (TensorFlowTrainer, "make_train_function", make_train),
+        *(
+            (TensorFlowTrainer, name, wrap_maker(original))
+            for name, original in makers.items()
+            if name != "make_train_function"
+        ),
+    ):
         yield
-    finally:
-        for name, original in makers.items():
-            setattr(TensorFlowTrainer, name, original)
-        tf.GradientTape.gradient = original_gradient
-        Loss.__call__ = original_loss
-        BaseOptimizer.apply = original_apply

@@ -16,6 +16,11 @@ How it works (see TRAPS.md, 'Gradients from model.fit'):
 * ``TensorFlowTrainer.make_train_function`` is wrapped so the first call per
   model in the capture rebuilds the train function (the cached one was traced
   without the hook); the previous function object is put back at the end.
+* The instrumented train function is kept (in :mod:`tfnb_debug._state`, never
+  on the model) with its device buffers, for the same model, optimizer,
+  compile configuration and options: the next capture on that model uses it
+  again instead of tracing (:class:`_KeptTrainFunction`).  A change of any of
+  them, or unloading the extension, drops it.
 * ``tf.GradientTape.gradient`` is wrapped to remember a scalar target (the loss)
   so the step record carries it.
 * A step where no variable gets a gradient (Keras then raises "No gradients
@@ -35,6 +40,7 @@ import contextlib
 import os
 import threading
 import types
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +48,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from tfnb_debug import _state
+from tfnb_debug.collect._patching import Patches, preserved
 from tfnb_debug.collect.keras_access import (
     BaseOptimizer,
     LossScaleOptimizer,
@@ -181,6 +189,8 @@ class _Recorder:
 
     def __init__(self, capture: GradientCapture, optimizer: Any, variables: Sequence[Any]) -> None:
         self.capture = capture
+        self.optimizer = optimizer
+        self.traced = False  # run inside a tf.function trace (its graph holds these buffers)
         opt_name = str(getattr(optimizer, "name", type(optimizer).__name__))
         self.meta = tuple(_variable_meta(v, opt_name) for v in variables)
         self.no_gradient: set[int] = set()
@@ -258,6 +268,7 @@ class _Recorder:
                 write(w_old)
             self.step.assign_add(1)
             return result
+        self.traced = True
         w_old = [_read(variables[i]) for i in present]
         result = apply()
         if writer:
@@ -268,6 +279,19 @@ class _Recorder:
             tf.cond(due_t, lambda: write(w_old), lambda: tf.constant(False))
             self.step.assign_add(1)
         return result
+
+    def facts(self) -> tuple[frozenset[int], int, frozenset[str]]:
+        """What tracing noted (no gradient, replicas, loss scaling): kept with a reused graph."""
+        return frozenset(self.no_gradient), self.replicas, frozenset(self.loss_scaled_by)
+
+    def reuse(self, capture: GradientCapture, facts: tuple[Any, int, Any]) -> None:
+        """Start over for another capture: no records, step 0, the facts of its trace."""
+        self.capture = capture
+        self.no_gradient = set(facts[0])
+        self.replicas = facts[1]
+        self.loss_scaled_by = set(facts[2])
+        self.count.assign(0)
+        self.step.assign(0)
 
     def read(self) -> CaptureData:
         count = int(self.count.numpy())
@@ -318,6 +342,97 @@ class _SavedTrainFunction:
     function: Any
     optimizer: Any
     built: list[Any] = field(default_factory=list)
+    setup: _Setup | None = None  # the model's setup when the instrumented function was built
+    reused: _KeptTrainFunction | None = None  # the kept function this capture used
+
+
+class _Setup:
+    """What an instrumented train function depends on: equal setups may share one.
+
+    Objects are compared by identity (the model, its optimizer, the compile
+    configuration Keras makes anew in every ``compile``, the trainable
+    variables, the ``train_step``), settings by value (XLA, eager,
+    ``steps_per_execution``, the recording options).
+    """
+
+    def __init__(self, model: Any, every: int, max_steps: int, options: tuple[Any, ...]) -> None:
+        self.objects: tuple[Any, ...] = (
+            getattr(model, "optimizer", None),
+            getattr(model, "_compile_config", None),
+            getattr(model, "_loss_tracker", None),
+            getattr(model, "_distribution_strategy", None),
+            getattr(type(model), "train_step", None),
+            vars(model).get("train_step"),
+            *list(getattr(model, "trainable_variables", []) or []),
+        )
+        try:
+            jit = getattr(model, "jit_compile", None)
+        except Exception:
+            jit = "?"
+        self.values: tuple[Any, ...] = (
+            repr(jit),
+            bool(getattr(model, "run_eagerly", False)),
+            repr(getattr(model, "steps_per_execution", 1)),
+            len(self.objects),
+            every,
+            max_steps,
+            options,
+        )
+
+    def same(self, other: _Setup) -> bool:
+        return self.values == other.values and all(
+            a is b for a, b in zip(self.objects, other.objects, strict=True)
+        )
+
+
+@dataclass(eq=False)
+class _KeptTrainFunction:
+    """An instrumented train function kept across captures, with the recorders its graph writes.
+
+    Held in :data:`tfnb_debug._state.train_functions` (at most
+    :data:`KEEP_MODELS` models, least recently used dropped first).  The
+    function's closure holds its model, so an entry keeps the model alive
+    until it is dropped: by a changed setup, by eviction or on unload.
+    """
+
+    model: weakref.ref[Any]
+    setup: _Setup
+    function: Any
+    recorders: tuple[tuple[Any, _Recorder, tuple[Any, int, Any]], ...]
+
+
+#: models whose instrumented train function is kept at most
+KEEP_MODELS = 4
+
+
+def _kept_for(model: Any, setup: _Setup) -> _KeptTrainFunction | None:
+    """The kept function for ``model`` if its setup is unchanged; a stale one is dropped."""
+    kept = _state.train_functions.get(id(model))
+    if kept is None:
+        return None
+    if kept.model() is not model or not kept.setup.same(setup):
+        _state.train_functions.pop(id(model), None)
+        return None
+    _state.train_functions[id(model)] = _state.train_functions.pop(id(model))  # most recent
+    return kept
+
+
+def _keep(kept: _KeptTrainFunction, model: Any) -> None:
+    _state.train_functions.pop(id(model), None)
+    _state.train_functions[id(model)] = kept
+    while len(_state.train_functions) > KEEP_MODELS:
+        _state.train_functions.pop(next(iter(_state.train_functions)))
+
+
+def kept_train_function(model: Any) -> Any:
+    """The instrumented train function kept for ``model``, or None (dropped if the model's
+    optimizer, compile configuration or trainable variables changed since)."""
+    kept = _state.train_functions.get(id(model))
+    if kept is None:
+        return None
+    every, max_steps, options = kept.setup.values[-3:]
+    kept = _kept_for(model, _Setup(model, every, max_steps, options))
+    return kept.function if kept is not None else None
 
 
 class GradientCapture:
@@ -340,7 +455,16 @@ class GradientCapture:
         self._order: list[_Recorder] = []
         self._saved: dict[int, _SavedTrainFunction] = {}
         self._loss_scales: dict[int, Any] = {}
-        self._originals: list[tuple[Any, str, Any]] = []
+        self._patches = Patches()
+        #: further settings that change what the instrumented step's graph does (hashable,
+        #: compared by value): a kept train function is used again only with equal ones.
+        #: Anything a step calls back into must look up the active capture when it runs,
+        #: never keep the capture that traced it: a kept graph outlives its capture.
+        self.trace_options: tuple[Any, ...] = ()
+        #: the block ran cleanly and nothing in it needs a fresh trace: keep what was built
+        self.keep_functions = False
+        #: models whose kept instrumented train function this capture used (no retrace)
+        self.reused_models: list[str] = []
         self.read_error: str | None = None
         self.no_gradient_step: NoGradientStep | None = None
         # the exception raised through a wrapper and the frame that raised it
@@ -377,6 +501,7 @@ class GradientCapture:
             with _LOCK:
                 _ACTIVE = None
             self._uninstall()
+            kept = self._functions_to_keep() if self.keep_functions and exc[1] is None else []
             self._restore_train_functions()
         finally:
             try:
@@ -387,10 +512,8 @@ class GradientCapture:
                 self._recorders.clear()
                 self._order.clear()
                 self._loss_scales.clear()
-
-    def _patch(self, owner: Any, name: str, replacement: Any) -> None:
-        self._originals.append((owner, name, owner.__dict__[name]))
-        setattr(owner, name, replacement)
+        for model, entry in kept:
+            _keep(entry, model)
 
     def _install(self) -> None:
         original_apply = BaseOptimizer.__dict__["apply"]
@@ -423,10 +546,18 @@ class GradientCapture:
             __tracebackhide__ = True
             capture = _ACTIVE
             if capture is not None and id(model) not in capture._saved:
-                capture._saved[id(model)] = _SavedTrainFunction(
-                    model, model.train_function, getattr(model, "optimizer", None)
+                setup = _Setup(model, capture.every, capture.max_steps, capture.trace_options)
+                saved = capture._saved[id(model)] = _SavedTrainFunction(
+                    model, model.train_function, getattr(model, "optimizer", None), setup=setup
                 )
                 capture._note_fit_model(model)
+                kept = _kept_for(model, setup)
+                if kept is not None and capture._can_reuse(kept):
+                    capture._reuse(kept, model)
+                    saved.reused = kept
+                    model.train_function = kept.function
+                    saved.built.append(kept.function)
+                    return kept.function
                 result = original_make(model, force=True)
                 capture._saved[id(model)].built.append(model.train_function)
                 return result
@@ -442,15 +573,71 @@ class GradientCapture:
                 _remember_loss(target)
             return original_gradient(tape, target, *args, **kwargs)
 
-        self._patch(BaseOptimizer, "apply", apply)
-        self._patch(LossScaleOptimizer, "apply", lso_apply)
-        self._patch(TensorFlowTrainer, "make_train_function", make_train_function)
-        self._patch(tf.GradientTape, "gradient", gradient)
+        self._patches.set(BaseOptimizer, "apply", apply)
+        self._patches.set(LossScaleOptimizer, "apply", lso_apply)
+        self._patches.set(TensorFlowTrainer, "make_train_function", make_train_function)
+        self._patches.set(tf.GradientTape, "gradient", gradient)
 
     def _uninstall(self) -> None:
-        while self._originals:
-            owner, name, original = self._originals.pop()
-            setattr(owner, name, original)
+        self._patches.restore()
+
+    # -- keeping the instrumented train function -----------------------------------------
+    def _can_reuse(self, kept: _KeptTrainFunction) -> bool:
+        """Whether the kept function's buffers can be this capture's: not when the block
+        already records the same optimizer and variables elsewhere (an eager loop before
+        ``fit``), whose steps a fresh trace would add to the same record."""
+        with _LOCK:
+            return all(self._recorders.get(key, r) is r for key, r, _ in kept.recorders)
+
+    def _reuse(self, kept: _KeptTrainFunction, model: Any) -> None:
+        """Use a kept function: its recorders start over and write this capture's records."""
+        optimizers = []
+        with _LOCK:
+            for key, recorder, facts in kept.recorders:
+                recorder.reuse(self, facts)
+                if self._recorders.setdefault(key, recorder) is recorder and all(
+                    r is not recorder for r in self._order
+                ):
+                    self._order.append(recorder)
+                optimizers.append(recorder.optimizer)
+        self.reused_models.append(str(getattr(model, "name", "model")))
+        from tfnb_debug.collect.memory_steps import watch_graph_optimizers
+
+        watch_graph_optimizers(optimizers)  # %%tfmem counts these steps as it would when traced
+
+    def _functions_to_keep(self) -> list[tuple[Any, _KeptTrainFunction]]:
+        """The instrumented functions built (or reused) here that a later capture may use.
+
+        Only when one model trained, its function was built once and is still
+        the model's, its setup did not change during the block, and every
+        buffer its graph writes belongs to that model's optimizer.
+        """
+        if len(self._saved) != 1:
+            return []
+        saved = next(iter(self._saved.values()))
+        model = saved.model
+        if (
+            saved.setup is None
+            or len(saved.built) != 1
+            or getattr(model, "train_function", None) is not saved.built[0]
+            or bool(getattr(model, "run_eagerly", False))
+            or not saved.setup.same(_Setup(model, self.every, self.max_steps, self.trace_options))
+        ):
+            return []
+        optimizer = getattr(model, "optimizer", None)
+        own = [optimizer, getattr(optimizer, "inner_optimizer", None)]
+        traced = [(k, r) for k, r in self._recorders.items() if r.traced]
+        if not traced or any(all(r.optimizer is not o for o in own) for _, r in traced):
+            return []
+        if saved.reused is not None:
+            return [(model, saved.reused)]
+        entry = _KeptTrainFunction(
+            model=weakref.ref(model),
+            setup=saved.setup,
+            function=saved.built[0],
+            recorders=tuple((k, r, r.facts()) for k, r in traced),
+        )
+        return [(model, entry)]
 
     def _restore_train_functions(self) -> None:
         for saved in self._saved.values():
@@ -596,29 +783,6 @@ def _remember_loss(target: Any) -> None:
     _LOCAL.loss = target if scalar and target.dtype.is_floating else None
 
 
-def _snapshot(model: Any) -> list[tuple[Any, np.ndarray]]:
-    """Every model, metric and optimizer variable with a copy of its value."""
-    seen: set[int] = set()
-    saved: list[tuple[Any, np.ndarray]] = []
-    groups: list[Iterable[Any]] = [model.variables]
-    groups.append(getattr(model, "metrics_variables", []) or [])
-    optimizer = getattr(model, "optimizer", None)
-    if optimizer is not None:
-        groups.append(getattr(optimizer, "variables", []) or [])
-    for group in groups:
-        for variable in group:
-            if id(variable) in seen:
-                continue
-            seen.add(id(variable))
-            saved.append((variable, np.array(variable.numpy(), copy=True)))
-    return saved
-
-
-def _restore(saved: list[tuple[Any, np.ndarray]]) -> None:
-    for variable, value in saved:
-        variable.assign(value)
-
-
 def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[CaptureData, str]:
     """One ``training=True`` forward and backward pass; nothing changes in the model.
 
@@ -651,8 +815,7 @@ def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[Captur
     variables = list(model.trainable_variables)
     if not variables:
         raise TfnbDebugError(f"model '{getattr(model, 'name', '?')}' has no trainable variables")
-    saved = _snapshot(model)
-    try:
+    with preserved(model, rng=False):
         try:
             with tf.GradientTape() as tape:
                 y_pred = model(x, training=True)
@@ -685,8 +848,6 @@ def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[Captur
             stats[0, i] = row.numpy()
             hist[0, i] = counts.numpy()
         loss_value = float(tf.cast(value, tf.float32).numpy())
-    finally:
-        _restore(saved)
     data = CaptureData(
         variables=meta,
         steps=np.zeros(1, dtype=np.int64),

@@ -19,7 +19,25 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["StepMark", "StepMarkers"]
+from tfnb_debug.collect._patching import Patches
+
+__all__ = ["StepMark", "StepMarkers", "watch_graph_optimizers"]
+
+_INSTALLED: list[StepMarkers] = []  # the markers whose patches are in place now
+_INSTALLED_LOCK = threading.Lock()
+
+
+def watch_graph_optimizers(optimizers: Iterable[Any]) -> None:
+    """Tell every installed :class:`StepMarkers` that these optimizers step inside a graph.
+
+    For a train function that runs without being traced (``%%tfgrad`` reuses
+    an instrumented one): the markers would otherwise learn it while tracing.
+    """
+    optimizers = list(optimizers)
+    with _INSTALLED_LOCK:
+        installed = list(_INSTALLED)
+    for markers in installed:
+        markers.watch(optimizers)
 
 
 @dataclass(frozen=True)
@@ -57,7 +75,7 @@ class StepMarkers:
         self.models: weakref.WeakSet[Any] = weakref.WeakSet()
         # optimizers stepping inside a tf.function: their ``iterations`` are read per sample
         self.graph_optimizers: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._saved: list[tuple[type, str, Any]] = []
+        self._patches = Patches()
         self._depth = threading.local()
         self._last_optimizer: int | None = None  # id of the optimizer of the last eager step
         self._thread = threading.get_ident()
@@ -95,19 +113,21 @@ class StepMarkers:
         for method in ("apply_gradients", "apply"):
             owner = _defining_class(keras.optimizers.Optimizer, method)
             self._patch(owner, method, self._optimizer_wrapper(tf, owner.__dict__[method], method))
+        with _INSTALLED_LOCK:
+            _INSTALLED.append(self)
 
     def restore(self) -> None:
-        saved, self._saved = self._saved, []
-        for owner, name, original in reversed(saved):
-            setattr(owner, name, original)
+        with _INSTALLED_LOCK:
+            if self in _INSTALLED:
+                _INSTALLED.remove(self)
+        self._patches.restore()
 
     def _patch(self, owner: type, name: str, replacement: Callable[..., Any]) -> None:
         original = owner.__dict__[name]
-        self._saved.append((owner, name, original))
         replacement.__wrapped__ = original  # type: ignore[attr-defined]
         replacement.__name__ = name
         replacement.__doc__ = getattr(original, "__doc__", None)
-        setattr(owner, name, replacement)
+        self._patches.set(owner, name, replacement)
 
     def _optimizer_wrapper(
         self, tf: Any, original: Callable[..., Any], method: str

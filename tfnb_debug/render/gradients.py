@@ -8,20 +8,63 @@ No TensorFlow here.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tfnb_debug.render.html import image_html
 from tfnb_debug.render.plots import figure_data_uri, new_figure
+from tfnb_debug.reports import Section
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from tfnb_debug.reports import Section
+__all__ = [
+    "FigureSection",
+    "gradient_sections",
+    "heatmap_figure",
+    "histogram_figure",
+    "loss_figure",
+]
 
-__all__ = ["gradient_sections", "heatmap_figure", "histogram_figure", "loss_figure"]
+
+class FigureSection(Section):
+    """A :class:`~tfnb_debug.reports.Section` whose figure is drawn the first time its
+    ``html`` is read, then kept."""
+
+    def __init__(
+        self,
+        title: str,
+        html: str | None = None,
+        text: str = "",
+        *,
+        draw: Callable[[], Figure] | None = None,
+        alt: str = "",
+    ) -> None:
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "_drawn", html)
+        object.__setattr__(self, "_draw", draw)
+        object.__setattr__(self, "_alt", alt)
+
+    _drawn: str | None
+    _draw: Callable[[], Figure] | None
+    _alt: str
+
+    @property
+    def html(self) -> str:
+        if self._drawn is None:
+            draw = self._draw
+            drawn = image_html(figure_data_uri(draw()), alt=self._alt) if draw else ""
+            object.__setattr__(self, "_drawn", drawn)
+            object.__setattr__(self, "_draw", None)  # the arrays are no longer needed
+        return str(self._drawn)
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the figure has been drawn yet."""
+        return self._drawn is not None
 
 
 def histogram_figure(
@@ -40,12 +83,13 @@ def histogram_figure(
     axes = fig.subplots(rows, cols, squeeze=False)
     edges_arr = np.asarray(edges)
     centers = (edges_arr[:-1] + edges_arr[1:]) / 2
-    width = float(edges_arr[1] - edges_arr[0])
     for k, ax in enumerate(axes.flat):
         if k >= len(layers):
             ax.set_visible(False)
             continue
-        ax.bar(centers, last[k], width=width, color="#2563eb", alpha=0.8, label="last step")
+        # one filled outline per panel, the same picture as touching bars at a fraction of
+        # the drawing time (a bar is an artist of its own: 32 per layer)
+        ax.stairs(last[k], edges_arr, fill=True, color="#2563eb", alpha=0.8, label="last step")
         if first is not None:
             ax.step(centers, first[k], where="mid", color="#9ca3af", lw=1, label="first step")
         ax.set_title(_short(layers[k]), fontsize=8)
@@ -109,38 +153,56 @@ def gradient_sections(
     loss: np.ndarray,
     loss_known: np.ndarray,
 ) -> tuple[Section, ...]:
-    """The report's plot sections, each with a short text form for ``text/plain``."""
-    from tfnb_debug.reports import Section
+    """The report's plot sections, each with a short text form for ``text/plain``.
 
-    sections = []
+    The figures are drawn when a section's ``html`` is first read (the report
+    is shown, or its HTML asked for), never here: a report that is only
+    stored (``-q``) or read as text draws nothing.
+    """
+
+    sections: list[Section] = []
     if layers:
-        fig = histogram_figure(layers, hist_last, edges, first=hist_first)
+        layers = list(layers)
+
+        def histograms() -> Figure:
+            return histogram_figure(layers, hist_last, edges, first=hist_first)
+
         sections.append(
-            Section(
+            FigureSection(
                 "Gradient histograms (log10 |g| per layer, last recorded step)",
-                image_html(figure_data_uri(fig), alt="gradient histograms"),
+                draw=histograms,
+                alt="gradient histograms",
             )
         )
     if layers and len(steps) > 1:
         with np.errstate(divide="ignore", invalid="ignore"):
             logs = np.where(layer_norms > 0, np.log10(layer_norms), -12.0)
         logs = np.where(np.isfinite(layer_norms), logs, np.nan)
-        fig = heatmap_figure(layers, steps, logs.T)
+
+        def heatmap() -> Figure:
+            return heatmap_figure(layers, steps, logs.T)
+
         sections.append(
-            Section(
+            FigureSection(
                 "log10 gradient norm: layers x steps",
-                image_html(figure_data_uri(fig), alt="gradient norm heatmap"),
+                draw=heatmap,
+                alt="gradient norm heatmap",
                 text=_heatmap_text(layers, layer_norms),
             )
         )
     known = np.asarray(loss_known, dtype=bool)
     if known.sum() > 1:
-        fig = loss_figure(steps[known], loss[known])
         values = loss[known]
+        known_steps = steps[known]
+
+        def loss_plot() -> Figure:
+            return loss_figure(known_steps, values)
+
         sections.append(
-            Section(
+            FigureSection(
                 "Loss over steps",
-                image_html(figure_data_uri(fig), alt="loss over steps"),
+                draw=loss_plot,
+                alt="loss over steps",
                 text=f"loss: first {values[0]:.6g}, last {values[-1]:.6g}, "
                 f"min {np.nanmin(values) if np.isfinite(values).any() else float('nan'):.6g}",
             )
