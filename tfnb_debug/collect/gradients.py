@@ -401,8 +401,10 @@ class _KeptTrainFunction:
     recorders: tuple[tuple[Any, _Recorder, tuple[Any, int, Any]], ...]
 
 
-#: models whose instrumented train function is kept at most
-KEEP_MODELS = 4
+#: models whose instrumented train function is kept at most: one, the last recorded, so
+#: that a model the user deletes to free (GPU) memory is held by tfnb_debug for as short
+#: a time as possible (until another model is recorded, or ``%unload_ext``)
+KEEP_MODELS = 1
 
 
 def _kept_for(model: Any, setup: _Setup) -> _KeptTrainFunction | None:
