@@ -44,7 +44,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from tfnb_debug.collect._patching import TraceCounts
+from tfnb_debug.collect._patching import Patches, TraceCounts
 from tfnb_debug.text import strip_ansi
 
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG"]
@@ -106,7 +106,8 @@ class NumericsChecks:
         self._stashed: tuple[int, Any] | None = None  # (layer index, its input) on failure
         # (optimizer, its update counter): updates whose gradients passed their checks
         self._counters: list[tuple[Any, Any]] = []
-        self._saved_models: list[tuple[Any, dict[str, Any], bool]] = []
+        self._adopted: list[Any] = []
+        self._model_patches = Patches()  # the train/test/predict functions and XLA pin
         self._exit: contextlib.ExitStack | None = None
 
     # -- context -------------------------------------------------------------------------
@@ -197,39 +198,26 @@ class NumericsChecks:
         during the run (also models created in it).  ``jit_compile="auto"``
         is pinned to False too: on a GPU it would turn XLA on.
         """
-        if any(m is model for m, _, _ in self._saved_models):
+        if any(m is model for m in self._adopted):
             return
-        saved = {
-            name: getattr(model, name, None)
-            for name in ("train_function", "test_function", "predict_function")
-        }
-        had_jit = "_jit_compile" in vars(model)
-        saved["_jit_compile"] = vars(model).get("_jit_compile")
-        self._saved_models.append((model, saved, had_jit))
+        self._adopted.append(model)
         for name in ("train_function", "test_function", "predict_function"):
             if hasattr(model, name):
-                setattr(model, name, None)
-        if had_jit:
-            would_jit = saved["_jit_compile"]
+                self._model_patches.set(model, name, None)
+        if "_jit_compile" in vars(model):
+            would_jit = vars(model)["_jit_compile"]
             if would_jit is None:
                 try:
                     would_jit = bool(model._resolve_auto_jit_compile())
                 except Exception:
                     would_jit = False
-            model._jit_compile = False
+            self._model_patches.set(model, "_jit_compile", False)
             if would_jit:
                 self.xla_switched_off.append(model.name)
 
     def _restore_models(self) -> None:
-        for model, saved, had_jit in reversed(self._saved_models):
-            for name in ("train_function", "test_function", "predict_function"):
-                if hasattr(model, name):
-                    setattr(model, name, saved[name])
-            if had_jit:
-                model._jit_compile = saved["_jit_compile"]
-            else:
-                vars(model).pop("_jit_compile", None)
-        self._saved_models.clear()
+        self._adopted.clear()
+        self._model_patches.restore()
 
     # -- hooks ---------------------------------------------------------------------------
 
