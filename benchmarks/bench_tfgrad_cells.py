@@ -42,23 +42,7 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
-
-def small_cnn(keras: Any) -> Any:
-    model = keras.Sequential(
-        [
-            keras.Input((28, 28, 1)),
-            keras.layers.Conv2D(16, 3, activation="relu"),
-            keras.layers.MaxPooling2D(),
-            keras.layers.Conv2D(32, 3, activation="relu"),
-            keras.layers.MaxPooling2D(),
-            keras.layers.Flatten(),
-            keras.layers.Dense(64, activation="relu"),
-            keras.layers.Dense(10),
-        ],
-        name="bench_cnn",
-    )
-    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    return model
+from bench_tfgrad import build as small_cnn  # noqa: E402  (the same small CNN)
 
 
 def unet(keras: Any, size: int = 32, classes: int = 3) -> Any:
