@@ -167,10 +167,14 @@ def check_output_arguments(args: Any) -> Any:
     return args
 
 
-def emit(shell: Any, report: Report, args: Any) -> Report | None:
-    """Display, store and/or return a report as the ``-q``/``-o``/``-v`` options ask."""
+def emit(shell: Any, report: Report, args: Any, *, live: Any = None) -> Report | None:
+    """Display, store and/or return a report as the ``-q``/``-o``/``-v`` options ask.
+
+    ``live``: the cell's :class:`~tfnb_debug.live.LiveView`; its display is
+    replaced by the report (instead of a second output below it).
+    """
     check_output_arguments(args)
-    if not args.quiet:
+    if not args.quiet and (live is None or not live.show(report)):
         from IPython.display import display
 
         display(report)
@@ -179,15 +183,18 @@ def emit(shell: Any, report: Report, args: Any) -> Report | None:
     return report if args.output else None
 
 
-def emit_partial(shell: Any, report: Report | None, args: Any) -> None:
+def emit_partial(shell: Any, report: Report | None, args: Any, *, live: Any = None) -> None:
     """Show (and store) how far a failing cell got, while the user's exception is in flight.
 
     A failure to show it is swallowed: it must never replace the user's own error.
+    Without a report, a live view is left showing its last update, marked as ended.
     """
     if report is None:
+        if live is not None:
+            live.close()
         return
     with contextlib.suppress(Exception):
-        emit(shell, report, args)
+        emit(shell, report, args, live=live)
 
 
 @contextlib.contextmanager

@@ -272,6 +272,7 @@ class GradientRecording:
     steps_taken: int = 0
     stale_functions: tuple[str, ...] = ()
     loss_not_differentiable: bool = False  # a step where no variable got a gradient (G04)
+    _owner: Any = field(default=None, repr=False, compare=False)  # the block recording it
 
     def result(self) -> GradientReport:
         """The report, or a one-line error saying why there is none."""
@@ -337,7 +338,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         self._watched = watched
         self._thresholds = thresholds
         self._before: dict[int, tuple[str, int]] = {}
-        self._recording = GradientRecording(every=every, max_steps=max_steps)
+        self._recording = GradientRecording(every=every, max_steps=max_steps, _owner=self)
         self._capture = GradientCapture(every=every, max_steps=max_steps)
         self._fits = record_fit_args()
         self._watch = watch_losses()
@@ -376,10 +377,88 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
             # the partial report, without ever hiding the user's own exception
             with contextlib.suppress(Exception):
                 _finish(*args, failed=True, losses=self._losses)
+        self._recording._owner = None  # the report holds what is needed; not the capture
         report = self._recording.report
         if report is not None:
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 self._recording.report = with_fit_findings(report, self._fits)
+
+
+class GradientLive:
+    """A gradient recording as a source of the live view (:mod:`tfnb_debug.live`).
+
+    Each update copies the records written since the last one from the device
+    (the recording's end then copies only the rest) and runs G02/G03/G05 on
+    them, with ``growth_window`` records before them as context: a finding
+    shows from the update that first sees it, and stays.
+    """
+
+    #: records shown in the heatmap strip
+    RECENT = 60
+
+    def __init__(self, recording: _Recording) -> None:
+        self._capture = recording._capture
+        self._watched = recording._watched
+        self._thresholds = recording._thresholds or GradThresholds()
+        self._seen = 0  # records the rules have looked at
+        self._found: dict[str, Finding] = {}
+        self._last_step: int | None = None
+
+    def _label(self, data: list[Any]) -> Any:
+        name = _model_name(self._capture, data, self._watched)
+        return lambda layer: _label(name, layer)
+
+    def _refresh(self) -> None:
+        from tfnb_debug.diagnostics.gradients import live_findings
+
+        records = self._capture.pull()
+        if records <= self._seen:
+            return
+        data = self._capture.recent(records - self._seen + self._thresholds.growth_window + 1)
+        history = _merge(data)
+        for found in live_findings(history, self._thresholds, label=self._label(data)):
+            self._found.setdefault(found.code, found)
+        self._seen = records
+        self._last_step = int(history.steps[-1]) if history.n_records else None
+
+    def live_part(self) -> Any:
+        from tfnb_debug.live import LivePart, recent
+
+        self._refresh()
+        data = self._capture.recent(self.RECENT)
+        if not data:
+            return LivePart(lines=("gradients: no optimizer step recorded yet",))
+        history = _merge(data)
+        label = self._label(data)
+        norms = history.layer_grad_norms()
+        norms = np.where(history.layer_nonfinite() > 0, np.inf, norms).T
+        known = history.loss[history.loss_known]
+        return LivePart(
+            step=int(history.steps[-1]) + 1 if history.n_records else None,
+            loss=float(known[-1]) if known.size else None,
+            losses=recent(known, self.RECENT),
+            layers=tuple(label(layer) for layer in history.layers()),
+            norms=norms,
+            findings=tuple(self._found.values()),
+        )
+
+    def stop_request(self, kind: str) -> Any:
+        from tfnb_debug.live import STOP_CODES, StopRequest
+
+        self._refresh()
+        for code in ("G03", "G05", "G02"):
+            found = self._found.get(code)
+            if found is not None and code in STOP_CODES[kind]:
+                return StopRequest(kind=kind, finding=found, step=self._last_step)
+        return None
+
+
+def live_source(recording: Any) -> GradientLive:
+    """The live-view source of the ``record_gradients`` block that yielded ``recording``."""
+    owner = recording._owner
+    if owner is None:
+        raise TfnbDebugError("this gradient recording has not started")
+    return GradientLive(owner)
 
 
 def _nothing_watched(losses: Any) -> bool:

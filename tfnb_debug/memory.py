@@ -209,6 +209,38 @@ class MemoryTracker:
             # the user's own exception goes on unchanged; the report is lost with it
 
 
+class MemoryLive:
+    """A memory tracker as a source of the live view: the sampler's latest host readings
+    (host RSS and each device allocator; no device read) and the steps marked so far."""
+
+    def __init__(self, tracker: MemoryTracker) -> None:
+        self._tracker = tracker
+
+    def live_part(self) -> Any:
+        from tfnb_debug.collect.memory import HEAP_SERIES
+        from tfnb_debug.live import LivePart
+
+        recorder = self._tracker.recorder
+        sampler, markers = recorder.sampler, recorder.markers
+        if not self._tracker.enabled or sampler is None:
+            return LivePart()
+        memory = tuple(
+            (probe.name, current, peak)
+            for probe, current, peak in sampler.latest()
+            if probe.name != HEAP_SERIES
+        )
+        steps = len(markers.marks) if markers is not None else 0
+        counts = list(sampler.step_counts)  # watched optimizers' iterations at each sample
+        first = next((c for c in counts if c is not None), None)
+        last = next((c for c in reversed(counts) if c is not None), None)
+        in_graph = last - first if first is not None and last is not None else 0
+        step = max(steps, in_graph) or None
+        return LivePart(step=step, memory=memory)
+
+    def stop_request(self, kind: str) -> Any:
+        return None
+
+
 def track_memory(
     interval_ms: float = DEFAULT_INTERVAL_MS,
     *,

@@ -209,6 +209,8 @@ class _Recorder:
             self.meta_buf = make(tf.fill([cap, 3], np.nan), tf.float32)
             self.step = make(0, tf.int64)
             self.count = make(0, tf.int32)
+        self._host: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # rows copied so far
+        self._pulled = 0
 
     def run(self, optimizer: Any, grads: list[Any], variables: list[Any], apply: Any) -> Any:
         __tracebackhide__ = True
@@ -292,23 +294,69 @@ class _Recorder:
         self.loss_scaled_by = set(facts[2])
         self.count.assign(0)
         self.step.assign(0)
+        self._host = None
+        self._pulled = 0
 
-    def read(self) -> CaptureData:
+    def pull(self) -> int:
+        """Copy the records written since the last pull to the host; return how many exist.
+
+        Each record crosses from the device once: :meth:`read` copies only
+        what no pull copied yet.  A live view pulls every few seconds.
+        """
         count = int(self.count.numpy())
-        meta = self.meta_buf.numpy()[:count]
+        if count > self._pulled:
+            a, b = self._pulled, count
+            rows = (self.meta_buf[a:b].numpy(), self.stats[a:b].numpy(), self.hist[a:b].numpy())
+            if self._host is None or self._host[0].shape[0] < b:
+                size = min(max(2 * b, 64), self.capture_rows)
+                grown = tuple(np.empty((size, *r.shape[1:]), r.dtype) for r in rows)
+                if self._host is not None:
+                    for new, old in zip(grown, self._host, strict=True):
+                        new[:a] = old[:a]
+                self._host = grown  # type: ignore[assignment]
+            assert self._host is not None
+            for store, part in zip(self._host, rows, strict=True):
+                store[a:b] = part
+            self._pulled = count
+        return count
+
+    def history(self, last: int | None = None, total_steps: int | None = None) -> CaptureData:
+        """The records pulled so far (or the ``last`` ones) as host data; reads nothing."""
+        n, b = len(self.meta), self._pulled
+        a = 0 if last is None else max(0, b - last)
+        if self._host is None:
+            meta = np.zeros((0, 3), np.float32)
+            stats = np.zeros((0, n, len(STAT_COLUMNS)), np.float32)
+            hist = np.zeros((0, n, HIST_BINS), np.float32)
+        else:
+            meta, stats, hist = (store[a:b] for store in self._host)
         loss_known = meta[:, 2] == 1.0
+        steps = meta[:, 0].astype(np.int64)
+        if total_steps is None:
+            total_steps = int(steps[-1]) + 1 if len(steps) else 0
         return CaptureData(
             variables=self.meta,
-            steps=meta[:, 0].astype(np.int64),
+            steps=steps,
             loss=np.where(loss_known, meta[:, 1], np.nan),
             loss_known=loss_known,
-            stats=self.stats.numpy()[:count],
-            hist=self.hist.numpy()[:count],
+            stats=stats,
+            hist=hist,
             no_gradient=tuple(self.meta[i].path for i in sorted(self.no_gradient)),
-            total_steps=int(self.step.numpy()),
+            total_steps=total_steps,
             replicas=self.replicas,
             loss_scaled_by=tuple(sorted(self.loss_scaled_by)),
         )
+
+    def read(self) -> CaptureData:
+        """Everything recorded (copying from the device only what no pull copied yet)."""
+        self.pull()
+        data = self.history(total_steps=int(self.step.numpy()))  # its arrays are copies
+        self._host, self._pulled = None, 0  # a kept recorder holds no host rows between cells
+        return data
+
+    @property
+    def capture_rows(self) -> int:
+        return int(self.stats.shape[0])
 
 
 def _pop_pending_loss() -> tf.Tensor | None:
@@ -582,6 +630,21 @@ class GradientCapture:
 
     def _uninstall(self) -> None:
         self._patches.restore()
+
+    def pull(self) -> int:
+        """Copy the records written since the last pull from the device (each record
+        crosses once: ``read`` at the end copies only the rest); return the records so far
+        (the most of any optimizer/variable group).  For a live view, between steps, on
+        the thread that trains."""
+        with _LOCK:
+            order = list(self._order)
+        return max((recorder.pull() for recorder in order), default=0)
+
+    def recent(self, last: int | None = None) -> list[CaptureData]:
+        """The pulled records (the ``last`` ones), per group that has any; reads nothing."""
+        with _LOCK:
+            order = list(self._order)
+        return [recorder.history(last) for recorder in order if recorder._pulled > 0]
 
     # -- keeping the instrumented train function -----------------------------------------
     def _can_reuse(self, kept: _KeptTrainFunction) -> bool:

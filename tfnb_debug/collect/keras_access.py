@@ -79,6 +79,10 @@ PRIVATE: dict[str, tuple[str, str | None]] = {
         None,
     ),
     "device_lib": ("tensorflow.python.client.device_lib", None),
+    "PolymorphicFunction": (
+        "tensorflow.python.eager.polymorphic_function.polymorphic_function",
+        "Function",
+    ),
 }
 
 

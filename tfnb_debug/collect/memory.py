@@ -255,6 +255,17 @@ class MemorySampler:
                 self.values = [store[::2] for store in self.values]
                 self.interval_s *= 2
 
+    def latest(self) -> list[tuple[MemoryProbe, int, int]]:
+        """Each probe's last reading and the highest so far (current or allocator peak), in
+        bytes: host values the thread already read, for a live view."""
+        with self._lock:
+            out = []
+            for probe, store in zip(self.probes, self.values, strict=True):
+                if store:
+                    high = max(max(v[0], v[1] or 0) for v in store)
+                    out.append((probe, store[-1][0], high))
+            return out
+
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):
             self.sample()

@@ -7,7 +7,7 @@ the layers it flags (for the per-layer table).  Pure NumPy: no TensorFlow.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,15 @@ from tfnb_debug.gradient_history import INF, NAN, W_NORM, GradientHistory
 from tfnb_debug.reports import Finding, Target, finding
 from tfnb_debug.text import loss_name
 
-__all__ = ["GradThresholds", "RuleResult", "check_gradients", "loss_name", "no_gradient_at_all"]
+__all__ = [
+    "LIVE_RULES",
+    "GradThresholds",
+    "RuleResult",
+    "check_gradients",
+    "live_findings",
+    "loss_name",
+    "no_gradient_at_all",
+]
 
 
 @dataclass(frozen=True)
@@ -104,6 +112,33 @@ def check_gradients(
             if code not in flags[layer]:
                 flags[layer].append(code)
     return RuleResult(tuple(findings), {k: tuple(v) for k, v in flags.items()})
+
+
+#: the rules a live view runs while training (cheap, and what a user must see at once)
+LIVE_RULES = ("G02", "G03", "G05")
+
+
+def live_findings(
+    history: GradientHistory,
+    thresholds: GradThresholds | None = None,
+    *,
+    label: Callable[[str], str] = str,
+    codes: Iterable[str] = LIVE_RULES,
+) -> tuple[Finding, ...]:
+    """G02, G03 and G05 (or the ``codes`` among them) over the records so far.
+
+    The same rules as :func:`check_gradients`: on a window of the latest
+    records (the live view passes what it has not seen yet, plus
+    ``growth_window`` records before), they give what the report's rules give
+    for those records.
+    """
+    th = thresholds or GradThresholds()
+    rules = {"G03": _nonfinite_gradient, "G05": _nonfinite_loss, "G02": _exploding}
+    found: list[Finding] = []
+    for code, rule in rules.items():
+        if code in codes:
+            found.extend(rule(history, th, label)[0])
+    return tuple(found)
 
 
 _Out = tuple[list[Finding], list[tuple[str, str]]]

@@ -20,6 +20,7 @@ from tfnb_debug._ipython import (
     user_objects,
 )
 from tfnb_debug.magics.auto import mark_reported
+from tfnb_debug.magics.live import live_arguments, live_view
 from tfnb_debug.magics.memory import mem_argument
 
 
@@ -38,13 +39,22 @@ class GradMagics(Magics):
         metavar="LOSS",
         help="probe: loss to use instead of the compiled one",
     )
+    @argument(
+        "--stop-on",
+        choices=("nan", "explode"),
+        default=None,
+        help="stop training at the first step with NaN/Inf gradients or loss (G03/G05), or "
+        "also exploding gradients (G02), and show the report so far",
+    )
     @mem_argument
+    @live_arguments
     @output_arguments
     @argument("names", nargs="*", help="probe: MODEL X Y (names or expressions without spaces)")
     def tfgrad(self, line: str, cell: str | None = None) -> Any:
         """Gradient health: record a training cell, or probe one batch without a step.
 
-        ``%%tfgrad [--every N] [--max-steps N] [--mem] [-q] [-o] [-v NAME]`` records the
+        ``%%tfgrad [--every N] [--max-steps N] [--stop-on nan|explode] [--mem] [--live]
+        [-q] [-o] [-v NAME]`` records the
         gradients of every optimizer step the cell takes (model.fit,
         train_on_batch, custom GradientTape loops, eager or tf.function, XLA
         included): per-layer table, histograms, a layers x steps heatmap, the
@@ -53,6 +63,16 @@ class GradMagics(Magics):
         traced in an earlier cell and called by name in this one is traced
         again, hooked, and gets its own traces back afterwards.  ``--mem`` adds the
         ``%%tfmem`` memory plot, table and findings (R01-R03) to the report.
+
+        While the cell runs, a live view updates in place every
+        ``--live-interval`` seconds (default 2): steps, loss, per-layer
+        gradient norms, memory with ``--mem``, and G02/G03/G05 as soon as they
+        are seen; the report replaces it at the end.  On by default in Jupyter,
+        off with -q or ``--no-live``; ``--live`` in a terminal prints a line per
+        update.  ``--stop-on nan`` stops training after the first step with
+        NaN/Inf gradients or loss (``--stop-on explode``: also G02): ``fit``
+        ends as with ``keras.callbacks.TerminateOnNaN``, a custom loop is
+        left at that step; the report covers the steps up to it.
 
         ``%tfgrad MODEL X Y [--loss LOSS]`` runs one forward/backward pass on
         the batch and takes no optimizer step: all weights and optimizer state
@@ -76,11 +96,13 @@ class GradMagics(Magics):
                 "(for a dry probe use the line magic `%tfgrad MODEL X Y`)"
             )
         from tfnb_debug.collect.retrace import functions_to_retrace, retraced
-        from tfnb_debug.gradients import record_gradients
-        from tfnb_debug.memory import track_memory, with_memory
+        from tfnb_debug.gradients import live_source, record_gradients
+        from tfnb_debug.live import TrainingStopped, with_stop_note
+        from tfnb_debug.memory import MemoryLive, track_memory, with_memory
 
         shell = self.shell
         assert shell is not None
+        live = live_view(shell, args, "%%tfgrad", stop_on=args.stop_on)
         with usage_errors():
             context = record_gradients(
                 every=args.every,
@@ -94,19 +116,29 @@ class GradMagics(Magics):
         value = None
         try:
             with memory, context as recording, retraced(retrace):
-                value = run_user_code(shell, cell)
+                live.add(live_source(recording))
+                if args.mem:
+                    live.add(MemoryLive(memory))
+                with live:
+                    try:
+                        value = run_user_code(shell, cell)
+                    except TrainingStopped:
+                        pass  # --stop-on left the custom loop at that step: the report says so
         except BaseException as err:
             if recording is not None:
-                emit_partial(shell, recording.report, args)  # how far it got, and G04
+                partial = with_stop_note(recording.report, live.stopped)
+                emit_partial(shell, partial, args, live=live)  # how far it got, and G04
                 shown = recording.report is not None and not args.quiet
                 if shown and recording.loss_not_differentiable:
                     mark_reported(err)  # its G04 already says why the step failed
+            else:
+                live.close()
             raise
         assert recording is not None
         with usage_errors():
-            report = with_memory(recording.result(), memory)
+            report = with_stop_note(with_memory(recording.result(), memory), live.stopped)
         _remember(shell, report)
-        emitted = emit(shell, report, args)
+        emitted = emit(shell, report, args, live=live)
         return emitted if args.output else value
 
     def _probe(self, args: Any) -> Any:

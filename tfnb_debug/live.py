@@ -1,0 +1,287 @@
+"""The live view: one display that updates in place while a recorded cell runs.
+
+``%%tfgrad``, ``%%tfmem`` and ``%%tfcheck`` open a :class:`LiveView` around
+the cell.  At the end of a training step (see
+:mod:`tfnb_debug.collect.step_ticks`), at most once per ``interval`` seconds
+(throttled by time, not by steps), the view asks each of its sources for a
+:class:`LivePart` and updates one display handle: step, loss, per-layer
+gradient norms, memory and the findings known so far.  When the cell ends,
+the same display is replaced by the full report (or the partial report of a
+failed or interrupted cell).
+
+What a source reads: a gradient recording copies the records written since
+the last update from the device (each record crosses once; the end of the
+cell copies only the rest), memory comes from the sampler thread's host
+readings, ``%%tfcheck`` reads its step counters.  Nothing is read per step,
+except with ``stop_on``: then the gradient records are copied at every step
+(one read per step, as ``keras.callbacks.TerminateOnNaN`` reads the loss),
+so that training stops at the first bad step.
+
+In a Jupyter kernel the view is a display handle (HTML and a text line); in
+a terminal IPython it prints one text line per update.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from tfnb_debug.reports import Finding
+
+__all__ = [
+    "STOP_CODES",
+    "LivePart",
+    "LiveSource",
+    "LiveState",
+    "LiveView",
+    "StopRequest",
+    "TrainingStopped",
+]
+
+#: ``--stop-on`` kinds and the findings that stop training
+STOP_CODES: dict[str, frozenset[str]] = {
+    "nan": frozenset({"G03", "G05"}),
+    "explode": frozenset({"G02", "G03", "G05"}),
+}
+
+
+class TrainingStopped(Exception):
+    """Raised in a custom training loop by ``--stop-on`` after the first bad step.
+
+    ``%%tfgrad`` catches it and shows the report up to that step; ``model.fit``
+    is stopped without it (through ``model.stop_training``).
+    """
+
+    def __init__(self, request: StopRequest) -> None:
+        super().__init__(request.describe())
+        self.request = request
+
+
+@dataclass(frozen=True)
+class StopRequest:
+    """Why training was stopped: the finding and the step it names."""
+
+    kind: str
+    finding: Finding
+    step: int | None
+
+    def describe(self) -> str:
+        at = f" at step {self.step}" if self.step is not None else ""
+        return (
+            f"--stop-on {self.kind} stopped training{at}: "
+            f"{self.finding.code} {self.finding.slug}"
+        )
+
+
+@dataclass(frozen=True)
+class LivePart:
+    """What one recording contributes to an update (plain host values)."""
+
+    step: int | None = None  # training steps known so far (recorded or counted)
+    loss: float | None = None
+    losses: tuple[float, ...] = ()  # the recent known losses, oldest first
+    layers: tuple[str, ...] = ()
+    norms: np.ndarray | None = None  # (layers, recent records) gradient norms
+    memory: tuple[tuple[str, int, int | None], ...] = ()  # (series, current, peak) bytes
+    findings: tuple[Finding, ...] = ()
+    lines: tuple[str, ...] = ()
+
+
+class LiveSource(Protocol):
+    def live_part(self) -> LivePart: ...
+
+    def stop_request(self, kind: str) -> StopRequest | None: ...
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """One update of the live view: what it shows (``_repr_html_`` and a text line)."""
+
+    title: str
+    elapsed: float
+    updates: int
+    interval: float
+    part: LivePart
+    stopped: StopRequest | None = None
+    final: bool = False
+
+    def _repr_html_(self) -> str:
+        from tfnb_debug.render.live import live_html
+
+        return live_html(self)
+
+    def __repr__(self) -> str:
+        from tfnb_debug.render.live import live_text
+
+        return live_text(self)
+
+
+def merge_parts(parts: Sequence[LivePart]) -> LivePart:
+    """One part from several sources (gradients, memory, checks): the first value of each."""
+    merged = LivePart()
+    for part in parts:
+        merged = LivePart(
+            step=max((s for s in (merged.step, part.step) if s is not None), default=None),
+            loss=merged.loss if merged.loss is not None else part.loss,
+            losses=merged.losses or part.losses,
+            layers=merged.layers or part.layers,
+            norms=merged.norms if merged.norms is not None else part.norms,
+            memory=merged.memory + part.memory,
+            findings=merged.findings + part.findings,
+            lines=merged.lines + part.lines,
+        )
+    return merged
+
+
+@dataclass
+class LiveView:
+    """The live display of one cell; a context manager around the cell's code.
+
+    ``mode``: ``"display"`` (an updating display handle: Jupyter front ends),
+    ``"print"`` (a text line per update: terminal IPython) or ``None`` (no
+    display; only ``stop_on`` acts).  ``interval``: seconds between updates.
+    """
+
+    title: str
+    mode: str | None = "display"
+    interval: float = 2.0
+    stop_on: str | None = None
+    sources: list[LiveSource] = field(default_factory=list)
+    #: seconds each update took (collect + render + publish): the live view's cost
+    costs: list[float] = field(default_factory=list)
+    stopped: StopRequest | None = None
+    _handle: Any = None
+    _ticks: Any = None
+    _start: float = 0.0
+    _next: float = 0.0
+    _updates: int = 0
+    _failed: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.mode is not None or self.stop_on is not None
+
+    @property
+    def shown(self) -> bool:
+        """Whether a display handle is on screen (the report then replaces it)."""
+        return self._handle is not None
+
+    def add(self, source: LiveSource) -> None:
+        self.sources.append(source)
+
+    def __enter__(self) -> LiveView:
+        self._start = time.monotonic()
+        self._next = self._start + self.interval
+        if not self.active:
+            return self
+        from tfnb_debug.collect.step_ticks import StepTicks
+
+        if self.mode == "display":
+            from IPython.display import display
+
+            self._handle = display(self._state(LivePart()), display_id=True)
+        self._ticks = StepTicks(self._on_step)
+        self._ticks.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._ticks is not None:
+            ticks, self._ticks = self._ticks, None
+            ticks.__exit__(*exc)
+
+    # -- at each step ------------------------------------------------------------------------
+    def _on_step(self, source: str, model: Any, in_fit: bool) -> None:
+        __tracebackhide__ = True
+        if self.stop_on is not None and self.stopped is None and (source == "fit") == in_fit:
+            self._check_stop(model, in_fit)
+        if self.mode is not None and time.monotonic() >= self._next:
+            self.update()
+
+    def _check_stop(self, model: Any, in_fit: bool) -> None:
+        __tracebackhide__ = True
+        assert self.stop_on is not None
+        request = None
+        for live_source in self.sources:
+            with contextlib.suppress(Exception):  # a failed check must not stop training
+                request = live_source.stop_request(self.stop_on)
+            if request is not None:
+                break
+        if request is None:
+            return
+        self.stopped = request
+        if self.mode is not None:
+            self.update()
+        if in_fit and model is not None:
+            model.stop_training = True  # fit ends after this batch, as TerminateOnNaN does
+        else:
+            raise TrainingStopped(request)
+
+    def update(self) -> None:
+        """Collect every source's part now and show it (errors end the live view, quietly)."""
+        if self._failed is not None or self.mode is None:
+            return
+        began = time.monotonic()
+        try:
+            state = self._state(merge_parts([s.live_part() for s in self.sources]))
+            if self.mode == "display" and self._handle is not None:
+                self._handle.update(state)
+            elif self.mode == "print":
+                print(repr(state), flush=True)
+        except Exception as err:  # the live view is a convenience: never in training's way
+            self._failed = f"{type(err).__name__}: {err}"
+            return
+        self._updates += 1
+        now = time.monotonic()
+        self.costs.append(now - began)
+        self._next = now + self.interval
+
+    def _state(self, part: LivePart, *, final: bool = False) -> LiveState:
+        return LiveState(
+            title=self.title,
+            elapsed=time.monotonic() - self._start,
+            updates=self._updates,
+            interval=self.interval,
+            part=part,
+            stopped=self.stopped,
+            final=final,
+        )
+
+    # -- at the end --------------------------------------------------------------------------
+    def show(self, report: Any) -> bool:
+        """Replace the live display by ``report``; False when there is no live display."""
+        if self._handle is None:
+            return False
+        try:
+            self._handle.update(report)
+        except Exception:
+            return False
+        return True
+
+    def close(self) -> None:
+        """No report to show (the cell failed before any): leave the last update, marked final."""
+        if self._handle is None:
+            return
+        with contextlib.suppress(Exception):
+            parts = merge_parts([s.live_part() for s in self.sources])
+            self._handle.update(self._state(parts, final=True))
+
+
+def stop_note(request: StopRequest) -> str:
+    """The line a report gets when ``--stop-on`` stopped training."""
+    return request.describe() + " (the report covers the steps up to it)"
+
+
+def with_stop_note(report: Any, request: StopRequest | None) -> Any:
+    if request is None or report is None:
+        return report
+    return replace(report, summary=(stop_note(request), *report.summary))
+
+
+def recent(values: Iterable[float], limit: int) -> tuple[float, ...]:
+    out = tuple(float(v) for v in values)
+    return out[-limit:]
