@@ -427,8 +427,26 @@ FEATURES: dict[str, tuple[Callable[[InteractiveShell], None], int, bool]] = {
     "tfconsistency": (_magic("%tfconsistency -q model xb"), 1, True),
     "tfpipeline": (_magic("%tfpipeline -q ds --model model --batches 1"), 0, True),
     "auto-diagnosis": (_auto_diagnosis, 0, True),
+    # the live view's step hooks, and --stop-on
+    "tfgrad-live": (
+        _magic("%%tfgrad --live --live-interval 0.05 --stop-on nan --mem", FIT),
+        2,
+        False,
+    ),
+    "tfmem-live": (_magic("%%tfmem --live --live-interval 0.05", FIT), 2, False),
+    "tfcheck-live": (_magic("%%tfcheck --live --live-interval 0.05", FIT), 2, False),
 }
-SLOW = {"tfoverfit", "tfpipeline", "tfmem", "tfcheck", "tfgrad-cell", "record_gradients"}
+SLOW = {
+    "tfoverfit",
+    "tfpipeline",
+    "tfmem",
+    "tfcheck",
+    "tfgrad-cell",
+    "record_gradients",
+    "tfgrad-live",
+    "tfmem-live",
+    "tfcheck-live",
+}
 
 
 @pytest.mark.parametrize("outcome", OUTCOMES)

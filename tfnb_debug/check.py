@@ -11,6 +11,7 @@ The first failure stops the run; the failing layer is re-run alone with
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +59,7 @@ def run_checked(
     thresholds: CheckThresholds | None = None,
     op_detail: bool = True,
     on_error: Callable[[CheckReport], None] | None = None,
+    live: Any = None,
 ) -> tuple[Any, CheckReport]:
     """Run ``fn()`` with finiteness checks; return its value and the report.
 
@@ -72,6 +74,8 @@ def run_checked(
     A failed check stops ``fn`` and is reported, not raised.  Any other
     exception propagates unchanged, after ``on_error(partial_report)``.
     The arguments of ``fit`` calls made by ``fn`` are checked too (P13, P14).
+    ``live``: a :class:`~tfnb_debug.live.LiveView` shown while ``fn`` runs (the
+    steps checked so far).
     """
     import tensorflow as tf
 
@@ -86,8 +90,10 @@ def run_checked(
     value = None
     failed: BaseException | None = None
     losses: LossWatch | None = None
+    if live is not None:
+        live.add(CheckLive(checks))
     try:
-        with checks, fits, watch_losses() as losses:
+        with checks, fits, watch_losses() as losses, live or contextlib.nullcontext():
             value = fn()
     except tf.errors.InvalidArgumentError as err:
         if not checks.owns(err):
@@ -100,6 +106,29 @@ def run_checked(
     if failed is not None:
         checks.record_failure(failed)
     return value, with_fit_findings(build_report(checks, thresholds, notes, losses), fits)
+
+
+class CheckLive:
+    """The checks as a source of the live view: the steps whose numbers were all finite so
+    far (the check's own step counters, read at each update, not per step)."""
+
+    def __init__(self, checks: Any) -> None:
+        self._checks = checks
+
+    def live_part(self) -> Any:
+        from tfnb_debug.live import LivePart
+
+        checks = self._checks
+        steps = checks.steps_taken()
+        checked = (
+            f"checked: {len(checks.checked_outputs)} layer output(s), "
+            f"{len(checks.checked_losses)} loss(es), {len(checks.checked_gradients)} gradient(s); "
+            "no NaN/Inf so far"
+        )
+        return LivePart(step=steps or None, lines=(checked,))
+
+    def stop_request(self, kind: str) -> Any:
+        return None
 
 
 def _call(

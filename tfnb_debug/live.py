@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-import numpy as np
-
-from tfnb_debug.reports import Finding
+from tfnb_debug.live_state import STOP_CODES, LivePart, LiveState, StopRequest, merge_parts
+from tfnb_debug.render.live import live_html, live_text
 
 __all__ = [
     "STOP_CODES",
@@ -41,13 +40,22 @@ __all__ = [
     "LiveView",
     "StopRequest",
     "TrainingStopped",
+    "merge_parts",
 ]
 
-#: ``--stop-on`` kinds and the findings that stop training
-STOP_CODES: dict[str, frozenset[str]] = {
-    "nan": frozenset({"G03", "G05"}),
-    "explode": frozenset({"G02", "G03", "G05"}),
-}
+
+class Rendered:
+    """One update as a display object: its HTML and its text line, drawn once."""
+
+    def __init__(self, state: LiveState) -> None:
+        self.html = live_html(state)
+        self.text = live_text(state)
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 class TrainingStopped(Exception):
@@ -62,80 +70,10 @@ class TrainingStopped(Exception):
         self.request = request
 
 
-@dataclass(frozen=True)
-class StopRequest:
-    """Why training was stopped: the finding and the step it names."""
-
-    kind: str
-    finding: Finding
-    step: int | None
-
-    def describe(self) -> str:
-        at = f" at step {self.step}" if self.step is not None else ""
-        return (
-            f"--stop-on {self.kind} stopped training{at}: "
-            f"{self.finding.code} {self.finding.slug}"
-        )
-
-
-@dataclass(frozen=True)
-class LivePart:
-    """What one recording contributes to an update (plain host values)."""
-
-    step: int | None = None  # training steps known so far (recorded or counted)
-    loss: float | None = None
-    losses: tuple[float, ...] = ()  # the recent known losses, oldest first
-    layers: tuple[str, ...] = ()
-    norms: np.ndarray | None = None  # (layers, recent records) gradient norms
-    memory: tuple[tuple[str, int, int | None], ...] = ()  # (series, current, peak) bytes
-    findings: tuple[Finding, ...] = ()
-    lines: tuple[str, ...] = ()
-
-
 class LiveSource(Protocol):
     def live_part(self) -> LivePart: ...
 
     def stop_request(self, kind: str) -> StopRequest | None: ...
-
-
-@dataclass(frozen=True)
-class LiveState:
-    """One update of the live view: what it shows (``_repr_html_`` and a text line)."""
-
-    title: str
-    elapsed: float
-    updates: int
-    interval: float
-    part: LivePart
-    stopped: StopRequest | None = None
-    final: bool = False
-
-    def _repr_html_(self) -> str:
-        from tfnb_debug.render.live import live_html
-
-        return live_html(self)
-
-    def __repr__(self) -> str:
-        from tfnb_debug.render.live import live_text
-
-        return live_text(self)
-
-
-def merge_parts(parts: Sequence[LivePart]) -> LivePart:
-    """One part from several sources (gradients, memory, checks): the first value of each."""
-    merged = LivePart()
-    for part in parts:
-        merged = LivePart(
-            step=max((s for s in (merged.step, part.step) if s is not None), default=None),
-            loss=merged.loss if merged.loss is not None else part.loss,
-            losses=merged.losses or part.losses,
-            layers=merged.layers or part.layers,
-            norms=merged.norms if merged.norms is not None else part.norms,
-            memory=merged.memory + part.memory,
-            findings=merged.findings + part.findings,
-            lines=merged.lines + part.lines,
-        )
-    return merged
 
 
 @dataclass
@@ -184,7 +122,7 @@ class LiveView:
         if self.mode == "display":
             from IPython.display import display
 
-            self._handle = display(self._state(LivePart()), display_id=True)
+            self._handle = display(Rendered(self._state(LivePart())), display_id=True)
         self._ticks = StepTicks(self._on_step)
         self._ticks.__enter__()
         return self
@@ -227,11 +165,11 @@ class LiveView:
             return
         began = time.monotonic()
         try:
-            state = self._state(merge_parts([s.live_part() for s in self.sources]))
+            shown = Rendered(self._state(merge_parts([s.live_part() for s in self.sources])))
             if self.mode == "display" and self._handle is not None:
-                self._handle.update(state)
+                self._handle.update(shown)
             elif self.mode == "print":
-                print(repr(state), flush=True)
+                print(shown.text, flush=True)
         except Exception as err:  # the live view is a convenience: never in training's way
             self._failed = f"{type(err).__name__}: {err}"
             return
@@ -268,7 +206,7 @@ class LiveView:
             return
         with contextlib.suppress(Exception):
             parts = merge_parts([s.live_part() for s in self.sources])
-            self._handle.update(self._state(parts, final=True))
+            self._handle.update(Rendered(self._state(parts, final=True)))
 
 
 def stop_note(request: StopRequest) -> str:

@@ -100,9 +100,13 @@ class StepTicks:
         self._patches.set(callback_list, "on_train_batch_end", on_train_batch_end)
         self._patches.set(TensorFlowTrainer, "fit", patched_fit)
         self._patches.set(
-            trainer, "train_on_batch", outermost(trainer.__dict__["train_on_batch"], "train_on_batch")
+            trainer,
+            "train_on_batch",
+            outermost(trainer.__dict__["train_on_batch"], "train_on_batch"),
         )
-        self._patches.set(BaseOptimizer, "apply", outermost(BaseOptimizer.__dict__["apply"], "apply"))
+        self._patches.set(
+            BaseOptimizer, "apply", outermost(BaseOptimizer.__dict__["apply"], "apply")
+        )
         self._patches.set(
             function_class, "__call__", outermost(function_class.__dict__["__call__"], "function")
         )

@@ -18,6 +18,7 @@ from tfnb_debug._ipython import (
     usage_errors,
     user_objects,
 )
+from tfnb_debug.magics.live import live_arguments, live_view
 
 
 @magics_class
@@ -155,6 +156,7 @@ class CheckMagics(Magics):
     @no_var_expand
     @cell_magic
     @magic_arguments()
+    @live_arguments
     @output_arguments
     @argument("--retrace-limit", type=int, default=5, help="T01: traces of one tf.function (5)")
     @argument("--no-op-detail", action="store_true", help="do not re-run the failing layer")
@@ -173,7 +175,9 @@ class CheckMagics(Magics):
         tf.function traced in an earlier cell and called by name in this one
         is traced again under the checks, and gets its own traces back
         afterwards.  Counts tf.function retracing (T01).  Returns the cell's
-        last value (the report with -o).
+        last value (the report with -o).  While the cell runs, a live view
+        shows the steps checked so far (every ``--live-interval`` seconds, on
+        in Jupyter; ``--no-live`` turns it off); the report replaces it.
 
         Example::
 
@@ -186,6 +190,7 @@ class CheckMagics(Magics):
 
         args = check_output_arguments(parse_argstring(self.tfcheck, line))
         shell = self._shell()
+        live = live_view(shell, args, "%%tfcheck")
         with usage_errors():
             thresholds = CheckThresholds(retrace_limit=args.retrace_limit)
         functions = list({id(f): f for f in user_objects(shell, ("function",)).values()}.values())
@@ -193,7 +198,7 @@ class CheckMagics(Magics):
             retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfcheck")
 
         def partial(report: CheckReport) -> None:
-            if not args.quiet:
+            if not args.quiet and not live.show(report):
                 from IPython.display import display
 
                 display(report)
@@ -205,8 +210,9 @@ class CheckMagics(Magics):
             thresholds=thresholds,
             op_detail=not args.no_op_detail,
             on_error=partial,
+            live=live,
         )
-        returned = emit(shell, report, args)
+        returned = emit(shell, report, args, live=live)
         if report.stopped:
             first = report.findings[0] if report.findings else None
             where = first.to_text()[:160] if first is not None else report.summary[0]

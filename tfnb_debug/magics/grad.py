@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 from typing import Any
 
@@ -119,11 +120,9 @@ class GradMagics(Magics):
                 live.add(live_source(recording))
                 if args.mem:
                     live.add(MemoryLive(memory))
-                with live:
-                    try:
-                        value = run_user_code(shell, cell)
-                    except TrainingStopped:
-                        pass  # --stop-on left the custom loop at that step: the report says so
+                # --stop-on leaves a custom loop at the bad step: the report says so
+                with live, contextlib.suppress(TrainingStopped):
+                    value = run_user_code(shell, cell)
         except BaseException as err:
             if recording is not None:
                 partial = with_stop_note(recording.report, live.stopped)

@@ -27,9 +27,7 @@ def live_arguments(func: F) -> F:
         metavar="S",
         help=f"seconds between live updates (default {DEFAULT_LIVE_INTERVAL:g})",
     )(func)
-    func = argument(
-        "--no-live", action="store_true", help="no live view while the cell runs"
-    )(func)
+    func = argument("--no-live", action="store_true", help="no live view while the cell runs")(func)
     func = argument(
         "--live",
         action="store_true",

@@ -17,6 +17,7 @@ from tfnb_debug._ipython import (
     usage_errors,
     user_objects,
 )
+from tfnb_debug.magics.live import live_arguments, live_view
 from tfnb_debug.memory import DEFAULT_INTERVAL_MS
 
 mem_argument = argument(
@@ -42,6 +43,7 @@ class MemoryMagics(Magics):
     )
     @argument("--model", metavar="NAME", help="also estimate the memory of this Keras model (M06)")
     @argument("--batch-size", type=int, metavar="N", help="batch size for the activation estimate")
+    @live_arguments
     @output_arguments
     def tfmem(self, line: str, cell: str) -> Any:
         """Run the cell while a background thread records host and GPU memory.
@@ -53,7 +55,9 @@ class MemoryMagics(Magics):
         the cell, and findings R01 memory-growth, R02 near-capacity,
         R03 out-of-memory, M06 memory-budget, and from the arguments of the
         cell's ``fit`` calls P13 validation-split-skew and P14
-        steps-exceed-data.  If the cell raises, the report up
+        steps-exceed-data.  While the cell runs, a live view shows the current
+        and peak memory and the steps so far, updated every ``--live-interval``
+        seconds (default 2; on in Jupyter, ``--no-live`` turns it off).  If the cell raises, the report up
         to that point is shown and the exception reaches you unchanged.
 
         Example::
@@ -69,11 +73,12 @@ class MemoryMagics(Magics):
         cell's last value is its output, or with ``-o`` the report.
         """
         __tracebackhide__ = True
-        from tfnb_debug.memory import track_memory
+        from tfnb_debug.memory import MemoryLive, track_memory
 
         shell = self.shell
         assert shell is not None
         args = parse_argstring(self.tfmem, line)
+        live = live_view(shell, args, "%%tfmem")
         models = [evaluate(shell, args.model, "model")] if args.model else []
         with usage_errors():
             tracker = track_memory(
@@ -87,11 +92,14 @@ class MemoryMagics(Magics):
         value = None
         try:
             with tracker:
-                value = run_user_code(shell, cell)
+                live.add(MemoryLive(tracker))
+                with live:
+                    value = run_user_code(shell, cell)
         except BaseException:
-            emit_partial(shell, tracker.report, args)  # how far it got
+            emit_partial(shell, tracker.report, args, live=live)  # how far it got
             raise
-        result = emit(shell, tracker.report, args) if tracker.report is not None else None
+        report = tracker.report
+        result = emit(shell, report, args, live=live) if report is not None else None
         return result if args.output else value
 
 

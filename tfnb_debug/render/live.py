@@ -16,7 +16,7 @@ import numpy as np
 from tfnb_debug.values import format_bytes, format_float
 
 if TYPE_CHECKING:
-    from tfnb_debug.live import LiveState
+    from tfnb_debug.live_state import LiveState
 
 __all__ = ["heatmap_svg", "live_html", "live_text"]
 
@@ -80,20 +80,20 @@ def heatmap_svg(layers: tuple[str, ...], norms: np.ndarray) -> str:
         name = layers[i]
         short = name if len(name) <= 24 else "…" + name[-23:]
         y = i * cell_h
+        last = float(norms[i, -1])
         out.append(
             f'<text x="{label_w - 4}" y="{y + cell_h - 2}" font-size="9" text-anchor="end" '
-            f'font-family="monospace">{html.escape(short)}</text>'
+            f'font-family="monospace"><title>{html.escape(name)}: last norm {last:.3g}</title>'
+            f"{html.escape(short)}</text>"
         )
         for j in range(cols):
             value = float(norms[i, j])
-            if math.isnan(value) and not np.isinf(value):
-                continue  # not recorded
+            if math.isnan(value):
+                continue  # no gradient recorded for this layer at this step
             out.append(
                 f'<rect x="{label_w + j * cell_w}" y="{y}" width="{cell_w}" '
                 f'height="{cell_h - 1}" fill="{_colour(value)}"/>'
             )
-        last = float(norms[i, -1])
-        out[-1] = out[-1].replace("/>", f"><title>{html.escape(name)}: {last:.3g}</title></rect>")
     out.append("</svg>")
     return "".join(out)
 
@@ -106,7 +106,7 @@ def live_html(state: LiveState) -> str:
         f'<div class="tfnb-live" data-updates="{state.updates}" '
         'style="font-family:var(--jp-ui-font-family, sans-serif);font-size:12px;'
         'border-left:3px solid #21918c;padding:4px 8px;margin:2px 0">',
-        f"<div><b>{html.escape(state.title)}</b> <span style=\"color:#666\">({word})</span>"
+        f'<div><b>{html.escape(state.title)}</b> <span style="color:#666">({word})</span>'
         f" &nbsp;{head}</div>",
     ]
     if state.stopped is not None:
