@@ -1,14 +1,17 @@
 """The live view's HTML and text line (see :mod:`tfnb_debug.live`): pure functions of a state.
 
-The HTML is small and self-contained (inline styles, an inline SVG heatmap
-strip), since it is re-sent at every update: one row per layer, one column
-per recent record, colour by log10 of the gradient norm, red for NaN/Inf.
+The HTML is small and self-contained (inline styles; the heatmap strip is a
+PNG of one pixel per cell, scaled up), since it is re-sent at every update:
+one row per layer, one column per recent record, colour by log10 of the
+gradient norm, red for NaN/Inf, grey where nothing was recorded.
 """
 
 from __future__ import annotations
 
+import base64
 import html
-import math
+import struct
+import zlib
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,7 +21,7 @@ from tfnb_debug.values import format_bytes, format_float
 if TYPE_CHECKING:
     from tfnb_debug.live_state import LiveState
 
-__all__ = ["heatmap_svg", "live_html", "live_text"]
+__all__ = ["heatmap_strip", "live_html", "live_text", "png_data_uri"]
 
 #: layers shown in the strip at most (the first ones in forward order, then "n more")
 MAX_LAYERS = 24
@@ -53,49 +56,66 @@ def live_text(state: LiveState) -> str:
     return f"{state.title} {word}: " + " · ".join(bits)
 
 
-def _colour(value: float) -> str:
-    if not math.isfinite(value):
-        return "#e4002b"
-    position = (math.log10(max(value, 1e-30)) - LOG_LO) / (LOG_HI - LOG_LO)
-    position = min(max(position, 0.0), 1.0) * (len(_PALETTE) - 1)
-    return _PALETTE[int(round(position))]
+_STOPS = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in _PALETTE], float)
+_BAD = np.array([228, 0, 43], np.uint8)  # NaN/Inf
+_EMPTY = np.array([238, 238, 238], np.uint8)  # not recorded
 
 
-def heatmap_svg(layers: tuple[str, ...], norms: np.ndarray) -> str:
-    """Layers x recent records of gradient norms as a small SVG (empty string: nothing yet)."""
+def _colours(norms: np.ndarray) -> np.ndarray:
+    """(rows, cols) norms -> (rows, cols, 3) uint8 colours on a log10 scale."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log10(np.maximum(np.abs(norms), 1e-30))
+    position = np.clip((logs - LOG_LO) / (LOG_HI - LOG_LO), 0.0, 1.0) * (len(_PALETTE) - 1)
+    position = np.nan_to_num(position)
+    low = np.minimum(np.floor(position).astype(int), len(_PALETTE) - 2)
+    frac = (position - low)[..., None]
+    rgb = (_STOPS[low] * (1 - frac) + _STOPS[low + 1] * frac).round().astype(np.uint8)
+    rgb[np.isinf(norms)] = _BAD
+    rgb[np.isnan(norms)] = _EMPTY
+    return rgb
+
+
+def png_data_uri(rgb: np.ndarray) -> str:
+    """An (h, w, 3) uint8 array as a PNG data URI (zlib only: no imaging library)."""
+    h, w, _ = rgb.shape
+    raw = b"".join(b"\x00" + rgb[i].tobytes() for i in range(h))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 6))
+        + chunk(b"IEND", b"")
+    )
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def heatmap_strip(layers: tuple[str, ...], norms: np.ndarray | None) -> str:
+    """Layers x recent records of gradient norms: the layer names beside a small PNG, one
+    pixel per cell scaled up (about 1 KB per update; empty string: nothing recorded yet)."""
     if norms is None or norms.size == 0 or not layers:
         return ""
     rows = min(len(layers), MAX_LAYERS)
-    cols = norms.shape[1]
+    shown = np.asarray(norms, float)[:rows]
+    cols = shown.shape[1]
     cell_w = max(2, min(8, 480 // max(cols, 1)))
-    cell_h = 10
-    label_w = 150
-    width = label_w + cols * cell_w + 4
-    height = rows * cell_h + 2
-    out = [
-        f'<svg class="tfnb-live-heatmap" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-        f'height="{height}" role="img" aria-label="gradient norm per layer, recent steps">'
-    ]
-    for i in range(rows):
-        name = layers[i]
-        short = name if len(name) <= 24 else "…" + name[-23:]
-        y = i * cell_h
-        last = float(norms[i, -1])
-        out.append(
-            f'<text x="{label_w - 4}" y="{y + cell_h - 2}" font-size="9" text-anchor="end" '
-            f'font-family="monospace"><title>{html.escape(name)}: last norm {last:.3g}</title>'
-            f"{html.escape(short)}</text>"
-        )
-        for j in range(cols):
-            value = float(norms[i, j])
-            if math.isnan(value):
-                continue  # no gradient recorded for this layer at this step
-            out.append(
-                f'<rect x="{label_w + j * cell_w}" y="{y}" width="{cell_w}" '
-                f'height="{cell_h - 1}" fill="{_colour(value)}"/>'
-            )
-    out.append("</svg>")
-    return "".join(out)
+    names = "".join(
+        f'<div title="{html.escape(name)}: last norm {float(shown[i, -1]):.3g}">'
+        f"{html.escape(name if len(name) <= 28 else '…' + name[-27:])}</div>"
+        for i, name in enumerate(layers[:rows])
+    )
+    return (
+        '<div class="tfnb-live-heatmap" style="display:flex;gap:6px;align-items:flex-start">'
+        '<div style="font:9px/10px monospace;text-align:right;white-space:nowrap">'
+        f"{names}</div>"
+        f'<img src="{png_data_uri(_colours(shown))}" width="{cols * cell_w}" '
+        f'height="{rows * 10}" style="image-rendering:pixelated" '
+        'alt="gradient norm per layer over the recent recorded steps"></div>'
+    )
 
 
 def live_html(state: LiveState) -> str:
@@ -114,7 +134,7 @@ def live_html(state: LiveState) -> str:
             f'<div style="color:#b00020;font-weight:bold">{html.escape(state.stopped.describe())}'
             "</div>"
         )
-    strip = heatmap_svg(part.layers, part.norms) if part.norms is not None else ""
+    strip = heatmap_strip(part.layers, part.norms)
     if strip:
         more = len(part.layers) - MAX_LAYERS
         rows.append(
