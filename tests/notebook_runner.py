@@ -33,19 +33,41 @@ def _kernel_dir() -> str:
     return str(base)
 
 
-def execute_notebook(path: Path, timeout: int = 600) -> nbformat.NotebookNode:
-    """Run every cell of ``path`` in a fresh kernel and return the executed notebook."""
+class _ObservingClient(NotebookClient):
+    """nbclient as it is, also handing every iopub message of a cell to ``observe``."""
+
+    def __init__(self, *args: Any, observe: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._observe = observe
+
+    def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
+        self._observe(cell_index, msg)
+        return super().process_message(msg, cell, cell_index)
+
+
+def execute_notebook(
+    path: Path, timeout: int = 600, observe: Any = None
+) -> nbformat.NotebookNode:
+    """Run every cell of ``path`` in a fresh kernel and return the executed notebook.
+
+    ``observe(cell_index, msg)`` sees every iopub message as it arrives (display
+    updates included, which the saved notebook no longer shows).
+    """
     nb = nbformat.read(path, as_version=4)
     env_backup = {k: os.environ.get(k) for k in ("JUPYTER_PATH",)}
     os.environ["JUPYTER_PATH"] = _kernel_dir() + os.pathsep + os.environ.get("JUPYTER_PATH", "")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
     try:
-        client = NotebookClient(
-            nb,
+        options: dict[str, Any] = dict(
             timeout=timeout,
             kernel_name=KERNEL_NAME,
             resources={"metadata": {"path": str(path.parent)}},
+        )
+        client = (
+            NotebookClient(nb, **options)
+            if observe is None
+            else _ObservingClient(nb, observe=observe, **options)
         )
         client.execute()
     finally:
