@@ -113,3 +113,27 @@ def test_the_stopped_fit_leaves_the_model_as_a_plain_fit_would(nb: InteractiveSh
     plain = model.train_function
     run(nb, "--stop-on nan", FIT)
     assert model.train_function is plain
+
+
+def test_after_a_stop_a_second_fit_in_the_cell_stops_too_but_evaluate_runs(
+    nb: InteractiveShell,
+) -> None:
+    body = (
+        "model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)\n"
+        "second = model.fit(x[48:], y[48:], batch_size=8, epochs=1, verbose=0)\n"
+        "scores = model.evaluate(x[:8], y[:8], verbose=0)\n"
+        "after_loop = True"
+    )
+    report, after_loop = run(nb, "--stop-on nan", body)
+    assert after_loop is True  # evaluate trains nothing: not stopped
+    assert len(nb.user_ns["second"].history["loss"]) == 1
+    assert report.history.n_records == 7  # six steps of the first fit, one of the second
+    assert report.summary[0].startswith("--stop-on nan stopped training at step 5")
+
+
+def test_a_cell_without_a_step_leaves_the_live_view_marked_ended(nb: InteractiveShell) -> None:
+    with capture_output() as captured:
+        result = nb.run_cell("%%tfgrad --live\nz = 1")
+    assert result.error_in_exec is not None  # one-line UsageError: no optimizer step
+    last = captured.outputs[-1]
+    assert last.update and str(last.data["text/plain"]).startswith("%%tfgrad ended:")

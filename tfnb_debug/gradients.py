@@ -403,6 +403,7 @@ class GradientLive:
         self._seen = 0  # records the rules have looked at
         self._found: dict[str, Finding] = {}
         self._last_step: int | None = None
+        self._stopped_at: int | None = None  # records when training was stopped
 
     def _label(self, data: list[Any]) -> Any:
         name = _model_name(self._capture, data, self._watched)
@@ -443,12 +444,18 @@ class GradientLive:
         )
 
     def stop_request(self, kind: str) -> Any:
+        """The stop ``kind`` asks for, once per training step: after the first stop, each
+        further recorded step (a second ``fit`` in the cell) is stopped too, but not a call
+        that trains nothing (``evaluate``, ``predict``)."""
         from tfnb_debug.live import STOP_CODES, StopRequest
 
         self._refresh()
+        if self._stopped_at is not None and self._seen <= self._stopped_at:
+            return None
         for code in ("G03", "G05", "G02"):
             found = self._found.get(code)
             if found is not None and code in STOP_CODES[kind]:
+                self._stopped_at = self._seen
                 return StopRequest(kind=kind, finding=found, step=self._last_step)
         return None
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -135,7 +135,7 @@ class LiveView:
     # -- at each step ------------------------------------------------------------------------
     def _on_step(self, source: str, model: Any, in_fit: bool) -> None:
         __tracebackhide__ = True
-        if self.stop_on is not None and self.stopped is None and (source == "fit") == in_fit:
+        if self.stop_on is not None and (source == "fit") == in_fit:
             self._check_stop(model, in_fit)
         if self.mode is not None and time.monotonic() >= self._next:
             self.update()
@@ -151,8 +151,9 @@ class LiveView:
                 break
         if request is None:
             return
-        self.stopped = request
-        if self.mode is not None:
+        first = self.stopped is None
+        self.stopped = self.stopped or request  # the first stop is the one the report names
+        if first and self.mode is not None:
             self.update()
         if in_fit and model is not None:
             model.stop_training = True  # fit ends after this batch, as TerminateOnNaN does
@@ -199,6 +200,15 @@ class LiveView:
         except Exception:
             return False
         return True
+
+    @contextlib.contextmanager
+    def closed_on_error(self) -> Iterator[None]:
+        """Around the making of the report: if it fails, the last update stays, marked ended."""
+        try:
+            yield
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         """No report to show (the cell failed before any): leave the last update, marked final."""

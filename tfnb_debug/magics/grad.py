@@ -134,7 +134,7 @@ class GradMagics(Magics):
                 live.close()
             raise
         assert recording is not None
-        with usage_errors():
+        with usage_errors(), live.closed_on_error():
             report = with_stop_note(with_memory(recording.result(), memory), live.stopped)
         _remember(shell, report)
         emitted = emit(shell, report, args, live=live)

@@ -99,6 +99,8 @@ class MemoryMagics(Magics):
             emit_partial(shell, tracker.report, args, live=live)  # how far it got
             raise
         report = tracker.report
+        if report is None:
+            live.close()
         result = emit(shell, report, args, live=live) if report is not None else None
         return result if args.output else value
 
