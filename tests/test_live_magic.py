@@ -230,3 +230,19 @@ def test_every_hook_is_gone_after_a_live_cell(nb: InteractiveShell) -> None:
     ):
         run_cell(nb, "%%tfgrad --live --live-interval 0.05 --stop-on nan --mem", body)
     assert [owner.__dict__[name] for owner, name in owners] == before
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"mode": "html"}, "mode must be"),
+        ({"stop_on": "inf"}, "stop_on must be one of 'nan', 'explode'"),
+        ({"interval": -1}, "interval must be seconds"),
+    ],
+)
+def test_live_view_refuses_bad_settings_in_one_line(kwargs: dict[str, Any], message: str) -> None:
+    from tfnb_debug.errors import TfnbDebugError
+    from tfnb_debug.live import LiveView
+
+    with pytest.raises(TfnbDebugError, match=message):
+        LiveView("x", **kwargs)

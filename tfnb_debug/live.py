@@ -100,14 +100,22 @@ class LiveView:
     _updates: int = 0
     _failed: str | None = None
 
+    def __post_init__(self) -> None:
+        from tfnb_debug.errors import TfnbDebugError
+
+        if self.mode not in ("display", "print", None):
+            raise TfnbDebugError(f"mode must be 'display', 'print' or None, got {self.mode!r}")
+        if self.stop_on is not None and self.stop_on not in STOP_CODES:
+            raise TfnbDebugError(
+                f"stop_on must be one of {', '.join(map(repr, STOP_CODES))} or None, "
+                f"got {self.stop_on!r}"
+            )
+        if not isinstance(self.interval, int | float) or not self.interval >= 0:
+            raise TfnbDebugError(f"interval must be seconds (0 or more), got {self.interval!r}")
+
     @property
     def active(self) -> bool:
         return self.mode is not None or self.stop_on is not None
-
-    @property
-    def shown(self) -> bool:
-        """Whether a display handle is on screen (the report then replaces it)."""
-        return self._handle is not None
 
     def add(self, source: LiveSource) -> None:
         self.sources.append(source)
