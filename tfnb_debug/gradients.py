@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.diagnostics.gradients import GradThresholds
+from tfnb_debug.diagnostics.gradients import LIVE_RULES, GradThresholds
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.gradient_history import (
     HIST_EDGES,
@@ -400,7 +400,8 @@ class GradientLive:
         self._capture = recording._capture
         self._watched = recording._watched
         self._thresholds = recording._thresholds or GradThresholds()
-        self._seen = 0  # records the rules have looked at
+        self._records = 0  # records pulled so far
+        self._seen: dict[str, int] = {}  # records each rule has looked at
         self._found: dict[str, Finding] = {}
         self._last_step: int | None = None
         self._stopped_at: int | None = None  # records when training was stopped
@@ -409,17 +410,27 @@ class GradientLive:
         name = _model_name(self._capture, data, self._watched)
         return lambda layer: _label(name, layer)
 
-    def _refresh(self) -> None:
+    def _refresh(self, codes: tuple[str, ...] = LIVE_RULES) -> None:
+        """Pull the new records and run the rules ``codes`` on what they have not seen.
+
+        ``--stop-on nan`` without a live display asks only for G03/G05 at every
+        step; G02 (the costly one) then runs when the display or an
+        ``explode`` stop asks, over every record it has not seen yet.
+        """
         from tfnb_debug.diagnostics.gradients import live_findings
 
-        records = self._capture.pull()
-        if records <= self._seen:
+        self._records = records = self._capture.pull()
+        todo = tuple(code for code in codes if self._seen.get(code, 0) < records)
+        if not todo:
             return
-        data = self._capture.recent(records - self._seen + self._thresholds.growth_window + 1)
+        start = min(self._seen.get(code, 0) for code in todo)
+        data = self._capture.recent(records - start + self._thresholds.growth_window + 1)
         history = _merge(data)
-        for found in live_findings(history, self._thresholds, label=self._label(data)):
+        label = self._label(data)
+        for found in live_findings(history, self._thresholds, label=label, codes=todo):
             self._found.setdefault(found.code, found)
-        self._seen = records
+        for code in todo:
+            self._seen[code] = records
         self._last_step = int(history.steps[-1]) if history.n_records else None
 
     def live_part(self) -> Any:
@@ -449,13 +460,14 @@ class GradientLive:
         that trains nothing (``evaluate``, ``predict``)."""
         from tfnb_debug.live import STOP_CODES, StopRequest
 
-        self._refresh()
-        if self._stopped_at is not None and self._seen <= self._stopped_at:
+        codes = tuple(code for code in LIVE_RULES if code in STOP_CODES[kind])
+        self._refresh(codes)
+        if self._stopped_at is not None and self._records <= self._stopped_at:
             return None
         for code in ("G03", "G05", "G02"):
             found = self._found.get(code)
-            if found is not None and code in STOP_CODES[kind]:
-                self._stopped_at = self._seen
+            if found is not None and code in codes:
+                self._stopped_at = self._records
                 return StopRequest(kind=kind, finding=found, step=self._last_step)
         return None
 

@@ -310,9 +310,10 @@ def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
     layers = h.layers()
     if norms.size == 0 or np.all(np.isnan(norms)):
         return [], []
+    medians = _median_of_others(norms)
     reasons: dict[int, str] = {}
     for j in range(len(layers)):
-        reason = _explodes(h, norms, j, th)
+        reason = _explodes(h, norms, medians, j, th)
         if reason is not None:
             reasons[j] = reason
     if not reasons:
@@ -333,21 +334,44 @@ def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
     ], [(layers[k], "G02") for k in hit]
 
 
-def _explodes(h: GradientHistory, norms: np.ndarray, j: int, th: GradThresholds) -> str | None:
+def _median_of_others(norms: np.ndarray) -> np.ndarray:
+    """``[t, j]``: the median of record ``t``'s finite layer norms other than layer ``j``'s
+    (0 when there is none), for all layers at once; NaN where ``norms[t, j]`` is NaN."""
+    records, n_layers = norms.shape
+    ordered = np.sort(norms, axis=1)  # NaN last
+    finite = np.sum(~np.isnan(norms), axis=1)
+    rank = np.argsort(np.argsort(norms, axis=1, kind="stable"), axis=1, kind="stable")
+    left = (finite - 1)[:, None]  # values left once layer j's is taken out
+
+    def nth_left(i: np.ndarray) -> np.ndarray:
+        """The ``i``-th smallest of the values left (the sorted row without rank ``j``)."""
+        i = np.broadcast_to(np.clip(i, 0, None), (records, n_layers))
+        source = np.clip(np.where(i < rank, i, i + 1), 0, n_layers - 1)
+        return np.take_along_axis(ordered, source, axis=1)
+
+    middle = (nth_left(left // 2) + nth_left((left - 1) // 2)) / 2
+    return np.where(np.isnan(norms), np.nan, np.where(left > 0, middle, 0.0))
+
+
+def _explodes(
+    h: GradientHistory, norms: np.ndarray, medians: np.ndarray, j: int, th: GradThresholds
+) -> str | None:
     """Why layer ``j``'s gradient is exploding (the first recorded evidence), or None."""
     col = norms[:, j]
-    for t in np.flatnonzero(~np.isnan(col)).tolist():
+    median = medians[:, j]
+    with np.errstate(invalid="ignore"):
+        above = col > th.exploding_abs
+        relative = (median > th.exploding_rel_min_median) & (col > th.exploding_rel * median)
+    hits = np.flatnonzero(above | relative)
+    if hits.size:
+        t = int(hits[0])
         value = float(col[t])
-        if value > th.exploding_abs:
+        if above[t]:
             return f"norm {value:.3g} > {th.exploding_abs:g} at step {_step_of(h, t)}"
-        others = np.delete(norms[t], j)
-        others = others[~np.isnan(others)]
-        median = float(np.median(others)) if len(others) else 0.0
-        if median > th.exploding_rel_min_median and value > th.exploding_rel * median:
-            return (
-                f"norm {value:.3g} > {th.exploding_rel:g} x the median of the other layers "
-                f"({median:.3g}) at step {_step_of(h, t)}"
-            )
+        return (
+            f"norm {value:.3g} > {th.exploding_rel:g} x the median of the other layers "
+            f"({float(median[t]):.3g}) at step {_step_of(h, t)}"
+        )
     return _keeps_growing(h, col, th)
 
 
