@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import tfnb_debug.collect.gradients as gradients_module
 from tfnb_debug.collect.gradients import gradient_stats
 from tfnb_debug.gradient_history import HIST_BINS, HIST_HI, HIST_LO, STAT_COLUMNS
 
@@ -47,8 +48,10 @@ def gradients(seed: int) -> list[np.ndarray]:
     return out
 
 
-@pytest.mark.parametrize("form", ["eager", "graph", "xla"])
-def test_statistics_match_numpy(form: str) -> None:
+@pytest.mark.parametrize("form", ["eager", "graph", "graph in groups", "xla"])
+def test_statistics_match_numpy(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if form == "graph in groups":  # flattened in groups of at most 70 values
+        monkeypatch.setattr(gradients_module, "STACK_ELEMENTS", 70)
     gs = gradients(0)
     rng = np.random.default_rng(1)
     w0 = [rng.normal(size=s).astype(np.float32) for s in SHAPES]
@@ -83,3 +86,14 @@ def test_without_weights_the_weight_columns_are_nan() -> None:
         [tf.constant(g) for g in gradients(2)], [tf.ones(s) for s in SHAPES], None
     )
     assert np.isfinite(rows.numpy()[:, 6]).all() and np.isnan(rows.numpy()[:, 7]).all()
+
+
+def test_an_empty_variable_last_keeps_every_row() -> None:
+    """Sorted segment sums drop an empty segment at the end: such a gradient takes the
+    per-variable form, and every variable keeps its row."""
+    gs = [tf.constant(g) for g in gradients(3)] + [tf.zeros([0, 4])]
+    rows, hists = tf.function(lambda: gradient_stats(gs, None, None))()
+    assert rows.shape[0] == len(SHAPES) + 1 and hists.shape[0] == len(SHAPES) + 1
+    np.testing.assert_array_equal(rows.numpy()[-1, :6], [0, 0, 0, 0, 0, 0])
+    reference_row, _ = reference(gradients(3)[0], np.zeros(1), np.zeros(1))
+    np.testing.assert_allclose(rows.numpy()[0, :6], reference_row[:6], rtol=1e-4, equal_nan=True)

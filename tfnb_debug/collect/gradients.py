@@ -123,9 +123,10 @@ def gradient_stats(
     """The statistics rows ``(k, STAT_COLUMNS)`` and log10|g| histograms ``(k, HIST_BINS)`` of
     ``k`` gradients, as TensorFlow ops.
 
-    All gradients are flattened into one vector and reduced per variable with
-    sorted segment ops: about 40 graph ops whatever ``k`` is, where one set of
-    ops per variable made tracing a model of 80 variables take seconds.  Inside
+    The gradients are flattened into one vector (per group of
+    :data:`STACK_ELEMENTS` values) and reduced per variable with sorted segment
+    ops: about 40 graph ops per group, where one set of ops per variable made
+    tracing a model of 80 variables take seconds.  Inside
     an XLA-compiled function (``jit_compile=True``, which Keras picks on a GPU)
     it builds one set of XLA-safe ops per variable instead: no
     ``histogram_fixed_width``, no ``SegmentSum``, no ``py_function``.
@@ -135,8 +136,11 @@ def gradient_stats(
     k = len(grads)
     if k == 0:
         return tf.zeros([0, len(STAT_COLUMNS)]), tf.zeros([0, HIST_BINS])
-    if not tf.executing_eagerly() and _in_xla(tf.compat.v1.get_default_graph()):
-        # XLA has no SegmentSum kernel and wants DenseBincount's size constant
+    sizes = [g.shape.num_elements() for g in grads]
+    xla = not tf.executing_eagerly() and _in_xla(tf.compat.v1.get_default_graph())
+    if xla or any(size is None or size == 0 for size in sizes):
+        # XLA has no SegmentSum kernel and wants DenseBincount's size constant; sorted
+        # segment sums drop an empty variable at the end, and need static sizes here
         rows_hists = [
             _variable_stats(
                 g,
@@ -146,14 +150,45 @@ def gradient_stats(
             for i, g in enumerate(grads)
         ]
         return tf.stack([r for r, _ in rows_hists]), tf.stack([h for _, h in rows_hists])
+    # Groups of at most STACK_ELEMENTS values: the flattened copies stay small on a device.
+    groups: list[list[int]] = [[]]
+    total = 0
+    for i, size in enumerate(sizes):
+        if groups[-1] and total + size > STACK_ELEMENTS:
+            groups.append([])
+            total = 0
+        groups[-1].append(i)
+        total += size
+    parts = [
+        _stacked_stats(
+            [grads[i] for i in group],
+            None if w_old is None else [w_old[i] for i in group],
+            None if w_new is None else [w_new[i] for i in group],
+        )
+        for group in groups
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    return tf.concat([r for r, _ in parts], 0), tf.concat([h for _, h in parts], 0)
+
+
+#: most values flattened into one vector by :func:`gradient_stats` (16 MB of float32)
+STACK_ELEMENTS = 1 << 22
+
+
+def _stacked_stats(
+    grads: Sequence[tf.Tensor],
+    w_old: Sequence[tf.Tensor] | None,
+    w_new: Sequence[tf.Tensor] | None,
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """:func:`gradient_stats` of variables with static, non-zero sizes, in one set of ops."""
+    k = len(grads)
 
     def flat(tensors: Sequence[tf.Tensor]) -> tf.Tensor:
         parts = [tf.reshape(tf.cast(t, tf.float32), [-1]) for t in tensors]
         return tf.concat(parts, 0) if len(parts) > 1 else parts[0]
 
-    sizes: Any = [g.shape.num_elements() for g in grads]
-    if any(size is None for size in sizes):  # a dynamic shape: sizes known at run time only
-        sizes = tf.stack([tf.size(g) for g in grads])
+    sizes = [int(g.shape.num_elements()) for g in grads]
     g = flat(grads)
     segment = tf.repeat(tf.range(k), sizes)
     absg = tf.abs(g)
