@@ -45,9 +45,7 @@ class _ObservingClient(NotebookClient):
         return super().process_message(msg, cell, cell_index)
 
 
-def execute_notebook(
-    path: Path, timeout: int = 600, observe: Any = None
-) -> nbformat.NotebookNode:
+def execute_notebook(path: Path, timeout: int = 600, observe: Any = None) -> nbformat.NotebookNode:
     """Run every cell of ``path`` in a fresh kernel and return the executed notebook.
 
     ``observe(cell_index, msg)`` sees every iopub message as it arrives (display

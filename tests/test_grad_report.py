@@ -93,3 +93,30 @@ def test_report_and_renderers_do_not_import_tensorflow() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_many_layers_get_one_histogram_image_with_each_layers_share_per_bin() -> None:
+    from tfnb_debug.gradient_history import HIST_EDGES
+    from tfnb_debug.render.gradients import PANELS_AT_MOST, histogram_figure
+
+    n = PANELS_AT_MOST + 8
+    layers = [f"m/layer_{i}" for i in range(n)]
+    rng = np.random.default_rng(0)
+    last = rng.integers(0, 50, (n, len(HIST_EDGES) - 1)).astype(float)
+    last[3] = 0.0  # nothing counted: drawn as missing, not as zeros
+    first = rng.integers(0, 50, last.shape).astype(float)
+    fig = histogram_figure(layers, last, HIST_EDGES, first=first)
+    images = [ax.images[0] for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in fig.axes if ax.images] == [
+        "first recorded step",
+        "last recorded step",
+    ]
+    shown = images[1].get_array()
+    assert shown.shape == last.shape and bool(shown.mask[3].all())
+    rows = np.ma.filled(shown, 0.0).sum(axis=1)
+    np.testing.assert_allclose(np.delete(rows, 3), 1.0)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == layers
+    # a small model keeps one panel per layer
+    few = histogram_figure(layers[:4], last[:4], HIST_EDGES)
+    assert len([ax for ax in few.axes if ax.get_visible()]) == 4

@@ -25,6 +25,7 @@ __all__ = [
     "gradient_sections",
     "heatmap_figure",
     "histogram_figure",
+    "histogram_strip_figure",
     "loss_figure",
 ]
 
@@ -75,7 +76,13 @@ def histogram_figure(
     first: np.ndarray | None = None,
     columns: int = 4,
 ) -> Figure:
-    """One small panel per layer: the distribution of log10|g| (last step; first step outlined)."""
+    """One small panel per layer: the distribution of log10|g| (last step; first step outlined).
+
+    With more than :data:`PANELS_AT_MOST` layers, one image instead (see
+    :func:`histogram_strip_figure`): forty panels took three seconds to draw.
+    """
+    if len(layers) > PANELS_AT_MOST:
+        return histogram_strip_figure(layers, last, edges, first=first)
     n = max(len(layers), 1)
     cols = min(columns, n)
     rows = math.ceil(n / cols)
@@ -95,6 +102,52 @@ def histogram_figure(
         ax.set_title(_short(layers[k]), fontsize=8)
         ax.tick_params(labelsize=7)
         ax.set_xlabel("log10 |g|", fontsize=7)
+    return fig
+
+
+#: layers drawn as one histogram panel each at most; more go into one image
+PANELS_AT_MOST = 12
+
+
+def histogram_strip_figure(
+    layers: Sequence[str],
+    last: np.ndarray,
+    edges: Sequence[float],
+    *,
+    first: np.ndarray | None = None,
+) -> Figure:
+    """Layers (rows, forward order) x log10|g| bins, coloured by the share of the layer's
+    counted entries in each bin: the last recorded step, and beside it the first."""
+    shown = [("last recorded step", np.asarray(last, float))]
+    if first is not None:
+        shown.insert(0, ("first recorded step", np.asarray(first, float)))
+    fig = new_figure(width=3.6 * len(shown) + 1.6, height=max(1.8, 0.2 * len(layers) + 1.1))
+    axes = fig.subplots(1, len(shown), squeeze=False, sharey=True)[0]
+    lo, hi = float(edges[0]), float(edges[-1])
+    image = None
+    for k, (title, counts) in enumerate(shown):
+        totals = counts.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(totals > 0, counts / totals, np.nan)
+        ax = axes[k]
+        image = ax.imshow(
+            np.ma.masked_invalid(share),
+            aspect="auto",
+            interpolation="nearest",
+            cmap=_colormap(),
+            vmin=0.0,
+            vmax=max(float(np.nanmax(share)) if np.isfinite(share).any() else 1.0, 1e-9),
+            extent=(lo, hi, len(layers) - 0.5, -0.5),
+        )
+        ax.set_title(title, fontsize=8)
+        ax.set_xlabel("log10 |g|", fontsize=7)
+        ax.tick_params(labelsize=7)
+        if k == 0:
+            ax.set_yticks(range(len(layers)), [_short(n) for n in layers], fontsize=7)
+    if image is not None:
+        colorbar = fig.colorbar(image, ax=list(axes), fraction=0.04, aspect=40)
+        colorbar.set_label("share of entries (black: none counted)", fontsize=7)
+        colorbar.ax.tick_params(labelsize=7)
     return fig
 
 
