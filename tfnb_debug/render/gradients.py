@@ -106,7 +106,7 @@ def histogram_figure(
 
 
 #: layers drawn as one histogram panel each at most; more go into one image
-PANELS_AT_MOST = 12
+PANELS_AT_MOST = 8
 
 
 def histogram_strip_figure(
