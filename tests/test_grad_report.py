@@ -120,3 +120,5 @@ def test_many_layers_get_one_histogram_image_with_each_layers_share_per_bin() ->
     # a small model keeps one panel per layer
     few = histogram_figure(layers[:4], last[:4], HIST_EDGES)
     assert len([ax for ax in few.axes if ax.get_visible()]) == 4
+    # both steps on one colour scale
+    assert images[0].get_clim() == images[1].get_clim()

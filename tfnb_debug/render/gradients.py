@@ -124,11 +124,15 @@ def histogram_strip_figure(
     fig = new_figure(width=3.6 * len(shown) + 1.6, height=max(1.8, 0.2 * len(layers) + 1.1))
     axes = fig.subplots(1, len(shown), squeeze=False, sharey=True)[0]
     lo, hi = float(edges[0]), float(edges[-1])
-    image = None
-    for k, (title, counts) in enumerate(shown):
+    shares = []
+    for _, counts in shown:
         totals = counts.sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(totals > 0, counts / totals, np.nan)
+            shares.append(np.where(totals > 0, counts / totals, np.nan))
+    finite = [s[np.isfinite(s)] for s in shares]
+    top = max((float(f.max()) for f in finite if f.size), default=1.0)  # one scale for both
+    image = None
+    for k, ((title, _), share) in enumerate(zip(shown, shares, strict=True)):
         ax = axes[k]
         image = ax.imshow(
             np.ma.masked_invalid(share),
@@ -136,7 +140,7 @@ def histogram_strip_figure(
             interpolation="nearest",
             cmap=_colormap(),
             vmin=0.0,
-            vmax=max(float(np.nanmax(share)) if np.isfinite(share).any() else 1.0, 1e-9),
+            vmax=max(top, 1e-9),
             extent=(lo, hi, len(layers) - 0.5, -0.5),
         )
         ax.set_title(title, fontsize=8)
