@@ -267,3 +267,45 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / name
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def open_notebook(page: Any, lab: Lab, name: str) -> Any:
+    """JupyterLab: the notebook's URL.  Notebook 7: /tree, then a click on the file (new tab)."""
+    if lab.app == "lab":
+        page.goto(lab.notebook_url(name))
+        return page
+    page.goto(lab.tree_url())
+    entry = page.locator(".jp-DirListing-item", has_text=name)
+    entry.wait_for(timeout=60_000)
+    with page.context.expect_page(timeout=60_000) as opened:
+        entry.dblclick()
+    notebook = opened.value
+    notebook.wait_for_load_state()
+    assert "/notebooks/" in notebook.url
+    return notebook
+
+
+@contextlib.contextmanager
+def notebook_in_browser(
+    tmp_path: Path, app: str, cells: list[str], name: str, failure_png: str
+) -> Iterator[tuple[Any, Path]]:
+    """``cells`` written to ``tmp_path/name``, opened in ``app`` in Chromium: (page, notebook).
+
+    A test that cannot run fails with the reason; when the body raises, a
+    screenshot goes to ``failure_png`` and the server's log tail is printed.
+    """
+    import pytest
+
+    reason = browser_problem(app)
+    if reason is not None:
+        pytest.fail(f"the browser test cannot run: {reason}")
+    notebook = write_notebook(tmp_path / name, cells)
+    with running_lab(tmp_path, app=app) as lab, chromium_page() as first:
+        page = first
+        try:
+            page = open_notebook(first, lab, notebook.name)
+            yield page, notebook
+        except Exception:
+            screenshot(page, failure_png)
+            print(lab.log_tail())
+            raise

@@ -22,16 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_lab import (
-    ARTIFACTS,
-    Lab,
-    browser_problem,
-    chromium_page,
-    run_all_cells,
-    running_lab,
-    screenshot,
-    write_notebook,
-)
+from tests.browser_lab import ARTIFACTS, notebook_in_browser, run_all_cells, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -72,22 +63,6 @@ def pane(page: Any, layer: str) -> Any:
 
 def active_cell(page: Any) -> int:
     return int(page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"))
-
-
-def open_notebook(page: Any, lab: Lab, name: str) -> Any:
-    """JupyterLab: the notebook's URL.  Notebook 7: /tree, then a click on the file (new tab)."""
-    if lab.app == "lab":
-        page.goto(lab.notebook_url(name))
-        return page
-    page.goto(lab.tree_url())
-    entry = page.locator(".jp-DirListing-item", has_text=name)
-    entry.wait_for(timeout=60_000)
-    with page.context.expect_page(timeout=60_000) as opened:
-        entry.dblclick()
-    notebook = opened.value
-    notebook.wait_for_load_state()
-    assert "/notebooks/" in notebook.url
-    return notebook
 
 
 def drive_the_inspector(page: Any, tag: str) -> None:
@@ -186,18 +161,8 @@ def check_export(notebook: Path, tag: str) -> None:
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_graph_click_keyboard_and_export(app: str, tmp_path: Path) -> None:
-    reason = browser_problem(app)
-    if reason is not None:
-        pytest.fail(f"the browser test cannot run: {reason}")
     tag = "lab" if app == "lab" else "notebook7"
-    notebook = write_notebook(tmp_path / "inspector.ipynb", CELLS)
-    with running_lab(tmp_path, app=app) as lab, chromium_page() as first:
-        page = first
-        try:
-            page = open_notebook(first, lab, notebook.name)
-            drive_the_inspector(page, tag)
-        except Exception:
-            screenshot(page, f"inspector-{tag}-failure.png")
-            print(lab.log_tail())
-            raise
+    failure = f"inspector-{tag}-failure.png"
+    with notebook_in_browser(tmp_path, app, CELLS, "inspector.ipynb", failure) as (page, notebook):
+        drive_the_inspector(page, tag)
     check_export(notebook, tag)

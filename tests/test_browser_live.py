@@ -20,15 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_lab import (
-    browser_problem,
-    chromium_page,
-    running_lab,
-    screenshot,
-    wait_idle,
-    write_notebook,
-)
-from tests.test_browser_inspector import open_notebook
+from tests.browser_lab import notebook_in_browser, screenshot, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -163,25 +155,17 @@ def drive_the_live_view(page: Any, tag: str) -> None:
 
 @pytest.mark.parametrize("app", ["lab", "notebook"])
 def test_live_view_updates_in_place_in_the_browser(app: str, tmp_path: Path) -> None:
-    reason = browser_problem(app)
-    if reason is not None:
-        pytest.fail(f"the browser test cannot run: {reason}")
     tag = "lab" if app == "lab" else "notebook7"
-    notebook = write_notebook(tmp_path / "live.ipynb", CELLS)
-    with running_lab(tmp_path, app=app) as lab, chromium_page() as first:
-        page = first
-        try:
-            page = open_notebook(first, lab, notebook.name)
-            page.wait_for_function(
-                "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
-                ".status === 'idle'",
-                timeout=120_000,
-            )
-            drive_the_live_view(page, tag)
-        except Exception:
-            screenshot(page, f"live-{tag}-failure.png")
-            print(lab.log_tail())
-            raise
+    with notebook_in_browser(tmp_path, app, CELLS, "live.ipynb", f"live-{tag}-failure.png") as (
+        page,
+        _,
+    ):
+        page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+            " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+            ".status === 'idle'",
+            timeout=120_000,
+        )
+        drive_the_live_view(page, tag)
