@@ -222,11 +222,7 @@ def _stacked_stats(
         axis=1,
     )
     counted = tf.logical_and(tf.math.is_finite(g), tf.logical_not(zero))
-    logs = tf.math.log(tf.where(counted, absg, tf.ones_like(absg))) / np.log(10.0)
-    width = (HIST_HI - HIST_LO) / HIST_BINS
-    index = tf.clip_by_value(
-        tf.cast(tf.floor((logs - HIST_LO) / width), tf.int32), 0, HIST_BINS - 1
-    )
+    index = _hist_bins(absg, counted)
     hist = tf.math.bincount(
         segment * HIST_BINS + index,
         weights=tf.cast(counted, tf.float32),
@@ -265,13 +261,17 @@ def _variable_stats(
         w_norm = u_norm = nan_value
     row = tf.stack([norm, mean_abs, max_abs, nan, inf, zero, w_norm, u_norm])
     counted = tf.logical_and(finite, tf.not_equal(g, 0.0))
-    logs = tf.math.log(tf.where(counted, absg, tf.ones_like(absg))) / np.log(10.0)
-    width = (HIST_HI - HIST_LO) / HIST_BINS
-    index = tf.clip_by_value(
-        tf.cast(tf.floor((logs - HIST_LO) / width), tf.int32), 0, HIST_BINS - 1
-    )
+    index = _hist_bins(absg, counted)
     hist = tf.math.unsorted_segment_sum(tf.cast(counted, tf.float32), index, HIST_BINS)
     return row, hist
+
+
+def _hist_bins(absg: tf.Tensor, counted: tf.Tensor) -> tf.Tensor:
+    """The log10|g| histogram bin of each entry; the edge bins take values outside
+    ``[HIST_LO, HIST_HI]``.  Entries not ``counted`` get some bin: weigh them 0."""
+    logs = tf.math.log(tf.where(counted, absg, tf.ones_like(absg))) / np.log(10.0)
+    width = (HIST_HI - HIST_LO) / HIST_BINS
+    return tf.clip_by_value(tf.cast(tf.floor((logs - HIST_LO) / width), tf.int32), 0, HIST_BINS - 1)
 
 
 def _in_xla(graph: Any) -> bool:
