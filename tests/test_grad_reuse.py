@@ -276,7 +276,7 @@ for start in range(0, 16, 8):
 
 
 def test_at_most_keep_models_are_kept(nb: InteractiveShell) -> None:
-    from tfnb_debug.collect.gradients import KEEP_MODELS
+    from tfnb_debug.collect.kept import KEEP_MODELS
 
     nb.run_cell(
         "models = [keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)], name=f'm{i}') "

@@ -34,15 +34,15 @@ def state_for(shell: Any) -> ExtensionState:
 
 # -- instrumented train functions kept across cells -------------------------------------
 #
-# ``%%tfgrad`` builds (and TensorFlow traces) an instrumented train function per
-# model; keeping it here lets the next cell on the same model, optimizer,
-# compile configuration and recording options reuse it instead of tracing
-# again.  It is never left on the model between cells.  Entries are owned by
-# :mod:`tfnb_debug.collect.gradients`; here only the store, so that it
+# ``%%tfgrad`` and ``%%tfcheck`` build (and TensorFlow traces) an instrumented
+# train function per model; keeping it here lets the next cell on the same
+# model, optimizer, compile configuration and options reuse it instead of
+# tracing again.  It is never left on the model between cells.  Entries are
+# owned by :mod:`tfnb_debug.collect.kept`; here only the store, so that it
 # survives ``%reload_ext`` and unload can empty it.
 
-#: model id -> entry, least recently used first
-train_functions: dict[int, Any] = {}
+#: (model id, kind) -> entry, least recently used first
+train_functions: dict[tuple[int, str], Any] = {}
 
 
 def clear_train_functions() -> None:

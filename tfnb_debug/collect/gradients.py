@@ -16,7 +16,7 @@ How it works (see TRAPS.md, 'Gradients from model.fit'):
 * ``TensorFlowTrainer.make_train_function`` is wrapped so the first call per
   model in the capture rebuilds the train function (the cached one was traced
   without the hook); the previous function object is put back at the end.
-* The instrumented train function is kept (in :mod:`tfnb_debug._state`, never
+* The instrumented train function is kept (in :mod:`tfnb_debug.collect.kept`, never
   on the model) with its device buffers, for the same model, optimizer,
   compile configuration and options: the next capture on that model uses it
   again instead of tracing (:class:`_KeptTrainFunction`).  A change of any of
@@ -48,8 +48,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from tfnb_debug import _state
 from tfnb_debug.collect._patching import Patches, preserved
+from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_setup
 from tfnb_debug.collect.keras_access import (
     BaseOptimizer,
     LossScaleOptimizer,
@@ -525,98 +525,37 @@ class _SavedTrainFunction:
     function: Any
     optimizer: Any
     built: list[Any] = field(default_factory=list)
-    setup: _Setup | None = None  # the model's setup when the instrumented function was built
+    setup: Setup | None = None  # the model's setup when the instrumented function was built
     reused: _KeptTrainFunction | None = None  # the kept function this capture used
-
-
-class _Setup:
-    """What an instrumented train function depends on: equal setups may share one.
-
-    Objects are compared by identity (the model, its optimizer, the compile
-    configuration Keras makes anew in every ``compile``, the trainable
-    variables, the ``train_step``), settings by value (XLA, eager,
-    ``steps_per_execution``, the recording options).
-    """
-
-    def __init__(self, model: Any, every: int, max_steps: int, options: tuple[Any, ...]) -> None:
-        self.objects: tuple[Any, ...] = (
-            getattr(model, "optimizer", None),
-            getattr(model, "_compile_config", None),
-            getattr(model, "_loss_tracker", None),
-            getattr(model, "_distribution_strategy", None),
-            getattr(type(model), "train_step", None),
-            vars(model).get("train_step"),
-            *list(getattr(model, "trainable_variables", []) or []),
-        )
-        try:
-            jit = getattr(model, "jit_compile", None)
-        except Exception:
-            jit = "?"
-        self.values: tuple[Any, ...] = (
-            repr(jit),
-            bool(getattr(model, "run_eagerly", False)),
-            repr(getattr(model, "steps_per_execution", 1)),
-            len(self.objects),
-            every,
-            max_steps,
-            options,
-        )
-
-    def same(self, other: _Setup) -> bool:
-        return self.values == other.values and all(
-            a is b for a, b in zip(self.objects, other.objects, strict=True)
-        )
 
 
 @dataclass(eq=False)
 class _KeptTrainFunction:
     """An instrumented train function kept across captures, with the recorders its graph writes.
 
-    Held in :data:`tfnb_debug._state.train_functions` (at most
-    :data:`KEEP_MODELS` models, least recently used dropped first).  The
+    Held in the store of :mod:`tfnb_debug.collect.kept` (at most
+    :data:`~tfnb_debug.collect.kept.KEEP_MODELS` models, least recently used dropped first).  The
     function's closure holds its model, so an entry keeps the model alive
     until it is dropped: by a changed setup, by eviction or on unload.
     """
 
     model: weakref.ref[Any]
-    setup: _Setup
+    setup: Setup
     function: Any
     recorders: tuple[tuple[Any, _Recorder, tuple[Any, int, Any]], ...]
 
 
-#: models whose instrumented train function is kept at most: one, the last recorded, so
-#: that a model the user deletes to free (GPU) memory is held by tfnb_debug for as short
-#: a time as possible (until another model is recorded, or ``%unload_ext``)
-KEEP_MODELS = 1
-
-
-def _kept_for(model: Any, setup: _Setup) -> _KeptTrainFunction | None:
-    """The kept function for ``model`` if its setup is unchanged; a stale one is dropped."""
-    kept = _state.train_functions.get(id(model))
-    if kept is None:
-        return None
-    if kept.model() is not model or not kept.setup.same(setup):
-        _state.train_functions.pop(id(model), None)
-        return None
-    _state.train_functions[id(model)] = _state.train_functions.pop(id(model))  # most recent
-    return kept
-
-
-def _keep(kept: _KeptTrainFunction, model: Any) -> None:
-    _state.train_functions.pop(id(model), None)
-    _state.train_functions[id(model)] = kept
-    while len(_state.train_functions) > KEEP_MODELS:
-        _state.train_functions.pop(next(iter(_state.train_functions)))
+#: the store's kind for the functions kept here
+KIND = "gradients"
 
 
 def kept_train_function(model: Any) -> Any:
     """The instrumented train function kept for ``model``, or None (dropped if the model's
     optimizer, compile configuration or trainable variables changed since)."""
-    kept = _state.train_functions.get(id(model))
-    if kept is None:
+    setup = kept_setup(model, KIND)
+    if setup is None:
         return None
-    every, max_steps, options = kept.setup.values[-3:]
-    kept = _kept_for(model, _Setup(model, every, max_steps, options))
+    kept = kept_for(model, KIND, Setup(model, setup.options))
     return kept.function if kept is not None else None
 
 
@@ -698,7 +637,7 @@ class GradientCapture:
                 self._order.clear()
                 self._loss_scales.clear()
         for model, entry in kept:
-            _keep(entry, model)
+            keep(entry, model, KIND)
 
     def _install(self) -> None:
         original_apply = BaseOptimizer.__dict__["apply"]
@@ -731,12 +670,12 @@ class GradientCapture:
             __tracebackhide__ = True
             capture = _ACTIVE
             if capture is not None and id(model) not in capture._saved:
-                setup = _Setup(model, capture.every, capture.max_steps, capture.trace_options)
+                setup = Setup(model, capture._options())
                 saved = capture._saved[id(model)] = _SavedTrainFunction(
                     model, model.train_function, getattr(model, "optimizer", None), setup=setup
                 )
                 capture._note_fit_model(model)
-                kept = _kept_for(model, setup)
+                kept = kept_for(model, KIND, setup)
                 if kept is not None and capture._can_reuse(kept):
                     capture._reuse(kept, model)
                     saved.reused = kept
@@ -782,6 +721,10 @@ class GradientCapture:
         return [recorder.history(last) for recorder in order if recorder._pulled > 0]
 
     # -- keeping the instrumented train function -----------------------------------------
+    def _options(self) -> tuple[Any, ...]:
+        """What of this capture shapes the instrumented step's graph (compared by value)."""
+        return (self.every, self.max_steps, self.trace_options)
+
     def _can_reuse(self, kept: _KeptTrainFunction) -> bool:
         """Whether the kept function's buffers can be this capture's: not when the block
         already records the same optimizer and variables elsewhere (an eager loop before
@@ -821,7 +764,7 @@ class GradientCapture:
             or len(saved.built) != 1
             or getattr(model, "train_function", None) is not saved.built[0]
             or bool(getattr(model, "run_eagerly", False))
-            or not saved.setup.same(_Setup(model, self.every, self.max_steps, self.trace_options))
+            or not saved.setup.same(Setup(model, self._options()))
         ):
             return []
         optimizer = getattr(model, "optimizer", None)
