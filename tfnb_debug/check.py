@@ -105,7 +105,28 @@ def run_checked(
         raise
     if failed is not None:
         checks.record_failure(failed)
+    _keep_checked_function(checks, losses)
     return value, with_fit_findings(build_report(checks, thresholds, notes, losses), fits)
+
+
+def _keep_checked_function(checks: Any, losses: Any) -> None:
+    """Keep the run's checked train function for the next cell, and give the loss watch the
+    facts of a kept function's trace (this cell did not trace it).
+
+    Kept only when the watch saw nothing to report: a kept function is not
+    traced again, so the watch would not see its loss in the next cell.
+    """
+    from tfnb_debug.collect.loss_watch import nothing_watched
+
+    if losses is not None:
+        seen = {(f.function, f.where, f.loss) for f in losses.cross_entropies}
+        for kept in checks.reused:
+            for fact in kept.loss_facts:
+                if (fact.function, fact.where, fact.loss) not in seen:
+                    seen.add((fact.function, fact.where, fact.loss))
+                    losses.cross_entropies.append(fact)
+    if checks.failure is None and nothing_watched(losses):
+        checks.keep_functions(losses.cross_entropies)
 
 
 class CheckLive:
@@ -204,6 +225,13 @@ def build_report(
             "XLA switched off for this cell (it drops NaN checks) for: "
             + ", ".join(checks.xla_switched_off)
             + "; restored afterwards"
+        )
+    if checks.reused_models:
+        summary.append(
+            "the checked train function of "
+            + ", ".join(f"'{name}'" for name in checks.reused_models)
+            + " was traced in an earlier cell and is used again (same model, optimizer, "
+            "compile configuration and options): its checks are the same"
         )
     summary.extend(notes)
     rows = [

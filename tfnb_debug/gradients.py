@@ -357,6 +357,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
 
     def __exit__(self, *exc: Any) -> None:
         __tracebackhide__ = True
+        from tfnb_debug.collect.loss_watch import nothing_watched
         from tfnb_debug.fit_data import with_fit_findings
 
         # the watch and the fit recorder first: the capture's exit tidies the traceback last
@@ -364,7 +365,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
             self._watch.__exit__(*exc)
             # a kept train function is not traced again, so the loss watch would not see
             # it: keep it only when its trace gave the watch nothing to report
-            self._capture.keep_functions = exc[1] is None and _nothing_watched(self._losses)
+            self._capture.keep_functions = exc[1] is None and nothing_watched(self._losses)
         finally:
             try:
                 self._fits.__exit__(*exc)
@@ -478,17 +479,6 @@ def live_source(recording: Any) -> GradientLive:
     if owner is None:
         raise TfnbDebugError("this gradient recording has not started")
     return GradientLive(owner)
-
-
-def _nothing_watched(losses: Any) -> bool:
-    """Whether the loss watch saw nothing that a finding could come from (trace-time facts)."""
-    if losses is None:
-        return False
-    return (
-        not losses.broadcasts
-        and not losses.softmax_single_unit
-        and all(fact.compiled for fact in losses.cross_entropies)
-    )
 
 
 def _finish(

@@ -29,28 +29,110 @@ for a checked run, and restores all of it in ``finally``:
   traces for T01;
 * ``tf.function``s traced before the run that the code calls (``retrace``)
   trace again under the checks, and get their own traces back on exit
-  (:func:`tfnb_debug.collect.retrace.retraced`).
+  (:func:`tfnb_debug.collect.retrace.retraced`);
+* a model's checked train function is kept after a clean run
+  (:mod:`tfnb_debug.collect.kept`, never on the model) with what its trace
+  added (:class:`_Traced`: the places it checks, the layers its failure tags
+  name, its step counters), so the next run on the same model, optimizer,
+  compile configuration and options uses it again instead of tracing.  Its
+  graph calls back into Python only to copy a failing layer's input, and that
+  copy goes to the run active then (:func:`_active`), never to the one that
+  traced it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import keras
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import Patches, TraceCounts
+from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_function
 from tfnb_debug.text import strip_ansi
 
-__all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG"]
+__all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG", "kept_checked_function"]
 
 TAG = "tfnb_check"
 _TAG_RE = re.compile(TAG + r"\|([a-z-]+)\|([^|]*)\|")
+
+#: the store's kind for the checked train functions kept here
+KIND = "check"
+
+#: the runs in progress, innermost last: where a graph's input copy goes
+_ACTIVE: list[NumericsChecks] = []
+_ACTIVE_LOCK = threading.Lock()
+
+
+def _active() -> NumericsChecks | None:
+    with _ACTIVE_LOCK:
+        return _ACTIVE[-1] if _ACTIVE else None
+
+
+def kept_checked_function(model: Any) -> Any:
+    """The checked train function kept for ``model``, or None (dropped if the model's
+    optimizer, compile configuration or trainable variables changed since)."""
+    return kept_function(model, KIND)
+
+
+@dataclass(eq=False)
+class _Traced:
+    """What tracing one train function added to the checks, gathered while it ran.
+
+    The places its graph checks, the layers its failure tags name, the
+    optimizers it updates and their step counters (variables its graph adds
+    to): a run that uses the function again without tracing takes these over.
+    """
+
+    layers: list[tuple[Any, str]] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    losses: list[str] = field(default_factory=list)
+    gradients: list[str] = field(default_factory=list)
+    optimizers: list[Any] = field(default_factory=list)
+    counters: list[tuple[Any, Any]] = field(default_factory=list)
+
+
+def _add(items: list[Any], item: Any) -> None:
+    """Append ``item`` unless it is there: names by value, objects (and the parts of a
+    pair) by identity, never with ``==`` (a variable's ``==`` is elementwise)."""
+    if all(not _same(known, item) for known in items):
+        items.append(item)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+    return a is b
+
+
+@dataclass(eq=False)
+class _Built:
+    """A train function the checks made (or took from the store) for a model in this run."""
+
+    model: Any
+    function: Any  # Keras' train function, traced under the checks
+    wrapper: Any  # what the model's ``train_function`` is while the run lasts
+    traced: _Traced | None  # None: an eager train function (nothing to keep)
+    setup: Setup
+
+
+@dataclass(eq=False)
+class _KeptCheckedFunction:
+    """A checked train function kept across runs (in :mod:`tfnb_debug.collect.kept`)."""
+
+    model: weakref.ref[Any]
+    setup: Setup
+    function: Any
+    traced: _Traced
+    loss_facts: tuple[Any, ...] = ()  # the (compiled) cross-entropy facts of its trace
 
 
 @dataclass(frozen=True)
@@ -103,12 +185,18 @@ class NumericsChecks:
         self._in_apply = 0  # LossScaleOptimizer.apply calls its inner optimizer's apply
         self._batches = 0  # calls of models' train functions (fit: one batch each)
         self._failed_batch: int | None = None  # the train-function call that raised
-        self._stashed: tuple[int, Any] | None = None  # (layer index, its input) on failure
+        self._stashed: tuple[str, Any] | None = None  # (layer path, its input) on failure
         # (optimizer, its update counter): updates whose gradients passed their checks
         self._counters: list[tuple[Any, Any]] = []
         self._adopted: list[Any] = []
         self._model_patches = Patches()  # the train/test/predict functions and XLA pin
         self._exit: contextlib.ExitStack | None = None
+        self._tracing: _Traced | None = None  # the train function being run (and traced)
+        self._built: list[_Built] = []
+        self._to_keep: list[tuple[Any, _KeptCheckedFunction]] = []
+        #: the kept checked train functions this run used (not traced again)
+        self.reused: list[_KeptCheckedFunction] = []
+        self.reused_models: list[str] = []
 
     # -- context -------------------------------------------------------------------------
 
@@ -118,6 +206,9 @@ class NumericsChecks:
 
         stack = contextlib.ExitStack()
         try:
+            with _ACTIVE_LOCK:
+                _ACTIVE.append(self)
+            stack.callback(self._deactivate)
             stack.callback(self._restore_models)
             self._prepare_models()
             stack.enter_context(_class_patches(self))
@@ -132,8 +223,32 @@ class NumericsChecks:
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
         assert self._exit is not None
-        self._exit.close()
-        self._exit = None
+        try:
+            # decided while the run's patches are still in place (the model's setup is
+            # compared as it was when the function was built)
+            self._to_keep = self._functions_to_keep() if exc is None else []
+        finally:
+            self._exit.close()
+            self._exit = None
+
+    def _deactivate(self) -> None:
+        with _ACTIVE_LOCK:
+            if self in _ACTIVE:
+                _ACTIVE.remove(self)
+
+    def _setup(self, model: Any) -> Setup:
+        """What ``model``'s checked train function depends on.  Not the model's XLA
+        setting: the checks always run without XLA (it is pinned off for the run)."""
+        return Setup(model, (KIND, self.op_detail), xla=False)
+
+    def keep_functions(self, loss_facts: Sequence[Any] = ()) -> None:
+        """Keep the checked train function of this run for the next run (after a clean run,
+        when nothing else needs a fresh trace: the caller decides).  ``loss_facts``: the
+        loss watch's facts of the run, all from compiled losses."""
+        for model, entry in self._to_keep:
+            entry.loss_facts = tuple(loss_facts)
+            keep(entry, model, KIND)
+        self._to_keep = []
 
     def owns(self, err: BaseException) -> bool:
         """Whether ``err`` was raised by one of this run's checks."""
@@ -230,6 +345,8 @@ class NumericsChecks:
         __tracebackhide__ = True
         path = "/".join([*self._stack, layer.name])
         index = self._register(layer, path)
+        if self._tracing is not None:
+            _add(self._tracing.layers, (layer, path))
         outermost = not self._stack
         kind = "input" if outermost else "layer-input"
         place = path if not outermost else layer.name
@@ -246,6 +363,8 @@ class NumericsChecks:
         if path not in self._seen_outputs:
             self._seen_outputs.add(path)
             self.checked_outputs.append(path)
+        if self._tracing is not None:
+            _add(self._tracing.outputs, path)
         try:
             return self._check_outputs(out, path, index, args, kwargs)
         except tf.errors.InvalidArgumentError:
@@ -391,7 +510,7 @@ class NumericsChecks:
     ) -> Any:
         before_failing = None
         if not tf.executing_eagerly() and self.op_detail:
-            before_failing = self._input_copier(index, args, kwargs)
+            before_failing = self._input_copier(path, args, kwargs)
         return keras.tree.map_structure(
             lambda v: (
                 self._check(v, "output", path, before_failing) if isinstance(v, tf.Tensor) else v
@@ -400,13 +519,15 @@ class NumericsChecks:
         )
 
     def _input_copier(
-        self, index: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self, path: str, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Callable[[], list[Any]] | None:
         """On the failing path only: copy the layer's single float input to the host.
 
         A Python copy, not a variable: assigning inputs of varying shapes to a
         shape-less variable trips Grappler (it fed later ops the wrong tensor).
-        XLA is off for the run, so the ``py_function`` is allowed.
+        XLA is off for the run, so the ``py_function`` is allowed.  The copy
+        goes to the run active when the graph runs: a kept graph outlives the
+        run that traced it.
         """
         inputs = [t for t in keras.tree.flatten((args, kwargs)) if isinstance(t, tf.Tensor)]
         float_inputs = [t for t in inputs if t.dtype.is_floating]
@@ -417,8 +538,9 @@ class NumericsChecks:
         source = float_inputs[0]
 
         def copy_input(value: Any) -> bool:
-            if self._stashed is None:
-                self._stashed = (index, value.numpy())
+            active = _active()
+            if active is not None and active._stashed is None:
+                active._stashed = (path, value.numpy())
             return False
 
         def copier() -> list[Any]:
@@ -431,40 +553,114 @@ class NumericsChecks:
     def _op_detail(self, index: int | None) -> OpDetail | None:
         if index is None:
             return None
-        layer, _ = self._layers[index]
+        layer, path = self._layers[index]
         if self._eager_failure is not None:
             failed_layer, args, kwargs = self._eager_failure
             if failed_layer is not layer:
                 return None
             call_args, call_kwargs = args, dict(kwargs)
         else:
-            if self._stashed is None or self._stashed[0] != index:
+            if self._stashed is None or self._stashed[0] != path:
                 return OpDetail("", "", "the failing layer's input was not captured")
             call_args, call_kwargs = (tf.convert_to_tensor(self._stashed[1]),), {}
         return rerun_with_op_checks(layer, call_args, call_kwargs)
 
-    def counted_train_function(self, model: Any, function: Any) -> Any:
+    def counted_train_function(
+        self, model: Any, function: Any, kept: _KeptCheckedFunction | None = None
+    ) -> Any:
         """``model.train_function`` counting its calls: in ``fit`` one call is one batch.
 
         A failed call gives the failing step exactly, however many optimizers
         the train step updates.  With ``steps_per_execution > 1`` a call runs
-        several batches, so then the optimizer updates tell the step.
+        several batches, so then the optimizer updates tell the step (the
+        calls are not counted).  While it runs, what its tracing adds to the
+        checks is gathered too (:class:`_Traced`; a kept function's goes on
+        into ``kept``'s), so that the function can be kept for the next run.
         """
-        if getattr(model, "steps_per_execution", 1) != 1:
-            return function
+        count = getattr(model, "steps_per_execution", 1) == 1
+        eager = bool(getattr(model, "run_eagerly", False))
+        traced = kept.traced if kept is not None else (None if eager else _Traced())
 
         def train_function(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
-            self._batches += 1
+            if count:
+                self._batches += 1
+            outer, self._tracing = self._tracing, traced
             try:
                 return function(*args, **kwargs)
             except BaseException:
-                if self._failed_batch is None:
+                if count and self._failed_batch is None:
                     self._failed_batch = self._batches - 1
                 raise
+            finally:
+                self._tracing = outer
 
         train_function.__tfnb_debug_batches__ = True  # type: ignore[attr-defined]
+        setup = kept.setup if kept is not None else self._setup(model)
+        self._built.append(_Built(model, function, train_function, traced, setup))
         return train_function
+
+    # -- keeping the checked train function ----------------------------------------------
+
+    def reuse_kept(self, model: Any) -> bool:
+        """Install the checked train function kept for ``model`` if its setup is unchanged;
+        whether it was.  This run takes over what its trace added to the checks, and
+        its step counters start again from zero."""
+        if bool(getattr(model, "run_eagerly", False)):
+            return False
+        kept = kept_for(model, KIND, self._setup(model))
+        if kept is None:
+            return False
+        traced = kept.traced
+        if any(self._counter_known(optimizer) for optimizer, _ in traced.counters):
+            return False  # this run counts that optimizer already, with its own counter
+        for layer, path in traced.layers:
+            self._register(layer, path)
+        for path in traced.outputs:
+            if path not in self._seen_outputs:
+                self._seen_outputs.add(path)
+                self.checked_outputs.append(path)
+        for name in traced.losses:
+            _add(self.checked_losses, name)
+        for place in traced.gradients:
+            _add(self.checked_gradients, place)
+        for optimizer in traced.optimizers:
+            _add(self._optimizers, optimizer)
+        for optimizer, counter in traced.counters:
+            counter.assign(0)
+            self._counters.append((optimizer, counter))
+        from tfnb_debug.collect.memory_steps import watch_graph_optimizers
+
+        watch_graph_optimizers(traced.optimizers)  # %%tfmem counts these steps as if traced
+        self.reused.append(kept)
+        self.reused_models.append(str(getattr(model, "name", "model")))
+        model.train_function = self.counted_train_function(model, kept.function, kept)
+        return True
+
+    def _counter_known(self, optimizer: Any) -> bool:
+        return any(known is optimizer for known, _ in self._counters)
+
+    def _functions_to_keep(self) -> list[tuple[Any, _KeptCheckedFunction]]:
+        """The checked train function built (or reused) in this run, if a later run may use it.
+
+        Only when one model trained, in a graph, its function is still the
+        model's and its setup did not change during the run.
+        """
+        if len(self._built) != 1:
+            return []
+        built = self._built[0]
+        model = built.model
+        if (
+            built.traced is None
+            or getattr(model, "train_function", None) is not built.wrapper
+            or not built.setup.same(self._setup(model))
+        ):
+            return []
+        for kept in self.reused:
+            if kept.function is built.function:
+                return [(model, kept)]
+        entry = _KeptCheckedFunction(weakref.ref(model), built.setup, built.function, built.traced)
+        return [(model, entry)]
 
     def _step(self) -> int | None:
         """Training steps completed (all gradients checked and finite) before the failure.
@@ -497,11 +693,26 @@ class NumericsChecks:
         self._counters.append((optimizer, counter))
         return counter
 
+    def _note(self, kind: str, item: Any) -> None:
+        """``item`` (a loss name, a variable path, an optimizer or ``(optimizer, counter)``)
+        goes through a check: this run's list and, while tracing, the function's."""
+        mine = {
+            "losses": self.checked_losses,
+            "gradients": self.checked_gradients,
+            "optimizers": self._optimizers,
+            "counters": None,
+        }[kind]
+        if mine is not None:
+            _add(mine, item)
+        if self._tracing is not None:
+            _add(getattr(self._tracing, kind), item)
+
     def _count_step(self, optimizer: Any, checked: list[Any]) -> None:
         """Count an update once its gradients passed their checks (ordered after them in graphs)."""
         if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
             return  # a plain variable cannot be assigned per replica
         counter = self._counter_for(optimizer)
+        self._note("counters", (optimizer, counter))
         deps = [g for g in checked if isinstance(g, tf.Tensor)]
         with tf.control_dependencies(deps):
             counter.assign_add(1)
@@ -728,6 +939,8 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
 
     def make_train(self: Any, force: bool = False) -> Any:
         checks.adopt(self)
+        if self.train_function is None and not force and checks.reuse_kept(self):
+            return self.train_function
         makers["make_train_function"](self, force=force)
         function = self.train_function
         if function is not None and not getattr(function, "__tfnb_debug_batches__", False):
@@ -738,8 +951,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
         __tracebackhide__ = True
         value = original_loss(self, *args, **kwargs)
         name = str(getattr(self, "name", type(self).__name__))
-        if name not in checks.checked_losses:
-            checks.checked_losses.append(name)
+        checks._note("losses", name)
         if isinstance(value, tf.Tensor):
             return checks._check(value, "loss", name)
         return value
@@ -755,8 +967,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
         if not _is_scalar_loss(target) or checks._is_checked(target):
             return original_gradient(tape, target, *args, **kwargs)
         name = _loss_place(target)
-        if name not in checks.checked_losses:
-            checks.checked_losses.append(name)
+        checks._note("losses", name)
         tag = f"{TAG}|loss|{name}|"
         if tf.executing_eagerly():
             tf.debugging.check_numerics(target, tag)
@@ -770,8 +981,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
 
     def apply(self: Any, grads: Any, trainable_variables: Any = None) -> Any:
         __tracebackhide__ = True
-        if all(self is not o for o in checks._optimizers):
-            checks._optimizers.append(self)
+        checks._note("optimizers", self)
         variables = trainable_variables
         if variables is None:
             variables = getattr(self, "_trainable_variables", None) or [None] * len(grads)
@@ -780,8 +990,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
         for i, (grad, var) in enumerate(zip(grads, variables, strict=False)):
             if isinstance(grad, tf.Tensor) and grad.dtype.is_floating:
                 places[i] = str(getattr(var, "path", getattr(var, "name", "variable")))
-                if places[i] not in checks.checked_gradients:
-                    checks.checked_gradients.append(places[i])
+                checks._note("gradients", places[i])
         checked = checks.check_gradients(grads, places)
         if not checks._in_apply:
             checks._count_step(self, checked)

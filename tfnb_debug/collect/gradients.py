@@ -49,7 +49,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import Patches, preserved
-from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_setup
+from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_function
 from tfnb_debug.collect.keras_access import (
     BaseOptimizer,
     LossScaleOptimizer,
@@ -552,11 +552,7 @@ KIND = "gradients"
 def kept_train_function(model: Any) -> Any:
     """The instrumented train function kept for ``model``, or None (dropped if the model's
     optimizer, compile configuration or trainable variables changed since)."""
-    setup = kept_setup(model, KIND)
-    if setup is None:
-        return None
-    kept = kept_for(model, KIND, Setup(model, setup.options))
-    return kept.function if kept is not None else None
+    return kept_function(model, KIND)
 
 
 class GradientCapture:

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from tfnb_debug import _state
 
-__all__ = ["KEEP_MODELS", "Setup", "keep", "kept_for", "kept_setup"]
+__all__ = ["KEEP_MODELS", "Setup", "keep", "kept_for", "kept_function"]
 
 #: models whose instrumented train functions are kept at most: one, the last recorded, so
 #: that a model the user deletes to free (GPU) memory is held by tfnb_debug for as short
@@ -36,11 +36,13 @@ class Setup:
     Objects are compared by identity (the model's optimizer, the compile
     configuration Keras makes anew in every ``compile``, the trainable
     variables, the ``train_step``), settings by value (XLA, eager,
-    ``steps_per_execution`` and the magic's own ``options``).
+    ``steps_per_execution`` and the magic's own ``options``).  ``xla=False``
+    leaves XLA out: for a function that always runs without it.
     """
 
-    def __init__(self, model: Any, options: tuple[Any, ...]) -> None:
+    def __init__(self, model: Any, options: tuple[Any, ...], *, xla: bool = True) -> None:
         self.options = options
+        self.xla = xla  # whether the model's XLA setting shapes the function (not when pinned)
         self.objects: tuple[Any, ...] = (
             getattr(model, "optimizer", None),
             getattr(model, "_compile_config", None),
@@ -50,10 +52,12 @@ class Setup:
             vars(model).get("train_step"),
             *list(getattr(model, "trainable_variables", []) or []),
         )
-        try:
-            jit = getattr(model, "jit_compile", None)
-        except Exception:
-            jit = "?"
+        jit: Any = "-"
+        if xla:
+            try:
+                jit = getattr(model, "jit_compile", None)
+            except Exception:
+                jit = "?"
         self.values: tuple[Any, ...] = (
             repr(jit),
             bool(getattr(model, "run_eagerly", False)),
@@ -61,6 +65,10 @@ class Setup:
             len(self.objects),
             options,
         )
+
+    def of(self, model: Any) -> Setup:
+        """``model``'s setup now, with these options."""
+        return Setup(model, self.options, xla=self.xla)
 
     def same(self, other: Setup) -> bool:
         return self.values == other.values and all(
@@ -88,10 +96,14 @@ def kept_for(model: Any, kind: str, setup: Setup) -> Any:
     return entry
 
 
-def kept_setup(model: Any, kind: str) -> Setup | None:
-    """The setup the ``kind`` entry kept for ``model`` was built for (not compared), or None."""
+def kept_function(model: Any, kind: str) -> Any:
+    """The ``kind`` train function kept for ``model``, or None (dropped if the model's
+    optimizer, compile configuration or trainable variables changed since)."""
     entry = _state.train_functions.get((id(model), kind))
-    return entry.setup if entry is not None and entry.model() is model else None
+    if entry is None or entry.model() is not model:
+        return None
+    kept = kept_for(model, kind, entry.setup.of(model))
+    return kept.function if kept is not None else None
 
 
 def keep(entry: Entry, model: Any, kind: str) -> None:

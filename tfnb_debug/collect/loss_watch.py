@@ -45,7 +45,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BroadcastFact", "CrossEntropyFact", "LossWatch", "watch_losses"]
+__all__ = ["BroadcastFact", "CrossEntropyFact", "LossWatch", "nothing_watched", "watch_losses"]
 
 #: binary elementwise ops whose broadcasting S08 watches
 _BINARY_OPS = frozenset(
@@ -114,6 +114,21 @@ class LossWatch:
     broadcasts: list[BroadcastFact] = field(default_factory=list)
     cross_entropies: list[CrossEntropyFact] = field(default_factory=list)
     softmax_single_unit: list[str] = field(default_factory=list)
+
+
+def nothing_watched(losses: LossWatch | None) -> bool:
+    """Whether the watch saw nothing that a finding could come from.
+
+    Its facts come from tracing: a train function kept for a later cell (and
+    not traced again there) may be kept only then.
+    """
+    if losses is None:
+        return False
+    return (
+        not losses.broadcasts
+        and not losses.softmax_single_unit
+        and all(fact.compiled for fact in losses.cross_entropies)
+    )
 
 
 # -- where a call came from ------------------------------------------------------
