@@ -104,12 +104,10 @@ def test_second_cell_runs_the_kept_function_and_checks_the_same(nb: InteractiveS
     _nothing_patched()
 
 
-def _checked_fit(shell: InteractiveShell) -> CheckReport:
-    """The API's run: ``run_checked`` around the fit, as the magic runs it."""
-    model, xs, y = (shell.user_ns[k] for k in ("model", "xs", "y"))
-    _, report = run_checked(
-        lambda: model.fit(xs, y, batch_size=8, shuffle=False, verbose=0), models=[model]
-    )
+def _checked_fit(shell: InteractiveShell, code: str = FIT) -> CheckReport:
+    """The API's run: ``run_checked`` around the code, as the magic runs it."""
+    model = shell.user_ns["model"]
+    _, report = run_checked(lambda: eval(code, shell.user_ns), models=[model])
     return report
 
 
@@ -270,3 +268,28 @@ def test_eager_and_multi_step_functions(nb: InteractiveShell) -> None:
     assert kept_checked_function(model) is not None
     assert first.steps == second.steps == 4
     _nothing_patched()
+
+
+def test_validation_evaluate_and_predict_functions_are_kept_too(nb: InteractiveShell) -> None:
+    model = nb.user_ns["model"]
+    cell = (
+        "model.fit(xs, y, batch_size=8, shuffle=False, verbose=0, validation_data=(xs, y))\n"
+        "model.evaluate(xs, y, batch_size=8, verbose=0)\n"
+        "model.predict(xs, batch_size=8, verbose=0)"
+    )
+    first, second = _cell(nb, cell=cell), _cell(nb, cell=cell)
+    steps = {"one_step_on_data", "multi_step_on_iterator", "one_step_on_iterator"}
+    assert steps & set(_names(first)) and not steps & set(_names(second))
+    _same_checks(first, second)
+    user = (model.test_function, model.predict_function)
+    nb.run_cell("xs = x.copy(); xs[30, 0] = -1.0")  # the last batch: seen by evaluate only
+    report = _checked_fit(nb, "model.evaluate(xs, y, batch_size=8, verbose=0)")
+    assert "used again" in report.to_text()
+    assert report.codes() == ["N01"] and report.failure.place.endswith("/log")
+    assert report.failure.op is not None and report.failure.op.op_type == "Log"
+    assert (model.test_function, model.predict_function) == user
+    _nothing_patched()
+
+
+def _names(report: CheckReport) -> list[str]:
+    return [name for name, _ in report.traces]

@@ -113,26 +113,36 @@ def _same(a: Any, b: Any) -> bool:
     return a is b
 
 
+#: the functions a Keras model makes for ``fit``/``evaluate``/``predict`` (one step each)
+FUNCTIONS = ("train_function", "test_function", "predict_function")
+
+
 @dataclass(eq=False)
 class _Built:
-    """A train function the checks made (or took from the store) for a model in this run."""
+    """A function the checks made (or took from the store) for a model in this run."""
 
     model: Any
-    function: Any  # Keras' train function, traced under the checks
-    wrapper: Any  # what the model's ``train_function`` is while the run lasts
-    traced: _Traced | None  # None: an eager train function (nothing to keep)
+    name: str  # one of FUNCTIONS
+    function: Any  # Keras' function, traced under the checks
+    wrapper: Any  # what the model's attribute ``name`` is while the run lasts
+    traced: _Traced | None  # None: an eager function (nothing to keep)
     setup: Setup
 
 
 @dataclass(eq=False)
-class _KeptCheckedFunction:
-    """A checked train function kept across runs (in :mod:`tfnb_debug.collect.kept`)."""
+class _KeptCheckedFunctions:
+    """A model's checked train/test/predict functions kept across runs (in
+    :mod:`tfnb_debug.collect.kept`), each with what its trace added to the checks."""
 
     model: weakref.ref[Any]
     setup: Setup
-    function: Any
-    traced: _Traced
-    loss_facts: tuple[Any, ...] = ()  # the (compiled) cross-entropy facts of its trace
+    functions: dict[str, tuple[Any, _Traced]]  # attribute name -> (function, its trace)
+    loss_facts: tuple[Any, ...] = ()  # the (compiled) cross-entropy facts of their traces
+
+    @property
+    def function(self) -> Any:
+        """The kept train function (None if only a test or predict function is kept)."""
+        return self.functions.get("train_function", (None, None))[0]
 
 
 @dataclass(frozen=True)
@@ -193,9 +203,9 @@ class NumericsChecks:
         self._exit: contextlib.ExitStack | None = None
         self._tracing: _Traced | None = None  # the train function being run (and traced)
         self._built: list[_Built] = []
-        self._to_keep: list[tuple[Any, _KeptCheckedFunction]] = []
-        #: the kept checked train functions this run used (not traced again)
-        self.reused: list[_KeptCheckedFunction] = []
+        self._to_keep: list[tuple[Any, _KeptCheckedFunctions]] = []
+        #: the kept checked functions this run used (not traced again)
+        self.reused: list[_KeptCheckedFunctions] = []
         self.reused_models: list[str] = []
 
     # -- context -------------------------------------------------------------------------
@@ -316,7 +326,7 @@ class NumericsChecks:
         if any(m is model for m in self._adopted):
             return
         self._adopted.append(model)
-        for name in ("train_function", "test_function", "predict_function"):
+        for name in FUNCTIONS:
             if hasattr(model, name):
                 self._model_patches.set(model, name, None)
         if "_jit_compile" in vars(model):
@@ -565,23 +575,25 @@ class NumericsChecks:
             call_args, call_kwargs = (tf.convert_to_tensor(self._stashed[1]),), {}
         return rerun_with_op_checks(layer, call_args, call_kwargs)
 
-    def counted_train_function(
-        self, model: Any, function: Any, kept: _KeptCheckedFunction | None = None
+    def checked_function(
+        self, model: Any, name: str, function: Any, traced: _Traced | None = None
     ) -> Any:
-        """``model.train_function`` counting its calls: in ``fit`` one call is one batch.
+        """``model``'s ``name`` (one of :data:`FUNCTIONS`) as it runs in this run.
 
-        A failed call gives the failing step exactly, however many optimizers
-        the train step updates.  With ``steps_per_execution > 1`` a call runs
-        several batches, so then the optimizer updates tell the step (the
-        calls are not counted).  While it runs, what its tracing adds to the
-        checks is gathered too (:class:`_Traced`; a kept function's goes on
-        into ``kept``'s), so that the function can be kept for the next run.
+        While it runs, what its tracing adds to the checks is gathered
+        (:class:`_Traced`; a kept function's goes on into its own ``traced``),
+        so that the function can be kept for the next run.  A train function
+        also counts its calls: in ``fit`` one call is one batch, so a failed
+        call gives the failing step exactly, however many optimizers the train
+        step updates.  With ``steps_per_execution > 1`` a call runs several
+        batches, so then the optimizer updates tell the step (calls are not
+        counted).
         """
-        count = getattr(model, "steps_per_execution", 1) == 1
-        eager = bool(getattr(model, "run_eagerly", False))
-        traced = kept.traced if kept is not None else (None if eager else _Traced())
+        count = name == "train_function" and getattr(model, "steps_per_execution", 1) == 1
+        if traced is None and not bool(getattr(model, "run_eagerly", False)):
+            traced = _Traced()
 
-        def train_function(*args: Any, **kwargs: Any) -> Any:
+        def checked(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
             if count:
                 self._batches += 1
@@ -595,23 +607,22 @@ class NumericsChecks:
             finally:
                 self._tracing = outer
 
-        train_function.__tfnb_debug_batches__ = True  # type: ignore[attr-defined]
-        setup = kept.setup if kept is not None else self._setup(model)
-        self._built.append(_Built(model, function, train_function, traced, setup))
-        return train_function
+        checked.__tfnb_debug_checked__ = True  # type: ignore[attr-defined]
+        self._built.append(_Built(model, name, function, checked, traced, self._setup(model)))
+        return checked
 
-    # -- keeping the checked train function ----------------------------------------------
+    # -- keeping the checked functions ---------------------------------------------------
 
-    def reuse_kept(self, model: Any) -> bool:
-        """Install the checked train function kept for ``model`` if its setup is unchanged;
+    def reuse_kept(self, model: Any, name: str) -> bool:
+        """Install ``model``'s kept checked ``name`` function if its setup is unchanged;
         whether it was.  This run takes over what its trace added to the checks, and
         its step counters start again from zero."""
         if bool(getattr(model, "run_eagerly", False)):
             return False
         kept = kept_for(model, KIND, self._setup(model))
-        if kept is None:
+        if kept is None or name not in kept.functions:
             return False
-        traced = kept.traced
+        function, traced = kept.functions[name]
         if any(self._counter_known(optimizer) for optimizer, _ in traced.counters):
             return False  # this run counts that optimizer already, with its own counter
         for layer, path in traced.layers:
@@ -620,8 +631,8 @@ class NumericsChecks:
             if path not in self._seen_outputs:
                 self._seen_outputs.add(path)
                 self.checked_outputs.append(path)
-        for name in traced.losses:
-            _add(self.checked_losses, name)
+        for loss in traced.losses:
+            _add(self.checked_losses, loss)
         for place in traced.gradients:
             _add(self.checked_gradients, place)
         for optimizer in traced.optimizers:
@@ -629,38 +640,45 @@ class NumericsChecks:
         for optimizer, counter in traced.counters:
             counter.assign(0)
             self._counters.append((optimizer, counter))
-        from tfnb_debug.collect.memory_steps import watch_graph_optimizers
+        if traced.optimizers:
+            from tfnb_debug.collect.memory_steps import watch_graph_optimizers
 
-        watch_graph_optimizers(traced.optimizers)  # %%tfmem counts these steps as if traced
-        self.reused.append(kept)
-        self.reused_models.append(str(getattr(model, "name", "model")))
-        model.train_function = self.counted_train_function(model, kept.function, kept)
+            watch_graph_optimizers(traced.optimizers)  # %%tfmem counts the steps as if traced
+        _add(self.reused, kept)
+        _add(self.reused_models, str(getattr(model, "name", "model")))
+        setattr(model, name, self.checked_function(model, name, function, traced))
         return True
 
     def _counter_known(self, optimizer: Any) -> bool:
         return any(known is optimizer for known, _ in self._counters)
 
-    def _functions_to_keep(self) -> list[tuple[Any, _KeptCheckedFunction]]:
-        """The checked train function built (or reused) in this run, if a later run may use it.
+    def _functions_to_keep(self) -> list[tuple[Any, _KeptCheckedFunctions]]:
+        """The checked functions built (or reused) in this run that a later run may use.
 
-        Only when one model trained, in a graph, its function is still the
-        model's and its setup did not change during the run.
+        Only when they all belong to one model, each was made once, ran in a
+        graph and is still the model's, and the model's setup did not change
+        during the run.  Kept functions of the same setup that this run did not
+        use are kept on with them.
         """
-        if len(self._built) != 1:
+        models = {id(b.model) for b in self._built}
+        names = [b.name for b in self._built]
+        if len(models) != 1 or len(names) != len(set(names)):
             return []
-        built = self._built[0]
-        model = built.model
-        if (
-            built.traced is None
-            or getattr(model, "train_function", None) is not built.wrapper
-            or not built.setup.same(self._setup(model))
-        ):
-            return []
-        for kept in self.reused:
-            if kept.function is built.function:
-                return [(model, kept)]
-        entry = _KeptCheckedFunction(weakref.ref(model), built.setup, built.function, built.traced)
-        return [(model, entry)]
+        model = self._built[0].model
+        setup = self._setup(model)
+        functions: dict[str, tuple[Any, _Traced]] = {}
+        for built in self._built:
+            if (
+                built.traced is None
+                or getattr(model, built.name, None) is not built.wrapper
+                or not built.setup.same(setup)
+            ):
+                return []
+            functions[built.name] = (built.function, built.traced)
+        before = kept_for(model, KIND, setup)
+        if before is not None:
+            functions = {**before.functions, **functions}
+        return [(model, _KeptCheckedFunctions(weakref.ref(model), setup, functions))]
 
     def _step(self) -> int | None:
         """Training steps completed (all gradients checked and finite) before the failure.
@@ -927,25 +945,21 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
     original_gradient = tf.GradientTape.__dict__["gradient"]
     makers = {
         name: TensorFlowTrainer.__dict__[name]
-        for name in ("make_train_function", "make_test_function", "make_predict_function")
+        for name in (f"make_{function}" for function in FUNCTIONS)
     }
 
-    def wrap_maker(original: Any) -> Any:
+    def wrap_maker(name: str, original: Any) -> Any:
         def make(self: Any, force: bool = False) -> Any:
             checks.adopt(self)
-            return original(self, force=force)
+            if getattr(self, name) is None and not force and checks.reuse_kept(self, name):
+                return getattr(self, name)
+            original(self, force=force)
+            function = getattr(self, name)
+            if function is not None and not getattr(function, "__tfnb_debug_checked__", False):
+                setattr(self, name, checks.checked_function(self, name, function))
+            return getattr(self, name)
 
         return make
-
-    def make_train(self: Any, force: bool = False) -> Any:
-        checks.adopt(self)
-        if self.train_function is None and not force and checks.reuse_kept(self):
-            return self.train_function
-        makers["make_train_function"](self, force=force)
-        function = self.train_function
-        if function is not None and not getattr(function, "__tfnb_debug_batches__", False):
-            self.train_function = checks.counted_train_function(self, function)
-        return self.train_function
 
     def loss_call(self: Any, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
@@ -1007,11 +1021,9 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
         (BaseOptimizer, "apply", apply),
         # autograph would convert a function from outside TensorFlow: keep it Python
         (tf.GradientTape, "gradient", tf.autograph.experimental.do_not_convert(gradient)),
-        (TensorFlowTrainer, "make_train_function", make_train),
         *(
-            (TensorFlowTrainer, name, wrap_maker(original))
-            for name, original in makers.items()
-            if name != "make_train_function"
+            (TensorFlowTrainer, maker, wrap_maker(maker.removeprefix("make_"), original))
+            for maker, original in makers.items()
         ),
     ):
         yield
