@@ -4,7 +4,9 @@ The cells run through a real IPython shell, as in a notebook.  For each model:
 
 * ``first cell``: the first instrumented cell after a plain fit (the plain
   train function is traced already; the instrumented one is not);
-* ``repeated cell``: the same cell run again (a notebook's re-run);
+* ``repeated cell``: the same cell run again (a notebook's re-run); also with
+  ``validation_data`` (``fit`` then evaluates too), against the plain ``fit``
+  with the same validation;
 * ``steady state``: the second epoch of a two-epoch cell (no fixed cost in it).
 
 Each figure is the median of ``--repeats`` runs, as a ratio to the plain
@@ -160,13 +162,15 @@ class Cells:
         self.variables = len(self.model.trainable_variables)
         shell.user_ns.update(model=self.model, x=x, y=y, batch=batch)
 
-    def plain(self, epochs: int = 1) -> Timing:
+    def plain(self, epochs: int = 1, validation: bool = False) -> Timing:
         start = _now()
-        self.shell.run_cell(f"model.fit(x, y, batch_size=batch, epochs={epochs}, verbose=0);")
+        self.shell.run_cell(_fit(epochs, validation) + ";")
         return _since(start)
 
-    def cell(self, magic: str, *, displayed: bool = False, epochs: int = 1) -> Timing:
-        fit = f"model.fit(x, y, batch_size=batch, epochs={epochs}, verbose=0)"
+    def cell(
+        self, magic: str, *, displayed: bool = False, epochs: int = 1, validation: bool = False
+    ) -> Timing:
+        fit = _fit(epochs, validation)
         start = _now()
         report = self.shell.run_cell_magic(magic, "-q -o", fit)
         if displayed:
@@ -180,6 +184,12 @@ class Cells:
 
 
 Timing = tuple[float, float]  # (wall seconds, CPU seconds of this process, all threads)
+
+
+def _fit(epochs: int, validation: bool) -> str:
+    """The cell's ``fit`` call; with ``validation``, on a quarter of the data as validation."""
+    extra = ", validation_data=(x[: len(x) // 4], y[: len(y) // 4])" if validation else ""
+    return f"model.fit(x, y, batch_size=batch, epochs={epochs}, verbose=0{extra})"
 
 
 def _now() -> Timing:
@@ -217,6 +227,10 @@ def measure(cells: Cells, magic: str, repeats: int) -> dict[str, list[float]]:
         add("repeated cell (-q)", cells.cell(magic), plain)
         plain = cells.plain()
         add("repeated cell, displayed", cells.cell(magic, displayed=True), plain)
+        cells.plain(validation=True)  # the user's evaluation traced (not timed)
+        cells.cell(magic, validation=True)  # a first cell with validation (not timed)
+        plain = cells.plain(validation=True)
+        add("repeated cell, validation_data (-q)", cells.cell(magic, validation=True), plain)
         plain2 = _minus(cells.plain(epochs=2), cells.plain())
         two = _minus(cells.cell(magic, epochs=2), cells.cell(magic))
         add("steady state (one more epoch)", two, plain2)
@@ -307,11 +321,11 @@ def main() -> None:
             result = measure(cells, magic, args.repeats)
             print(
                 f"\n{name} ({cells.variables} trainable variables), %%{magic}, "
-                f"median of {args.repeats}:   wall (ratio)      CPU (ratio)"
+                f"median of {args.repeats}:       wall (ratio)      CPU (ratio)"
             )
             for row, (wall, wall_ratio, cpu, cpu_ratio) in result.items():
                 print(
-                    f"  {row:32s} {wall:7.2f} s {wall_ratio:5.2f}x  {cpu:7.2f} s {cpu_ratio:5.2f}x"
+                    f"  {row:36s} {wall:7.2f} s {wall_ratio:5.2f}x  {cpu:7.2f} s {cpu_ratio:5.2f}x"
                 )
 
 

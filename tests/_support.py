@@ -48,3 +48,16 @@ def check_golden(name: str, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     assert path.exists(), f"missing golden file {path}; run with TFNB_UPDATE_GOLDEN=1"
     assert text == path.read_text(encoding="utf-8")
+
+
+def decode_png(uri: str) -> Any:
+    """A PNG data URI as an (h, w, 3) uint8 array (read with matplotlib, not our writer)."""
+    import base64
+    import io
+
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    assert uri.startswith("data:image/png;base64,")
+    image = mpimg.imread(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])), format="png")
+    return (image[..., :3] * 255).round().astype(np.uint8)

@@ -39,7 +39,8 @@ def test_cell_magic_records_fit_and_shows_plots(nb: InteractiveShell) -> None:
     )
     assert shown.result is None  # the cell's own value (an assignment) is None
     assert "Gradients of model 'nb_model': 4 recorded step(s)" in shown.text
-    assert shown.html.count("data:image/png;base64,") == 3  # histograms, heatmap, loss
+    # histograms, heatmap (the map and its colour scale), loss
+    assert shown.html.count("data:image/png;base64,") == 4
     assert "grad norm (last)" in shown.html
     assert plt.get_fignums() == []  # never pyplot
     assert nb.user_ns["h"].history["loss"]  # the cell really ran

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -55,7 +56,7 @@ def test_report_text_html_and_table_invariants() -> None:
     assert text.splitlines()[0] == "Gradients of model 'm': 6 recorded step(s)"
     assert "Findings: none." in text
     html = report.to_html()
-    assert html.count("data:image/png;base64,") == 3
+    assert html.count("data:image/png;base64,") == 4  # the heatmap's colour scale too
     assert "<script" not in html  # self-contained, static
 
 
@@ -95,30 +96,51 @@ def test_report_and_renderers_do_not_import_tensorflow() -> None:
     assert out.stdout.strip() == "False"
 
 
-def test_many_layers_get_one_histogram_image_with_each_layers_share_per_bin() -> None:
+def test_many_layers_get_one_histogram_map_with_each_layers_share_per_bin() -> None:
+    from tests._support import decode_png as decode
     from tfnb_debug.gradient_history import HIST_EDGES
-    from tfnb_debug.render.gradients import PANELS_AT_MOST, histogram_figure
+    from tfnb_debug.render.gradients import (
+        PANELS_AT_MOST,
+        gradient_sections,
+        histogram_figure,
+        histogram_maps_html,
+        histogram_shares,
+    )
+    from tfnb_debug.render.pixelmap import colours
 
     n = PANELS_AT_MOST + 8
     layers = [f"m/layer_{i}" for i in range(n)]
     rng = np.random.default_rng(0)
     last = rng.integers(0, 50, (n, len(HIST_EDGES) - 1)).astype(float)
-    last[3] = 0.0  # nothing counted: drawn as missing, not as zeros
+    last[3] = 0.0  # nothing counted: drawn black, not as zeros
     first = rng.integers(0, 50, last.shape).astype(float)
-    fig = histogram_figure(layers, last, HIST_EDGES, first=first)
-    images = [ax.images[0] for ax in fig.axes if ax.images]
-    assert [ax.get_title() for ax in fig.axes if ax.images] == [
-        "first recorded step",
-        "last recorded step",
-    ]
-    shown = images[1].get_array()
-    assert shown.shape == last.shape and bool(shown.mask[3].all())
-    rows = np.ma.filled(shown, 0.0).sum(axis=1)
-    np.testing.assert_allclose(np.delete(rows, 3), 1.0)
-    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert labels == layers
-    # a small model keeps one panel per layer
+    html = histogram_maps_html(layers, last, HIST_EDGES, first=first)
+    titles = re.findall(r'alt="gradient histograms: ([^"]+)"', html)
+    assert titles == ["first recorded step", "last recorded step"]
+    uris = re.findall(r'src="(data:image/png;base64,[^"]+)"', html)
+    first_map, last_map = decode(uris[0]), decode(uris[1])
+    assert last_map.shape == (n, len(HIST_EDGES) - 1, 3)
+    assert (last_map[3] == 0).all() and (last_map[np.arange(n) != 3] != 0).any(axis=2).all()
+    shares = histogram_shares(last)
+    np.testing.assert_allclose(np.nansum(shares, axis=1)[np.arange(n) != 3], 1.0)
+    # both steps on one colour scale: the largest share of either is the yellow end
+    top = max(np.nanmax(shares), np.nanmax(histogram_shares(first)))
+    np.testing.assert_array_equal(last_map, colours(shares, 0.0, top))
+    np.testing.assert_array_equal(first_map, colours(histogram_shares(first), 0.0, top))
+    for name in layers:
+        assert f'title="{name}"' in html  # every layer labelled, in forward order
+    assert html.index('title="m/layer_0"') < html.index('title="m/layer_15"')
+    # the report picks it for many layers, and one panel per layer for a few
+    many = gradient_sections(
+        layers=layers,
+        steps=np.arange(1),
+        layer_norms=np.ones((1, n)),
+        hist_last=last,
+        hist_first=first,
+        edges=HIST_EDGES,
+        loss=np.ones(1),
+        loss_known=np.ones(1, bool),
+    )
+    assert 'alt="gradient histograms: last recorded step"' in many[0].html
     few = histogram_figure(layers[:4], last[:4], HIST_EDGES)
     assert len([ax for ax in few.axes if ax.get_visible()]) == 4
-    # both steps on one colour scale
-    assert images[0].get_clim() == images[1].get_clim()

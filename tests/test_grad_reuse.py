@@ -190,25 +190,42 @@ class _FigureCount:
         self.init = counting
 
 
+def _counted_maps() -> tuple[list[str], Any]:
+    """Calls of the HTML colour maps (the heatmap), and the patch that counts them."""
+    from tfnb_debug.render import gradients
+
+    calls: list[str] = []
+    original = gradients.pixel_maps_html
+
+    def counting(*args: Any, **kwargs: Any) -> str:
+        calls.append(kwargs["alt"])
+        return original(*args, **kwargs)
+
+    return calls, (gradients, "pixel_maps_html", counting)
+
+
 def test_quiet_cell_draws_no_figure_until_shown(nb: InteractiveShell) -> None:
     counter = _FigureCount()
-    with patched((matplotlib.figure.Figure, "__init__", counter.init)):
+    maps, patch = _counted_maps()
+    with patched((matplotlib.figure.Figure, "__init__", counter.init), patch):
         report = _cell(nb, "--every 2")
         text = report.to_text()
-        assert counter.count == 0
+        assert counter.count == 0 and maps == []
         html = report._repr_mimebundle_()["text/html"]
-        assert counter.count == 3  # histograms, heatmap, loss
-        assert html.count("data:image/png;base64,") == 3
-        assert report.to_html() == html and counter.count == 3  # drawn once
+        assert counter.count == 2  # histograms, loss
+        assert maps == ["gradient norm heatmap"]
+        assert html.count("data:image/png;base64,") == 4  # and the heatmap's colour scale
+        assert report.to_html() == html and counter.count == 2 and len(maps) == 1  # drawn once
     assert "log10 gradient norm: layers x steps" in text
 
 
 def test_shown_cell_draws_each_figure_once(nb: InteractiveShell) -> None:
     counter = _FigureCount()
-    with patched((matplotlib.figure.Figure, "__init__", counter.init)):
+    maps, patch = _counted_maps()
+    with patched((matplotlib.figure.Figure, "__init__", counter.init), patch):
         shown = run_magic(nb, "%%tfgrad", cell=FIT)
-    assert counter.count == 3
-    assert shown.html.count("data:image/png;base64,") == 3
+    assert counter.count == 2 and len(maps) == 1
+    assert shown.html.count("data:image/png;base64,") == 4
 
 
 S08_STEP = """

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import base64
-import io
-
-import matplotlib.image as mpimg
 import numpy as np
 
+from tests._support import decode_png as decode
 from tfnb_debug.live_state import LivePart, LiveState
 from tfnb_debug.render.live import _EMPTY, MAX_LAYERS, heatmap_strip, live_html, live_text
-
-
-def decode(uri: str) -> np.ndarray:
-    assert uri.startswith("data:image/png;base64,")
-    image = mpimg.imread(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])), format="png")
-    return (image[..., :3] * 255).round().astype(np.uint8)
 
 
 def strip_image(html: str) -> np.ndarray:

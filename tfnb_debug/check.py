@@ -110,8 +110,8 @@ def run_checked(
 
 
 def _keep_checked_function(checks: Any, losses: Any) -> None:
-    """Keep the run's checked train function for the next cell, and give the loss watch the
-    facts of a kept function's trace (this cell did not trace it).
+    """Keep the run's checked functions for the next cell, and give the loss watch the
+    facts of the kept functions' traces (this cell did not trace them).
 
     Kept only when the watch saw nothing to report: a kept function is not
     traced again, so the watch would not see its loss in the next cell.
@@ -228,10 +228,10 @@ def build_report(
         )
     if checks.reused_models:
         summary.append(
-            "the checked train function of "
+            "the checked functions of "
             + ", ".join(f"'{name}'" for name in checks.reused_models)
-            + " was traced in an earlier cell and is used again (same model, optimizer, "
-            "compile configuration and options): its checks are the same"
+            + " were traced in an earlier cell and are used again (same model, optimizer, "
+            "compile configuration and options): their checks are the same"
         )
     summary.extend(notes)
     rows = [

@@ -30,14 +30,14 @@ for a checked run, and restores all of it in ``finally``:
 * ``tf.function``s traced before the run that the code calls (``retrace``)
   trace again under the checks, and get their own traces back on exit
   (:func:`tfnb_debug.collect.retrace.retraced`);
-* a model's checked train function is kept after a clean run
-  (:mod:`tfnb_debug.collect.kept`, never on the model) with what its trace
-  added (:class:`_Traced`: the places it checks, the layers its failure tags
-  name, its step counters), so the next run on the same model, optimizer,
-  compile configuration and options uses it again instead of tracing.  Its
-  graph calls back into Python only to copy a failing layer's input, and that
-  copy goes to the run active then (:func:`_active`), never to the one that
-  traced it.
+* a model's checked train, test and predict functions are kept after a clean
+  run (:mod:`tfnb_debug.collect.kept`, never on the model), each with what its
+  trace added (:class:`_Traced`: the places it checks, the layers its failure
+  tags name, its step counters), so the next run on the same model,
+  optimizer, compile configuration and options uses them again instead of
+  tracing.  Their graphs call back into Python only to copy a failing layer's
+  input, and that copy goes to the run active then (:func:`_active`), never to
+  the one that traced them.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG", "kept_checked_fu
 TAG = "tfnb_check"
 _TAG_RE = re.compile(TAG + r"\|([a-z-]+)\|([^|]*)\|")
 
-#: the store's kind for the checked train functions kept here
+#: the store's kind for the checked functions kept here
 KIND = "check"
 
 #: the runs in progress, innermost last: where a graph's input copy goes
@@ -83,7 +83,8 @@ def kept_checked_function(model: Any) -> Any:
 
 @dataclass(eq=False)
 class _Traced:
-    """What tracing one train function added to the checks, gathered while it ran.
+    """What tracing one function (train, test or predict) added to the checks, gathered
+    while it ran.
 
     The places its graph checks, the layers its failure tags name, the
     optimizers it updates and their step counters (variables its graph adds
@@ -201,7 +202,7 @@ class NumericsChecks:
         self._adopted: list[Any] = []
         self._model_patches = Patches()  # the train/test/predict functions and XLA pin
         self._exit: contextlib.ExitStack | None = None
-        self._tracing: _Traced | None = None  # the train function being run (and traced)
+        self._tracing: _Traced | None = None  # of the function running (and maybe tracing)
         self._built: list[_Built] = []
         self._to_keep: list[tuple[Any, _KeptCheckedFunctions]] = []
         #: the kept checked functions this run used (not traced again)
@@ -247,13 +248,13 @@ class NumericsChecks:
                 _ACTIVE.remove(self)
 
     def _setup(self, model: Any) -> Setup:
-        """What ``model``'s checked train function depends on.  Not the model's XLA
+        """What ``model``'s checked functions depend on.  Not the model's XLA
         setting: the checks always run without XLA (it is pinned off for the run)."""
         return Setup(model, (KIND, self.op_detail), xla=False)
 
     def keep_functions(self, loss_facts: Sequence[Any] = ()) -> None:
-        """Keep the checked train function of this run for the next run (after a clean run,
-        when nothing else needs a fresh trace: the caller decides).  ``loss_facts``: the
+        """Keep the checked functions of this run for the next run (after a clean run, when
+        nothing else needs a fresh trace: the caller decides).  ``loss_facts``: the
         loss watch's facts of the run, all from compiled losses."""
         for model, entry in self._to_keep:
             entry.loss_facts = tuple(loss_facts)

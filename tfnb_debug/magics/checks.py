@@ -175,9 +175,9 @@ class CheckMagics(Magics):
         tf.function traced in an earlier cell and called by name in this one
         is traced again under the checks, and gets its own traces back
         afterwards.  Counts tf.function retracing (T01).  The model's checked
-        train function is kept for the next cell on the same model, optimizer,
-        compile configuration and options, which runs it without tracing (never
-        left on the model between cells).  Returns the cell's
+        train/test/predict functions are kept for the next cell on the same
+        model, optimizer, compile configuration and options, which runs them
+        without tracing (never left on the model between cells).  Returns the cell's
         last value (the report with -o).  While the cell runs, a live view
         shows the steps checked so far (every ``--live-interval`` seconds, on
         in Jupyter; ``--no-live`` turns it off); the report replaces it.

@@ -1,7 +1,10 @@
-"""Plots for gradient reports: histogram small multiples, a layers x steps heatmap, the loss.
+"""Plots for gradient reports: histograms per layer, a layers x steps heatmap, the loss.
 
-Pure functions of NumPy arrays returning :class:`matplotlib.figure.Figure`
-(never pyplot); :func:`gradient_sections` embeds them as PNG data URIs.
+Pure functions of NumPy arrays: the histogram panels (a few layers) and the
+loss are :class:`matplotlib.figure.Figure` s (never pyplot), embedded as PNG
+data URIs; the heatmap and the histograms of many layers are HTML colour maps
+(:mod:`tfnb_debug.render.pixelmap`), which cost a millisecond where a
+matplotlib figure of forty labelled rows cost a third of a second or more.
 No TensorFlow here.
 """
 
@@ -9,11 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tfnb_debug.render.html import image_html
+from tfnb_debug.render.pixelmap import pixel_maps_html, short_label
 from tfnb_debug.render.plots import figure_data_uri, new_figure
 from tfnb_debug.reports import Section
 
@@ -23,16 +27,17 @@ if TYPE_CHECKING:
 __all__ = [
     "FigureSection",
     "gradient_sections",
-    "heatmap_figure",
+    "heatmap_html",
     "histogram_figure",
-    "histogram_strip_figure",
+    "histogram_maps_html",
     "loss_figure",
 ]
 
 
 class FigureSection(Section):
     """A :class:`~tfnb_debug.reports.Section` whose figure is drawn the first time its
-    ``html`` is read, then kept."""
+    ``html`` is read, then kept: ``draw`` makes a matplotlib figure, or ``render`` the
+    HTML itself."""
 
     def __init__(
         self,
@@ -41,25 +46,35 @@ class FigureSection(Section):
         text: str = "",
         *,
         draw: Callable[[], Figure] | None = None,
+        render: Callable[[], str] | None = None,
         alt: str = "",
     ) -> None:
         object.__setattr__(self, "title", title)
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "_drawn", html)
         object.__setattr__(self, "_draw", draw)
+        object.__setattr__(self, "_render", render)
         object.__setattr__(self, "_alt", alt)
 
     _drawn: str | None
     _draw: Callable[[], Figure] | None
+    _render: Callable[[], str] | None
     _alt: str
 
     @property
     def html(self) -> str:
         if self._drawn is None:
-            draw = self._draw
-            drawn = image_html(figure_data_uri(draw()), alt=self._alt) if draw else ""
+            draw, render = self._draw, self._render
+            drawn = (
+                render()
+                if render
+                else image_html(figure_data_uri(draw()), alt=self._alt)
+                if draw
+                else ""
+            )
             object.__setattr__(self, "_drawn", drawn)
             object.__setattr__(self, "_draw", None)  # the arrays are no longer needed
+            object.__setattr__(self, "_render", None)
         return str(self._drawn)
 
     @property
@@ -78,11 +93,9 @@ def histogram_figure(
 ) -> Figure:
     """One small panel per layer: the distribution of log10|g| (last step; first step outlined).
 
-    With more than :data:`PANELS_AT_MOST` layers, one image instead (see
-    :func:`histogram_strip_figure`): forty panels took three seconds to draw.
+    For at most :data:`PANELS_AT_MOST` layers; more get :func:`histogram_maps_html`
+    (forty panels took three seconds to draw).
     """
-    if len(layers) > PANELS_AT_MOST:
-        return histogram_strip_figure(layers, last, edges, first=first)
     n = max(len(layers), 1)
     cols = min(columns, n)
     rows = math.ceil(n / cols)
@@ -99,80 +112,78 @@ def histogram_figure(
         ax.stairs(last[k], edges_arr, fill=True, color="#2563eb", alpha=0.8, label="last step")
         if first is not None:
             ax.step(centers, first[k], where="mid", color="#9ca3af", lw=1, label="first step")
-        ax.set_title(_short(layers[k]), fontsize=8)
+        ax.set_title(short_label(layers[k]), fontsize=8)
         ax.tick_params(labelsize=7)
         ax.set_xlabel("log10 |g|", fontsize=7)
     return fig
 
 
-#: layers drawn as one histogram panel each at most; more go into one image
+#: layers drawn as one histogram panel each at most; more go into one colour map
 PANELS_AT_MOST = 8
 
 
-def histogram_strip_figure(
+def histogram_shares(counts: np.ndarray) -> np.ndarray:
+    """Each layer's (row's) counts as shares of its total; NaN where nothing was counted."""
+    counts = np.asarray(counts, float)
+    totals = counts.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), np.nan)
+
+
+def histogram_maps_html(
     layers: Sequence[str],
     last: np.ndarray,
     edges: Sequence[float],
     *,
     first: np.ndarray | None = None,
-) -> Figure:
+) -> str:
     """Layers (rows, forward order) x log10|g| bins, coloured by the share of the layer's
-    counted entries in each bin: the last recorded step, and beside it the first."""
-    shown = [("last recorded step", np.asarray(last, float))]
+    counted entries in each bin: the first recorded step beside the last, one scale."""
+    shown = [("last recorded step", histogram_shares(last))]
     if first is not None:
-        shown.insert(0, ("first recorded step", np.asarray(first, float)))
-    fig = new_figure(width=3.6 * len(shown) + 1.6, height=max(1.8, 0.2 * len(layers) + 1.1))
-    axes = fig.subplots(1, len(shown), squeeze=False, sharey=True)[0]
+        shown.insert(0, ("first recorded step", histogram_shares(first)))
+    finite = [s[np.isfinite(s)] for _, s in shown]
+    top = max((float(f.max()) for f in finite if f.size), default=1.0)
     lo, hi = float(edges[0]), float(edges[-1])
-    shares = []
-    for _, counts in shown:
-        totals = counts.sum(axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            shares.append(np.where(totals > 0, counts / totals, np.nan))
-    finite = [s[np.isfinite(s)] for s in shares]
-    top = max((float(f.max()) for f in finite if f.size), default=1.0)  # one scale for both
-    image = None
-    for k, ((title, _), share) in enumerate(zip(shown, shares, strict=True)):
-        ax = axes[k]
-        image = ax.imshow(
-            np.ma.masked_invalid(share),
-            aspect="auto",
-            interpolation="nearest",
-            cmap=_colormap(),
-            vmin=0.0,
-            vmax=max(top, 1e-9),
-            extent=(lo, hi, len(layers) - 0.5, -0.5),
-        )
-        ax.set_title(title, fontsize=8)
-        ax.set_xlabel("log10 |g|", fontsize=7)
-        ax.tick_params(labelsize=7)
-        if k == 0:
-            ax.set_yticks(range(len(layers)), [_short(n) for n in layers], fontsize=7)
-    if image is not None:
-        colorbar = fig.colorbar(image, ax=list(axes), fraction=0.04, aspect=40)
-        colorbar.set_label("share of entries (black: none counted)", fontsize=7)
-        colorbar.ax.tick_params(labelsize=7)
-    return fig
+    step = max(1, math.ceil((hi - lo) / 8))
+    ticks = [  # inside the edges: the maps stand side by side
+        ((value - lo) / (hi - lo), f"{value:g}")
+        for value in range(math.ceil(lo), math.floor(hi) + 1, step)
+        if lo < value < hi
+    ]
+    return pixel_maps_html(
+        layers,
+        shown,
+        lo=0.0,
+        hi=max(top, 1e-9),
+        ticks=ticks,
+        x_label="log10 |g|",
+        legend="share of the layer's entries per bin (black: none counted)",
+        alt="gradient histograms",
+    )
 
 
-def heatmap_figure(layers: Sequence[str], steps: np.ndarray, log_norms: np.ndarray) -> Figure:
+def heatmap_html(layers: Sequence[str], steps: np.ndarray, log_norms: np.ndarray) -> str:
     """Layers (rows, forward order) x recorded steps (columns) of log10 gradient norm.
 
     Non-finite cells are drawn black.
     """
-    fig = new_figure(width=7.0, height=max(1.6, 0.28 * len(layers) + 1.0))
-    ax = fig.add_subplot()
-    data = np.ma.masked_invalid(log_norms)
-    cmap = _colormap()
-    image = ax.imshow(data, aspect="auto", interpolation="nearest", cmap=cmap)
-    ax.set_yticks(range(len(layers)), [_short(n) for n in layers], fontsize=7)
-    ticks = np.unique(np.linspace(0, len(steps) - 1, min(len(steps), 8)).astype(int))
-    ax.set_xticks(ticks, [str(int(steps[t])) for t in ticks], fontsize=7)
-    ax.set_xlabel("optimizer step", fontsize=8)
-    colorbar = fig.colorbar(image, ax=ax)
-    colorbar.set_label("log10 grad norm", fontsize=8)
-    colorbar.ax.tick_params(labelsize=7)
-    return fig
+    log_norms = np.asarray(log_norms, float)
+    finite = log_norms[np.isfinite(log_norms)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    cols = len(steps)
+    at = np.unique(np.linspace(0, cols - 1, min(cols, 8)).astype(int))
+    ticks = [((i + 0.5) / cols, str(int(steps[i]))) for i in at]
+    return pixel_maps_html(
+        layers,
+        [("", log_norms)],
+        lo=lo,
+        hi=hi,
+        ticks=ticks,
+        x_label="optimizer step",
+        legend="log10 grad norm (black: NaN/Inf)",
+        alt="gradient norm heatmap",
+    )
 
 
 def loss_figure(steps: np.ndarray, loss: np.ndarray) -> Figure:
@@ -224,10 +235,15 @@ def gradient_sections(
         def histograms() -> Figure:
             return histogram_figure(layers, hist_last, edges, first=hist_first)
 
+        def histogram_maps() -> str:
+            return histogram_maps_html(layers, hist_last, edges, first=hist_first)
+
+        many = len(layers) > PANELS_AT_MOST
         sections.append(
             FigureSection(
                 "Gradient histograms (log10 |g| per layer, last recorded step)",
-                draw=histograms,
+                draw=None if many else histograms,
+                render=histogram_maps if many else None,
                 alt="gradient histograms",
             )
         )
@@ -236,13 +252,13 @@ def gradient_sections(
             logs = np.where(layer_norms > 0, np.log10(layer_norms), -12.0)
         logs = np.where(np.isfinite(layer_norms), logs, np.nan)
 
-        def heatmap() -> Figure:
-            return heatmap_figure(layers, steps, logs.T)
+        def heatmap() -> str:
+            return heatmap_html(layers, steps, logs.T)
 
         sections.append(
             FigureSection(
                 "log10 gradient norm: layers x steps",
-                draw=heatmap,
+                render=heatmap,
                 alt="gradient norm heatmap",
                 text=_heatmap_text(layers, layer_norms),
             )
@@ -274,19 +290,9 @@ def _heatmap_text(layers: Sequence[str], norms: np.ndarray) -> str:
         finite = col[np.isfinite(col)]
         if finite.size:
             lines.append(
-                f"{_short(layer)}: grad norm first {col[0]:.3g}, last {col[-1]:.3g}, "
+                f"{short_label(layer)}: grad norm first {col[0]:.3g}, last {col[-1]:.3g}, "
                 f"range [{finite.min():.3g}, {finite.max():.3g}]"
             )
         else:
-            lines.append(f"{_short(layer)}: no finite gradient norm")
+            lines.append(f"{short_label(layer)}: no finite gradient norm")
     return "\n".join(lines)
-
-
-def _short(name: str, limit: int = 28) -> str:
-    return name if len(name) <= limit else "…" + name[-(limit - 1) :]
-
-
-def _colormap() -> Any:
-    import matplotlib
-
-    return matplotlib.colormaps["viridis"].with_extremes(bad="black")

@@ -8,14 +8,12 @@ gradient norm, red for NaN/Inf, grey where nothing was recorded.
 
 from __future__ import annotations
 
-import base64
 import html
-import struct
-import zlib
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tfnb_debug.render.pixelmap import colours, png_data_uri, short_label
 from tfnb_debug.values import format_bytes, format_float
 
 if TYPE_CHECKING:
@@ -27,7 +25,6 @@ __all__ = ["heatmap_strip", "live_html", "live_text", "png_data_uri"]
 MAX_LAYERS = 24
 #: log10 |g| range of the colour scale
 LOG_LO, LOG_HI = -8.0, 3.0
-_PALETTE = ("#440154", "#3b528b", "#21918c", "#5ec962", "#fde725")  # viridis stops
 _SEVERITY = {"error": "#b00020", "warning": "#a15c00", "info": "#1f5fa8"}
 
 
@@ -56,7 +53,6 @@ def live_text(state: LiveState) -> str:
     return f"{state.title} {word}: " + " · ".join(bits)
 
 
-_STOPS = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in _PALETTE], float)
 _BAD = np.array([228, 0, 43], np.uint8)  # NaN/Inf
 _EMPTY = np.array([238, 238, 238], np.uint8)  # not recorded
 
@@ -65,33 +61,10 @@ def _colours(norms: np.ndarray) -> np.ndarray:
     """(rows, cols) norms -> (rows, cols, 3) uint8 colours on a log10 scale."""
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.log10(np.maximum(np.abs(norms), 1e-30))
-    position = np.clip((logs - LOG_LO) / (LOG_HI - LOG_LO), 0.0, 1.0) * (len(_PALETTE) - 1)
-    position = np.nan_to_num(position)
-    low = np.minimum(np.floor(position).astype(int), len(_PALETTE) - 2)
-    frac = (position - low)[..., None]
-    rgb = (_STOPS[low] * (1 - frac) + _STOPS[low + 1] * frac).round().astype(np.uint8)
+    rgb = colours(logs, LOG_LO, LOG_HI)
     rgb[np.isinf(norms)] = _BAD
     rgb[np.isnan(norms)] = _EMPTY
     return rgb
-
-
-def png_data_uri(rgb: np.ndarray) -> str:
-    """An (h, w, 3) uint8 array as a PNG data URI (zlib only: no imaging library)."""
-    h, w, _ = rgb.shape
-    raw = b"".join(b"\x00" + rgb[i].tobytes() for i in range(h))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
-
-    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    png = (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw, 6))
-        + chunk(b"IEND", b"")
-    )
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def heatmap_strip(layers: tuple[str, ...], norms: np.ndarray | None) -> str:
@@ -105,7 +78,7 @@ def heatmap_strip(layers: tuple[str, ...], norms: np.ndarray | None) -> str:
     cell_w = max(2, min(8, 480 // max(cols, 1)))
     names = "".join(
         f'<div title="{html.escape(name)}: last norm {float(shown[i, -1]):.3g}">'
-        f"{html.escape(name if len(name) <= 28 else '…' + name[-27:])}</div>"
+        f"{html.escape(short_label(name))}</div>"
         for i, name in enumerate(layers[:rows])
     )
     return (
