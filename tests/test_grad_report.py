@@ -56,7 +56,9 @@ def test_report_text_html_and_table_invariants() -> None:
     assert text.splitlines()[0] == "Gradients of model 'm': 6 recorded step(s)"
     assert "Findings: none." in text
     html = report.to_html()
-    assert html.count("data:image/png;base64,") == 4  # the heatmap's colour scale too
+    assert html.count('aria-label="gradient histogram of') == 2  # one SVG panel a layer
+    assert html.count('alt="gradient norm heatmap') == 1
+    assert html.count('aria-label="loss over steps"') == 1
     assert "<script" not in html  # self-contained, static
 
 
@@ -102,7 +104,6 @@ def test_many_layers_get_one_histogram_map_with_each_layers_share_per_bin() -> N
     from tfnb_debug.render.gradients import (
         PANELS_AT_MOST,
         gradient_sections,
-        histogram_figure,
         histogram_maps_html,
         histogram_shares,
     )
@@ -142,5 +143,14 @@ def test_many_layers_get_one_histogram_map_with_each_layers_share_per_bin() -> N
         loss_known=np.ones(1, bool),
     )
     assert 'alt="gradient histograms: last recorded step"' in many[0].html
-    few = histogram_figure(layers[:4], last[:4], HIST_EDGES)
-    assert len([ax for ax in few.axes if ax.get_visible()]) == 4
+    few = gradient_sections(
+        layers=layers[:4],
+        steps=np.arange(1),
+        layer_norms=np.ones((1, 4)),
+        hist_last=last[:4],
+        hist_first=None,
+        edges=HIST_EDGES,
+        loss=np.ones(1),
+        loss_known=np.ones(1, bool),
+    )
+    assert few[0].html.count("<svg") == 4 and "data:image/png" not in few[0].html

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import matplotlib.figure
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -178,54 +178,45 @@ def test_reused_cell_records_what_a_fresh_cell_records(nb: InteractiveShell, jit
     assert fresh.to_text() == reused.to_text()
 
 
-class _FigureCount:
-    def __init__(self) -> None:
-        self.count = 0
-        original = matplotlib.figure.Figure.__init__
-
-        def counting(figure: Any, *args: Any, **kwargs: Any) -> None:
-            self.count += 1
-            original(figure, *args, **kwargs)
-
-        self.init = counting
-
-
-def _counted_maps() -> tuple[list[str], Any]:
-    """Calls of the HTML colour maps (the heatmap), and the patch that counts them."""
+def _counted_drawing() -> tuple[list[str], list[Any]]:
+    """Calls of the report's renderers (SVG panels and line, colour maps), and the patches
+    that count them."""
     from tfnb_debug.render import gradients
 
     calls: list[str] = []
-    original = gradients.pixel_maps_html
 
-    def counting(*args: Any, **kwargs: Any) -> str:
-        calls.append(kwargs["alt"])
-        return original(*args, **kwargs)
+    def counting(name: str) -> Any:
+        original = getattr(gradients, name)
 
-    return calls, (gradients, "pixel_maps_html", counting)
+        def count(*args: Any, **kwargs: Any) -> str:
+            calls.append(name)
+            return original(*args, **kwargs)
+
+        return count
+
+    names = ("histogram_panels_svg", "pixel_maps_html", "line_svg")
+    return calls, [(gradients, name, counting(name)) for name in names]
 
 
 def test_quiet_cell_draws_no_figure_until_shown(nb: InteractiveShell) -> None:
-    counter = _FigureCount()
-    maps, patch = _counted_maps()
-    with patched((matplotlib.figure.Figure, "__init__", counter.init), patch):
+    drawn, patches = _counted_drawing()
+    with patched(*patches):
         report = _cell(nb, "--every 2")
         text = report.to_text()
-        assert counter.count == 0 and maps == []
+        assert drawn == []
         html = report._repr_mimebundle_()["text/html"]
-        assert counter.count == 2  # histograms, loss
-        assert maps == ["gradient norm heatmap"]
-        assert html.count("data:image/png;base64,") == 4  # and the heatmap's colour scale
-        assert report.to_html() == html and counter.count == 2 and len(maps) == 1  # drawn once
+        assert sorted(drawn) == ["histogram_panels_svg", "line_svg", "pixel_maps_html"]
+        assert report.to_html() == html and len(drawn) == 3  # drawn once
     assert "log10 gradient norm: layers x steps" in text
+    assert plt.get_fignums() == []
 
 
 def test_shown_cell_draws_each_figure_once(nb: InteractiveShell) -> None:
-    counter = _FigureCount()
-    maps, patch = _counted_maps()
-    with patched((matplotlib.figure.Figure, "__init__", counter.init), patch):
+    drawn, patches = _counted_drawing()
+    with patched(*patches):
         shown = run_magic(nb, "%%tfgrad", cell=FIT)
-    assert counter.count == 2 and len(maps) == 1
-    assert shown.html.count("data:image/png;base64,") == 4
+    assert sorted(drawn) == ["histogram_panels_svg", "line_svg", "pixel_maps_html"]
+    assert shown.html.count("<svg") == 3  # histogram panels of d1 and out, the loss
 
 
 S08_STEP = """

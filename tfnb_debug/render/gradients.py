@@ -1,124 +1,61 @@
 """Plots for gradient reports: histograms per layer, a layers x steps heatmap, the loss.
 
-Pure functions of NumPy arrays: the histogram panels (a few layers) and the
-loss are :class:`matplotlib.figure.Figure` s (never pyplot), embedded as PNG
-data URIs; the heatmap and the histograms of many layers are HTML colour maps
-(:mod:`tfnb_debug.render.pixelmap`), which cost a millisecond where a
-matplotlib figure of forty labelled rows cost a third of a second or more.
-No TensorFlow here.
+Pure functions of NumPy arrays returning HTML, drawn without matplotlib: the
+histogram panels of a few layers and the loss are inline SVG
+(:mod:`tfnb_debug.render.svg`), the heatmap and the histograms of many layers
+colour maps (:mod:`tfnb_debug.render.pixelmap`).  Each costs about a
+millisecond; as matplotlib figures they cost 0.1-0.6 s each, paid again after
+every training cell whose report is shown.  No TensorFlow here.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tfnb_debug.render.html import image_html
 from tfnb_debug.render.pixelmap import pixel_maps_html, short_label
-from tfnb_debug.render.plots import figure_data_uri, new_figure
+from tfnb_debug.render.svg import histogram_panels_svg, line_svg
 from tfnb_debug.reports import Section
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 __all__ = [
     "FigureSection",
     "gradient_sections",
     "heatmap_html",
-    "histogram_figure",
     "histogram_maps_html",
-    "loss_figure",
 ]
 
 
 class FigureSection(Section):
-    """A :class:`~tfnb_debug.reports.Section` whose figure is drawn the first time its
-    ``html`` is read, then kept: ``draw`` makes a matplotlib figure, or ``render`` the
-    HTML itself."""
+    """A :class:`~tfnb_debug.reports.Section` whose HTML is rendered the first time it is
+    read, then kept (a report that is only stored or read as text renders nothing)."""
 
-    def __init__(
-        self,
-        title: str,
-        html: str | None = None,
-        text: str = "",
-        *,
-        draw: Callable[[], Figure] | None = None,
-        render: Callable[[], str] | None = None,
-        alt: str = "",
-    ) -> None:
+    def __init__(self, title: str, *, render: Callable[[], str], text: str = "") -> None:
         object.__setattr__(self, "title", title)
         object.__setattr__(self, "text", text)
-        object.__setattr__(self, "_drawn", html)
-        object.__setattr__(self, "_draw", draw)
+        object.__setattr__(self, "_drawn", None)
         object.__setattr__(self, "_render", render)
-        object.__setattr__(self, "_alt", alt)
 
     _drawn: str | None
-    _draw: Callable[[], Figure] | None
     _render: Callable[[], str] | None
-    _alt: str
 
     @property
     def html(self) -> str:
         if self._drawn is None:
-            draw, render = self._draw, self._render
-            drawn = (
-                render()
-                if render
-                else image_html(figure_data_uri(draw()), alt=self._alt)
-                if draw
-                else ""
-            )
-            object.__setattr__(self, "_drawn", drawn)
-            object.__setattr__(self, "_draw", None)  # the arrays are no longer needed
-            object.__setattr__(self, "_render", None)
+            render = self._render
+            object.__setattr__(self, "_drawn", render() if render is not None else "")
+            object.__setattr__(self, "_render", None)  # the arrays are no longer needed
         return str(self._drawn)
 
     @property
     def drawn(self) -> bool:
-        """Whether the figure has been drawn yet."""
+        """Whether the section has been rendered yet."""
         return self._drawn is not None
 
 
-def histogram_figure(
-    layers: Sequence[str],
-    last: np.ndarray,
-    edges: Sequence[float],
-    *,
-    first: np.ndarray | None = None,
-    columns: int = 4,
-) -> Figure:
-    """One small panel per layer: the distribution of log10|g| (last step; first step outlined).
-
-    For at most :data:`PANELS_AT_MOST` layers; more get :func:`histogram_maps_html`
-    (forty panels took three seconds to draw).
-    """
-    n = max(len(layers), 1)
-    cols = min(columns, n)
-    rows = math.ceil(n / cols)
-    fig = new_figure(width=2.4 * cols, height=1.8 * rows)
-    axes = fig.subplots(rows, cols, squeeze=False)
-    edges_arr = np.asarray(edges)
-    centers = (edges_arr[:-1] + edges_arr[1:]) / 2
-    for k, ax in enumerate(axes.flat):
-        if k >= len(layers):
-            ax.set_visible(False)
-            continue
-        # one filled outline per panel, the same picture as touching bars at a fraction of
-        # the drawing time (a bar is an artist of its own: 32 per layer)
-        ax.stairs(last[k], edges_arr, fill=True, color="#2563eb", alpha=0.8, label="last step")
-        if first is not None:
-            ax.step(centers, first[k], where="mid", color="#9ca3af", lw=1, label="first step")
-        ax.set_title(short_label(layers[k]), fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.set_xlabel("log10 |g|", fontsize=7)
-    return fig
-
-
-#: layers drawn as one histogram panel each at most; more go into one colour map
+#: layers drawn as one histogram panel each at most; more go into one colour map (forty
+#: panels are too many to compare)
 PANELS_AT_MOST = 8
 
 
@@ -186,30 +123,6 @@ def heatmap_html(layers: Sequence[str], steps: np.ndarray, log_norms: np.ndarray
     )
 
 
-def loss_figure(steps: np.ndarray, loss: np.ndarray) -> Figure:
-    fig = new_figure(width=5.0, height=2.2)
-    ax = fig.add_subplot()
-    finite = np.isfinite(loss)
-    ax.plot(
-        steps[finite], loss[finite], color="#111827", lw=1.2, marker="." if len(loss) < 40 else None
-    )
-    bad = ~finite
-    if bad.any():
-        top = float(np.nanmax(loss[finite])) if finite.any() else 1.0
-        ax.scatter(
-            steps[bad],
-            np.full(int(bad.sum()), top),
-            color="#b91c1c",
-            marker="x",
-            label="non-finite",
-        )
-        ax.legend(fontsize=7)
-    ax.set_xlabel("optimizer step", fontsize=8)
-    ax.set_ylabel("loss", fontsize=8)
-    ax.tick_params(labelsize=7)
-    return fig
-
-
 def gradient_sections(
     *,
     layers: Sequence[str],
@@ -223,7 +136,7 @@ def gradient_sections(
 ) -> tuple[Section, ...]:
     """The report's plot sections, each with a short text form for ``text/plain``.
 
-    The figures are drawn when a section's ``html`` is first read (the report
+    The figures are rendered when a section's ``html`` is first read (the report
     is shown, or its HTML asked for), never here: a report that is only
     stored (``-q``) or read as text draws nothing.
     """
@@ -232,19 +145,16 @@ def gradient_sections(
     if layers:
         layers = list(layers)
 
-        def histograms() -> Figure:
-            return histogram_figure(layers, hist_last, edges, first=hist_first)
+        def histograms() -> str:
+            if len(layers) > PANELS_AT_MOST:
+                return histogram_maps_html(layers, hist_last, edges, first=hist_first)
+            return histogram_panels_svg(layers, hist_last, edges, first=hist_first)
 
-        def histogram_maps() -> str:
-            return histogram_maps_html(layers, hist_last, edges, first=hist_first)
-
-        many = len(layers) > PANELS_AT_MOST
         sections.append(
             FigureSection(
-                "Gradient histograms (log10 |g| per layer, last recorded step)",
-                draw=None if many else histograms,
-                render=histogram_maps if many else None,
-                alt="gradient histograms",
+                "Gradient histograms (log10 |g| per layer, last recorded step"
+                + ("; grey outline: first recorded step)" if hist_first is not None else ")"),
+                render=histograms,
             )
         )
     if layers and len(steps) > 1:
@@ -259,7 +169,6 @@ def gradient_sections(
             FigureSection(
                 "log10 gradient norm: layers x steps",
                 render=heatmap,
-                alt="gradient norm heatmap",
                 text=_heatmap_text(layers, layer_norms),
             )
         )
@@ -268,14 +177,19 @@ def gradient_sections(
         values = loss[known]
         known_steps = steps[known]
 
-        def loss_plot() -> Figure:
-            return loss_figure(known_steps, values)
+        def loss_plot() -> str:
+            return line_svg(
+                known_steps,
+                values,
+                x_label="optimizer step",
+                y_label="loss",
+                label="loss over steps",
+            )
 
         sections.append(
             FigureSection(
                 "Loss over steps",
-                draw=loss_plot,
-                alt="loss over steps",
+                render=loss_plot,
                 text=f"loss: first {values[0]:.6g}, last {values[-1]:.6g}, "
                 f"min {np.nanmin(values) if np.isfinite(values).any() else float('nan'):.6g}",
             )
