@@ -61,3 +61,21 @@ def decode_png(uri: str) -> Any:
     assert uri.startswith("data:image/png;base64,")
     image = mpimg.imread(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])), format="png")
     return (image[..., :3] * 255).round().astype(np.uint8)
+
+
+#: a model whose own ``train_step`` computes an MSE with ``keras.ops`` (no loss object):
+#: ``{reshape}`` is "" (targets (B,) against predictions (B, 1): S08) or a reshape of them
+REGRESSION_TRAIN_STEP = """
+class Reg(keras.Model):
+    def train_step(self, data):
+        xb, yb = data{reshape}
+        with tf.GradientTape() as tape:
+            pred = self(xb, training=True)
+            loss = keras.ops.mean(keras.ops.square(yb - pred))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {{"loss": loss}}
+inp = keras.Input((4,)); out = keras.layers.Dense(1, name="out")(keras.layers.Dense(8)(inp))
+model = Reg(inp, out, name="reg_step")
+model.compile(optimizer="adam")
+"""

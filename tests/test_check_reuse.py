@@ -19,7 +19,7 @@ from keras.src.layers.layer import Layer
 from keras.src.losses.loss import Loss
 from keras.src.optimizers.base_optimizer import BaseOptimizer
 
-from tests._support import run_magic
+from tests._support import REGRESSION_TRAIN_STEP, run_magic
 from tfnb_debug.check import CheckReport, run_checked
 from tfnb_debug.collect import check as check_module
 from tfnb_debug.collect.check import kept_checked_function
@@ -222,21 +222,7 @@ def test_tfgrad_and_tfcheck_keep_theirs_for_the_last_model_only(nb: InteractiveS
     assert kept_train_function(model) is None
 
 
-CUSTOM_STEP = """
-class Reg(keras.Model):
-    def train_step(self, data):
-        xb, yb = data{reshape}
-        with tf.GradientTape() as tape:
-            pred = self(xb, training=True)
-            loss = keras.ops.mean(keras.ops.square(yb - pred))
-        grads = tape.gradient(loss, self.trainable_variables)
-        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
-        return {{"loss": loss}}
-inp = keras.Input((4,)); out = keras.layers.Dense(1, name="out")(keras.layers.Dense(8)(inp))
-model = Reg(inp, out, name="reg_step")
-model.compile(optimizer="adam")
-yr = y[:, 0].astype("float32")
-"""
+CUSTOM_STEP = REGRESSION_TRAIN_STEP + 'yr = y[:, 0].astype("float32")' + "\n"
 
 
 @pytest.mark.parametrize("reshape", ["", "; yb = keras.ops.reshape(yb, (-1, 1))"])

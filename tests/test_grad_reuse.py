@@ -22,7 +22,7 @@ from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 from keras.src.optimizers.base_optimizer import BaseOptimizer
 from keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
 
-from tests._support import run_magic
+from tests._support import REGRESSION_TRAIN_STEP, run_magic
 from tfnb_debug.collect._patching import patched, preserved, trace_hook
 from tfnb_debug.collect.gradients import active_capture, kept_train_function
 from tfnb_debug.gradients import GradientReport
@@ -219,21 +219,7 @@ def test_shown_cell_draws_each_figure_once(nb: InteractiveShell) -> None:
     assert shown.html.count("<svg") == 3  # histogram panels of d1 and out, the loss
 
 
-S08_STEP = """
-class Reg(keras.Model):
-    def train_step(self, data):
-        xb, yb = data{reshape}
-        with tf.GradientTape() as tape:
-            pred = self(xb, training=True)
-            loss = keras.ops.mean(keras.ops.square(yb - pred))
-        grads = tape.gradient(loss, self.trainable_variables)
-        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
-        return {{"loss": loss}}
-inp = keras.Input((4,)); out = keras.layers.Dense(1, name="out")(keras.layers.Dense(8)(inp))
-model = Reg(inp, out, name="reg_step")
-model.compile(optimizer="adam")
-yr = y.astype("float32")
-"""
+S08_STEP = REGRESSION_TRAIN_STEP + 'yr = y.astype("float32")' + "\n"
 
 
 @pytest.mark.parametrize("reshape", ["", "; yb = keras.ops.reshape(yb, (-1, 1))"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from tests._support import run_magic
+from tests._support import REGRESSION_TRAIN_STEP, run_magic
 from tfnb_debug.gradients import GradientReport
 
 DATA = """
@@ -38,21 +38,7 @@ for start in range(0, 64, 16):
     opt.apply_gradients(zip(grads, model.trainable_variables))
 """
 
-TRAIN_STEP = """
-class Reg(keras.Model):
-    def train_step(self, data):
-        xb, yb = data{reshape}
-        with tf.GradientTape() as tape:
-            pred = self(xb, training=True)
-            loss = keras.ops.mean(keras.ops.square(yb - pred))
-        grads = tape.gradient(loss, self.trainable_variables)
-        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
-        return {{"loss": loss}}
-inp = keras.Input((4,)); out = keras.layers.Dense(1, name="out")(keras.layers.Dense(8)(inp))
-model = Reg(inp, out, name="reg_step")
-model.compile(optimizer="adam")
-model.fit(x, y, batch_size=16, epochs=1, verbose=0)
-"""
+TRAIN_STEP = REGRESSION_TRAIN_STEP + "model.fit(x, y, batch_size=16, epochs=1, verbose=0)" + "\n"
 
 LOSS_CLASS = """
 class PlainMSE(keras.losses.Loss):
