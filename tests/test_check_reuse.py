@@ -1,10 +1,11 @@
-"""%%tfcheck keeps its checked train function across cells, and still restores everything.
+"""%%tfcheck keeps its checked functions across cells, and still restores everything.
 
 A second cell on the same model, optimizer, compile configuration and options
-runs the kept function (no trace) and checks what a fresh cell checks: a NaN
-is found at the same step, in the same layer, with the same op and source
-line.  A recompile, other options or unloading the extension drop it; a cell
-that fails or whose loss the watch flags keeps nothing.  After a cell that
+runs the kept train (and test, predict) functions without tracing and checks
+what a fresh cell checks: a NaN is found at the same step, in the same layer,
+with the same op and source line.  A recompile, other options, a new optimizer
+or unloading the extension drop them; a cell that fails or whose loss the
+watch flags keeps nothing.  After a cell that
 reused it, the user's train function, XLA setting and the patched classes are
 as before, on success, on the user's exception and on KeyboardInterrupt.
 """
@@ -279,3 +280,20 @@ def test_validation_evaluate_and_predict_functions_are_kept_too(nb: InteractiveS
 
 def _names(report: CheckReport) -> list[str]:
     return [name for name, _ in report.traces]
+
+
+def test_a_gan_counts_its_steps_again_and_a_new_optimizer_drops_it(
+    shell: InteractiveShell,
+) -> None:
+    from tests.test_check_train_step import X, gan
+
+    shell.user_ns.update(gm=gan(), gx=X, keras=__import__("keras"))
+    cell = "gm.fit(gx, epochs=2, batch_size=8, verbose=0)"
+    first, second = _cell(shell, cell=cell), _cell(shell, cell=cell)
+    assert "used again" in second.to_text()
+    for report in (first, second):  # the two optimizers' counters start again from zero
+        assert (report.steps, report.updates) == (8, 16), report.to_text()
+    model = shell.user_ns["gm"]
+    assert kept_checked_function(model) is not None
+    shell.run_cell("gm.g_optimizer = keras.optimizers.SGD(1e-3)")  # no compile: a new one
+    assert kept_checked_function(model) is None

@@ -33,7 +33,7 @@ KEEP_MODELS = 1
 class Setup:
     """What an instrumented train function depends on: equal setups may share one.
 
-    Objects are compared by identity (the model's optimizer, the compile
+    Objects are compared by identity (the model's optimizers, the compile
     configuration Keras makes anew in every ``compile``, the trainable
     variables, the ``train_step``), settings by value (XLA, eager,
     ``steps_per_execution`` and the magic's own ``options``).  ``xla=False``
@@ -51,6 +51,7 @@ class Setup:
             getattr(type(model), "train_step", None),
             vars(model).get("train_step"),
             *list(getattr(model, "trainable_variables", []) or []),
+            *_optimizer_attributes(model),
         )
         jit: Any = "-"
         if xla:
@@ -74,6 +75,18 @@ class Setup:
         return self.values == other.values and all(
             a is b for a, b in zip(self.objects, other.objects, strict=True)
         )
+
+
+def _optimizer_attributes(model: Any) -> list[Any]:
+    """Optimizers the model holds besides ``model.optimizer`` (a GAN's ``d_optimizer`` and
+    ``g_optimizer``, set by its own ``compile``): a custom ``train_step`` updates them."""
+    from tfnb_debug.collect.keras_access import BaseOptimizer
+
+    return [
+        value
+        for name, value in sorted(vars(model).items())
+        if isinstance(value, BaseOptimizer) and name != "optimizer"
+    ]
 
 
 class Entry(Protocol):
