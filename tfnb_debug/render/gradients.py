@@ -150,10 +150,16 @@ def gradient_sections(
                 return histogram_maps_html(layers, hist_last, edges, first=hist_first)
             return histogram_panels_svg(layers, hist_last, edges, first=hist_first)
 
+        first_shown = (
+            ""
+            if hist_first is None
+            else "; beside it the first"
+            if len(layers) > PANELS_AT_MOST
+            else "; grey outline: the first"
+        )
         sections.append(
             FigureSection(
-                "Gradient histograms (log10 |g| per layer, last recorded step"
-                + ("; grey outline: first recorded step)" if hist_first is not None else ")"),
+                f"Gradient histograms (log10 |g| per layer, last recorded step{first_shown})",
                 render=histograms,
             )
         )
