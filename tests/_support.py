@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,3 +81,15 @@ inp = keras.Input((4,)); out = keras.layers.Dense(1, name="out")(keras.layers.De
 model = Reg(inp, out, name="reg_step")
 model.compile(optimizer="adam")
 """
+
+
+@contextlib.contextmanager
+def extension_unloaded(shell: InteractiveShell) -> Iterator[None]:
+    """``%unload_ext tfnb_debug`` for the block, loaded again afterwards."""
+    with capture_output():
+        shell.run_line_magic("unload_ext", "tfnb_debug")
+    try:
+        yield
+    finally:
+        with capture_output():
+            shell.run_line_magic("load_ext", "tfnb_debug")

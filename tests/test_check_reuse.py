@@ -20,7 +20,7 @@ from keras.src.layers.layer import Layer
 from keras.src.losses.loss import Loss
 from keras.src.optimizers.base_optimizer import BaseOptimizer
 
-from tests._support import REGRESSION_TRAIN_STEP, run_magic
+from tests._support import REGRESSION_TRAIN_STEP, extension_unloaded, run_magic
 from tfnb_debug.check import CheckReport, run_checked
 from tfnb_debug.collect import check as check_module
 from tfnb_debug.collect.check import kept_checked_function
@@ -197,13 +197,8 @@ def test_other_options_recompile_and_unload_drop_it(nb: InteractiveShell) -> Non
     model.layers[1].trainable = True
     _cell(nb)
     assert kept_checked_function(model) is not None
-    with capture_output():
-        nb.run_line_magic("unload_ext", "tfnb_debug")
-    try:
+    with extension_unloaded(nb):
         assert kept_checked_function(model) is None
-    finally:
-        with capture_output():
-            nb.run_line_magic("load_ext", "tfnb_debug")
 
 
 def test_tfgrad_and_tfcheck_keep_theirs_for_the_last_model_only(nb: InteractiveShell) -> None:

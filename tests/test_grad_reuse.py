@@ -22,7 +22,7 @@ from keras.src.backend.tensorflow.trainer import TensorFlowTrainer
 from keras.src.optimizers.base_optimizer import BaseOptimizer
 from keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
 
-from tests._support import REGRESSION_TRAIN_STEP, run_magic
+from tests._support import REGRESSION_TRAIN_STEP, extension_unloaded, run_magic
 from tfnb_debug.collect._patching import patched, preserved, trace_hook
 from tfnb_debug.collect.gradients import active_capture, kept_train_function
 from tfnb_debug.gradients import GradientReport
@@ -101,13 +101,8 @@ def test_recompile_other_options_and_unload_drop_it(nb: InteractiveShell) -> Non
     assert kept_train_function(model) is None  # a recompile drops it
     _cell(nb)
     assert kept_train_function(model) not in (None, kept, other)
-    with capture_output():
-        nb.run_line_magic("unload_ext", "tfnb_debug")
-    try:
+    with extension_unloaded(nb):
         assert kept_train_function(model) is None
-    finally:
-        with capture_output():
-            nb.run_line_magic("load_ext", "tfnb_debug")
 
 
 def test_trainable_change_drops_it(nb: InteractiveShell) -> None:

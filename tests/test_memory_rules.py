@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import pytest
@@ -136,21 +137,21 @@ def test_series_properties() -> None:
         report.series_named("GPU:1")
 
 
-def test_plot_is_a_figure_outside_pyplot_with_peaks_and_steps() -> None:
-    from tfnb_debug.render.memory import plot_memory
+def test_plot_is_svg_with_a_panel_per_kind_peaks_and_steps() -> None:
+    from tfnb_debug.render.memory import memory_plot_html
 
     pyplot = sys.modules.get("matplotlib.pyplot")
     before = pyplot.get_fignums() if pyplot is not None else []
-    fig = plot_memory(_hand_made_report())
-    axes = fig.get_axes()
-    assert len(axes) == 2  # host panel and device panel
-    texts = [t.get_text() for ax in axes for t in ax.texts]
-    assert "peak 900.0 MiB" in texts
-    assert any("allocator peak 990.0 MiB" in t for t in texts)
-    legend = [t.get_text() for ax in axes for t in ax.get_legend().get_texts()]
-    assert "training steps (3)" in legend
+    html = memory_plot_html(_hand_made_report())
+    assert html.count("<svg") == 2  # host panel and device panel
+    assert ">host memory</text>" in html and ">TensorFlow allocators</text>" in html
+    assert ">peak 900.0 MiB</text>" in html
+    assert "(allocator peak 990.0 MiB)</text>" in html
+    assert html.count(">training steps (3)</text>") == 2  # in each panel's legend
     pyplot = sys.modules.get("matplotlib.pyplot")
     assert (pyplot.get_fignums() if pyplot is not None else []) == before
+    empty = dataclasses.replace(_hand_made_report(), series=())
+    assert "no memory readings" in memory_plot_html(empty)
 
 
 def test_memory_section_joins_another_report() -> None:
@@ -159,7 +160,7 @@ def test_memory_section_joins_another_report() -> None:
     joined = with_memory(other, memory)
     assert joined.codes() == ["R02", "E02"]  # warnings before info
     assert joined.sections[-1].title == "memory over the cell's run"
-    assert "data:image/png;base64," in joined.to_html()
+    assert "<svg" in joined.to_html()
     assert "GPU:0 allocator" in joined.to_text()
     assert with_memory(other, None) is other
     assert memory_section(memory).text.startswith("4 samples")

@@ -104,7 +104,7 @@ class MemoryReport(Report):
 
     @functools.cached_property
     def plot_html(self) -> str:
-        """The memory plot as an ``<img>``, drawn the first time it is asked for."""
+        """The memory plot (inline SVG), drawn the first time it is asked for."""
         from tfnb_debug.render.memory import memory_plot_html
 
         return memory_plot_html(self)

@@ -1,92 +1,76 @@
-"""The memory plot: one panel per kind of memory, peak annotated, training steps as ticks.
+"""The memory plot: one panel per kind of memory, peak marked, training steps as ticks.
 
 A pure function of a :class:`~tfnb_debug.memory.MemoryReport` (duck-typed: it
-reads ``series`` and ``step_times``); a matplotlib ``Figure``, never pyplot.
+reads ``series`` and ``step_times``), drawn as inline SVG
+(:func:`tfnb_debug.render.svg.chart_svg`): a ``%%tfmem`` report is shown after
+every cell it measures, and the same plot as a matplotlib figure took 0.2-0.4 s
+to draw, more than the fit it measured in a workshop-sized cell.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tfnb_debug.render.html import image_html
-from tfnb_debug.render.plots import figure_data_uri, new_figure
+import numpy as np
+
+from tfnb_debug.render.svg import CYCLE, RED, Line, Mark, chart_svg
 from tfnb_debug.values import format_bytes
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-__all__ = ["memory_plot_html", "plot_memory"]
+__all__ = ["memory_plot_html"]
 
 _MiB = 1024**2
 _PANELS = (("host", "host memory"), ("device", "TensorFlow allocators"))
 
 
-def plot_memory(report: Any, *, width: float = 7.0, panel_height: float = 2.4) -> Figure:
-    """Memory (MiB) over seconds; the peak of each series marked; a tick per training step."""
+def memory_plot_html(report: Any) -> str:
+    """Memory (MiB) over seconds, a panel per kind; the peak of each series marked; a tick
+    per training step; the device's capacity dashed once a peak passes half of it."""
     panels = [
         (kind, title) for kind, title in _PANELS if any(s.kind == kind for s in report.series)
     ]
-    fig = new_figure(width, panel_height * max(1, len(panels)))
     if not panels:
-        ax = fig.add_subplot(1, 1, 1)
-        ax.text(0.5, 0.5, "no memory readings", ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
-    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, (kind, title) in zip(axes, panels, strict=True):
-        for series in (s for s in report.series if s.kind == kind):
-            _draw_series(ax, series)
-        _draw_steps(ax, report.step_times)
-        ax.set_title(title, fontsize=9, loc="left")
-        ax.set_ylabel("MiB", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
-    axes[-1].set_xlabel("seconds since the cell started", fontsize=8)
-    return fig
-
-
-def memory_plot_html(report: Any) -> str:
-    """The plot as a self-contained ``<img>`` (PNG data URI)."""
-    fig = plot_memory(report)
+        return '<div style="color:#6b7280">no memory readings</div>'
     alt = "memory over time: " + "; ".join(
         f"{s.name} peak {format_bytes(s.peak)}" for s in report.series
     )
-    return image_html(figure_data_uri(fig), alt=alt)
-
-
-def _draw_series(ax: Any, series: Any) -> None:
-    values = [v / _MiB for v in series.current]
-    (line,) = ax.plot(series.times, values, lw=1.2, label=series.name)
-    peak_mib = max(values)
-    peak_t = series.peak_time
-    ax.plot([peak_t], [peak_mib], "o", ms=4, color=line.get_color())
-    text = f"peak {format_bytes(max(series.current))}"
-    if series.allocator_peak is not None and series.allocator_peak > max(series.current):
-        text += f" (allocator peak {format_bytes(series.allocator_peak)})"
-    right = bool(series.times) and peak_t > 0.7 * max(series.times)  # keep the label inside
-    ax.annotate(
-        text,
-        xy=(peak_t, peak_mib),
-        xytext=(-4 if right else 4, 4),
-        textcoords="offset points",
-        ha="right" if right else "left",
-        fontsize=7,
-        color=line.get_color(),
-    )
-    if series.capacity and peak_mib > 0.5 * series.capacity / _MiB:
-        ax.axhline(series.capacity / _MiB, ls="--", lw=0.8, color="#b91c1c", label="capacity")
-
-
-def _draw_steps(ax: Any, step_times: Any) -> None:
-    if not step_times:
-        return
-    ax.vlines(
-        list(step_times),
-        0,
-        0.05,
-        transform=ax.get_xaxis_transform(),
-        colors="#6b7280",
-        lw=0.6,
-        label=f"training steps ({len(step_times)})",
-    )
+    ends = [max(s.times, default=0.0) for s in report.series] + list(report.step_times)
+    x_range = (0.0, max(ends, default=1.0) or 1.0)
+    steps = list(report.step_times)
+    charts = []
+    for kind, title in panels:
+        lines: list[Line] = []
+        marks: list[Mark] = []
+        for i, series in enumerate(s for s in report.series if s.kind == kind):
+            color = CYCLE[i % len(CYCLE)]
+            values = np.asarray(series.current, float) / _MiB
+            lines.append(Line(series.name, np.asarray(series.times, float), values, color))
+            peak_mib = float(values.max()) if values.size else 0.0
+            text = f"peak {format_bytes(max(series.current, default=0))}"
+            if series.allocator_peak is not None and series.allocator_peak > max(
+                series.current, default=0
+            ):
+                text += f" (allocator peak {format_bytes(series.allocator_peak)})"
+            marks.append(Mark(float(series.peak_time), peak_mib, text, color))
+            if series.capacity and peak_mib > 0.5 * series.capacity / _MiB:
+                capacity = series.capacity / _MiB
+                lines.append(
+                    Line("capacity", np.array(x_range), np.array([capacity] * 2), RED, dashed=True)
+                )
+        charts.append(
+            chart_svg(
+                lines,
+                title=title,
+                x_label="seconds since the cell started",
+                y_label="MiB",
+                label=f"{title}: {alt}",
+                marks=marks,
+                rug=steps,
+                rug_label=f"training steps ({len(steps)})",
+                x_range=x_range,
+                y_floor=0.0,
+                legend=True,
+                width=600,
+                height=190,
+            )
+        )
+    return '<div style="display:flex;flex-direction:column;gap:2px">' + "".join(charts) + "</div>"

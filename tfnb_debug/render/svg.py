@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from tfnb_debug.render.pixelmap import short_label
 
-__all__ = ["histogram_panels_svg", "line_svg"]
+__all__ = ["Line", "Mark", "chart_svg", "histogram_panels_svg", "line_svg"]
 
 FONT = "font-family:var(--jp-ui-font-family, sans-serif)"
 BLUE = "#2563eb"
@@ -161,6 +162,136 @@ def _stairs(frame: _Frame, counts: np.ndarray, edges: np.ndarray, *, closed: boo
     return "".join(points)
 
 
+#: line colours, in order (matplotlib's default cycle)
+CYCLE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
+
+
+@dataclass(frozen=True)
+class Line:
+    """A series of a :func:`chart_svg`: ``y`` over ``x``; ``dashed``: a reference line."""
+
+    label: str
+    x: np.ndarray
+    y: np.ndarray
+    color: str = INK
+    dots: bool = False
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A point with a short text beside it (a peak)."""
+
+    x: float
+    y: float
+    text: str
+    color: str = INK
+
+
+def chart_svg(
+    lines: Sequence[Line],
+    *,
+    x_label: str,
+    y_label: str,
+    label: str,
+    title: str = "",
+    marks: Sequence[Mark] = (),
+    rug: Sequence[float] = (),
+    rug_label: str = "",
+    bad_x: Sequence[float] = (),
+    x_range: tuple[float, float] | None = None,
+    y_floor: float | None = None,
+    legend: bool = False,
+    width: int = 480,
+    height: int = 200,
+) -> str:
+    """Lines over one x axis.  ``marks``: labelled points; ``rug``: short ticks along the
+    bottom (training steps); ``bad_x``: red crosses along the top (non-finite values);
+    ``y_floor``: the y axis starts there (0 for quantities that cannot be negative)."""
+    finite = [line.y[np.isfinite(line.y)] for line in lines]
+    values = np.concatenate([*finite, [m.y for m in marks]]) if lines or marks else np.zeros(0)
+    low = float(values.min()) if values.size else 0.0
+    high = float(values.max()) if values.size else 1.0
+    if y_floor is not None:
+        low = min(low, y_floor)
+    pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
+    if x_range is None:
+        xs = np.concatenate([line.x for line in lines]) if lines else np.zeros(0)
+        x_range = (float(xs.min()), float(xs.max())) if xs.size else (0.0, 1.0)
+    if x_range[1] <= x_range[0]:
+        x_range = (x_range[0] - 1, x_range[0] + 1)
+    top = 16 + (12 if title or legend else 0)
+    bottom = low - pad if y_floor is None else max(low - pad, y_floor)
+    frame = _Frame(width, height, x_range, (bottom, high + pad), left=48, top=top)
+    body = frame.axes(x_label, y_label)
+    if title:
+        body.append(f'<text x="{frame.x0}" y="11" font-size="10">{html.escape(title)}</text>')
+    for line in lines:
+        ok = np.isfinite(line.y)
+        xs, ys = frame.px(line.x[ok]), frame.py(line.y[ok])
+        if not xs.size:
+            continue
+        points = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(xs, ys, strict=True))
+        dash = ' stroke-dasharray="4 3"' if line.dashed else ""
+        body.append(
+            f'<polyline points="{points}" fill="none" stroke="{line.color}" '
+            f'stroke-width="1.2"{dash}/>'
+        )
+        if line.dots:
+            body += [
+                f'<circle cx="{a:.1f}" cy="{b:.1f}" r="1.8" fill="{line.color}"/>'
+                for a, b in zip(xs, ys, strict=True)
+            ]
+    for mark in marks:
+        x, y = float(frame.px(mark.x)), float(frame.py(mark.y))
+        right = x > frame.x0 + 0.7 * (frame.x1 - frame.x0)  # keep the text inside
+        body.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{mark.color}"/>'
+            f'<text x="{x + (-5 if right else 5):.1f}" y="{y - 4:.1f}" '
+            f'text-anchor="{"end" if right else "start"}" fill="{mark.color}">'
+            f"{html.escape(mark.text)}</text>"
+        )
+    if rug:
+        body += [
+            f'<line x1="{p:.1f}" y1="{frame.y0}" x2="{p:.1f}" y2="{frame.y0 - 6}" '
+            f'stroke="{GREY}" stroke-width="0.8"/>'
+            for p in frame.px(np.asarray(rug, float))
+        ]
+    if len(bad_x):
+        cross_top = frame.y1 + 4
+        body += [
+            f'<path d="M{p - 3:.1f},{cross_top - 3}L{p + 3:.1f},{cross_top + 3}'
+            f'M{p - 3:.1f},{cross_top + 3}L{p + 3:.1f},{cross_top - 3}" stroke="{RED}" '
+            'stroke-width="1.4"/>'
+            for p in frame.px(np.asarray(bad_x, float))
+        ]
+        body.append(
+            f'<text x="{frame.x1}" y="{frame.y1 - 4}" text-anchor="end" fill="{RED}">'
+            "x: non-finite</text>"
+        )
+    if legend:
+        body.append(_legend(frame, lines, rug_label if rug else ""))
+    return _svg(width, height, label, body)
+
+
+def _legend(frame: _Frame, lines: Sequence[Line], rug_label: str) -> str:
+    """Swatches and labels in one row at the top (the title's row), from the right end."""
+    items = [(line.label, line.color, line.dashed) for line in lines if line.label]
+    if rug_label:
+        items.append((rug_label, GREY, False))
+    parts, x = [], float(frame.x1)
+    for text, color, dashed in reversed(items):
+        x -= 6.0 * len(text) * 0.85
+        dash = ' stroke-dasharray="3 2"' if dashed else ""
+        parts.append(
+            f'<line x1="{x - 16:.1f}" y1="8" x2="{x - 4:.1f}" y2="8" '
+            f'stroke="{color}" stroke-width="2"{dash}/>'
+            f'<text x="{x:.1f}" y="11">{html.escape(text)}</text>'
+        )
+        x -= 24
+    return "".join(parts)
+
+
 def line_svg(
     x: np.ndarray,
     y: np.ndarray,
@@ -176,32 +307,15 @@ def line_svg(
     x = np.asarray(x, float)
     y = np.asarray(y, float)
     finite = np.isfinite(y)
-    low = float(y[finite].min()) if finite.any() else 0.0
-    high = float(y[finite].max()) if finite.any() else 1.0
-    pad = (high - low) * 0.05 or abs(high) * 0.05 or 1.0
-    x_range = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
-    if x_range[1] <= x_range[0]:
-        x_range = (x_range[0] - 1, x_range[0] + 1)
-    frame = _Frame(width, height, x_range, (low - pad, high + pad), left=48)
-    body = frame.axes(x_label, y_label)
-    xs, ys = frame.px(x[finite]), frame.py(y[finite])
-    if xs.size:
-        points = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(xs, ys, strict=True))
-        body.append(f'<polyline points="{points}" fill="none" stroke="{INK}" stroke-width="1.2"/>')
-        if xs.size < 40:
-            body += [
-                f'<circle cx="{a:.1f}" cy="{b:.1f}" r="1.8"/>' for a, b in zip(xs, ys, strict=True)
-            ]
-    bad = x[~finite]
-    if bad.size:
-        top = frame.y1 + 4
-        body += [
-            f'<path d="M{p - 3:.1f},{top - 3}L{p + 3:.1f},{top + 3}M{p - 3:.1f},{top + 3}'
-            f'L{p + 3:.1f},{top - 3}" stroke="{RED}" stroke-width="1.4"/>'
-            for p in frame.px(bad)
-        ]
-        body.append(
-            f'<text x="{frame.x1}" y="{frame.y1 - 4}" text-anchor="end" fill="{RED}">'
-            "x: non-finite</text>"
-        )
-    return _svg(width, height, label, body)
+    line = Line("", x[finite], y[finite], dots=int(finite.sum()) < 40)
+    x_range = (float(x.min()), float(x.max())) if x.size else None
+    return chart_svg(
+        [line],
+        x_label=x_label,
+        y_label=y_label,
+        label=label,
+        bad_x=list(x[~finite]),
+        x_range=x_range,
+        width=width,
+        height=height,
+    )
