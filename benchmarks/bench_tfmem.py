@@ -147,7 +147,7 @@ def main() -> None:
     compare("model.fit, sampler only (steps=False)", fit, repeat, steps=False)
     print(
         "ratio: the cell's own time inside track_memory over its time alone; the fixed costs "
-        "(starting and joining the thread, restoring patches, findings) and the PNG plot "
+        "(starting and joining the thread, restoring patches, findings) and the SVG plot "
         "(drawn when the report is displayed) are shown apart"
     )
 
