@@ -1,4 +1,4 @@
-"""Small charts as inline SVG, written as text: histogram panels and a line plot.
+"""Small charts as inline SVG, written as text: histogram panels and line charts.
 
 For reports shown after every training cell: a matplotlib figure costs a tenth
 to a third of a second to lay out and rasterize (most of it measuring its tick
