@@ -128,6 +128,11 @@ def drive_the_live_view(page: Any, tag: str) -> None:
     assert final["count"] == 0 and final["outputs"] == 2, texts
     assert texts[0].startswith("Gradients of model 'mlp'") and "History" in texts[1], texts
     assert "128 recorded step(s)" in texts[0], texts
+    # The heatmap keeps one 12 px row per layer whatever the front end's image styles
+    # (JupyterLab gives output images height: auto), and the charts are drawn.
+    heatmap = cell_outputs(page, LIVE_CELL).first.locator('img[alt="gradient norm heatmap"]')
+    assert heatmap.evaluate("img => img.getBoundingClientRect().height") == 2 * 12
+    assert cell_outputs(page, LIVE_CELL).first.locator("svg").count() == 3  # 2 layers, loss
     cell_outputs(page, LIVE_CELL).first.scroll_into_view_if_needed()
     screenshot(page, f"live-{tag}-report.png")
 

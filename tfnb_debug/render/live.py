@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tfnb_debug.render.pixelmap import colours, png_data_uri, short_label
+from tfnb_debug.render.pixelmap import colours, pixel_img, png_data_uri, short_label
 from tfnb_debug.values import format_bytes, format_float
 
 if TYPE_CHECKING:
@@ -85,9 +85,13 @@ def heatmap_strip(layers: tuple[str, ...], norms: np.ndarray | None) -> str:
         '<div class="tfnb-live-heatmap" style="display:flex;gap:6px;align-items:flex-start">'
         '<div style="font:9px/10px monospace;text-align:right;white-space:nowrap">'
         f"{names}</div>"
-        f'<img src="{png_data_uri(_colours(shown))}" width="{cols * cell_w}" '
-        f'height="{rows * 10}" style="image-rendering:pixelated" '
-        'alt="gradient norm per layer over the recent recorded steps"></div>'
+        + pixel_img(
+            png_data_uri(_colours(shown)),
+            cols * cell_w,
+            rows * 10,
+            alt="gradient norm per layer over the recent recorded steps",
+        )
+        + "</div>"
     )
 
 

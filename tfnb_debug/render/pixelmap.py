@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["colours", "pixel_maps_html", "png_data_uri"]
+__all__ = ["colours", "pixel_img", "pixel_maps_html", "png_data_uri"]
 
 #: viridis at nine evenly spaced points
 _VIRIDIS = (
@@ -72,6 +72,20 @@ def png_data_uri(rgb: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
+def pixel_img(uri: str, width: int, height: int, *, alt: str, style: str = "") -> str:
+    """An ``<img>`` of a few pixels scaled to ``width`` x ``height`` CSS pixels, unsmoothed.
+
+    The size is in the style too: front ends style output images with
+    ``height: auto`` (JupyterLab does), which would otherwise scale a map of
+    1000 x 2 pixels drawn 480 wide to 1 pixel high.
+    """
+    return (
+        f'<img src="{uri}" alt="{html.escape(alt)}" width="{width}" height="{height}" '
+        f'style="width:{width}px;height:{height}px;max-width:none;image-rendering:pixelated;'
+        f'{style}"/>'
+    )
+
+
 def short_label(name: str, limit: int = LABEL_CHARS) -> str:
     return name if len(name) <= limit else "…" + name[-(limit - 1) :]
 
@@ -120,10 +134,14 @@ def pixel_maps_html(
             f'<div style="width:{map_width}px">'
             f'<div style="height:14px;text-align:center;white-space:nowrap">{html.escape(title)}'
             "</div>"
-            f'<img src="{png_data_uri(colours(values, lo, hi))}" alt="{html.escape(alt)}: '
-            f'{html.escape(title)}" width="{map_width}" height="{height}" '
-            'style="display:block;image-rendering:pixelated;max-width:none"/>'
-            f'<div style="position:relative;height:13px">{tick_html}</div>'
+            + pixel_img(
+                png_data_uri(colours(values, lo, hi)),
+                map_width,
+                height,
+                alt=f"{alt}: {title}" if title else alt,
+                style="display:block",
+            )
+            + f'<div style="position:relative;height:13px">{tick_html}</div>'
             f'<div style="text-align:center;white-space:nowrap">{html.escape(x_label)}</div>'
             "</div>"
         )
@@ -138,7 +156,6 @@ def _legend(lo: float, hi: float, text: str) -> str:
         '<div style="display:flex;gap:6px;align-items:center;margin-top:4px;'
         'font:10px/12px var(--jp-ui-font-family, sans-serif)">'
         f"<span>{lo:.3g}</span>"
-        f'<img src="{png_data_uri(ramp)}" width="160" height="10" alt="colour scale" '
-        'style="image-rendering:pixelated;max-width:none"/>'
-        f"<span>{hi:.3g}</span><span>{html.escape(text)}</span></div>"
+        + pixel_img(png_data_uri(ramp), 160, 10, alt="colour scale")
+        + f"<span>{hi:.3g}</span><span>{html.escape(text)}</span></div>"
     )
