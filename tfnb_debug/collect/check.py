@@ -207,7 +207,6 @@ class NumericsChecks:
         self._to_keep: list[tuple[Any, _KeptCheckedFunctions]] = []
         #: the kept checked functions this run used (not traced again)
         self.reused: list[_KeptCheckedFunctions] = []
-        self.reused_models: list[str] = []
 
     # -- context -------------------------------------------------------------------------
 
@@ -371,9 +370,7 @@ class NumericsChecks:
             out = call(*args, **kwargs)
         finally:
             self._stack.pop()
-        if path not in self._seen_outputs:
-            self._seen_outputs.add(path)
-            self.checked_outputs.append(path)
+        self._add_output(path)
         if self._tracing is not None:
             _add(self._tracing.outputs, path)
         try:
@@ -382,6 +379,12 @@ class NumericsChecks:
             if tf.executing_eagerly() and self._eager_failure is None:
                 self._eager_failure = (layer, args, kwargs)
             raise
+
+    def _add_output(self, path: str) -> None:
+        """``path``'s output is checked (listed once, in first-call order)."""
+        if path not in self._seen_outputs:
+            self._seen_outputs.add(path)
+            self.checked_outputs.append(path)
 
     def _register(self, layer: Any, path: str) -> int:
         key = (id(layer), path)
@@ -629,9 +632,7 @@ class NumericsChecks:
         for layer, path in traced.layers:
             self._register(layer, path)
         for path in traced.outputs:
-            if path not in self._seen_outputs:
-                self._seen_outputs.add(path)
-                self.checked_outputs.append(path)
+            self._add_output(path)
         for loss in traced.losses:
             _add(self.checked_losses, loss)
         for place in traced.gradients:
@@ -646,9 +647,13 @@ class NumericsChecks:
 
             watch_graph_optimizers(traced.optimizers)  # %%tfmem counts the steps as if traced
         _add(self.reused, kept)
-        _add(self.reused_models, str(getattr(model, "name", "model")))
         setattr(model, name, self.checked_function(model, name, function, traced))
         return True
+
+    @property
+    def reused_models(self) -> list[str]:
+        """The names of the models whose kept checked functions this run used."""
+        return [str(getattr(kept.model(), "name", "model")) for kept in self.reused]
 
     def _counter_known(self, optimizer: Any) -> bool:
         return any(known is optimizer for known, _ in self._counters)

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tfnb_debug.render.pixelmap import colours, pixel_img, png_data_uri, short_label
+from tfnb_debug.render.pixelmap import colours, pixel_img, rgb_data_uri, short_label
 from tfnb_debug.values import format_bytes, format_float
 
 if TYPE_CHECKING:
     from tfnb_debug.live_state import LiveState
 
-__all__ = ["heatmap_strip", "live_html", "live_text", "png_data_uri"]
+__all__ = ["heatmap_strip", "live_html", "live_text"]
 
 #: layers shown in the strip at most (the first ones in forward order, then "n more")
 MAX_LAYERS = 24
@@ -86,7 +86,7 @@ def heatmap_strip(layers: tuple[str, ...], norms: np.ndarray | None) -> str:
         '<div style="font:9px/10px monospace;text-align:right;white-space:nowrap">'
         f"{names}</div>"
         + pixel_img(
-            png_data_uri(_colours(shown)),
+            rgb_data_uri(_colours(shown)),
             cols * cell_w,
             rows * 10,
             alt="gradient norm per layer over the recent recorded steps",

@@ -11,7 +11,6 @@ histogram maps.
 
 from __future__ import annotations
 
-import base64
 import html
 import struct
 import zlib
@@ -19,7 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["colours", "pixel_img", "pixel_maps_html", "png_data_uri"]
+from tfnb_debug.render.plots import png_data_uri
+
+__all__ = ["colours", "pixel_img", "pixel_maps_html", "rgb_data_uri"]
 
 #: viridis at nine evenly spaced points
 _VIRIDIS = (
@@ -53,7 +54,7 @@ def colours(values: np.ndarray, lo: float, hi: float, *, missing: np.ndarray = B
     return rgb
 
 
-def png_data_uri(rgb: np.ndarray) -> str:
+def rgb_data_uri(rgb: np.ndarray) -> str:
     """An (h, w, 3) uint8 array as a PNG data URI (zlib only: no imaging library)."""
     h, w, _ = rgb.shape
     raw = b"".join(b"\x00" + rgb[i].tobytes() for i in range(h))
@@ -69,7 +70,7 @@ def png_data_uri(rgb: np.ndarray) -> str:
         + chunk(b"IDAT", zlib.compress(raw, 6))
         + chunk(b"IEND", b"")
     )
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    return png_data_uri(png)
 
 
 def pixel_img(uri: str, width: int, height: int, *, alt: str, style: str = "") -> str:
@@ -135,7 +136,7 @@ def pixel_maps_html(
             f'<div style="height:14px;text-align:center;white-space:nowrap">{html.escape(title)}'
             "</div>"
             + pixel_img(
-                png_data_uri(colours(values, lo, hi)),
+                rgb_data_uri(colours(values, lo, hi)),
                 map_width,
                 height,
                 alt=f"{alt}: {title}" if title else alt,
@@ -156,6 +157,6 @@ def _legend(lo: float, hi: float, text: str) -> str:
         '<div style="display:flex;gap:6px;align-items:center;margin-top:4px;'
         'font:10px/12px var(--jp-ui-font-family, sans-serif)">'
         f"<span>{lo:.3g}</span>"
-        + pixel_img(png_data_uri(ramp), 160, 10, alt="colour scale")
+        + pixel_img(rgb_data_uri(ramp), 160, 10, alt="colour scale")
         + f"<span>{hi:.3g}</span><span>{html.escape(text)}</span></div>"
     )
