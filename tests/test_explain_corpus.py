@@ -1,0 +1,68 @@
+"""Every mistake in the corpus, raised for real in a real shell, gets the right finding or none.
+
+A case with an expected code must get that finding with every ``must`` word
+and none of the ``must_not`` words; a case left unexplained on purpose must get
+no diagnosis box at all (saying less beats saying something wrong).  The
+user's exception always reaches them unchanged and the kernel stays usable.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from tests.explain_corpus import PRELUDE, Case, all_cases
+
+CASES = all_cases()
+FINDING_LINE = re.compile(r"^[A-Z]\d\d [a-z0-9-]+ \((error|warning|info)\)")
+
+
+def diagnosis(shell: InteractiveShell, case: Case) -> tuple[bool, list[str], str]:
+    """Run the case's code; (success, the finding lines of the diagnosis box, the printed text)."""
+    with capture_output() as captured:
+        result = shell.run_cell(textwrap.dedent(case.code).strip("\n"), store_history=False)
+    boxes = [o.data for o in captured.outputs if "tfnb-explain" in o.data.get("text/html", "")]
+    text = "\n".join(box["text/plain"] for box in boxes)
+    lines = [line for line in text.splitlines() if FINDING_LINE.match(line)]
+    return bool(result.success), lines, captured.stdout + text
+
+
+@pytest.fixture
+def corpus_shell(shell: InteractiveShell) -> InteractiveShell:
+    with capture_output():
+        shell.run_cell(PRELUDE, store_history=False)
+    return shell
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_corpus_case(corpus_shell: InteractiveShell, case: Case) -> None:
+    success, lines, printed = diagnosis(corpus_shell, case)
+    assert not success, f"{case.name}: the cell did not fail, so it tests nothing"
+    if case.expect is None:
+        assert case.unexplained, f"{case.name}: say why it is left unexplained"
+        assert lines == [], f"{case.name}: expected no diagnosis, got {lines}"
+        return
+    found = [line for line in lines if line.startswith(case.expect + " ")]
+    assert found, f"{case.name}: no {case.expect} in the diagnosis:\n{printed[-3000:]}"
+    line = found[0].lower()
+    missing = [word for word in case.must if word.lower() not in line]
+    assert not missing, f"{case.name}: {case.expect} lacks {missing}:\n{found[0]}"
+    wrong = [word for word in case.must_not if word.lower() in line]
+    assert not wrong, (
+        f"{case.name}: {case.expect} says {wrong}, which the evidence contradicts:\n{found[0]}"
+    )
+    others = [line for line in lines if not line.startswith(case.expect + " ")]
+    for other in others:
+        bad = [word for word in case.must_not if word.lower() in other.lower()]
+        assert not bad, f"{case.name}: another finding says {bad}:\n{other}"
+
+
+def test_corpus_is_large_and_covers_every_family() -> None:
+    assert len(CASES) >= 80
+    families = {c.family for c in CASES}
+    assert {"shapes", "labels", "data", "dtypes", "tape", "saving"} <= families
