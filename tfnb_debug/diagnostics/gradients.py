@@ -242,10 +242,36 @@ def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], 
     return findings, [(layer, "G04") for layer in by_layer]
 
 
-def no_gradient_at_all(*, loss: str | None, model: str | None, variables: int | None) -> Finding:
-    """G04 when NO trainable variable gets a gradient: the loss itself cannot be differentiated."""
+def no_gradient_at_all(
+    *,
+    loss: str | None,
+    model: str | None,
+    variables: int | None,
+    cuts: tuple[str, ...] | None = None,
+) -> Finding:
+    """G04 when NO trainable variable gets a gradient: the loss itself cannot be differentiated.
+
+    ``cuts`` are the ops found in the loss's own code that cut a gradient
+    (``tf.argmax``, a cast to int, ``.numpy()``); ``()`` means the code was read
+    and none was found, ``None`` that it could not be read.
+    """
     which = f"the loss '{loss}'" if loss else "the loss passed to tape.gradient"
     of_model = f" of model '{model}'" if model else ""
+    evidence = 'Keras: "No gradients provided for any variable"'
+    if cuts:
+        evidence += f"; in the loss's code: {', '.join(cuts)}"
+        hint = (
+            f"{', '.join(cuts)} in the loss cut the gradient: compute the loss with "
+            "differentiable ops on y_pred (e.g. a cross-entropy on the probabilities or logits) "
+            "and keep these ops for metrics"
+        )
+    else:
+        hint = (
+            "find where the chain from the weights to the loss breaks: a loss computed outside "
+            "the tape, a model output converted with NumPy (`.numpy()`, np.*), a cast to int, or "
+            "argmax/argsort/round in the loss each cut it; build the loss from differentiable "
+            "ops on y_pred"
+        )
     return finding(
         "G04",
         f"no trainable variable{of_model} received a gradient"
@@ -253,10 +279,8 @@ def no_gradient_at_all(*, loss: str | None, model: str | None, variables: int | 
         + ": "
         f"{which} is not differentiable with respect to the weights",
         place=f"loss '{loss}'" if loss else "the loss",
-        evidence='Keras: "No gradients provided for any variable"',
-        hint="build the loss from differentiable ops on y_pred: argmax/argsort/round, casts to "
-        "int and NumPy calls in the loss cut the gradient; use a differentiable surrogate "
-        "(e.g. a cross-entropy on the logits) and keep argmax/round for metrics",
+        evidence=evidence,
+        hint=hint,
     )
 
 

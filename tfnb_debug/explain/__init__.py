@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tfnb_debug.explain._context import ErrorContext, build_context
-from tfnb_debug.explain.labels import label_dtype, label_out_of_range
+from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.runtime import (
     no_gradients,
@@ -21,6 +21,7 @@ from tfnb_debug.explain.runtime import (
     symbolic_value,
 )
 from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes, sequential_build_fails
+from tfnb_debug.explain.tape import tape_misuse
 from tfnb_debug.reports import Finding, sort_findings
 
 __all__ = ["ExplainReport", "NextStep", "explain_exception"]
@@ -33,9 +34,11 @@ Rule = Callable[[ErrorContext], "tuple[Finding, tuple[NextStep, ...]] | None"]
 RULES: tuple[Rule, ...] = (
     out_of_memory,
     label_out_of_range,
+    loss_output_mismatch,
     label_dtype,
     symbolic_value,
     nonfinite_check,
+    tape_misuse,
     no_gradients,
     layer_rejects_input,
     op_shapes,

@@ -11,10 +11,12 @@ import os
 import re
 import sys
 import sysconfig
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._evidence import DatasetStage, Evidence, dataset_stages, read_evidence
 from tfnb_debug.text import key_sentence, strip_ansi
 
 _IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
@@ -66,15 +68,35 @@ class InputInfo:
 
     dtype: str
     producer: str
+    producer_class: str = ""  # the producing layer's class ("LSTM", "InputLayer"), "" if unknown
 
 
 @dataclass(frozen=True)
 class TrainedModel:
-    """A compiled Keras model whose training step raised: its name, loss and trainable count."""
+    """A compiled Keras model whose training step raised: its name, loss and trainable count.
+
+    ``output_activation`` is the activation of the layer that makes the output
+    (``"softmax"``, ``"sigmoid"``, ``"linear"``; ``""`` when it cannot be read);
+    ``loss_source`` the source of a loss function defined in the user's code.
+    """
 
     name: str
     loss: str
     variables: int
+    output_activation: str = ""
+    loss_source: str = ""
+
+
+@dataclass(frozen=True)
+class LabelInfo:
+    """The labels the failing ``fit``/``evaluate`` call was given as an array (``y=``)."""
+
+    name: str  # the user's expression for them (``y_train``)
+    dtype: str
+    shape: tuple[int, ...]
+    low: float | None  # None when not numeric or empty
+    high: float | None
+    whole: bool  # every value is a whole number (class ids, also when stored as floats)
 
 
 @dataclass(frozen=True)
@@ -111,6 +133,7 @@ class DatasetInfo:
 
     name: str  # the user's variable bound to it ("" when none was found)
     shapes: tuple[tuple[int | None, ...] | None, ...]  # per top-level component (None: unknown)
+    stages: tuple[DatasetStage, ...] = ()  # its pipeline, source first
 
 
 @dataclass(frozen=True)
@@ -129,6 +152,8 @@ class ErrorContext:
     sequential_build: SequentialBuild | None = None  # the error came from Sequential.build
     datasets: tuple[DatasetInfo, ...] = ()  # tf.data datasets the failing call was given
     model_inputs: tuple[tuple[int | None, ...] | None, ...] = ()  # the innermost model's Inputs
+    evidence: Evidence = Evidence()  # the failing call, pipelines, embeddings, dtype policies
+    labels: LabelInfo | None = None  # the array labels of the failing fit/evaluate call
 
     def key_sentence(self) -> str:
         """The first line of the error that says what went wrong (no frames, no boilerplate)."""
@@ -285,6 +310,8 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         sequential_build=_sequential_build(exc),
         datasets=_datasets(exc),
         model_inputs=_model_inputs(exc),
+        evidence=read_evidence(exc, is_user_file),
+        labels=_call_labels(exc),
     )
 
 
@@ -367,7 +394,9 @@ def _checked_inputs(exc: BaseException) -> tuple[InputInfo, ...]:
         producer = getattr(operation, "name", "")
         infos.append(
             InputInfo(
-                str(name) if name is not None else "", producer if isinstance(producer, str) else ""
+                str(name) if name is not None else "",
+                producer if isinstance(producer, str) else "",
+                type(operation).__name__ if operation is not None else "",
             )
         )
     return tuple(infos)
@@ -410,7 +439,128 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
     from tfnb_debug.text import loss_name
 
     return tuple(
-        TrainedModel(str(m.name), loss_name(m.loss), len(m.trainable_variables)) for m in models
+        TrainedModel(
+            str(m.name),
+            loss_name(m.loss),
+            len(m.trainable_variables),
+            _output_activation(m),
+            _user_source(m.loss),
+        )
+        for m in models
+    )
+
+
+def _output_activation(model: Any) -> str:
+    """The activation that makes the model's (single) output, or ``""`` when unknown."""
+    try:
+        layer = model.layers[-1]
+    except Exception:
+        return ""
+    cls = type(layer).__name__
+    if cls == "Softmax":
+        return "softmax"
+    activation = getattr(layer, "activation", None)
+    name = getattr(activation, "__name__", None)
+    return str(name) if isinstance(name, str) else ""
+
+
+def _user_source(obj: Any) -> str:
+    """The source of a function (or a Loss's wrapped function) written in the user's code."""
+    import inspect
+
+    fn = getattr(obj, "fn", obj)
+    code = getattr(fn, "__code__", None)
+    if code is None or not is_user_file(code.co_filename):
+        return ""
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        import linecache
+
+        lines = linecache.getlines(code.co_filename)
+        return "".join(lines[code.co_firstlineno - 1 : code.co_firstlineno + 30])
+
+
+_FIT_METHODS = ("fit", "evaluate", "train_on_batch", "test_on_batch")
+
+
+def _call_labels(exc: BaseException) -> LabelInfo | None:
+    """The ``y`` of the user's ``model.fit(x, y)``-like call in the traceback, read as an array."""
+    tb = exc.__traceback__
+    found: LabelInfo | None = None
+    while tb is not None:
+        frame = tb.tb_frame
+        if is_user_file(frame.f_code.co_filename):
+            expr = _labels_expression(frame.f_code.co_filename, tb.tb_lineno)
+            if expr is not None:
+                value = _lookup(expr, frame.f_locals, frame.f_globals)
+                info = _label_info(expr, value) if value is not None else None
+                found = info or found
+        tb = tb.tb_next
+    return found
+
+
+def _labels_expression(filename: str, lineno: int) -> str | None:
+    """The ``y`` argument (a name, attribute or subscript) of a fit-like call starting at a line."""
+    import ast
+    import linecache
+
+    lines = linecache.getlines(filename)
+    if not 0 < lineno <= len(lines):
+        return None
+    tree = None
+    for end in range(lineno, min(lineno + 10, len(lines)) + 1):
+        try:
+            tree = ast.parse(textwrap.dedent("".join(lines[lineno - 1 : end])))
+            break
+        except SyntaxError:
+            continue
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _FIT_METHODS
+        ):
+            y = next((k.value for k in node.keywords if k.arg == "y"), None)
+            if y is None and len(node.args) >= 2:
+                y = node.args[1]
+            if isinstance(y, ast.Name | ast.Attribute | ast.Subscript):
+                return ast.unparse(y)
+    return None
+
+
+def _lookup(expr: str, local: Mapping[str, Any], glob: Mapping[str, Any]) -> Any:
+    """The value of a plain name (or ``name.attr``) without running any other user code."""
+    head, _, rest = expr.partition(".")
+    if not head.isidentifier() or (rest and not all(p.isidentifier() for p in rest.split("."))):
+        return None
+    value = local.get(head, glob.get(head))
+    for part in rest.split(".") if rest else ():
+        value = getattr(value, part, None)
+    return value
+
+
+def _label_info(name: str, value: Any) -> LabelInfo | None:
+    import numpy as np
+
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is None or dtype is None:
+        return None
+    try:
+        array = np.asarray(value) if int(np.prod(shape)) <= 10_000_000 else None
+    except Exception:
+        return None
+    if array is None or array.dtype.kind not in "biuf":
+        return LabelInfo(name, str(getattr(dtype, "name", dtype)), tuple(shape), None, None, False)
+    finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
+    if finite.size == 0:
+        return LabelInfo(name, str(array.dtype), tuple(array.shape), None, None, False)
+    whole = bool(np.all(np.mod(finite, 1) == 0)) if array.dtype.kind == "f" else True
+    return LabelInfo(
+        name, str(array.dtype), tuple(array.shape), float(finite.min()), float(finite.max()), whole
     )
 
 
@@ -512,7 +662,11 @@ def _datasets(exc: BaseException, limit: int = 8) -> tuple[DatasetInfo, ...]:
     out = []
     for ds in list(found.values())[:limit]:
         try:
-            out.append(DatasetInfo(_name_of(ds, user), _component_shapes(ds.element_spec)))
+            out.append(
+                DatasetInfo(
+                    _name_of(ds, user), _component_shapes(ds.element_spec), dataset_stages(ds)
+                )
+            )
         except Exception:
             continue
     return tuple(out)

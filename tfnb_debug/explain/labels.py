@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
+from tfnb_debug.explain._context import (
+    ErrorContext,
+    LabelInfo,
+    fmt_shape,
+    scope_owner,
+    split_node,
+)
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
 
@@ -148,3 +154,164 @@ def _loss_place(ctx: ErrorContext, default_op: str) -> str:
     if user is not None:
         place += f", called from {ctx.where(user[0], user[1], user[2])}"
     return place
+
+
+_CATEGORICAL = ("categorical_crossentropy", "categorical_focal_crossentropy")
+_SPARSE = ("sparse_categorical_crossentropy",)
+_BINARY = ("binary_crossentropy", "binary_focal_crossentropy")
+
+
+def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
+    """M05, M04 or M03: a classification loss's labels do not fit the output layer.
+
+    Read from Keras' target/output shape check, the loss that raised it, the
+    output layer's activation and, when the call was given arrays, the labels
+    themselves.  Anything else (a regression loss, shapes that only say an axis
+    is missing) is left to S07.
+    """
+    from tfnb_debug.explain.shapes import keras_loss_function, target_output_shapes
+
+    shapes = target_output_shapes(ctx)
+    if shapes is None:
+        return None
+    labels, output = shapes
+    model = ctx.trained[0] if len(ctx.trained) == 1 else None
+    loss = keras_loss_function(ctx) or (model.loss if model else "")
+    activation = model.output_activation if model else ""
+    if None in output[-1:] or not labels or not output:
+        return None
+    units = int(output[-1])  # type: ignore[arg-type]
+    evidence = f"target.shape={fmt_shape(labels)}, output.shape={fmt_shape(output)}" + (
+        f", output activation {activation}" if activation else ""
+    )
+    info = ctx.labels
+    if info is not None and info.low is not None:
+        evidence += (
+            f"; labels `{info.name}`: {info.dtype} {fmt_shape(info.shape)}, values "
+            f"{_num(info.low)}..{_num(info.high)}"
+        )
+    place = f"loss '{loss}'" + (f" of model '{model.name}'" if model else "")
+    if loss in _CATEGORICAL:
+        return _categorical(labels, output, units, loss, place, evidence, info)
+    if loss in _SPARSE and len(labels) == len(output) and labels[-1] == units and units > 1:
+        return _explained(
+            "M05",
+            f"{loss} got one-hot labels {fmt_shape(labels)}: a sparse loss wants one integer "
+            "class id per example",
+            place,
+            evidence,
+            "use loss='categorical_crossentropy' with these one-hot labels, or keep the sparse "
+            f"loss and pass class ids (`np.argmax({_name(info)}, axis=-1)`)",
+        )
+    if loss in _BINARY:
+        return _binary(labels, output, units, loss, activation, place, evidence, info)
+    return None
+
+
+def _categorical(
+    labels: tuple[int | None, ...],
+    output: tuple[int | None, ...],
+    units: int,
+    loss: str,
+    place: str,
+    evidence: str,
+    info: LabelInfo | None,
+) -> Explained | None:
+    ids = len(labels) == len(output) - 1 and _compatible(labels, output[:-1])
+    column = len(labels) == len(output) and labels[-1] == 1 and units > 1
+    if ids or column:
+        return _explained(
+            "M05",
+            f"{loss} got integer class ids {fmt_shape(labels)} where it wants one-hot labels "
+            f"{fmt_shape(output)}",
+            place,
+            evidence,
+            "use loss='sparse_categorical_crossentropy' with these class ids, or one-hot "
+            f"encode them (`keras.utils.to_categorical({_name(info)}, {units})`)",
+        )
+    if len(labels) == len(output) and labels[-1] is not None and labels[-1] != units:
+        return _explained(
+            "M04",
+            f"the output layer has {units} units but the one-hot labels have {labels[-1]} classes",
+            place,
+            evidence,
+            f"give the output layer {labels[-1]} units (one per class), or, if the model is "
+            f"right, one-hot encode the labels with {units} classes "
+            f"(`keras.utils.to_categorical(y, {units})`)",
+        )
+    return None
+
+
+def _binary(
+    labels: tuple[int | None, ...],
+    output: tuple[int | None, ...],
+    units: int,
+    loss: str,
+    activation: str,
+    place: str,
+    evidence: str,
+    info: LabelInfo | None,
+) -> Explained | None:
+    per_example = len(labels) == len(output) - 1 and _compatible(labels, output[:-1])
+    if per_example and units > 1:
+        classes = int(info.high) + 1 if info and info.whole and info.high is not None else None
+        multiclass = classes is not None and classes > 2
+        if multiclass:
+            fix = (
+                f"the labels hold {classes} classes: use Dense({units}, activation='softmax') "
+                "with loss='sparse_categorical_crossentropy'"
+            )
+        else:
+            fix = (
+                "for two classes use one output unit, Dense(1, activation='sigmoid'), with this "
+                f"loss; or keep {units} units with softmax and loss="
+                "'sparse_categorical_crossentropy'"
+            )
+        if activation == "softmax":
+            return _explained(
+                "M03",
+                f"{loss} on a {units}-unit softmax: a binary loss scores each unit on its own, "
+                "and the labels have one value per example",
+                place,
+                evidence,
+                fix,
+            )
+        return _explained(
+            "M04",
+            f"{loss} got one label per example {fmt_shape(labels)} but the output layer has "
+            f"{units} units",
+            place,
+            evidence,
+            fix,
+        )
+    if len(labels) == len(output) and units == 1 and labels[-1] not in (None, 1):
+        return _explained(
+            "M05",
+            f"{loss} got one-hot labels {fmt_shape(labels)} for a 1-unit output: it wants one "
+            "0/1 value per example",
+            place,
+            evidence,
+            f"pass the class ids (`np.argmax({_name(info)}, axis=-1)`), or use "
+            f"Dense({labels[-1]}, activation='softmax') with loss='categorical_crossentropy'",
+        )
+    return None
+
+
+def _explained(code: str, message: str, place: str, evidence: str, hint: str) -> Explained:
+    return (finding(code, message, place=place, evidence=evidence, hint=hint), ())
+
+
+def _compatible(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
+    return len(a) == len(b) and all(
+        x is None or y is None or x == y for x, y in zip(a, b, strict=True)
+    )
+
+
+def _name(info: LabelInfo | None) -> str:
+    return info.name if info is not None else "y"
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return str(int(value)) if float(value).is_integer() else f"{value:.3g}"

@@ -318,16 +318,27 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
 
 
 def no_gradients(ctx: ErrorContext) -> Explained | None:
-    """G04: Keras found no gradient for any variable: the loss cannot be differentiated."""
+    """G04: Keras found no gradient for any variable, and the loss was computed inside the tape.
+
+    A loss computed after the tape's block closed is T03's (see
+    :mod:`tfnb_debug.explain.tape`); here the loss's own code (the compiled loss
+    function written in the notebook, or the lines inside the tape that compute
+    the target) is searched for the ops that cut a gradient.
+    """
     if "No gradients provided for any variable" not in ctx.text:
         return None
     from tfnb_debug.diagnostics.gradients import no_gradient_at_all
+    from tfnb_debug.explain.tape import late_loss, loss_lines
 
+    if late_loss(ctx) is not None:
+        return None
     model = ctx.trained[0] if len(ctx.trained) == 1 else None
+    source = model.loss_source if model and model.loss_source else loss_lines(ctx)
     found = no_gradient_at_all(
         loss=model.loss if model else None,
         model=model.name if model else None,
         variables=model.variables if model else None,
+        cuts=gradient_cuts(source),
     )
     return found, (
         NextStep(
@@ -336,3 +347,25 @@ def no_gradients(ctx: ErrorContext) -> Explained | None:
             "model.trainable_variables)` is all None until the loss is differentiable"
         ),
     )
+
+
+_CUTS = re.compile(
+    r"\b(?:tf\.|keras\.ops\.|ops\.|np\.|numpy\.)?(argmax|argmin|argsort|round|floor|ceil|"
+    r"sign|equal|greater|less|cast|numpy|stop_gradient)\b(?:\s*\()?"
+)
+
+
+def gradient_cuts(source: str) -> tuple[str, ...]:
+    """The ops in ``source`` that have no gradient (or cut it), as written, first seen first."""
+    found: list[str] = []
+    for line in source.splitlines():
+        code = line.split("#", 1)[0]
+        for match in _CUTS.finditer(code):
+            token = match.group(0).rstrip("( ")
+            if token == "numpy" and ".numpy" not in code:
+                continue
+            if token.endswith("cast") and not re.search(r"int|bool", code):
+                continue  # a cast between float types keeps the gradient
+            if token not in found:
+                found.append(token)
+    return tuple(found)

@@ -7,6 +7,7 @@ import re
 
 from tfnb_debug.explain._context import (
     ErrorContext,
+    InputInfo,
     fmt_shape,
     parse_shape,
     scope_owner,
@@ -186,14 +187,19 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
             else None
         )
         evidence = f"received {fmt_shape(received)}, expected {kind}={expected_ndim}"
+        source = ctx.inputs[int(index)] if int(index) < len(ctx.inputs) else None
+        hint = (
+            unbatched[1]
+            if unbatched
+            else _producer_rank_hint(layer, expected_ndim, received, source)
+            or _rank_hint(layer, expected_ndim=expected_ndim, received=received)
+        )
         return _s01(
             ctx,
             layer,
             f"input {index} has rank {found} but the layer expects {kind}={expected_ndim}",
             evidence=evidence + (f"; {unbatched[0]}" if unbatched else ""),
-            hint=unbatched[1]
-            if unbatched
-            else _rank_hint(layer, expected_ndim=expected_ndim, received=received),
+            hint=hint,
         )
     shapes = _SPEC_SHAPE.search(detail)
     if shapes is not None:
@@ -210,6 +216,45 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         f"input {index} is incompatible with the layer: {detail.strip()}",
         evidence="",
         hint="",
+    )
+
+
+_RNNS = ("LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "ConvLSTM1D", "ConvLSTM2D")
+_AXIS_DROPPERS = (
+    "Flatten",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
+    "GlobalAveragePooling3D",
+    "GlobalMaxPooling3D",
+)
+
+
+def _producer_rank_hint(
+    layer: str, expected_ndim: int, received: tuple[int | None, ...], source: InputInfo | None
+) -> str | None:
+    """The hint when the wrong-rank tensor was made by a layer of the model, not by the data."""
+    if source is None or not source.producer or source.producer_class in ("", "InputLayer"):
+        return None
+    made_by = f"layer '{source.producer}' ({source.producer_class})"
+    if len(received) < expected_ndim and source.producer_class in _RNNS:
+        return (
+            f"{made_by} returns only its last output, {fmt_shape(received)}, but '{layer}' needs "
+            f"the whole sequence: give '{source.producer}' return_sequences=True"
+        )
+    if len(received) < expected_ndim and source.producer_class in _AXIS_DROPPERS:
+        return f"{made_by} removed the axes '{layer}' needs: move it after '{layer}', or drop it"
+    if len(received) < expected_ndim:
+        return (
+            f"the tensor comes from {made_by}, not from the data: add a keras.layers.Reshape "
+            f"between '{source.producer}' and '{layer}' to give it {expected_ndim} axes "
+            "(batch included)"
+        )
+    return (
+        f"the tensor comes from {made_by}, not from the data, with "
+        f"{len(received) - expected_ndim} axis too many: add a Flatten, Reshape or global "
+        f"pooling layer between '{source.producer}' and '{layer}'"
     )
 
 
@@ -254,9 +299,21 @@ def _feature_hint(layer: str, value: int, received: tuple[int | None, ...]) -> s
             f"a Flatten is missing: {fmt_shape(received)} flattens to {value} features; add "
             f"keras.layers.Flatten() before '{layer}'"
         )
+    moved = [i for i in range(1, len(received) - 1) if received[i] == value]
+    if len(received) >= 3 and moved:
+        axis = moved[0]
+        order = (0, *(i for i in range(1, len(received)) if i != axis), axis)
+        first = " (channels-first data for a channels-last model)" if axis == 1 else ""
+        return (
+            f"the data has its {value} channels on axis {axis}, not last{first}: transpose it, "
+            f"`x = np.transpose(x, {order})` (or `tf.transpose(x, {list(order)})` in a "
+            "tf.data map); the model is right, do not rebuild it for this shape"
+        )
     return (
-        f"'{layer}' was built for {value} features: the data's last axis changed since the model "
-        "was built; fix the data, or rebuild the model (or the layer) for the new width"
+        f"'{layer}' was built for {value} features but the data's last axis has "
+        f"{received[-1] if received else '?'}: either the data has the wrong width (a column "
+        "too many or too few, e.g. a label or id column left in the features), or the model "
+        "was built for other data and its Input must change"
     )
 
 
@@ -355,6 +412,7 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op} got inputs with shapes {in_shapes} ({dims.group(1)} vs {dims.group(2)} on one axis)",
             evidence=f"inputs {inputs.strip()}",
             loss=owner.startswith("the loss") or owner.startswith("the metric"),
+            hint=_batch_axis_hint(*re.findall(r"\[[^\]]*\]", in_shapes)[:2]),
         )
     incompatible = _INCOMPATIBLE.search(text)
     matmul = _MATMUL.search(text)
@@ -377,13 +435,18 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op_name} got {label}: [{found.group(1)}] vs [{found.group(2)}]",
             evidence=f"shapes [{found.group(1)}] and [{found.group(2)}]",
             loss="loss" in owner or "metric" in owner,
+            hint=_batch_axis_hint(f"[{found.group(1)}]", f"[{found.group(2)}]")
+            if incompatible
+            else "",
         )
-    target = _TARGET_OUTPUT.search(text)
-    if target is not None:
-        labels, output = parse_shape(target.group(2)), parse_shape(target.group(3))
-        if labels is None or output is None:
-            return None
-        loss = _keras_loss_function(ctx)
+    shapes = target_output_shapes(ctx)
+    if shapes is not None:
+        from tfnb_debug.explain.labels import loss_output_mismatch
+
+        if loss_output_mismatch(ctx) is not None:
+            return None  # M03/M04/M05 name the cause; one problem, one finding
+        labels, output = shapes
+        loss = keras_loss_function(ctx)
         return _s07(
             ctx,
             loss or "the loss",
@@ -395,6 +458,24 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             hint=_loss_shape_hint(labels, output, loss or ""),
         )
     return None
+
+
+def _batch_axis_hint(*shapes: str) -> str:
+    """The hint when two shapes differ on the batch (first) axis only; "" otherwise."""
+    if len(shapes) != 2:
+        return ""
+    a, b = parse_shape(shapes[0]), parse_shape(shapes[1])
+    if a is None or b is None or len(a) != len(b) or not a or None in (a[0], b[0]):
+        return ""
+    if a[0] == b[0] or any(x != y for x, y in zip(a[1:], b[1:], strict=True)):
+        return ""
+    return (
+        f"the shapes differ only on the batch axis ({a[0]} vs {b[0]}): something fixes the batch "
+        "size (a tf.reshape, tf.zeros/ones or tf.tile with a constant batch, or "
+        "Input(batch_size=...)) and a batch of another size, often the last and smaller one, "
+        "breaks it: use -1 or tf.shape(x)[0] instead of the constant; if x and y are batched "
+        "separately, check that their batches line up"
+    )
 
 
 def _strip_op_scope(scope: str, op: str) -> str:
@@ -438,7 +519,18 @@ def _s07(
     )
 
 
-def _keras_loss_function(ctx: ErrorContext) -> str | None:
+def target_output_shapes(
+    ctx: ErrorContext,
+) -> tuple[tuple[int | None, ...], tuple[int | None, ...]] | None:
+    """(labels, output) shapes from Keras' "Arguments `target` and `output` ..." check."""
+    target = _TARGET_OUTPUT.search(ctx.text)
+    if target is None:
+        return None
+    labels, output = parse_shape(target.group(2)), parse_shape(target.group(3))
+    return None if labels is None or output is None else (labels, output)
+
+
+def keras_loss_function(ctx: ErrorContext) -> str | None:
     for frame in reversed(ctx.frames):
         path = frame.filename.replace("\\", "/")
         if "keras/" in path and ("/losses" in path or path.endswith("nn.py")):
@@ -451,14 +543,18 @@ def _loss_shape_hint(
 ) -> str:
     sparse = loss.startswith("sparse")
     extra = len(output) - len(labels) - (1 if sparse else 0)
-    if extra > 0:
+    # labels that fit the output once its middle axes are gone: (B, C) vs (B, T, C), or
+    # per-example ids (B,) vs (B, T, C) for a sparse loss
+    fits_without_middle = len(labels) == 1 if sparse else labels[-1:] == output[-1:]
+    if extra > 0 and fits_without_middle:
         return (
-            f"the model output has {extra} axis too many for these labels: a Flatten or "
-            "GlobalAveragePooling layer is probably missing before the output layer"
+            f"the model output has {extra} axis too many for these labels, between the batch "
+            "and the last axis: a Flatten or GlobalAveragePooling layer (or return_sequences="
+            "False on the last RNN) is probably missing before the output layer"
         )
     if not sparse and output and labels and output[-1] != labels[-1]:
         return (
             f"the output layer has {output[-1]} units but the labels have {labels[-1]} columns: "
-            "use as many units as classes, or integer labels with a sparse loss"
+            "use as many units as label columns, or labels shaped like the output"
         )
     return "make the labels' shape match the model output (see model.output_shape)"

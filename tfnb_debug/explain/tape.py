@@ -1,0 +1,279 @@
+"""Tapes and tf.function contracts (T03): a loss computed after the tape closed, a second
+``gradient`` call on a non-persistent tape, a ``tf.Variable`` created on every call.
+
+The late loss is read from the user's own source: the cell (or file) of the
+frame that raised is parsed with :mod:`ast`, the ``with tf.GradientTape() as
+tape:`` blocks and the ``tape.gradient(target, ...)`` calls found, and the
+last assignment to ``target`` before the call compared with the block's lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import re
+from dataclasses import dataclass
+
+from tfnb_debug.explain._context import ErrorContext, Frame
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+NO_GRADIENTS = "No gradients provided for any variable"
+_TWICE = "A non-persistent GradientTape can only be used to compute one set of gradients"
+_SINGLETON = "tf.function only supports singleton tf.Variables created on the first call"
+
+
+@dataclass(frozen=True)
+class LateLoss:
+    """``tape.gradient(target)`` where ``target`` (or a term of it) was computed after the block."""
+
+    target: str  # the expression given to tape.gradient
+    tape: str  # the tape's name
+    block_end: int  # last line of the ``with`` block
+    line: int  # the line that computed the target (or the gradient call, for an expression)
+    source: str  # that line's code
+    term: bool  # a term was added after the block (``loss += ...``) to a loss computed inside
+    frame: Frame
+
+
+def late_loss(ctx: ErrorContext) -> LateLoss | None:
+    """The first ``tape.gradient`` target in the failing user code computed outside its tape."""
+    seen: set[str] = set()
+    for frame in reversed(ctx.user_frames()):
+        if frame.filename in seen:
+            continue
+        seen.add(frame.filename)
+        tree = _parse(frame.filename)
+        if tree is None:
+            continue
+        scope = _enclosing_scope(tree, frame.lineno)
+        found = _late_in_scope(scope, frame)
+        if found is not None:
+            return found
+    return None
+
+
+def loss_lines(ctx: ErrorContext) -> str:
+    """The lines inside a tape's block of the failing user code that compute a gradient target."""
+    for frame in reversed(ctx.user_frames()):
+        tree = _parse(frame.filename)
+        if tree is None:
+            continue
+        nodes = _own_nodes(_enclosing_scope(tree, frame.lineno))
+        blocks = _tape_blocks(nodes)
+        if blocks:
+            source = linecache.getlines(frame.filename)
+            return "".join(
+                source[line - 1]
+                for start, end in blocks.values()
+                for line in range(start + 1, end + 1)
+                if line <= len(source)
+            )
+    return ""
+
+
+def tape_misuse(ctx: ErrorContext) -> Explained | None:
+    """T03: the tape or tf.function was used against its contract."""
+    text = ctx.text
+    if NO_GRADIENTS in text:
+        late = late_loss(ctx)
+        return _late_finding(ctx, late) if late is not None else None
+    if _TWICE in text:
+        return _gradient_twice(ctx)
+    if _SINGLETON in text:
+        return _variable_per_call(ctx)
+    return None
+
+
+def _late_finding(ctx: ErrorContext, late: LateLoss) -> Explained:
+    where = ctx.where(late.frame.filename, late.line)
+    what = (
+        f"a term of the loss `{late.target}` was added after the `with` block of tape "
+        f"'{late.tape}' closed"
+        if late.term
+        else f"the loss `{late.target}` given to `{late.tape}.gradient` was computed after the "
+        f"`with` block of tape '{late.tape}' closed"
+    )
+    return (
+        finding(
+            "T03",
+            f"{what}, so the tape did not record it and no variable gets a gradient",
+            place=where,
+            evidence=f"`{late.source}` at line {late.line}; the `with` block ends at line "
+            f'{late.block_end}; Keras: "{NO_GRADIENTS}"',
+            hint=f"compute the whole loss inside the `with tf.GradientTape() as {late.tape}:` "
+            f"block: indent `{late.source}` into it (only `{late.tape}.gradient(...)` and the "
+            "update may come after the block)",
+        ),
+        (),
+    )
+
+
+def _gradient_twice(ctx: ErrorContext) -> Explained:
+    user = ctx.user_code_line()
+    place = ctx.where(user[0], user[1], user[2]) if user else "the second tape.gradient call"
+    source = f"`{user[3]}`; " if user and user[3] else ""
+    return (
+        finding(
+            "T03",
+            "gradient was called a second time on a non-persistent GradientTape: a tape "
+            "releases what it recorded after its first gradient call",
+            place=place,
+            evidence=f'{source}TensorFlow: "{_TWICE}"',
+            hint="ask for every gradient in one call (`tape.gradient(loss, a + b)`), or create "
+            "the tape with `tf.GradientTape(persistent=True)` and `del tape` when done",
+        ),
+        (),
+    )
+
+
+def _variable_per_call(ctx: ErrorContext) -> Explained:
+    user = ctx.user_code_line()
+    place = ctx.where(user[0], user[1], user[2]) if user else "a tf.function"
+    source = f"`{user[3]}`; " if user and user[3] else ""
+    return (
+        finding(
+            "T03",
+            "a tf.function creates a tf.Variable each time it is traced: variables may only "
+            "be created on the first call",
+            place=place,
+            evidence=f'{source}TensorFlow: "{_SINGLETON}"',
+            hint="create the variable once, outside the function (or in a layer's `build`/"
+            "`__init__`, e.g. with `self.add_weight`), and only `assign` to it inside",
+        ),
+        (),
+    )
+
+
+def _parse(filename: str) -> ast.Module | None:
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None
+    try:
+        return ast.parse("".join(lines))
+    except SyntaxError:
+        return None
+
+
+_Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _enclosing_scope(tree: ast.Module, lineno: int) -> _Scope:
+    """The innermost function containing ``lineno``, else the module."""
+    best: _Scope = tree
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            end = node.end_lineno or node.lineno
+            if node.lineno <= lineno <= end and (
+                best is tree or node.lineno >= getattr(best, "lineno", 0)
+            ):
+                best = node
+    return best
+
+
+def _own_nodes(scope: _Scope) -> list[ast.AST]:
+    """The nodes of ``scope`` outside nested functions and classes."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = list(scope.body)
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                stack.append(child)
+    return out
+
+
+def _tape_blocks(nodes: list[ast.AST]) -> dict[str, tuple[int, int]]:
+    """``{tape name: (first, last line of its with block)}`` for ``with ...GradientTape(...) as t``."""
+    blocks: dict[str, tuple[int, int]] = {}
+    for node in nodes:
+        if not isinstance(node, ast.With | ast.AsyncWith):
+            continue
+        for item in node.items:
+            call = item.context_expr
+            if (
+                isinstance(call, ast.Call)
+                and _callee(call.func).endswith("GradientTape")
+                and isinstance(item.optional_vars, ast.Name)
+            ):
+                blocks[item.optional_vars.id] = (node.lineno, node.end_lineno or node.lineno)
+    return blocks
+
+
+def _callee(func: ast.expr) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def _late_in_scope(scope: _Scope, frame: Frame) -> LateLoss | None:
+    nodes = _own_nodes(scope)
+    blocks = _tape_blocks(nodes)
+    if not blocks:
+        return None
+    assigns = _assignments(nodes)
+    calls = sorted(
+        (
+            n
+            for n in nodes
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "gradient"
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id in blocks
+            and n.args
+        ),
+        key=lambda n: n.lineno,
+    )
+    source = linecache.getlines(frame.filename)
+    for call in calls:
+        tape = call.func.value.id  # type: ignore[attr-defined]
+        start, end = blocks[tape]
+        target = call.args[0]
+        text = ast.unparse(target)
+        if isinstance(target, ast.Name):
+            before = [a for a in assigns.get(target.id, []) if a[0] < call.lineno]
+            if not before:
+                continue
+            line, augmented = before[-1]
+            inside = [a for a in before if start <= a[0] <= end]
+            if line > end:
+                return LateLoss(
+                    text, tape, end, line, _line(source, line), augmented and bool(inside), frame
+                )
+        elif call.lineno > end and _mentions_computation(target):
+            return LateLoss(text, tape, end, call.lineno, _line(source, call.lineno), False, frame)
+    return None
+
+
+def _assignments(nodes: list[ast.AST]) -> dict[str, list[tuple[int, bool]]]:
+    """``{name: [(line, augmented), ...]}`` sorted by line."""
+    found: dict[str, list[tuple[int, bool]]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            targets, augmented, line = node.targets, False, node.lineno
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            targets, augmented, line = [node.target], isinstance(node, ast.AugAssign), node.lineno
+        else:
+            continue
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    found.setdefault(name.id, []).append((line, augmented))
+    for entries in found.values():
+        entries.sort()
+    return found
+
+
+def _mentions_computation(expr: ast.expr) -> bool:
+    """An expression that computes something (a call or arithmetic), not a plain name."""
+    return any(isinstance(n, ast.Call | ast.BinOp | ast.UnaryOp) for n in ast.walk(expr))
+
+
+def _line(source: list[str], lineno: int) -> str:
+    return re.sub(r"\s+", " ", source[lineno - 1].strip()) if 0 < lineno <= len(source) else ""
