@@ -195,13 +195,15 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
         return _categorical(labels, output, units, loss, place, evidence, info)
     if loss in _SPARSE and len(labels) == len(output) and labels[-1] == units and units > 1:
         return _explained(
-            "M05",
-            f"{loss} got one-hot labels {fmt_shape(labels)}: a sparse loss wants one integer "
-            "class id per example",
-            place,
-            evidence,
-            "use loss='categorical_crossentropy' with these one-hot labels, or keep the sparse "
-            f"loss and pass class ids (`np.argmax({_name(info)}, axis=-1)`)",
+            finding(
+                "M05",
+                f"{loss} got one-hot labels {fmt_shape(labels)}: a sparse loss wants one integer "
+                "class id per example",
+                place=place,
+                evidence=evidence,
+                hint="use loss='categorical_crossentropy' with these one-hot labels, or keep the sparse "
+                f"loss and pass class ids (`np.argmax({_name(info)}, axis=-1)`)",
+            )
         )
     if loss in _BINARY:
         return _binary(labels, output, units, loss, activation, place, evidence, info)
@@ -221,23 +223,27 @@ def _categorical(
     column = len(labels) == len(output) and labels[-1] == 1 and units > 1
     if ids or column:
         return _explained(
-            "M05",
-            f"{loss} got integer class ids {fmt_shape(labels)} where it wants one-hot labels "
-            f"{fmt_shape(output)}",
-            place,
-            evidence,
-            "use loss='sparse_categorical_crossentropy' with these class ids, or one-hot "
-            f"encode them (`keras.utils.to_categorical({_name(info)}, {units})`)",
+            finding(
+                "M05",
+                f"{loss} got integer class ids {fmt_shape(labels)} where it wants one-hot labels "
+                f"{fmt_shape(output)}",
+                place=place,
+                evidence=evidence,
+                hint="use loss='sparse_categorical_crossentropy' with these class ids, or one-hot "
+                f"encode them (`keras.utils.to_categorical({_name(info)}, {units})`)",
+            )
         )
     if len(labels) == len(output) and labels[-1] is not None and labels[-1] != units:
         return _explained(
-            "M04",
-            f"the output layer has {units} units but the one-hot labels have {labels[-1]} classes",
-            place,
-            evidence,
-            f"give the output layer {labels[-1]} units (one per class), or, if the model is "
-            f"right, one-hot encode the labels with {units} classes "
-            f"(`keras.utils.to_categorical(y, {units})`)",
+            finding(
+                "M04",
+                f"the output layer has {units} units but the one-hot labels have {labels[-1]} classes",
+                place=place,
+                evidence=evidence,
+                hint=f"give the output layer {labels[-1]} units (one per class), or, if the model is "
+                f"right, one-hot encode the labels with {units} classes "
+                f"(`keras.utils.to_categorical(y, {units})`)",
+            )
         )
     return None
 
@@ -269,36 +275,42 @@ def _binary(
             )
         if activation == "softmax":
             return _explained(
-                "M03",
-                f"{loss} on a {units}-unit softmax: a binary loss scores each unit on its own, "
-                "and the labels have one value per example",
-                place,
-                evidence,
-                fix,
+                finding(
+                    "M03",
+                    f"{loss} on a {units}-unit softmax: a binary loss scores each unit on its own, "
+                    "and the labels have one value per example",
+                    place=place,
+                    evidence=evidence,
+                    hint=fix,
+                )
             )
         return _explained(
-            "M04",
-            f"{loss} got one label per example {fmt_shape(labels)} but the output layer has "
-            f"{units} units",
-            place,
-            evidence,
-            fix,
+            finding(
+                "M04",
+                f"{loss} got one label per example {fmt_shape(labels)} but the output layer has "
+                f"{units} units",
+                place=place,
+                evidence=evidence,
+                hint=fix,
+            )
         )
     if len(labels) == len(output) and units == 1 and labels[-1] not in (None, 1):
         return _explained(
-            "M05",
-            f"{loss} got one-hot labels {fmt_shape(labels)} for a 1-unit output: it wants one "
-            "0/1 value per example",
-            place,
-            evidence,
-            f"pass the class ids (`np.argmax({_name(info)}, axis=-1)`), or use "
-            f"Dense({labels[-1]}, activation='softmax') with loss='categorical_crossentropy'",
+            finding(
+                "M05",
+                f"{loss} got one-hot labels {fmt_shape(labels)} for a 1-unit output: it wants one "
+                "0/1 value per example",
+                place=place,
+                evidence=evidence,
+                hint=f"pass the class ids (`np.argmax({_name(info)}, axis=-1)`), or use "
+                f"Dense({labels[-1]}, activation='softmax') with loss='categorical_crossentropy'",
+            )
         )
     return None
 
 
-def _explained(code: str, message: str, place: str, evidence: str, hint: str) -> Explained:
-    return (finding(code, message, place=place, evidence=evidence, hint=hint), ())
+def _explained(found: Finding) -> Explained:
+    return (found, ())
 
 
 def _compatible(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
