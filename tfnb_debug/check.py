@@ -6,7 +6,9 @@ layer output in execution order (N01), the loss (G05) and the gradients before
 they are applied (G03) are checked inside ``tf.function`` and ``model.fit``.
 The first failure stops the run; the failing layer is re-run alone with
 ``tf.debugging.enable_check_numerics`` to name the op and its source line.
-``tf.function`` retracing during the run is counted (T01).
+``tf.function`` retracing during the run is counted (T01).  The compiled
+models that trained, evaluated or predicted get the metric and output-chain
+checks M07 and M08 (:mod:`tfnb_debug.model_outputs`).
 """
 
 from __future__ import annotations
@@ -192,6 +194,17 @@ def _function_notes(functions: Sequence[Any], retrace: Sequence[Any] = ()) -> li
     return notes
 
 
+def _compiled_outputs(checks: Any) -> list[Finding]:
+    """M07 and M08 for the compiled models that ran in the cell (their metrics as Keras built them)."""
+    from tfnb_debug.model_outputs import check_outputs
+
+    found: list[Finding] = []
+    for model in checks.models_run():
+        if getattr(model, "compiled", False):
+            found += check_outputs(model)
+    return found
+
+
 def build_report(
     checks: Any, thresholds: CheckThresholds, notes: Sequence[str], losses: Any = None
 ) -> CheckReport:
@@ -214,6 +227,7 @@ def build_report(
     )
     if losses is not None:
         findings += check_losses(losses)
+    findings += _compiled_outputs(checks)
     steps = checks.steps_taken()
     updates, optimizers = checks.updates_taken()
     checked_nothing = failure is None and not (
@@ -247,6 +261,15 @@ def build_report(
                 "what reaches the loss (S08, M02, M03)",
                 f"{len(losses.cross_entropies)} cross-entropy call site(s), broadcasts outside layers",
                 "watched",
+            )
+        )
+    ran = [str(m.name) for m in checks.models_run() if getattr(m, "compiled", False)]
+    if ran:
+        rows.append(
+            (
+                "metrics vs output scale, output activations (M07, M08)",
+                ", ".join(ran),
+                "read from the compiled models",
             )
         )
     tables = [Table("checks", ("what", "where", "how"), tuple(rows))]

@@ -10,7 +10,7 @@
 
 Both return a :class:`GradientReport`: a per-variable table, histograms, a
 layers x steps heatmap, the loss, findings G01-G07 and, for compiled models,
-the loss/output pairing checks M01-M05.
+the loss/output pairing checks M01-M05, and the metrics and output chain (M07, M08).
 """
 
 from __future__ import annotations
@@ -544,8 +544,11 @@ def _finish(
             )
         )
 
+    from tfnb_debug.model_outputs import check_outputs
+
     for model in _fit_models(capture, watched):
         extra.extend(check_loss_pairing(model))
+        extra.extend(check_outputs(model))
     if losses is not None:
         from tfnb_debug.diagnostics.losses import check_losses
 
@@ -665,7 +668,9 @@ def probe_gradients(
             raise
         raise TfnbDebugError(f"{err}; likely cause: {causes[0].to_text()}") from None
     history: GradientHistory = data
-    extra = check_loss_pairing(model, y, loss=loss)
+    from tfnb_debug.model_outputs import check_outputs
+
+    extra = [*check_loss_pairing(model, y, loss=loss), *check_outputs(model, loss=loss, y=y)]
     return build_report(
         history,
         source="probe",

@@ -5,6 +5,9 @@ in one place only:
 
 * M01-M05 loss/output pairing: :func:`tfnb_debug.diagnostics.model.check_loss_pairing`
   (labels from the data enable M04/M05);
+* M07 metric-on-logits and M08 double-activation: :func:`tfnb_debug.model_outputs.check_outputs`
+  (with data, the model's predictions on the first batches give M07 the metric
+  as reported and as corrected, and M08 the measured output range);
 * M06 memory budget: :func:`tfnb_debug.memory.estimate_model_memory`;
 * S05 mixed-precision output: :func:`tfnb_debug.diagnostics.shapes.mixed_precision_output`
   on a :func:`tfnb_debug.shapes.trace_shapes` trace (only when a mixed policy is in use);
@@ -68,6 +71,7 @@ def lint_model(
         if batch_size is None and x is not None:
             batch_size = _leading(x)
         findings += _loss_pairing(model, y, checks)
+        findings += _outputs(model, dataset, checks)
         findings += _what_reaches_the_loss(model, x, y, checks, findings)
         findings += _memory(model, batch_size, device_memory, memory_thresholds, checks)
         findings += _mixed_precision(model, x, checks)
@@ -150,6 +154,24 @@ def _loss_pairing(model: Any, y: Any, checks: list[tuple[str, str, str]]) -> lis
     labels = "with labels (M04, M05)" if y is not None else "no labels: M04/M05 need --data"
     checks.append(("M01-M05", check, f"ran, {labels}"))
     return found
+
+
+def _outputs(model: Any, dataset: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
+    from tfnb_debug.model_outputs import check_outputs, predict_batches
+    from tfnb_debug.text import first_line
+
+    check = "metrics vs output scale, activations before the output"
+    batches = None
+    how = "ran (the compiled metrics and the last layers; --data adds the measured numbers)"
+    if dataset is not None:
+        try:
+            batches = predict_batches(model, dataset)
+            examples = sum(len(preds[0]) for _, preds in batches if preds)
+            how = f"ran (with the model's predictions on {examples} examples)"
+        except Exception as err:
+            how = f"ran without data: predicting raised {type(err).__name__}: {first_line(err)}"
+    checks.append(("M07, M08", check, how))
+    return check_outputs(model, batches=batches)
 
 
 def _what_reaches_the_loss(

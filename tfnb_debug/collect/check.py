@@ -200,6 +200,8 @@ class NumericsChecks:
         # (optimizer, its update counter): updates whose gradients passed their checks
         self._counters: list[tuple[Any, Any]] = []
         self._adopted: list[Any] = []
+        # every model that trained, evaluated or predicted in the run (weakly: read by the report)
+        self._ran: list[weakref.ref[Any]] = []
         self._model_patches = Patches()  # the train/test/predict functions and XLA pin
         self._exit: contextlib.ExitStack | None = None
         self._tracing: _Traced | None = None  # of the function running (and maybe tracing)
@@ -326,6 +328,8 @@ class NumericsChecks:
         if any(m is model for m in self._adopted):
             return
         self._adopted.append(model)
+        if not any(ref() is model for ref in self._ran):
+            self._ran.append(weakref.ref(model))
         for name in FUNCTIONS:
             if hasattr(model, name):
                 self._model_patches.set(model, name, None)
@@ -339,6 +343,10 @@ class NumericsChecks:
             self._model_patches.set(model, "_jit_compile", False)
             if would_jit:
                 self.xla_switched_off.append(model.name)
+
+    def models_run(self) -> list[Any]:
+        """The Keras models that trained, evaluated or predicted in the run (still alive)."""
+        return [m for m in (ref() for ref in self._ran) if m is not None]
 
     def _restore_models(self) -> None:
         self._adopted.clear()

@@ -64,6 +64,7 @@ PRIVATE: dict[str, tuple[str, str | None]] = {
     "LossScaleOptimizer": ("keras.src.optimizers.loss_scale_optimizer", "LossScaleOptimizer"),
     "TensorFlowTrainer": ("keras.src.backend.tensorflow.trainer", "TensorFlowTrainer"),
     "Sequential": ("keras.src.models.sequential", "Sequential"),
+    "CompileMetrics": ("keras.src.trainers.compile_utils", "CompileMetrics"),
     "Function": ("keras.src.ops.function", "Function"),
     "DataLayer": ("keras.src.layers.preprocessing.data_layer", "DataLayer"),
     "in_symbolic_scope": ("keras.src.backend.common.symbolic_scope", "in_symbolic_scope"),

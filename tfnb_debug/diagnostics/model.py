@@ -16,7 +16,14 @@ import numpy as np
 
 from tfnb_debug.reports import Finding, finding
 
-__all__ = ["LossInfo", "OutputInfo", "check_loss_pairing", "describe_loss", "describe_outputs"]
+__all__ = [
+    "LossInfo",
+    "OutputInfo",
+    "check_loss_pairing",
+    "describe_loss",
+    "describe_outputs",
+    "output_losses",
+]
 
 _KINDS = {
     "sparse_categorical_crossentropy": "sparse",
@@ -128,7 +135,9 @@ def describe_outputs(model: Any) -> list[OutputInfo] | None:
     return infos
 
 
-def _pairs(model: Any, loss: Any = None) -> list[tuple[OutputInfo, LossInfo]]:
+def output_losses(model: Any, loss: Any = None) -> list[tuple[OutputInfo, LossInfo | None]]:
+    """Each output of a Sequential/functional model with its cross-entropy loss (None: another
+    loss or none); empty when the outputs or the losses cannot be matched."""
     outputs = describe_outputs(model)
     if loss is None:
         loss = getattr(model, "loss", None)
@@ -143,12 +152,11 @@ def _pairs(model: Any, loss: Any = None) -> list[tuple[OutputInfo, LossInfo]]:
         losses = [loss] * len(outputs)
     if len(losses) != len(outputs):
         return []
-    pairs = []
-    for out, raw in zip(outputs, losses, strict=True):
-        info = describe_loss(raw)
-        if info is not None:
-            pairs.append((out, info))
-    return pairs
+    return [(out, describe_loss(raw)) for out, raw in zip(outputs, losses, strict=True)]
+
+
+def _pairs(model: Any, loss: Any = None) -> list[tuple[OutputInfo, LossInfo]]:
+    return [(out, info) for out, info in output_losses(model, loss) if info is not None]
 
 
 def check_loss_pairing(model: Any, y: Any = None, *, loss: Any = None) -> list[Finding]:

@@ -1,0 +1,132 @@
+"""M07 and M08 for a compiled model: its metrics against its output, and its output chain.
+
+Glue shared by ``%tflint`` (with data: the metrics measured on the model's
+real predictions), ``%%tfgrad`` and ``%%tfcheck`` (the models that trained or
+evaluated in the cell, their metrics as Keras built them) and the ``%tfgrad``
+probe:
+
+* :func:`tfnb_debug.collect.metric_facts.collect_metrics` reads the metric
+  objects Keras resolved (or resolves the user's list the same way);
+* :func:`tfnb_debug.collect.output_chain.double_activations` walks the last
+  layers before each output;
+* :func:`tfnb_debug.diagnostics.outputs.metric_on_logits` (M07) and
+  :func:`tfnb_debug.diagnostics.outputs.double_activation` (M08) decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tfnb_debug.reports import Finding
+
+__all__ = ["check_outputs", "predict_batches"]
+
+# how many examples %tflint --data runs through the model for M07's numbers and M08's range
+MEASURED_EXAMPLES = 512
+_MAX_BATCHES = 16
+
+
+def check_outputs(
+    model: Any,
+    *,
+    loss: Any = None,
+    y: Any = None,
+    batches: Sequence[tuple[Any, Any]] | None = None,
+) -> list[Finding]:
+    """M07 and M08 for ``model`` (empty for a subclassed model without a graph).
+
+    ``loss`` overrides the compiled loss; ``y`` (labels of one batch) resolves
+    an unbuilt ``"accuracy"`` as that data will; ``batches`` are
+    ``(labels, predictions)`` pairs of NumPy arrays (:func:`predict_batches`)
+    that give the measured output range and each flagged metric as reported
+    and as corrected.
+    """
+    from tfnb_debug.collect.metric_facts import collect_metrics, measure_metric
+    from tfnb_debug.collect.output_chain import double_activations
+    from tfnb_debug.diagnostics.model import output_losses
+    from tfnb_debug.diagnostics.outputs import (
+        MetricContext,
+        double_activation,
+        metric_on_logits,
+        metric_problem,
+    )
+
+    if y is None and batches:
+        y = batches[0][0]
+    ranges = _ranges(batches) if batches else {}
+    sparse = _sparse_labels(batches) if batches else {}
+    findings: list[Finding] = []
+    pairs = output_losses(model, loss)
+    facts = collect_metrics(model, y) if pairs else ()
+    if facts:
+        contexts = [
+            MetricContext(out, info, sparse.get(i), ranges.get(i))
+            for i, (out, info) in enumerate(pairs)
+        ]
+        measured = {}
+        for fact in facts:
+            if fact.output >= len(contexts) or not metric_problem(fact, contexts[fact.output]):
+                continue
+            if batches and len(pairs) == 1:
+                numbers = measure_metric(fact, [(labels[0], preds[0]) for labels, preds in batches])
+                if numbers is not None:
+                    measured[(fact.output, fact.name)] = numbers
+        findings += metric_on_logits(facts, contexts, measured)
+    findings += double_activation(double_activations(model), ranges)
+    return findings
+
+
+def predict_batches(
+    model: Any, data: Iterable[tuple[Any, Any]], *, examples: int = MEASURED_EXAMPLES
+) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+    """``(labels, predictions)`` per batch of ``data`` (each a list per output), inference mode,
+    until ``examples`` examples or 16 batches; the caller restores the model's state."""
+    import keras
+
+    out = []
+    seen = 0
+    for element in data:
+        if not isinstance(element, tuple | list) or len(element) < 2 or element[1] is None:
+            break
+        x, y = element[0], element[1]
+        preds = [np.asarray(p) for p in keras.tree.flatten(model(x, training=False))]
+        labels = [np.asarray(t) for t in keras.tree.flatten(y)]
+        if len(labels) != len(preds):
+            break
+        out.append((labels, preds))
+        seen += len(preds[0]) if preds and preds[0].ndim else 0
+        if seen >= examples or len(out) >= _MAX_BATCHES:
+            break
+    return out
+
+
+def _ranges(batches: Sequence[tuple[Any, Any]]) -> dict[int, tuple[float, float]]:
+    out: dict[int, tuple[float, float]] = {}
+    for _, preds in batches:
+        for i, p in enumerate(preds):
+            values = np.asarray(p, dtype=np.float64)
+            values = values[np.isfinite(values)]
+            if not values.size:
+                continue
+            low, high = float(values.min()), float(values.max())
+            if i in out:
+                low, high = min(low, out[i][0]), max(high, out[i][1])
+            out[i] = (low, high)
+    return out
+
+
+def _sparse_labels(batches: Sequence[tuple[Any, Any]]) -> dict[int, bool]:
+    """Per output: the labels are whole-number class ids against a class axis of 2 or more."""
+    labels, preds = batches[0]
+    out = {}
+    for i, (y, p) in enumerate(zip(labels, preds, strict=True)):
+        y, p = np.asarray(y), np.asarray(p)
+        if not p.ndim or not np.issubdtype(y.dtype, np.number):
+            continue
+        fewer_axes = y.ndim < p.ndim or (y.ndim == p.ndim and y.shape[-1] == 1 < p.shape[-1])
+        whole = bool(np.all(np.mod(y, 1) == 0)) if y.size else False
+        out[i] = bool(fewer_axes and whole and p.shape[-1] > 1)
+    return out
