@@ -8,9 +8,13 @@ first needs them.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import types
+from collections.abc import Callable
 from typing import Any
 
+from tfnb_debug._startup import missing_tensorflow_error, tensorflow_installed
 from tfnb_debug._version import __version__ as __version__
 from tfnb_debug.errors import TfnbDebugError as TfnbDebugError
 from tfnb_debug.errors import TfnbDebugWarning as TfnbDebugWarning
@@ -63,7 +67,21 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tfnb_debug' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name)
+    if isinstance(value, types.FunctionType) and not tensorflow_installed():
+        return _needs_tensorflow(value)
+    return value
+
+
+def _needs_tensorflow(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` for a Python without TensorFlow: calling it raises one line with the install command
+    (instead of a long ModuleNotFoundError from inside Keras)."""
+
+    @functools.wraps(func)
+    def missing(*args: Any, **kwargs: Any) -> Any:
+        raise missing_tensorflow_error(f"{func.__name__}()") from None
+
+    return missing
 
 
 def __dir__() -> list[str]:

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import sys
 from typing import Any
 
+from tfnb_debug._startup import (
+    import_tensorflow_quietly,
+    missing_tensorflow_message,
+    tensorflow_installed,
+)
 from tfnb_debug._state import ExtensionState, clear_train_functions, state_for
+
+_NAME = __name__.partition(".")[0]
 
 
 def load(shell: Any) -> None:
     """Register the magics, turn on GPU memory growth and print one status line.
 
     Loading twice is harmless: whatever an earlier load added is removed first,
-    so each magic and callback exists once.
+    so each magic and callback exists once.  When loading registers nothing
+    (TensorFlow missing, another Keras backend), loading again tries again.
+    TensorFlow's informational start-up lines are left out when this is the
+    first import of TensorFlow (see :mod:`tfnb_debug._startup`).
     """
     from tfnb_debug import env
 
@@ -22,13 +30,16 @@ def load(shell: Any) -> None:
     if state.loaded:
         unload(shell)
     backend, legacy = env.keras_backend()
-    if backend == "tensorflow" and not legacy and not _tensorflow_installed():
+    if backend == "tensorflow" and not legacy and not tensorflow_installed():
         print(missing_tensorflow_message())
+        _forget_after_cell(shell)
         return
     problem = env.backend_problem(backend, legacy)
     if problem is not None:
         print(problem.to_text())
+        _forget_after_cell(shell)
         return
+    import_tensorflow_quietly()
     growth = env.enable_memory_growth()
     try:
         _register_magics(shell, state)
@@ -44,21 +55,24 @@ def load(shell: Any) -> None:
         print(item.to_text())
 
 
-def _tensorflow_installed() -> bool:
-    try:
-        return importlib.util.find_spec("tensorflow") is not None
-    except (ImportError, ValueError):
-        return False
+def _forget_after_cell(shell: Any) -> None:
+    """Take the extension off IPython's list of loaded extensions once the cell has run.
 
+    IPython lists an extension as loaded as soon as ``load_ipython_extension``
+    returns, so a second ``%load_ext`` would answer "already loaded" although
+    nothing was registered.  Taken off the list, it runs the checks again.
+    """
+    manager = getattr(shell, "extension_manager", None)
+    events = getattr(shell, "events", None)
+    if manager is None or events is None:
+        return
 
-def missing_tensorflow_message() -> str:
-    """One line: TensorFlow is missing from this kernel's environment, and the command that adds it."""
-    return (
-        "tfnb_debug needs TensorFlow, which is not installed for this kernel's Python "
-        f"({sys.executable}): run `{sys.executable} -m pip install tensorflow-cpu` "
-        "(or `tensorflow` for GPU support), restart the kernel and load the extension again; "
-        "no magics were registered"
-    )
+    def forget() -> None:
+        manager.loaded.discard(_NAME)
+        with contextlib.suppress(ValueError):
+            events.unregister("post_execute", forget)
+
+    events.register("post_execute", forget)
 
 
 def unload(shell: Any) -> None:
