@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tfnb_debug.explain._context import ErrorContext, build_context
+from tfnb_debug.explain.data import index_out_of_range, input_structure, ragged_batch, unknown_shape
+from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.runtime import (
@@ -20,6 +22,7 @@ from tfnb_debug.explain.runtime import (
     out_of_memory,
     symbolic_value,
 )
+from tfnb_debug.explain.saving import unregistered_custom_object
 from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes, sequential_build_fails
 from tfnb_debug.explain.tape import tape_misuse
 from tfnb_debug.reports import Finding, sort_findings
@@ -34,8 +37,14 @@ Rule = Callable[[ErrorContext], "tuple[Finding, tuple[NextStep, ...]] | None"]
 RULES: tuple[Rule, ...] = (
     out_of_memory,
     label_out_of_range,
+    index_out_of_range,
     loss_output_mismatch,
     label_dtype,
+    dtype_mismatch,
+    unregistered_custom_object,
+    input_structure,
+    unknown_shape,
+    ragged_batch,
     symbolic_value,
     nonfinite_check,
     tape_misuse,

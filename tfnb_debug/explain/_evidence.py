@@ -1,0 +1,553 @@
+"""More of what the explain rules read from a raised exception: the failing call's arguments,
+the lineage of a tf.data dataset, a model's Embedding layers and layers' dtype policies.
+
+Read once from the traceback's live objects into plain values (no live tensors
+are kept, and no TensorFlow import).  The failing call is read from the user's
+source: its arguments are looked up by name, or evaluated only when they are
+subscripts/attributes of NumPy or pandas data (``y[:10]``, ``df[["a", "b"]]``,
+``df.values``), so no other user code runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_MAX_VALUES = 10_000_000  # arrays up to this size are scanned for their range
+_SAFE_ATTRS = frozenset({"values", "T"})
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of the failing call, as plain values.
+
+    ``kind``: ``array``, ``tensor``, ``dataframe``, ``series``, ``dataset``,
+    ``tuple``, ``list``, ``dict``, ``scalar``, ``none``, ``other`` (a value of
+    another type) or ``unread`` (an expression that was not evaluated).
+    ``text_columns`` names the columns (DataFrame names, else indexes) of an
+    object array that hold strings, ``text_example`` one such string.
+    """
+
+    text: str
+    kind: str
+    shape: tuple[int | None, ...] | None = None
+    dtype: str = ""
+    low: float | None = None
+    high: float | None = None
+    items: tuple[Arg, ...] = ()
+    keys: tuple[str, ...] = ()
+    text_columns: tuple[str, ...] = ()
+    text_example: str = ""
+
+    @property
+    def samples(self) -> int | None:
+        """The leading dimension of an array-like argument."""
+        return self.shape[0] if self.shape else None
+
+    def describe(self) -> str:
+        """``x_train (float32, shape (10, 4))``, ``a tuple of 2``, ..."""
+        if self.kind in ("tuple", "list"):
+            inner = ", ".join(item.describe() for item in self.items[:4])
+            return f"a {self.kind} of {len(self.items)} ({inner})"
+        if self.kind == "dict":
+            return f"a dict with keys {list(self.keys)}"
+        if self.shape is not None:
+            shape = (
+                "("
+                + ", ".join("None" if d is None else str(d) for d in self.shape)
+                + (",)" if len(self.shape) == 1 else ")")
+            )
+            what = f"{self.dtype}, shape {shape}" if self.dtype else f"shape {shape}"
+            return f"`{self.text}` ({what})"
+        return f"`{self.text}`"
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    """The call in the user's code that raised: ``model.fit(x, y, validation_data=...)``."""
+
+    func: str  # the callee's source: "model.fit", "keras.models.load_model"
+    args: tuple[Arg, ...]
+    kwargs: tuple[tuple[str, Arg], ...]
+    filename: str
+    lineno: int
+
+    @property
+    def method(self) -> str:
+        return self.func.rpartition(".")[2]
+
+    @property
+    def receiver(self) -> str:
+        return self.func.rpartition(".")[0]
+
+    def arg(self, index: int, name: str) -> Arg | None:
+        """The argument given by keyword ``name`` or at position ``index``."""
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        return self.args[index] if 0 <= index < len(self.args) else None
+
+
+@dataclass(frozen=True)
+class DatasetStage:
+    """One step of a tf.data pipeline, source first: what it is and the shapes after it.
+
+    ``kind`` is ``map``, ``batch``, ``from_generator``, ``tensor_slices``, ...;
+    ``function`` the mapped function's (or the generator's) name; ``python``
+    says whether that function calls ``tf.py_function``/``tf.numpy_function``.
+    """
+
+    kind: str
+    function: str
+    python: str
+    shapes: tuple[tuple[int | None, ...] | None, ...]
+    dtypes: tuple[str, ...] = ()
+    batch_size: int | None = None
+
+
+@dataclass(frozen=True)
+class LayerDtypes:
+    """A layer in the traceback: its dtype policy and the raw ``tf.Variable`` attributes it holds."""
+
+    name: str
+    class_name: str
+    policy: str
+    compute_dtype: str
+    raw_variables: tuple[
+        tuple[str, str], ...
+    ]  # (attribute, dtype) of tf.Variables not made by add_weight
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything this module reads from an exception."""
+
+    call: CallInfo | None = None
+    embeddings: tuple[tuple[str, int], ...] = ()  # (layer name, input_dim) in the models involved
+    layer_dtypes: tuple[LayerDtypes, ...] = ()  # layers seen as ``self``, innermost first
+    user_classes: tuple[str, ...] = ()  # names bound to classes in the user's namespaces
+
+
+def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
+    try:
+        return Evidence(
+            call=_failing_call(exc, is_user_file),
+            embeddings=_embeddings(exc, is_user_file),
+            layer_dtypes=_layer_dtypes(exc),
+            user_classes=_user_classes(exc, is_user_file),
+        )
+    except Exception:
+        return Evidence()
+
+
+# the failing call ----------------------------------------------------------------------
+
+
+def _failing_call(exc: BaseException, is_user_file: Any) -> CallInfo | None:
+    found: CallInfo | None = None
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if is_user_file(frame.f_code.co_filename):
+            node = _call_node(frame.f_code, tb.tb_lasti, tb.tb_lineno)
+            if node is not None:
+                spaces = (frame.f_locals, frame.f_globals)
+                found = CallInfo(
+                    func=ast.unparse(node.func),
+                    args=tuple(_describe(a, spaces) for a in node.args),
+                    kwargs=tuple(
+                        (k.arg, _describe(k.value, spaces)) for k in node.keywords if k.arg
+                    ),
+                    filename=frame.f_code.co_filename,
+                    lineno=tb.tb_lineno,
+                )
+        tb = tb.tb_next
+    return found
+
+
+def _call_node(code: Any, lasti: int, lineno: int) -> ast.Call | None:
+    """The call expression the frame was executing (from the instruction's source position)."""
+    lines = linecache.getlines(code.co_filename)
+    try:
+        start, end, col, end_col = list(code.co_positions())[lasti // 2]
+    except Exception:
+        start = None
+    if start and end and col is not None and end_col is not None and end <= len(lines):
+        chunk = lines[start - 1 : end]
+        if len(chunk) == 1:
+            text = chunk[0][col:end_col]
+        else:
+            text = chunk[0][col:] + "".join(chunk[1:-1]) + chunk[-1][:end_col]
+        try:
+            tree = ast.parse("(" + text + "\n)", mode="eval")
+        except SyntaxError:
+            tree = None
+        if tree is not None and isinstance(tree.body, ast.Call):
+            return tree.body
+    # no positions: the statement that starts at the line, its outermost call
+    for stop in range(lineno, min(lineno + 10, len(lines)) + 1):
+        try:
+            module = ast.parse(textwrap.dedent("".join(lines[lineno - 1 : stop])))
+        except SyntaxError:
+            continue
+        for node in ast.walk(module):
+            if isinstance(node, ast.Call):
+                return node
+        return None
+    return None
+
+
+_UNREAD = object()
+
+
+def _evaluate(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
+    """The value of a name, a constant, or a subscript/attribute of NumPy or pandas data."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        for names in spaces:
+            if node.id in names:
+                return names[node.id]
+        return _UNREAD
+    if isinstance(node, ast.Attribute) and node.attr in _SAFE_ATTRS:
+        base = _evaluate(node.value, spaces)
+        return getattr(base, node.attr) if _is_data(base) else _UNREAD
+    if isinstance(node, ast.Subscript):
+        base = _evaluate(node.value, spaces)
+        index = _index(node.slice, spaces)
+        if _is_data(base) and index is not _UNREAD:
+            try:
+                return base[index]
+            except Exception:
+                return _UNREAD
+    return _UNREAD
+
+
+def _index(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
+    if isinstance(node, ast.Slice):
+        parts = [
+            None if p is None else _evaluate(p, spaces) for p in (node.lower, node.upper, node.step)
+        ]
+        if any(p is _UNREAD or not (p is None or isinstance(p, int)) for p in parts):
+            return _UNREAD
+        return slice(*parts)
+    if isinstance(node, ast.Tuple | ast.List):
+        items = [_index(e, spaces) for e in node.elts]
+        if any(i is _UNREAD for i in items):
+            return _UNREAD
+        return tuple(items) if isinstance(node, ast.Tuple) else list(items)
+    value = _evaluate(node, spaces)
+    if isinstance(value, int | str) or value is Ellipsis:
+        return value
+    return _UNREAD
+
+
+def _is_data(value: Any) -> bool:
+    module = type(value).__module__.split(".")[0]
+    return module in ("numpy", "pandas")
+
+
+def _describe(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Arg:
+    text = ast.unparse(node)
+    if isinstance(node, ast.Tuple | ast.List):
+        kind = "tuple" if isinstance(node, ast.Tuple) else "list"
+        return Arg(text, kind, items=tuple(_describe(e, spaces) for e in node.elts))
+    if isinstance(node, ast.Dict):
+        keys = tuple(
+            str(k.value) if isinstance(k, ast.Constant) else ast.unparse(k)
+            for k in node.keys
+            if k is not None
+        )
+        return Arg(text, "dict", keys=keys, items=tuple(_describe(v, spaces) for v in node.values))
+    value = _evaluate(node, spaces)
+    if value is _UNREAD:
+        return Arg(text, "unread")
+    return describe_value(text, value)
+
+
+def describe_value(text: str, value: Any, depth: int = 0) -> Arg:
+    """An :class:`Arg` for a live value (an array, a tensor, a DataFrame, a dataset, a tuple...)."""
+    if value is None:
+        return Arg(text, "none")
+    if isinstance(value, tuple | list) and depth < 2:
+        kind = "tuple" if isinstance(value, tuple) else "list"
+        items = tuple(describe_value(f"{text}[{i}]", v, depth + 1) for i, v in enumerate(value[:8]))
+        return Arg(text, kind, items=items)
+    if isinstance(value, dict) and depth < 2:
+        keys = tuple(str(k) for k in value)
+        items = tuple(describe_value(f"{text}[{k!r}]", v, depth + 1) for k, v in value.items())
+        return Arg(text, "dict", keys=keys, items=items[:8])
+    name = type(value).__name__
+    if "Dataset" in name and hasattr(type(value), "element_spec"):
+        return Arg(text, "dataset")
+    if isinstance(value, int | float | bool | str | bytes):
+        return Arg(text, "scalar", dtype=type(value).__name__)
+    module = type(value).__module__.split(".")[0]
+    if module == "pandas" and name in ("DataFrame", "Series"):
+        return _pandas(text, value, name)
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is None or dtype is None:
+        return Arg(text, "other", dtype=name)
+    try:
+        dims = tuple(None if d is None else int(d) for d in shape)
+    except Exception:
+        return Arg(text, "other", dtype=name)
+    dtype_name = str(getattr(dtype, "name", dtype))
+    kind = "array" if module == "numpy" else "tensor"
+    if module == "numpy" and dtype_name == "object":
+        columns, example = _text_columns(value)
+        return Arg(text, kind, dims, dtype_name, text_columns=columns, text_example=example)
+    low, high = _range(value, dims)
+    return Arg(text, kind, dims, dtype_name, low, high)
+
+
+def _range(value: Any, dims: tuple[int | None, ...]) -> tuple[float | None, float | None]:
+    import numpy as np
+
+    if any(d is None for d in dims):
+        return None, None
+    size = 1
+    for d in dims:
+        size *= int(d or 0)
+    if size == 0 or size > _MAX_VALUES:
+        return None, None
+    try:
+        array = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+    except Exception:
+        return None, None
+    if array.dtype.kind not in "biuf":
+        return None, None
+    finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
+    if finite.size == 0:
+        return None, None
+    return float(finite.min()), float(finite.max())
+
+
+def _text_columns(array: Any, rows: int = 1000) -> tuple[tuple[str, ...], str]:
+    """Which columns of an object array hold strings (indexes), and one such string."""
+    if array.ndim == 1:
+        column = [v for v in array[:rows] if isinstance(v, str | bytes)]
+        return (("0",), str(column[0])) if column else ((), "")
+    if array.ndim != 2:
+        return (), ""
+    names: list[str] = []
+    example = ""
+    for j in range(array.shape[1]):
+        strings = [v for v in array[:rows, j] if isinstance(v, str | bytes)]
+        if strings:
+            names.append(str(j))
+            example = example or str(strings[0])
+    return tuple(names), example
+
+
+def _pandas(text: str, value: Any, name: str) -> Arg:
+    frame = value.to_frame() if name == "Series" else value
+    columns: list[str] = []
+    example = ""
+    dtypes = {str(t) for t in frame.dtypes}
+    for column in frame.columns:
+        series = frame[column]
+        if series.dtype.kind in "biufcmMb":
+            continue
+        strings = [v for v in series.iloc[:1000] if isinstance(v, str | bytes)]
+        if strings:
+            columns.append(str(column))
+            example = example or str(strings[0])
+    dtype = dtypes.pop() if len(dtypes) == 1 else "mixed"
+    return Arg(
+        text,
+        name.lower(),
+        tuple(int(d) for d in value.shape),
+        dtype,
+        keys=tuple(str(c) for c in frame.columns),
+        text_columns=tuple(columns),
+        text_example=example,
+    )
+
+
+# models and layers ---------------------------------------------------------------------
+
+
+def _keras_layer_class() -> Any:
+    import sys
+
+    if "keras" not in sys.modules:
+        return None
+    try:
+        from keras import layers
+
+        return layers.Layer
+    except Exception:
+        return None
+
+
+def _embeddings(exc: BaseException, is_user_file: Any) -> tuple[tuple[str, int], ...]:
+    """(name, input_dim) of the Embedding layers in the layers and models the traceback involves."""
+    layer_cls = _keras_layer_class()
+    if layer_cls is None:
+        return ()
+    roots: dict[int, Any] = {}
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, layer_cls):
+            roots.setdefault(id(owner), owner)
+        if is_user_file(frame.f_code.co_filename):
+            line = linecache.getline(frame.f_code.co_filename, tb.tb_lineno)
+            for names in (frame.f_locals, frame.f_globals):
+                for key, value in list(names.items()):
+                    if key in line and isinstance(value, layer_cls):
+                        roots.setdefault(id(value), value)
+        tb = tb.tb_next
+    found: dict[str, int] = {}
+    for root in roots.values():
+        try:
+            layers = list(root._flatten_layers(include_self=True, recursive=True))
+        except Exception:
+            layers = [root]
+        for layer in layers:
+            dim = getattr(layer, "input_dim", None)
+            embedding = type(layer).__name__ == "Embedding" or hasattr(layer, "output_dim")
+            if embedding and isinstance(dim, int):
+                found.setdefault(str(layer.name), dim)
+    return tuple(found.items())
+
+
+def _layer_dtypes(exc: BaseException) -> tuple[LayerDtypes, ...]:
+    layer_cls = _keras_layer_class()
+    if layer_cls is None:
+        return ()
+    out: list[LayerDtypes] = []
+    seen: set[int] = set()
+    tb = exc.__traceback__
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        if isinstance(owner, layer_cls) and id(owner) not in seen:
+            seen.add(id(owner))
+            raw = []
+            for attr, value in list(vars(owner).items()):
+                cls = type(value)
+                if cls.__module__.startswith("tensorflow") and "Variable" in cls.__name__:
+                    raw.append((attr, str(getattr(value.dtype, "name", value.dtype))))
+            policy = getattr(getattr(owner, "dtype_policy", None), "name", "")
+            out.insert(
+                0,
+                LayerDtypes(
+                    str(owner.name),
+                    type(owner).__name__,
+                    str(policy),
+                    str(getattr(owner, "compute_dtype", "")),
+                    tuple(raw),
+                ),
+            )
+        tb = tb.tb_next
+    return tuple(out)
+
+
+def _user_classes(exc: BaseException, is_user_file: Any) -> tuple[str, ...]:
+    names: dict[str, None] = {}
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if is_user_file(frame.f_code.co_filename):
+            for space in (frame.f_locals, frame.f_globals):
+                for key, value in list(space.items()):
+                    if isinstance(value, type) and not key.startswith("_"):
+                        names.setdefault(key)
+        tb = tb.tb_next
+    return tuple(names)
+
+
+# datasets ------------------------------------------------------------------------------
+
+
+def dataset_stages(ds: Any, limit: int = 30) -> tuple[DatasetStage, ...]:
+    """The pipeline of ``ds``, source first, read with the ``_inputs()`` walk."""
+    chain: list[Any] = []
+    current = ds
+    while current is not None and len(chain) < limit:
+        chain.append(current)
+        try:
+            inputs = current._inputs()
+        except Exception:
+            break
+        current = inputs[0] if inputs else None
+    stages = []
+    for obj in reversed(chain):
+        try:
+            stages.append(_stage(obj))
+        except Exception:
+            continue
+    return tuple(stages)
+
+
+def _stage(obj: Any) -> DatasetStage:
+    from tfnb_debug.explain._context import _component_shapes
+
+    name = type(obj).__name__.strip("_")
+    kind = name.removesuffix("Dataset")
+    kind = {
+        "Map": "map",
+        "ParallelMap": "map",
+        "Batch": "batch",
+        "ParallelBatch": "batch",
+        "PaddedBatch": "padded_batch",
+        "DenseToRaggedBatch": "ragged_batch",
+        "RaggedBatch": "ragged_batch",
+        "TensorSlice": "from_tensor_slices",
+        "Tensor": "from_tensors",
+        "FlatMap": "flat_map",
+        "Prefetch": "prefetch",
+        "Shuffle": "shuffle",
+        "Cache": "cache",
+        "Repeat": "repeat",
+    }.get(kind, kind.lower())
+    function, python = "", ""
+    wrapper = getattr(obj, "_map_func", None)
+    func = getattr(wrapper, "_func", None)
+    if func is not None:
+        qualname = getattr(func, "__qualname__", "")
+        if "_from_generator" in qualname:
+            kind = "from_generator"
+            function = _generator_name(func)
+        else:
+            function = str(getattr(func, "__name__", ""))
+            python = _python_op(wrapper)
+    spec = obj.element_spec
+    parts = spec if isinstance(spec, tuple) else (spec,)
+    dtypes = tuple(str(getattr(getattr(p, "dtype", None), "name", "")) for p in parts)
+    size = getattr(obj, "_batch_size", None)
+    try:
+        batch = int(size.numpy()) if hasattr(size, "numpy") else None
+    except Exception:
+        batch = None
+    return DatasetStage(kind, function, python, _component_shapes(spec), dtypes, batch)
+
+
+def _generator_name(flat_map_fn: Any) -> str:
+    for cell in getattr(flat_map_fn, "__closure__", None) or ():
+        inner = cell.cell_contents
+        for sub in getattr(inner, "__closure__", None) or ():
+            state = sub.cell_contents
+            generator = getattr(state, "_generator", None)
+            if generator is not None:
+                return str(getattr(generator, "__name__", ""))
+    return ""
+
+
+def _python_op(wrapper: Any) -> str:
+    try:
+        ops = {op.type for op in wrapper.function.graph.get_operations()}
+    except Exception:
+        return ""
+    if "EagerPyFunc" in ops:
+        return "tf.py_function"
+    if ops & {"PyFunc", "PyFuncStateless"}:
+        return "tf.numpy_function"
+    return ""

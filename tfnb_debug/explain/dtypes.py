@@ -1,0 +1,210 @@
+"""Dtype errors outside a loss (S11): an op mixing dtypes it cannot mix, data no layer accepts.
+
+Clashes between labels and predictions in a loss are S06 (:mod:`.labels`); this
+rule leaves them alone, so one cause gets one finding.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._evidence import Arg, LayerDtypes
+from tfnb_debug.explain.labels import label_dtype
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_EAGER = re.compile(
+    r"cannot compute (\w+) as input #(\d+)\(zero-based\) was expected to be a (\w+) tensor "
+    r"but is a (\w+) tensor"
+)
+_GRAPH = re.compile(
+    r"Input '(\w+)' of '(\w+)' Op has type (\w+) that does not match type (\w+) of argument '(\w+)'"
+)
+_PYTHON_VALUE = re.compile(
+    r"Expected (\w+) passed to parameter '(\w+)' of op '(\w+)', got (.+?) of type '(\w+)' instead"
+)
+_SAME_DTYPE = re.compile(r"`x` and `y` must have the same dtype, got tf\.(\w+) != tf\.(\w+)")
+_OBJECT = re.compile(
+    r"Invalid dtype: object|Failed to convert a NumPy array to a Tensor \(Unsupported object "
+    r"type (\w+)\)|could not convert string to float: '([^'\n]*)'"
+)
+_NAMES = {"float": "float32", "double": "float64", "half": "float16", "int": "int32"}
+
+
+def _name(dtype: str) -> str:
+    return _NAMES.get(dtype, dtype)
+
+
+def dtype_mismatch(ctx: ErrorContext) -> Explained | None:
+    """S11: an op got operands of two dtypes, or the data holds objects (text) no layer takes."""
+    clash = _clash(ctx.text)
+    if clash is not None:
+        if label_dtype(ctx) is not None:
+            return None  # labels against predictions in a loss: S06 says it
+        return _op_clash(ctx, *clash)
+    obj = _OBJECT.search(ctx.text)
+    if obj is not None:
+        return _object_data(ctx, obj)
+    return None
+
+
+def _clash(text: str) -> tuple[str, str, str, str] | None:
+    """(op, dtype of the odd operand, dtype expected, which operand) from the message."""
+    eager = _EAGER.search(text)
+    if eager is not None:
+        return (
+            eager.group(1),
+            _name(eager.group(4)),
+            _name(eager.group(3)),
+            f"input #{eager.group(2)}",
+        )
+    graph = _GRAPH.search(text)
+    if graph is not None:
+        return graph.group(2), graph.group(3), graph.group(4), f"'{graph.group(1)}'"
+    value = _PYTHON_VALUE.search(text)
+    if value is not None:
+        return (
+            value.group(3),
+            f"Python {value.group(5)} {value.group(4)}",
+            value.group(1),
+            f"'{value.group(2)}'",
+        )
+    same = _SAME_DTYPE.search(text)
+    if same is not None:
+        return "truediv", same.group(2), same.group(1), "'y'"
+    return None
+
+
+def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) -> Explained:
+    layer = _mixed_layer(ctx.evidence.layer_dtypes, have, want)
+    user = ctx.user_code_line()
+    in_map = any("/data/ops/" in f.filename.replace("\\", "/") for f in ctx.frames)
+    place = ""
+    source = ""
+    if layer is not None:
+        place = f"layer '{layer.name}'"
+    elif user is not None:
+        place = ctx.where(user[0], user[1], user[2])
+        source = user[3]
+    evidence = f"{op}: {operand} is {have}, the other operand {want}"
+    if source:
+        evidence += f"; `{source}`"
+    if layer is not None:
+        evidence += f"; layer '{layer.name}' runs under policy {layer.policy} (computes in {layer.compute_dtype})"
+        raw = [f"self.{a} ({d})" for a, d in layer.raw_variables if d != layer.compute_dtype]
+        if raw:
+            evidence += "; tf.Variable " + ", ".join(raw)
+            attr = layer.raw_variables[0][0]
+            hint = (
+                f"self.{attr} is a plain tf.Variable in {layer.raw_variables[0][1]}, which Keras does not cast "
+                f"to {layer.compute_dtype}: create it with self.add_weight(...) (Keras casts weights "
+                f"to the compute dtype in call), or use tf.cast(self.{attr}, self.compute_dtype)"
+            )
+        else:
+            hint = (
+                f"under {layer.policy} the layer computes in {layer.compute_dtype}: cast the other "
+                f"operand with tf.cast(t, self.compute_dtype), and create weights with add_weight"
+            )
+        message = f"{op} in '{layer.name}' mixes {have} and {want} under the {layer.policy} policy"
+    else:
+        message = f"{op} got operands of different dtypes: {have} and {want}"
+        hint = _cast_hint(have, want, in_map)
+    return (
+        finding("S11", message, place=place, evidence=evidence, hint=hint),
+        (),
+    )
+
+
+def _mixed_layer(layers: tuple[LayerDtypes, ...], have: str, want: str) -> LayerDtypes | None:
+    """The innermost layer with a mixed policy when the clash is float16/bfloat16 vs float32."""
+    pair = {have, want}
+    if not pair & {"float16", "bfloat16"}:
+        return None
+    for layer in layers:
+        if layer.policy.startswith("mixed") and layer.compute_dtype in pair:
+            return layer
+    return None
+
+
+def _cast_hint(have: str, want: str, in_map: bool) -> str:
+    pair = (have, want)
+    ints = [d for d in pair if d.startswith(("int", "uint"))]
+    floats = [d for d in pair if "float" in d]
+    where = " at the top of the mapped function" if in_map else ""
+    if ints and floats:
+        target = next((d for d in floats if not d.startswith("Python")), "float32")
+        return (
+            f"integer data ({ints[0]}, e.g. image pixels) cannot be mixed with floats in TensorFlow: "
+            f"cast it first{where}, e.g. `x = tf.cast(x, tf.{target})`, then subtract or divide"
+        )
+    if set(pair) == {"float64", "float32"}:
+        return (
+            "float64 comes from NumPy's default dtype: convert the data once, "
+            "x.astype('float32') (or tf.cast(t, tf.float32)), so it matches the float32 weights"
+        )
+    if set(pair) & {"float16", "bfloat16"}:
+        return (
+            "half precision meets float32: under a mixed precision policy cast with "
+            "tf.cast(t, layer.compute_dtype), or cast the result back to float32"
+        )
+    return f"cast one operand to the other's dtype with tf.cast before {'this op' if not where else 'the arithmetic' + where}"
+
+
+def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
+    text_arg = _text_arg(ctx)
+    call = ctx.evidence.call
+    if text_arg is None and match.group(2) is not None:
+        return None  # a string that is not a float, but no text column in sight: say nothing
+    if text_arg is not None and text_arg.text_columns:
+        columns = ", ".join(f"'{c}'" for c in text_arg.text_columns[:6])
+        what = "column" if len(text_arg.text_columns) == 1 else "columns"
+        example = text_arg.text_example
+        numeric_like = _numeric_marker(example)
+        message = f"`{text_arg.text}` has text in {what} {columns} (e.g. '{example}'); tensors need numbers"
+        if numeric_like:
+            hint = (
+                f"'{example}' marks a missing value in a numeric {what}: convert with "
+                f"pd.to_numeric(df[col], errors='coerce'), fill or drop the NaN, then astype('float32')"
+            )
+        else:
+            hint = (
+                f"encode the text {what} {columns} as numbers (one-hot with pd.get_dummies, category "
+                "codes, or a keras.layers.StringLookup), or drop it, then astype('float32')"
+            )
+        evidence = f"{text_arg.describe()} holds strings in {what} {columns}"
+    elif text_arg is not None:
+        message = f"`{text_arg.text}` has dtype object: its values are Python objects, not numbers"
+        hint = f"convert it to a numeric array: {text_arg.text}.astype('float32')"
+        evidence = text_arg.describe()
+    else:
+        message = (
+            "the data has dtype object (Python objects, e.g. text or mixed types), not numbers"
+        )
+        hint = (
+            "find the column with text or mixed values (df.dtypes, or np.asarray(x).dtype), encode "
+            "or drop it, then astype('float32')"
+        )
+        evidence = ctx.key_sentence()
+    place = f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}" if call else ""
+    return (finding("S11", message, place=place, evidence=evidence, hint=hint), ())
+
+
+def _numeric_marker(example: str) -> bool:
+    return example.strip() in ("?", "", "-", "NA", "N/A", "na", "n/a", "nan", "NaN", "null", "None")
+
+
+def _text_arg(ctx: ErrorContext) -> Arg | None:
+    """The argument of the failing call with object dtype (text columns first)."""
+    call = ctx.evidence.call
+    if call is None:
+        return None
+    found: list[Arg] = []
+    for arg in [*call.args, *(a for _, a in call.kwargs)]:
+        for item in (arg, *arg.items):
+            if item.dtype == "object" or item.text_columns:
+                found.append(item)
+    found.sort(key=lambda a: not a.text_columns)
+    return found[0] if found else None

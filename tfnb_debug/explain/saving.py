@@ -1,0 +1,162 @@
+"""Loading a saved model fails on a custom object (C05): not registered, or an incomplete get_config."""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_LOCATE = re.compile(
+    r"Could not locate (class|function) '([^']+)'\..*?Full object config: (\{.*)", re.S
+)
+_REGISTERED = re.compile(r"'registered_name': '([^']+)'")
+_DESERIALIZING = re.compile(r"Error when deserializing class '(\w+)' using config=(\{.*?\})\.\n")
+_MISSING = re.compile(
+    r"__init__\(\) missing \d+ required (?:positional|keyword-only) arguments?: (.+)"
+)
+_UNEXPECTED = re.compile(
+    r"__init__\(\) got an unexpected keyword argument '(\w+)'|"
+    r"Unrecognized keyword arguments passed to (\w+): \{'(\w+)'"
+)
+_LAMBDA = re.compile(r"Could not interpret (\w+) function identifier: \{'value': \[")
+_TOP_KEYS = re.compile(r"(?:\{|, )'(\w+)': ")
+
+
+def unregistered_custom_object(ctx: ErrorContext) -> Explained | None:
+    """C05: ``load_model`` cannot rebuild a custom class or function from the saved config."""
+    text = ctx.text
+    locate = _LOCATE.search(text)
+    if locate is not None:
+        return _not_found(ctx, locate.group(1), locate.group(2), locate.group(3))
+    deserializing = _DESERIALIZING.findall(text)
+    if deserializing:
+        cls, config = deserializing[-1]
+        missing = _MISSING.search(text)
+        unexpected = _UNEXPECTED.search(text)
+        if missing is not None:
+            return _incomplete_config(ctx, cls, config, missing.group(1))
+        if unexpected is not None:
+            return _extra_config(ctx, cls, unexpected.group(1) or unexpected.group(3))
+    lam = _LAMBDA.search(text)
+    if lam is not None:
+        return (
+            finding(
+                "C05",
+                f"a lambda was saved as the {lam.group(1)} function; load_model cannot rebuild it "
+                "by name",
+                place=_place(ctx),
+                evidence="the saved config holds the lambda's bytecode ({'value': [...]})",
+                hint=(
+                    "replace the lambda with a named function decorated with "
+                    "@keras.saving.register_keras_serializable() and save again (or, for a file "
+                    "you trust, load it with safe_mode=False)"
+                ),
+            ),
+            (),
+        )
+    return None
+
+
+def _place(ctx: ErrorContext) -> str:
+    call = ctx.evidence.call
+    if call is None:
+        return ""
+    return f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}"
+
+
+def _custom_objects(ctx: ErrorContext) -> tuple[str, ...] | None:
+    call = ctx.evidence.call
+    if call is None:
+        return None
+    arg = call.arg(99, "custom_objects")
+    if arg is None or arg.kind != "dict":
+        return None
+    return arg.keys
+
+
+def _not_found(ctx: ErrorContext, kind: str, name: str, config: str) -> Explained:
+    registered = _REGISTERED.search(config)
+    saved_as = registered.group(1) if registered else name
+    given = _custom_objects(ctx)
+    defined = name in ctx.evidence.user_classes
+    what = "class" if kind == "class" else "function (a loss, metric or activation)"
+    evidence = f"the file names {kind} '{name}', saved as registered_name '{saved_as}'"
+    if given is not None:
+        evidence += f"; custom_objects keys {list(given)}"
+    if defined:
+        evidence += f"; {name} is defined in this session"
+    mapping = f"custom_objects={{'{saved_as}': {name}}}"
+    if given is not None and saved_as not in given:
+        hint = (
+            f"custom_objects has no key '{saved_as}': the key must be the saved name, e.g. "
+            f"{mapping}"
+        )
+    elif ">" in saved_as:
+        hint = (
+            f"'{name}' was registered as '{saved_as}' when it was saved: run the cell that "
+            f"defines it with @keras.saving.register_keras_serializable() before load_model, "
+            f"or pass {mapping}"
+        )
+    elif defined:
+        hint = (
+            f"the file was saved while '{name}' was not registered: load it with {mapping}; "
+            f"decorate the {kind} with @keras.saving.register_keras_serializable() so models "
+            "saved from then on load without it"
+        )
+    else:
+        hint = (
+            f"the file stores the {kind}'s name, not its code: define or import '{name}' before "
+            f"loading and pass {mapping}, and decorate it with "
+            "@keras.saving.register_keras_serializable()"
+        )
+    return (
+        finding(
+            "C05",
+            f"load_model cannot find the custom {what} '{name}'",
+            place=_place(ctx),
+            evidence=evidence,
+            hint=hint,
+        ),
+        (),
+    )
+
+
+def _incomplete_config(ctx: ErrorContext, cls: str, config: str, missing: str) -> Explained:
+    args = re.findall(r"'(\w+)'", missing)
+    keys = [k for k in _TOP_KEYS.findall(config) if k not in ("name", "trainable", "dtype")]
+    shown = ", ".join(f"'{a}'" for a in args)
+    update = ", ".join(f"{a}=self.{a}" for a in args)
+    return (
+        finding(
+            "C05",
+            f"{cls}.get_config() lacks the constructor argument{'s' if len(args) > 1 else ''} "
+            f"{shown}, so load_model cannot rebuild the layer",
+            place=f"class {cls}",
+            evidence=f"saved config keys {keys}; __init__ also needs {shown}",
+            hint=(
+                f"return every __init__ argument from get_config: config = super().get_config(); "
+                f"config.update({update}); return config (then save the model again)"
+            ),
+        ),
+        (),
+    )
+
+
+def _extra_config(ctx: ErrorContext, cls: str, key: str) -> Explained:
+    return (
+        finding(
+            "C05",
+            f"{cls}.get_config() returns '{key}', which {cls}.__init__ does not accept",
+            place=f"class {cls}",
+            evidence=f"config key '{key}' has no __init__ argument",
+            hint=(
+                f"make get_config and __init__ agree: accept {key} in __init__ (and store it), or "
+                f"leave it out of get_config (then save the model again)"
+            ),
+        ),
+        (),
+    )
