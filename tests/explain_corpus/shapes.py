@@ -58,3 +58,202 @@ CASES = [
         fix="use the dynamic batch size (tf.shape(x)[0] or -1)",
     ),
 ]
+
+CASES += [
+    Case(
+        "dense_on_unflattened_images",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(10)])
+        model(np.zeros((2, 28, 28), "float32"))
+        """,
+        "S01",
+        must=("Flatten",),
+        fix="keras.layers.Flatten() before the Dense",
+    ),
+    Case(
+        "conv2d_on_grayscale_without_channel_axis",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((28, 28)), keras.layers.Conv2D(4, 3)])
+        """,
+        "S01",
+        must=("channel axis",),
+        must_not=("return_sequences",),
+        fix="add the channel axis: Input((28, 28, 1)) and x[..., None]",
+    ),
+    Case(
+        "conv2d_fed_by_dense",
+        "shapes",
+        """
+        model = keras.Sequential([
+            keras.Input((16,)),
+            keras.layers.Dense(64, name="dense_feat"),
+            keras.layers.Conv2D(4, 3, name="conv"),
+        ])
+        """,
+        "S01",
+        must=("dense_feat", "Reshape"),
+        must_not=("x[..., None]", "channel axis"),
+        fix="a Reshape between the Dense and the Conv2D",
+    ),
+    Case(
+        "lstm_after_flatten",
+        "shapes",
+        """
+        model = keras.Sequential([
+            keras.Input((10, 4)),
+            keras.layers.Flatten(name="flat"),
+            keras.layers.LSTM(8),
+        ])
+        """,
+        "S01",
+        must=("flat",),
+        must_not=("x[..., None]", "channel axis"),
+        fix="move the Flatten after the RNN",
+    ),
+    Case(
+        "gru_stack_functional",
+        "shapes",
+        """
+        inp = keras.Input((12, 3))
+        h = keras.layers.GRU(8, name="gru_a")(inp)
+        out = keras.layers.GRU(4, name="gru_b")(h)
+        """,
+        "S01",
+        must=("return_sequences=True", "gru_a"),
+        must_not=("channel axis",),
+        fix="return_sequences=True on the earlier RNN",
+    ),
+    Case(
+        "bidirectional_then_lstm",
+        "shapes",
+        """
+        model = keras.Sequential([
+            keras.Input((12, 3)),
+            keras.layers.Bidirectional(keras.layers.LSTM(8), name="bi"),
+            keras.layers.LSTM(4),
+        ])
+        """,
+        "S01",
+        must=("return_sequences=True", "bi"),
+        must_not=("channel axis",),
+        fix="return_sequences=True on the earlier RNN",
+    ),
+    Case(
+        "feature_width_changed",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+        model.compile("adam", "mse")
+        model.fit(np.zeros((16, 9), "float32"), np.zeros((16, 1)), verbose=0)
+        """,
+        "S01",
+        must=("column",),
+        must_not=("Flatten", "transpose"),
+        fix="the data's columns, or the model's Input width",
+    ),
+    Case(
+        "channels_first_single_channel",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Conv2D(4, 3)])
+        model.predict(np.zeros((2, 1, 28, 28), "float32"), verbose=0)
+        """,
+        "S01",
+        must=("transpose",),
+        must_not=("rebuild the model",),
+        fix="np.transpose(x, (0, 2, 3, 1))",
+    ),
+    Case(
+        "skip_branch_not_downsampled",
+        "shapes",
+        """
+        inp = keras.Input((32, 32, 3))
+        a = keras.layers.Conv2D(8, 3, padding="same")(inp)
+        b = keras.layers.Conv2D(8, 3, strides=2, padding="same")(a)
+        out = keras.layers.Concatenate(name="merge")([a, b])
+        """,
+        "S01",
+        must=("strides=2",),
+        fix="downsample the skip branch",
+    ),
+    Case(
+        "add_with_different_channels",
+        "shapes",
+        """
+        inp = keras.Input((16, 16, 3))
+        a = keras.layers.Conv2D(8, 3, padding="same")(inp)
+        b = keras.layers.Conv2D(16, 3, padding="same")(a)
+        out = keras.layers.Add()([a, b])
+        """,
+        "S01",
+        must=("1x1",),
+        fix="project the skip branch with a 1x1 Conv2D",
+    ),
+    Case(
+        "unbatched_dataset_into_fit",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
+        model.compile("adam", "mse")
+        ds = tf.data.Dataset.from_tensor_slices((np.zeros((16, 8), "float32"), np.zeros((16, 1), "float32")))
+        model.fit(ds, epochs=1, verbose=0)
+        """,
+        "S01",
+        must=("batch",),
+        must_not=("Flatten",),
+        fix="ds.batch(32)",
+    ),
+    Case(
+        "single_image_without_batch_axis",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((8, 8, 3)), keras.layers.Conv2D(4, 3), keras.layers.Flatten(), keras.layers.Dense(2)])
+        x = np.zeros((10, 8, 8, 3), "float32")
+        model(x[0])
+        """,
+        "S01",
+        must=("batch axis", "x[None]"),
+        must_not=("channel axis",),
+        fix="x[None] or x[:1]",
+    ),
+    Case(
+        "mse_labels_with_wrong_width",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+        model.compile("adam", "mse")
+        model.fit(np.zeros((16, 8), "float32"), np.zeros((16, 2), "float32"), verbose=0)
+        """,
+        "S07",
+        must=("3 units", "2 columns"),
+        must_not=("batch size",),
+        fix="as many output units as label columns",
+    ),
+    Case(
+        "matmul_wrong_inner_dimension",
+        "shapes",
+        """
+        a = tf.ones((4, 3)); b = tf.ones((4, 5))
+        tf.matmul(a, b)
+        """,
+        "S07",
+        must=("MatMul",),
+        fix="transpose one operand or fix its shape",
+    ),
+    Case(
+        "custom_loss_batch_mismatch_in_loop",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+        x = tf.zeros((8, 4)); y = tf.zeros((6, 1))
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        """,
+        "S07",
+        must=("batch axis",),
+        must_not=("one-hot",),
+        fix="x and y batches that line up",
+    ),
+]

@@ -412,7 +412,8 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op} got inputs with shapes {in_shapes} ({dims.group(1)} vs {dims.group(2)} on one axis)",
             evidence=f"inputs {inputs.strip()}",
             loss=owner.startswith("the loss") or owner.startswith("the metric"),
-            hint=_batch_axis_hint(*re.findall(r"\[[^\]]*\]", in_shapes)[:2]),
+            hint=_batch_axis_hint(*re.findall(r"\[[^\]]*\]", in_shapes)[:2])
+            or _label_width_hint(inputs, re.findall(r"\[[^\]]*\]", in_shapes)[:2], owner),
         )
     incompatible = _INCOMPATIBLE.search(text)
     matmul = _MATMUL.search(text)
@@ -437,7 +438,7 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             loss="loss" in owner or "metric" in owner,
             hint=_batch_axis_hint(f"[{found.group(1)}]", f"[{found.group(2)}]")
             if incompatible
-            else "",
+            else _matmul_hint(found.group(1), found.group(2)),
         )
     shapes = target_output_shapes(ctx)
     if shapes is not None:
@@ -475,6 +476,38 @@ def _batch_axis_hint(*shapes: str) -> str:
         "Input(batch_size=...)) and a batch of another size, often the last and smaller one, "
         "breaks it: use -1 or tf.shape(x)[0] instead of the constant; if x and y are batched "
         "separately, check that their batches line up"
+    )
+
+
+def _matmul_hint(a: str, b: str) -> str:
+    left, right = parse_shape(f"[{a}]"), parse_shape(f"[{b}]")
+    if not left or not right or len(left) < 2 or len(right) < 2:
+        return ""
+    return (
+        f"a matrix product needs the inner sizes to agree: [{a}] x [{b}] needs {left[-1]} == "
+        f"{right[-2]}; transpose one operand (transpose_a=/transpose_b=) or fix the side "
+        "whose size is wrong"
+    )
+
+
+_LABEL_INPUT = re.compile(r"^(data(_\d+)?|y_true|IteratorGetNext(:\d+)?|Cast(_\d+)?)$")
+
+
+def _label_width_hint(inputs: str, shapes: list[str], owner: str) -> str:
+    """A loss op whose label input and model output differ on the last axis only."""
+    names = [n.strip() for n in inputs.split(",")]
+    if len(shapes) != 2 or len(names) != 2 or not owner.startswith("the loss"):
+        return ""
+    a, b = parse_shape(shapes[0]), parse_shape(shapes[1])
+    if a is None or b is None or len(a) != len(b) or a[:-1] != b[:-1] or a[-1] == b[-1]:
+        return ""
+    is_label = [bool(_LABEL_INPUT.match(n.split("/")[-1])) for n in names]
+    if is_label.count(True) != 1:
+        return ""
+    labels, output = (a, b) if is_label[0] else (b, a)
+    return (
+        f"the model output has {output[-1]} units but the labels have {labels[-1]} columns: "
+        "give the output layer as many units as label columns (or fix the labels' width)"
     )
 
 

@@ -36,6 +36,7 @@ class LateLoss:
     source: str  # that line's code
     term: bool  # a term was added after the block (``loss += ...``) to a loss computed inside
     frame: Frame
+    call_line: int  # the line of the tape.gradient call
 
 
 def late_loss(ctx: ErrorContext) -> LateLoss | None:
@@ -103,11 +104,22 @@ def _late_finding(ctx: ErrorContext, late: LateLoss) -> Explained:
             place=where,
             evidence=f"`{late.source}` at line {late.line}; the `with` block ends at line "
             f'{late.block_end}; Keras: "{NO_GRADIENTS}"',
-            hint=f"compute the whole loss inside the `with tf.GradientTape() as {late.tape}:` "
-            f"block: indent `{late.source}` into it (only `{late.tape}.gradient(...)` and the "
-            "update may come after the block)",
+            hint=_late_hint(late),
         ),
         (),
+    )
+
+
+def _late_hint(late: LateLoss) -> str:
+    block = f"`with tf.GradientTape() as {late.tape}:` block"
+    if late.line == late.call_line:  # the target is an expression computed in the call itself
+        return (
+            f"compute `{late.target}` inside the {block} (`loss = {late.target}`) and pass "
+            f"`loss` to `{late.tape}.gradient`"
+        )
+    return (
+        f"compute the whole loss inside the {block}: indent `{late.source}` into it (only "
+        f"`{late.tape}.gradient(...)` and the update may come after the block)"
     )
 
 
@@ -243,11 +255,13 @@ def _late_in_scope(scope: _Scope, frame: Frame) -> LateLoss | None:
             line, augmented = before[-1]
             inside = [a for a in before if start <= a[0] <= end]
             if line > end:
+                term = augmented and bool(inside)
                 return LateLoss(
-                    text, tape, end, line, _line(source, line), augmented and bool(inside), frame
+                    text, tape, end, line, _line(source, line), term, frame, call.lineno
                 )
         elif call.lineno > end and _mentions_computation(target):
-            return LateLoss(text, tape, end, call.lineno, _line(source, call.lineno), False, frame)
+            where = _line(source, call.lineno)
+            return LateLoss(text, tape, end, call.lineno, where, False, frame, call.lineno)
     return None
 
 

@@ -1,0 +1,71 @@
+"""A model asked for what only a built model has (S04): its inputs, output, or parameter count."""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_NO_INPUTS = re.compile(r"Sequential model '([^']+)' has no defined inputs yet")
+_NOT_BUILT = re.compile(r"You tried to call `(\w+)` on layer '([^']+)', but the layer isn't built")
+_NEVER_CALLED = re.compile(r"The layer (\S+) has never been called and thus has no defined (\w+)")
+
+
+def unbuilt_model(ctx: ErrorContext) -> Explained | None:
+    """S04: ``model.inputs``/``output``/``count_params()`` on a model that was never built."""
+    text = ctx.text
+    user = ctx.user_code_line()
+    line = f"`{user[3]}`; " if user and user[3] else ""
+    place_line = ctx.where(user[0], user[1], user[2]) if user else ""
+    if (match := _NO_INPUTS.search(text)) is not None:
+        name = match.group(1)
+        return _s04(
+            name,
+            f"Sequential model '{name}' was created without an Input, so it has no inputs "
+            "(nor outputs) to build another model from",
+            f'{line}Keras: "{match.group(0)}"',
+            "start the Sequential with `keras.Input(shape=...)` (the shape of one example), "
+            "then `model.inputs`/`model.output` exist (e.g. for a Grad-CAM model); or build it "
+            "as a Functional model",
+            place_line,
+        )
+    if (match := _NOT_BUILT.search(text)) is not None:
+        method, name = match.group(1), match.group(2)
+        var = _receiver(user[3] if user else "", method) or "model"
+        return _s04(
+            name,
+            f"`{method}()` was called on model '{name}' before it was built: its weights do not "
+            "exist until it has seen an input shape",
+            f'{line}Keras: "{match.group(0)}"',
+            f"call the model once on a batch first (`{var}(x[:1])`); a Sequential can instead "
+            "start with `keras.Input(shape=...)`, which builds it at once",
+            place_line,
+        )
+    if (match := _NEVER_CALLED.search(text)) is not None:
+        name, what = match.group(1), match.group(2)
+        return _s04(
+            name,
+            f"model '{name}' has never been called, so it has no {what}: a subclassed model "
+            "gets its inputs and outputs only from a call",
+            f'{line}Keras: "{match.group(0)}"',
+            f"call it once on a batch (`{name}(x[:1])`) before reading `.{what}`; to get a "
+            "model with `inputs`/`outputs` (for Grad-CAM or feature extraction), build it the "
+            "Functional way: `inp = keras.Input(shape); model = keras.Model(inp, net(inp))`",
+            place_line,
+        )
+    return None
+
+
+def _receiver(source: str, method: str) -> str:
+    """``model`` in ``model.count_params()``: the user's own name for the object."""
+    match = re.search(r"([A-Za-z_][\w.]*)\." + re.escape(method) + r"\(", source)
+    return match.group(1) if match else ""
+
+
+def _s04(model: str, message: str, evidence: str, hint: str, where: str) -> Explained:
+    place = f"model '{model}'" + (f" ({where})" if where else "")
+    return (finding("S04", message, place=place, evidence=evidence, hint=hint), ())
