@@ -15,6 +15,7 @@ from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain.data import index_out_of_range, input_structure, ragged_batch, unknown_shape
 from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
+from tfnb_debug.explain.model import unbuilt_model
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.runtime import (
     no_gradients,
@@ -49,6 +50,7 @@ RULES: tuple[Rule, ...] = (
     nonfinite_check,
     tape_misuse,
     no_gradients,
+    unbuilt_model,
     layer_rejects_input,
     op_shapes,
 )
