@@ -83,7 +83,8 @@ CASES += [
         """
         model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, activation="sigmoid")])
         model.compile("adam", "binary_crossentropy")
-        model.fit(np.zeros((16, 8), "float32"), np.arange(16) % 4, epochs=1, verbose=0)
+        y = np.arange(16) % 4
+        model.fit(np.zeros((16, 8), "float32"), y, epochs=1, verbose=0)
         """,
         "M04",
         must=("4 classes", "softmax", "sparse_categorical_crossentropy"),

@@ -59,8 +59,8 @@ CASES = [
         model = keras.Sequential([keras.Input((1_000_000,)), keras.layers.Dense(10_000_000, name="wide")])
         """,
         "R03",
-        must=("wide",),
-        must_not=("batch size",),
+        must=("wide", "does not help"),
+        must_not=("1) a smaller batch size",),
         fix="a smaller layer",
     ),
 ]

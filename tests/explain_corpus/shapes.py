@@ -257,3 +257,103 @@ CASES += [
         fix="x and y batches that line up",
     ),
 ]
+
+CASES += [
+    Case(
+        "predict_single_image_keras_pads_the_axis",
+        "shapes",
+        """
+        model = keras.Sequential([
+            keras.Input((28, 28, 1)), keras.layers.Conv2D(4, 3), keras.layers.MaxPooling2D(),
+            keras.layers.Conv2D(4, 3), keras.layers.Flatten(), keras.layers.Dense(2),
+        ])
+        x = np.zeros((5, 28, 28, 1), "float32")
+        model.predict(x[0], verbose=0)
+        """,
+        "S12",
+        must=("x[None]", "batch axis"),
+        must_not=("padding='same'",),
+        fix="x[None] or x[:1]",
+    ),
+    Case(
+        "too_much_pooling_for_small_images",
+        "shapes",
+        """
+        model = keras.Sequential([
+            keras.Input((8, 8, 3)), keras.layers.MaxPooling2D(), keras.layers.MaxPooling2D(),
+            keras.layers.MaxPooling2D(), keras.layers.Conv2D(4, 3, name="late_conv"),
+        ])
+        """,
+        "S01",
+        must=("padding='same'", "late_conv"),
+        must_not=("x[None]",),
+        fix="fewer poolings, padding='same' or a larger input",
+    ),
+    Case(
+        "valid_convolutions_shrink_below_kernel",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((6, 6, 1))] + [keras.layers.Conv2D(4, 3) for _ in range(3)])
+        """,
+        "S01",
+        must=("padding='same'",),
+        fix="padding='same'",
+    ),
+    Case(
+        "reshape_layer_wrong_size",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Reshape((3, 3), name="to_grid")])
+        """,
+        "S01",
+        must=("to_grid", "-1"),
+        fix="a target_shape with the same number of values, or -1",
+    ),
+    Case(
+        "tf_reshape_wrong_size",
+        "shapes",
+        """
+        flat = tf.zeros((8,))
+        grid = tf.reshape(flat, (3, 3))
+        """,
+        "S07",
+        must=("-1", "8 values"),
+        fix="a shape with the same number of values, or -1",
+    ),
+    Case(
+        "conv1d_on_tabular_rows",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Conv1D(4, 3)])
+        """,
+        "S01",
+        must=("channel axis",),
+        must_not=("return_sequences",),
+        fix="x[..., None] and Input((8, 1))",
+    ),
+    Case(
+        "lstm_on_flat_sequences",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((20,)), keras.layers.LSTM(8)])
+        """,
+        "S01",
+        must=("x[..., None]",),
+        must_not=("return_sequences",),
+        fix="a feature axis: x[..., None] and Input((20, 1))",
+    ),
+    Case(
+        "dense_output_three_axes_against_class_labels",
+        "shapes",
+        """
+        model = keras.Sequential([keras.Input((5, 8)), keras.layers.Dense(3, activation="softmax")])
+        model.compile("adam", "categorical_crossentropy")
+        y = keras.utils.to_categorical(np.arange(12) % 3, 3)
+        model.fit(np.zeros((12, 5, 8), "float32"), y, epochs=1, verbose=0)
+        """,
+        "S07",
+        must=("Flatten",),
+        must_not=("sparse",),
+        fix="Flatten or GlobalAveragePooling before the output layer",
+    ),
+]

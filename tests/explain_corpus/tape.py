@@ -153,7 +153,7 @@ CASES += [
         f(tf.constant([1.0]))
         """,
         "T02",
-        must=("tf.function",),
+        must=("TensorFlow ops",),
         fix="TF ops, or run eagerly",
     ),
     Case(

@@ -24,7 +24,12 @@ from tfnb_debug.explain.runtime import (
     symbolic_value,
 )
 from tfnb_debug.explain.saving import unregistered_custom_object
-from tfnb_debug.explain.shapes import layer_rejects_input, op_shapes, sequential_build_fails
+from tfnb_debug.explain.shapes import (
+    layer_rejects_input,
+    op_shapes,
+    sequential_build_fails,
+    spatial_and_size,
+)
 from tfnb_debug.explain.tape import tape_misuse
 from tfnb_debug.reports import Finding, sort_findings
 
@@ -51,6 +56,7 @@ RULES: tuple[Rule, ...] = (
     tape_misuse,
     no_gradients,
     unbuilt_model,
+    spatial_and_size,
     layer_rejects_input,
     op_shapes,
 )

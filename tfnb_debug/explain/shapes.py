@@ -591,3 +591,125 @@ def _loss_shape_hint(
             "use as many units as label columns, or labels shaped like the output"
         )
     return "make the labels' shape match the model output (see model.output_shape)"
+
+
+_NEGATIVE_DIM = re.compile(
+    r"Negative dimension size caused by subtracting (\d+) from (\d+) for '\{\{node ([^}]+)\}\}"
+    r".*?with input shapes: (\[[^\]]*\])"
+)
+_ZERO_OUTPUT = re.compile(
+    r"Computed output size would be zero or negative\. Received `inputs shape=" + _SHAPE_RE
+)
+_RESHAPE_LAYER = re.compile(
+    r"The total size of the tensor must be unchanged\. Received: input_shape="
+    + _SHAPE_RE
+    + r", target_shape="
+    + _SHAPE_RE
+)
+_RESHAPE_OP = re.compile(
+    r"Input to reshape is a tensor with (\d+) values, but the requested shape has (\d+)"
+)
+
+
+def spatial_and_size(ctx: ErrorContext) -> Explained | None:
+    """S12, S01 or S07 for sizes: a single example padded by Keras, a spatial size that shrank
+    below a kernel, a reshape whose target holds another number of values."""
+    text = ctx.text
+    negative = _NEGATIVE_DIM.search(text)
+    if negative is not None:
+        received = parse_shape(negative.group(4)) or ()
+        single = _padded_single_example(ctx, received)
+        if single is not None:
+            return single
+        return _shrunk(ctx, int(negative.group(1)), int(negative.group(2)), received)
+    zero = _ZERO_OUTPUT.search(text)
+    if zero is not None:
+        received = parse_shape(zero.group(1)) or ()
+        return _shrunk(ctx, None, None, received)
+    layer = _RESHAPE_LAYER.search(text)
+    if layer is not None:
+        source, target = parse_shape(layer.group(1)), parse_shape(layer.group(2))
+        if source is None or target is None or None in source or None in target:
+            return None
+        have, want = math.prod(source), math.prod(target)  # type: ignore[arg-type]
+        name = _failing_layer(ctx, "Reshape")
+        return _s01(
+            ctx,
+            name,
+            f"Reshape '{name}' was asked for target_shape {fmt_shape(target)} ({want} values per "
+            f"example) but its input {fmt_shape(source)} has {have}",
+            evidence=f"input_shape={fmt_shape(source)}, target_shape={fmt_shape(target)}",
+            hint=f"the target shape must hold the same {have} values per example (the batch "
+            "axis is not part of it): fix the sizes, or put -1 on one axis to let Keras compute "
+            "it",
+        )
+    op = _RESHAPE_OP.search(text)
+    if op is not None:
+        have, want = int(op.group(1)), int(op.group(2))
+        return _s07(
+            ctx,
+            "Reshape",
+            "",
+            ctx.node() or "",
+            f"tf.reshape got a tensor with {have} values but the requested shape holds {want}",
+            evidence=f"{have} values, requested {want}",
+            loss=False,
+            hint="the requested shape must hold exactly as many values as the tensor: fix the "
+            "sizes, or use -1 for one axis (for the batch axis: -1 or tf.shape(x)[0], never a "
+            "constant batch size)",
+        )
+    return None
+
+
+def _padded_single_example(ctx: ErrorContext, received: tuple[int | None, ...]) -> Explained | None:
+    """S12: one example without its batch axis, which Keras padded at the end (``[28,28,1,1]``)."""
+    if len(ctx.model_inputs) != 1 or not ctx.model_inputs[0] or not received:
+        return None
+    expected = ctx.model_inputs[0]
+    if len(received) != len(expected) or received[-1] != 1:
+        return None
+    if not _same_shape(received[:-1], expected[1:]):
+        return None
+    example = fmt_shape(received[:-1])
+    return (
+        finding(
+            "S12",
+            f"a single example of shape {example} was passed without its batch axis; Keras "
+            f"added an axis at the end, {fmt_shape(received)}, and a later layer failed on it",
+            place=f"layer '{ctx.layer_names[0]}'" if ctx.layer_names else "the model",
+            evidence=f"the model expects {fmt_shape(expected)}; the layer received "
+            f"{fmt_shape(received)}",
+            hint="pass a batch of one: `x[None]`, `x[:1]` or `np.expand_dims(x, 0)` instead of "
+            "`x[0]`",
+        ),
+        (),
+    )
+
+
+def _failing_layer(ctx: ErrorContext, class_name: str) -> str:
+    """The layer that raised: the one Sequential.build was adding, else the innermost seen."""
+    if ctx.sequential_build is not None:
+        return ctx.sequential_build.layer
+    if class_name and any(cls == class_name for _, cls in ctx.layers):
+        return ctx.layer_of_class(class_name) or class_name
+    return ctx.layer_names[0] if ctx.layer_names else "a layer"
+
+
+def _shrunk(
+    ctx: ErrorContext, kernel: int | None, left: int | None, received: tuple[int | None, ...]
+) -> Explained:
+    layer = _failing_layer(ctx, "")
+    detail = (
+        f"a {kernel}-wide window does not fit in the {left} positions left"
+        if kernel is not None
+        else f"its output size would be zero or negative for input {fmt_shape(received)}"
+    )
+    return _s01(
+        ctx,
+        layer,
+        f"the spatial size shrank too far before layer '{layer}': {detail}",
+        evidence=f"received {fmt_shape(received)}",
+        hint="the pooling and strided (or padding='valid') layers before it shrink the image "
+        "below the kernel size: use fewer of them, padding='same', a smaller kernel, or a "
+        "larger input resolution",
+    )
