@@ -332,7 +332,7 @@ def _text_columns(array: Any, rows: int = 1000) -> tuple[tuple[str, ...], str]:
     """Which columns of an object array hold strings (indexes), and one such string."""
     if array.ndim == 1:
         column = [v for v in array[:rows] if isinstance(v, str | bytes)]
-        return (("0",), str(column[0])) if column else ((), "")
+        return (("0",), _example(column)) if column else ((), "")
     if array.ndim != 2:
         return (), ""
     names: list[str] = []
@@ -341,8 +341,20 @@ def _text_columns(array: Any, rows: int = 1000) -> tuple[tuple[str, ...], str]:
         strings = [v for v in array[:rows, j] if isinstance(v, str | bytes)]
         if strings:
             names.append(str(j))
-            example = example or str(strings[0])
+            example = example or _example(strings)
     return tuple(names), example
+
+
+def _example(strings: list[Any]) -> str:
+    """A string of the column that is not a number (a '?' among numbers), else the first."""
+    for value in strings:
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        try:
+            float(text)
+        except ValueError:
+            return text
+    first = strings[0]
+    return first.decode("utf-8", "replace") if isinstance(first, bytes) else str(first)
 
 
 def _pandas(text: str, value: Any, name: str) -> Arg:
@@ -357,7 +369,7 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
         strings = [v for v in series.iloc[:1000] if isinstance(v, str | bytes)]
         if strings:
             columns.append(str(column))
-            example = example or str(strings[0])
+            example = example or _example(strings)
     dtype = dtypes.pop() if len(dtypes) == 1 else "mixed"
     return Arg(
         text,
@@ -524,7 +536,7 @@ def _stage(obj: Any) -> DatasetStage:
     dtypes = tuple(str(getattr(getattr(p, "dtype", None), "name", "")) for p in parts)
     size = getattr(obj, "_batch_size", None)
     try:
-        batch = int(size.numpy()) if hasattr(size, "numpy") else None
+        batch = int(size.numpy()) if size is not None and hasattr(size, "numpy") else None
     except Exception:
         batch = None
     return DatasetStage(kind, function, python, _component_shapes(spec), dtypes, batch)

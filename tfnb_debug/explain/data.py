@@ -96,9 +96,10 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
     data = _ids_arg(ctx.evidence.call, size)
     low = int(data.low) if data is not None and data.low is not None else None
     high = int(data.high) if data is not None and data.high is not None else None
-    evidence = f"id {value} at indices[{match.group(1)}], valid ids 0..{size - 1}"
+    word = ("id", "ids") if layer is not None else ("index", "indices")
+    evidence = f"{word[0]} {value} at indices[{match.group(1)}], valid {word[1]} 0..{size - 1}"
     if data is not None:
-        evidence += f"; ids in `{data.text}` run from {low} to {high}"
+        evidence += f"; {word[1]} in `{data.text}` run from {low} to {high}"
     if layer is None:
         return _gather_out_of_range(ctx, value, size, evidence, low)
     if low is not None and low < 0:
@@ -106,7 +107,7 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
             f"negative ids ({low}) are not rows of '{layer}': map padding or unknown markers to a "
             f"reserved id (e.g. 0) before the model"
         )
-    elif high is not None and low is not None and low >= 1 and high == size:
+    elif high is not None and low == 1 and high == size:
         hint = (
             f"the ids start at 1 and reach {high}, so id {high} needs row {high}: set "
             f"input_dim = max id + 1 = {high + 1} (row 0 then serves padding), or subtract 1 from "
@@ -241,28 +242,31 @@ def _s10(
             f"output_signature=({specs}) for the generator{gen} instead of output_types"
         )
     else:
-        func = stage.function or "the function"
-        func_text = f"`{func}`" if stage.function and stage.function != "<lambda>" else func
+        func_text = (
+            f"`{stage.function}`"
+            if stage.function and stage.function != "<lambda>"
+            else "the mapped function"
+        )
+        var = "y" if component == 1 and len(ds.shapes) in (2, 3) else "x"
         cause = f"{stage.python} returns" if stage.python else "an op in it returns"
         step = f"{stage.kind}({stage.function or '...'})" + (
             f" with {stage.python}" if stage.python else ""
         )
         hint = (
             f"{cause} tensors of unknown shape: in {func_text}, restore the shape after it, "
-            f"e.g. `x = tf.ensure_shape(x, {shown})` (or x.set_shape({shown}))"
+            f"e.g. `{var} = tf.ensure_shape({var}, {shown})` (or {var}.set_shape({shown}))"
         )
-    evidence = (
-        f"{name}: {role} {'have' if role.endswith('s)') else 'has'} unknown shape after {step}"
-    )
-    if previous is not None and component < len(previous.shapes):
-        before = previous.shapes[component]
+    verb = "have" if role.startswith("the") and "(" in role else "has"
+    evidence = f"{name}: {role} {verb} unknown shape after {step}"
+    if stage is not None and stage.kind != "from_generator" and previous is not None:
+        before = previous.shapes[component] if component < len(previous.shapes) else None
         if before is not None:
             evidence += f" (shape {fmt_shape(before)} before it)"
     return (
         finding(
             "S10",
-            f"{role} of {name} have no known shape, so Keras cannot check or build the model "
-            "on them",
+            f"{role} of {name} {verb} no known shape, so Keras cannot check or build the "
+            "model on them",
             place=f"{name}, {step}",
             evidence=evidence,
             hint=hint,
@@ -576,14 +580,14 @@ def ragged_batch(ctx: ErrorContext) -> Explained | None:
         )
         hint = (
             f"the images have different sizes: resize them in the map before batch(), e.g. "
-            f"`image = tf.image.resize(image, {size_text})`, or use ds.ragged_batch({b_text}) "
+            f"`image = tf.image.resize(image, {size_text})`, or use .ragged_batch({b_text}) "
             "if the model takes ragged input"
         )
     else:
         hint = (
-            f"the sequences have different lengths: use ds.padded_batch({b_text}) (pads with "
-            f"0, or padding_values=...) or ds.ragged_batch({b_text}) instead of batch(), or pad/cut "
-            "them to one length in the map"
+            f"the sequences have different lengths: replace .batch({b_text}) with "
+            f".padded_batch({b_text}) (pads with 0, or padding_values=...) or "
+            f".ragged_batch({b_text}), or pad/cut them to one length in the map"
         )
     evidence = f"shapes {pair}"
     if ds is not None and stage is not None and component is not None:

@@ -6,6 +6,7 @@ rule leaves them alone, so one cause gets one finding.
 
 from __future__ import annotations
 
+import ast
 import re
 
 from tfnb_debug.explain._context import ErrorContext
@@ -87,7 +88,7 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
     if layer is not None:
         place = f"layer '{layer.name}'"
     elif user is not None:
-        place = ctx.where(user[0], user[1], user[2])
+        place = ctx.where(user[0], user[1], "" if user[2] == "None" else user[2])
         source = user[3]
     evidence = f"{op}: {operand} is {have}, the other operand {want}"
     if source:
@@ -111,7 +112,7 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
         message = f"{op} in '{layer.name}' mixes {have} and {want} under the {layer.policy} policy"
     else:
         message = f"{op} got operands of different dtypes: {have} and {want}"
-        hint = _cast_hint(have, want, in_map)
+        hint = _cast_hint(have, want, in_map, _operand_name(source, op, have, want))
     return (
         finding("S11", message, place=place, evidence=evidence, hint=hint),
         (),
@@ -129,21 +130,53 @@ def _mixed_layer(layers: tuple[LayerDtypes, ...], have: str, want: str) -> Layer
     return None
 
 
-def _cast_hint(have: str, want: str, in_map: bool) -> str:
+_BINOPS = {
+    "Sub": ast.Sub,
+    "truediv": ast.Div,
+    "RealDiv": ast.Div,
+    "Mul": ast.Mult,
+    "AddV2": ast.Add,
+    "MatMul": ast.MatMult,
+}
+
+
+def _operand_name(source: str, op: str, have: str, want: str) -> str:
+    """The name of the integer operand in the user's line (``image`` in ``image - mean``)."""
+    kind = _BINOPS.get(op)
+    if not source or kind is None:
+        return ""
+    try:
+        tree = ast.parse(source.strip().removeprefix("return ").rstrip(":"))
+    except SyntaxError:
+        return ""
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, kind)]
+    if len(found) != 1:
+        return ""
+    # the message names the second operand ('y', input #1) as the odd one: ``have`` is the right
+    wanted = "int" if {have, want} & {"float64"} == set() else "float64"
+    side = found[0].right if wanted in have else found[0].left
+    return side.id if isinstance(side, ast.Name) else ""
+
+
+def _cast_hint(have: str, want: str, in_map: bool, operand: str = "") -> str:
     pair = (have, want)
     ints = [d for d in pair if d.startswith(("int", "uint"))]
     floats = [d for d in pair if "float" in d]
     where = " at the top of the mapped function" if in_map else ""
     if ints and floats:
         target = next((d for d in floats if not d.startswith("Python")), "float32")
+        name = operand or "x"
         return (
             f"integer data ({ints[0]}, e.g. image pixels) cannot be mixed with floats in TensorFlow: "
-            f"cast it first{where}, e.g. `x = tf.cast(x, tf.{target})`, then subtract or divide"
+            f"cast it first{where}, e.g. `{name} = tf.cast({name}, tf.{target})`, then subtract "
+            "or divide"
         )
     if set(pair) == {"float64", "float32"}:
+        name = operand or "x"
         return (
-            "float64 comes from NumPy's default dtype: convert the data once, "
-            "x.astype('float32') (or tf.cast(t, tf.float32)), so it matches the float32 weights"
+            f"float64 comes from NumPy's default dtype: convert `{name}` to float32 once, "
+            f"{name}.astype('float32') for a NumPy array (tf.cast({name}, tf.float32) for a "
+            "tensor), so it matches the float32 weights"
         )
     if set(pair) & {"float16", "bfloat16"}:
         return (
@@ -159,12 +192,19 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
     if text_arg is None and match.group(2) is not None:
         return None  # a string that is not a float, but no text column in sight: say nothing
     if text_arg is not None and text_arg.text_columns:
-        columns = ", ".join(f"'{c}'" for c in text_arg.text_columns[:6])
+        quote = "'" if text_arg.kind in ("dataframe", "series") else ""
+        columns = ", ".join(f"{quote}{c}{quote}" for c in text_arg.text_columns[:6])
         what = "column" if len(text_arg.text_columns) == 1 else "columns"
         example = text_arg.text_example
         numeric_like = _numeric_marker(example)
+        numbers = _is_number(example)
         message = f"`{text_arg.text}` has text in {what} {columns} (e.g. '{example}'); tensors need numbers"
-        if numeric_like:
+        if numbers:
+            hint = (
+                f"the {what} {columns} holds numbers stored as text ('{example}'): convert with "
+                f"pd.to_numeric(df[col]) or astype('float32')"
+            )
+        elif numeric_like:
             hint = (
                 f"'{example}' marks a missing value in a numeric {what}: convert with "
                 f"pd.to_numeric(df[col], errors='coerce'), fill or drop the NaN, then astype('float32')"
@@ -190,6 +230,14 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         evidence = ctx.key_sentence()
     place = f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}" if call else ""
     return (finding("S11", message, place=place, evidence=evidence, hint=hint), ())
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _numeric_marker(example: str) -> bool:

@@ -80,7 +80,7 @@ def _custom_objects(ctx: ErrorContext) -> tuple[str, ...] | None:
 
 def _not_found(ctx: ErrorContext, kind: str, name: str, config: str) -> Explained:
     registered = _REGISTERED.search(config)
-    saved_as = registered.group(1) if registered else name
+    saved_as = registered.group(1) if registered and kind == "class" else name
     given = _custom_objects(ctx)
     defined = name in ctx.evidence.user_classes
     what = "class" if kind == "class" else "function (a loss, metric or activation)"
