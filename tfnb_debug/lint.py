@@ -71,7 +71,7 @@ def lint_model(
         if batch_size is None and x is not None:
             batch_size = _leading(x)
         findings += _loss_pairing(model, y, checks)
-        findings += _outputs(model, dataset, checks)
+        findings += _outputs(model, y, dataset, checks)
         findings += _what_reaches_the_loss(model, x, y, checks, findings)
         findings += _memory(model, batch_size, device_memory, memory_thresholds, checks)
         findings += _mixed_precision(model, x, checks)
@@ -156,22 +156,16 @@ def _loss_pairing(model: Any, y: Any, checks: list[tuple[str, str, str]]) -> lis
     return found
 
 
-def _outputs(model: Any, dataset: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
-    from tfnb_debug.model_outputs import check_outputs, predict_batches
-    from tfnb_debug.text import first_line
+def _outputs(model: Any, y: Any, dataset: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
+    from tfnb_debug.model_outputs import check_outputs
 
-    check = "metrics vs output scale, activations before the output"
-    batches = None
-    how = "ran (the compiled metrics and the last layers; --data adds the measured numbers)"
-    if dataset is not None:
-        try:
-            batches = predict_batches(model, dataset)
-            examples = sum(len(preds[0]) for _, preds in batches if preds)
-            how = f"ran (with the model's predictions on {examples} examples)"
-        except Exception as err:
-            how = f"ran without data: predicting raised {type(err).__name__}: {first_line(err)}"
-    checks.append(("M07, M08", check, how))
-    return check_outputs(model, batches=batches)
+    notes: list[str] = []
+    found = check_outputs(model, y=y, data=dataset, notes=notes)
+    how = "; ".join(notes) if notes else "--data adds the measured numbers"
+    checks.append(
+        ("M07, M08", "metrics vs output scale, activations before the output", f"ran ({how})")
+    )
+    return found
 
 
 def _what_reaches_the_loss(

@@ -34,15 +34,18 @@ def check_outputs(
     *,
     loss: Any = None,
     y: Any = None,
-    batches: Sequence[tuple[Any, Any]] | None = None,
+    data: Iterable[Any] | None = None,
+    notes: list[str] | None = None,
 ) -> list[Finding]:
     """M07 and M08 for ``model`` (empty for a subclassed model without a graph).
 
     ``loss`` overrides the compiled loss; ``y`` (labels of one batch) resolves
-    an unbuilt ``"accuracy"`` as that data will; ``batches`` are
-    ``(labels, predictions)`` pairs of NumPy arrays (:func:`predict_batches`)
-    that give the measured output range and each flagged metric as reported
-    and as corrected.
+    an unbuilt ``"accuracy"`` as that data will.  ``data`` (``(x, y)``
+    batches) is run through the model only when a finding could use it (a
+    metric to measure as reported and as corrected, labels to read, an output
+    range to show): :func:`predict_batches`, inference mode; the caller
+    restores the model's state.  ``notes`` receives one line saying whether
+    and on how many examples the model predicted.
     """
     from tfnb_debug.collect.metric_facts import collect_metrics, measure_metric
     from tfnb_debug.collect.output_chain import double_activations
@@ -54,18 +57,24 @@ def check_outputs(
         metric_problem,
     )
 
-    if y is None and batches:
-        y = batches[0][0]
-    ranges = _ranges(batches) if batches else {}
-    sparse = _sparse_labels(batches) if batches else {}
-    findings: list[Finding] = []
     pairs = output_losses(model, loss)
     facts = collect_metrics(model, y) if pairs else ()
-    if facts:
+    doubles = double_activations(model)
+    contexts = [MetricContext(out, info) for out, info in pairs]
+    batches: list[tuple[list[np.ndarray], list[np.ndarray]]] = []
+    if data is not None and (doubles or _data_could_matter(facts, contexts)):
+        batches = _predict(model, data, notes)
+    elif notes is not None and data is not None:
+        notes.append("no prediction needed (no metric or activation the data could judge)")
+    ranges = _ranges(batches)
+    if batches:
+        sparse = _sparse_labels(batches)
         contexts = [
-            MetricContext(out, info, sparse.get(i), ranges.get(i))
-            for i, (out, info) in enumerate(pairs)
+            MetricContext(c.output, c.loss, sparse.get(i), ranges.get(i))
+            for i, c in enumerate(contexts)
         ]
+    findings: list[Finding] = []
+    if facts:
         measured = {}
         for fact in facts:
             if fact.output >= len(contexts) or not metric_problem(fact, contexts[fact.output]):
@@ -75,12 +84,44 @@ def check_outputs(
                 if numbers is not None:
                     measured[(fact.output, fact.name)] = numbers
         findings += metric_on_logits(facts, contexts, measured)
-    findings += double_activation(double_activations(model), ranges)
+    findings += double_activation(doubles, ranges)
     return findings
 
 
+def _data_could_matter(facts: Sequence[Any], contexts: Sequence[Any]) -> bool:
+    """Whether some metric is flagged, or could be with data (labels that are class ids,
+    outputs outside [0, 1]): only then is the model run on the data."""
+    from tfnb_debug.diagnostics.outputs import MetricContext, metric_problem
+
+    for fact in facts:
+        if fact.output >= len(contexts):
+            continue
+        context = contexts[fact.output]
+        worst = MetricContext(context.output, context.loss, True, (-1.0, 2.0))
+        if metric_problem(fact, context) or metric_problem(fact, worst):
+            return True
+    return False
+
+
+def _predict(
+    model: Any, data: Iterable[Any], notes: list[str] | None
+) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+    from tfnb_debug.text import first_line
+
+    try:
+        batches = predict_batches(model, data)
+    except Exception as err:
+        if notes is not None:
+            notes.append(f"predicting raised {type(err).__name__}: {first_line(err)}")
+        return []
+    if notes is not None:
+        examples = sum(len(preds[0]) for _, preds in batches if preds and preds[0].ndim)
+        notes.append(f"with the model's predictions on {examples} examples")
+    return batches
+
+
 def predict_batches(
-    model: Any, data: Iterable[tuple[Any, Any]], *, examples: int = MEASURED_EXAMPLES
+    model: Any, data: Iterable[Any], *, examples: int = MEASURED_EXAMPLES
 ) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
     """``(labels, predictions)`` per batch of ``data`` (each a list per output), inference mode,
     until ``examples`` examples or 16 batches; the caller restores the model's state."""
@@ -104,6 +145,7 @@ def predict_batches(
 
 
 def _ranges(batches: Sequence[tuple[Any, Any]]) -> dict[int, tuple[float, float]]:
+    """Per output: the smallest and largest finite value predicted."""
     out: dict[int, tuple[float, float]] = {}
     for _, preds in batches:
         for i, p in enumerate(preds):
