@@ -324,3 +324,21 @@ def test_m08_through_the_magic(shell: InteractiveShell) -> None:
     assert shown.result.codes() == ["M08"]
     assert "M08 double-activation (error)" in shown.outputs[-1]["text/plain"]
     assert run_magic(shell, "%tflint -o model --data (x,y)").result.codes() == []
+
+
+def test_m08_softmax_wrapped_around_an_application_and_its_logits_twin() -> None:
+    def wrapped(activation: str | None) -> keras.Model:
+        base = keras.applications.MobileNetV2(
+            weights=None,
+            input_shape=(32, 32, 3),
+            alpha=0.35,
+            classes=5,
+            classifier_activation=activation,
+        )
+        return keras.Sequential([base, keras.layers.Softmax(name="probs")])
+
+    [fact] = double_activations(wrapped("softmax"))
+    assert fact.inner_path.endswith("/predictions") and fact.outer_path == "probs"
+    assert fact.units == 5
+    # the application left as logits (classifier_activation=None) and one softmax: correct
+    assert double_activations(wrapped(None)) == ()
