@@ -38,4 +38,9 @@ def test_split_options_reads_the_magics_own_arguments() -> None:
     )
     assert split_options(magic, "--var r -o -- -m") == ("--var r -o", "-m")
     assert split_options(magic, "model 'a -q b'") == ("", "model 'a -q b'")
-    assert split_options(magic, "-x model") == ("", "-x model")  # not an option of %tfshape
+    # an unknown option is left for argparse to name, before or after the code
+    assert split_options(magic, "-x model") == ("-x", "model")
+    assert split_options(magic, "model x --bogus") == ("--bogus", "model x")
+    assert split_options(magic, "model x[:, -1] -q") == ("-q", "model x[:, -1]")
+    assert split_options(magic, "model f(a, -b) '--c'") == ("", "model f(a, -b) '--c'")
+    assert split_options(magic, "-- model -x") == ("", "model -x")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from IPython.core.magic_arguments import argument
+from IPython.core.magic_arguments import argument, parse_argstring
 
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Report
@@ -45,10 +46,83 @@ def run_user_code(shell: InteractiveShell, source: str) -> Any:
         last = ast.Expression(tree.body.pop().value)
     filename = shell.compile.cache(code, shell.execution_count, raw_code=source)
     namespace = shell.user_ns
-    exec(shell.compile(tree, filename, "exec"), namespace)
-    if last is not None:
-        return eval(shell.compile(last, filename, "eval"), namespace)  # type: ignore[arg-type]
+    with hidden_hook_frames(shell):
+        exec(shell.compile(tree, filename, "exec"), namespace)
+        if last is not None:
+            return eval(shell.compile(last, filename, "eval"), namespace)  # type: ignore[arg-type]
     return None
+
+
+@contextlib.contextmanager
+def hidden_hook_frames(shell: Any) -> Iterator[None]:
+    """Let an exception through unchanged, with tfnb_debug's hook frames cut off its inner end.
+
+    IPython leaves out of a traceback every frame that sets ``__tracebackhide__``,
+    except the innermost one.  When Keras or TensorFlow filtered their own frames
+    out of the traceback (their ``error_handler`` re-raises it without them), the
+    innermost frame left can be a tfnb_debug hook the user's model was called
+    through: it is cut, so the traceback ends where it would without tfnb_debug.
+    Nothing is cut when ``%xmode --show`` asks IPython to show hidden frames.
+    The error a ``tf.function`` raises while it is traced lists the frames it
+    was traced through ("in user code:"): TensorFlow leaves tfnb_debug's out of
+    that list, as it does its own, while the block runs.
+    """
+    __tracebackhide__ = True
+    hide = bool(getattr(getattr(shell, "InteractiveTB", None), "skip_hidden", True))
+    try:
+        with _left_out_by_tensorflow(enabled=hide):
+            yield
+    except BaseException as err:
+        if hide:
+            cut_hidden_tail(err)
+        raise
+
+
+@contextlib.contextmanager
+def _left_out_by_tensorflow(*, enabled: bool) -> Iterator[None]:
+    """Add tfnb_debug to the paths TensorFlow's traceback filter leaves out, until the block ends."""
+    module = sys.modules.get("tensorflow.python.util.traceback_utils")
+    paths = getattr(module, "_EXCLUDED_PATHS", None)
+    ours = _PACKAGE + os.sep
+    if not enabled or not isinstance(paths, tuple) or ours in paths:
+        yield
+        return
+    module._EXCLUDED_PATHS = (*paths, ours)  # type: ignore[union-attr]
+    try:
+        yield
+    finally:
+        module._EXCLUDED_PATHS = paths  # type: ignore[union-attr]
+
+
+def cut_hidden_tail(err: BaseException) -> None:
+    """Cut the hidden tfnb_debug frames off the inner end of a traceback that Keras or
+    TensorFlow filtered (only there can they end it without having raised themselves)."""
+    entries = []
+    tb = err.__traceback__
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    keep = len(entries)
+    while keep > 1 and _hidden_hook(entries[keep - 1].tb_frame):
+        keep -= 1
+    filtered = any(_traceback_filter(entry.tb_frame) for entry in entries[:keep])
+    if keep < len(entries) and filtered:
+        entries[keep - 1].tb_next = None
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _hidden_hook(frame: Any) -> bool:
+    return frame.f_code.co_filename.startswith(_PACKAGE + os.sep) and bool(
+        frame.f_locals.get("__tracebackhide__")
+    )
+
+
+def _traceback_filter(frame: Any) -> bool:
+    """Keras' and TensorFlow's ``filter_traceback`` wrapper, which drops their own frames."""
+    code = frame.f_code
+    return code.co_name == "error_handler" and code.co_filename.endswith("traceback_utils.py")
 
 
 def evaluate(shell: InteractiveShell, expression: str, what: str) -> Any:
@@ -69,6 +143,22 @@ def evaluate(shell: InteractiveShell, expression: str, what: str) -> Any:
         raise UsageError(
             f"evaluating {what} {text!r} raised {type(err).__name__}: {first_line(err)}"
         ) from None
+
+
+def evaluate_model(shell: InteractiveShell, expression: str, option: str, example: str) -> Any:
+    """The Keras model an option such as ``--model NAME`` names; anything else is a ``UsageError``.
+
+    ``example``: how the option is used, for the message (``%%tfmem --model model``).
+    """
+    from tfnb_debug.collect.keras_access import require_keras
+
+    with usage_errors():
+        return require_keras(
+            evaluate(shell, expression, "model"),
+            what=f"{option} {expression}",
+            built=False,
+            example=f"give the name of a Keras model, e.g. `{example}`",
+        )
 
 
 # the kinds of notebook objects magics look for: (module that must be imported, class path)
@@ -116,15 +206,21 @@ def user_objects(
     }
 
 
+#: a word that looks like an option (``-q``, ``--input-shape=2,4``, ``--bogus``), not ``-1``
+_OPTION = re.compile(r"--?[A-Za-z]")
+
+
 def split_options(magic: Any, line: str) -> tuple[str, str]:
-    """A line magic's leading options and the raw code after them, read off its ``@argument`` lines.
+    """A line magic's options and the raw code between them, read off its ``@argument`` lines.
 
     ``magic`` is the method decorated with ``@magic_arguments`` (its ``parser``).
 
-    Each token that is one of the parser's option strings is an option (with its
-    value when it takes one); the first other token starts the code, which is
-    kept verbatim (string literals, spaces and negative numbers survive); ``--``
-    ends the options explicitly.
+    Leading words that look like options are options (a known one with its
+    value when it takes one; an unknown one is left for argparse to name); the
+    first other word starts the code, which is kept verbatim (string literals,
+    spaces and negative numbers survive).  Option-looking words after the code
+    (`` -q``, `` --bogus``: a space before, outside brackets and strings) are
+    options too.  ``--`` ends the options explicitly: all after it is code.
     """
     parser: argparse.ArgumentParser = magic.parser
     known = parser._option_string_actions
@@ -135,13 +231,94 @@ def split_options(magic: Any, line: str) -> tuple[str, str]:
         if text == "--":
             return line[:end], line[token.end() :].strip()
         action = known.get(text.partition("=")[0])
-        if action is None:
+        if action is None and not _OPTION.match(text):
             break
         end = token.end()
-        if action.nargs != 0 and "=" not in text:
+        if action is not None and action.nargs != 0 and "=" not in text:
             value = next(tokens, None)
             end = value.end() if value is not None else end
-    return line[:end], line[end:].strip()
+    code = line[end:].strip()
+    tail = trailing_options(code)
+    return f"{line[:end]} {code[tail:]}".strip(), code[:tail].strip()
+
+
+def trailing_options(code: str) -> int:
+    """Where options written after the code start (``len(code)`` when there are none).
+
+    The first word that looks like an option, after a space, outside brackets
+    and string literals: ``model x --bogus`` -> ``--bogus``, while
+    ``model x[:, -1]`` and ``f(a, -b)`` keep their minus signs.
+    """
+    depth, quote, index = 0, "", 0
+    while index < len(code):
+        char = code[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif code.startswith(quote, index):
+                index += len(quote) - 1
+                quote = ""
+        elif char in "'\"":
+            quote = code[index : index + 3] if code[index : index + 3] in ('"""', "'''") else char
+            index += len(quote) - 1
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and code[index - 1 : index].isspace() and _OPTION.match(code, index):
+            return index
+        index += 1
+    return len(code)
+
+
+def parse_arguments(magic: Any, line: str, *, cell: bool = False) -> Any:
+    """``parse_argstring``, with argparse's complaint made one line: what is wrong (an unknown
+    option named as one), then the magic's usage.  ``cell``: called as a cell magic."""
+    try:
+        return parse_argstring(magic, line)
+    except (UsageError, ValueError) as err:
+        problem = _argparse_problem(str(err))
+        raise UsageError(f"{problem}; usage: {usage_line(magic, cell=cell)}") from None
+
+
+def _argparse_problem(message: str) -> str:
+    match = re.fullmatch(r"unrecognized arguments: (.*)", message.strip())
+    if match is None:
+        return message.strip()
+    words = match.group(1).split()
+    options = [w for w in words if _OPTION.match(w)]
+    others = [w for w in words if not _OPTION.match(w)]
+    parts = []
+    if options:
+        parts.append(f"unknown option{'s' * (len(options) > 1)} {' '.join(options)}")
+    if others:
+        parts.append(f"unexpected argument{'s' * (len(others) > 1)} {' '.join(others)}")
+    return " and ".join(parts)
+
+
+def usage_line(magic: Any, *, cell: bool = False) -> str:
+    """The magic's usage on one line, for its line form (or, with ``cell``, its cell form)."""
+    parser: argparse.ArgumentParser = magic.parser
+    forms: list[str] = []
+    for row in parser.format_usage().replace("::", "", 1).splitlines():
+        if row.strip().startswith("%") or (forms and row.strip()):
+            if row.strip().startswith("%"):
+                forms.append("")
+            forms[-1] = " ".join(f"{forms[-1]} {row}".split())
+    name = f"%{parser.prog}"
+    wanted = [f for f in forms if f.startswith("%%") == cell] or forms
+    form = wanted[0] if wanted else name
+    return f"%{form}" if cell and not form.startswith("%%") else form
+
+
+def options_given(magic: Any, args: Any, dests: Iterable[str]) -> list[str]:
+    """The option strings of ``dests`` whose value in ``args`` is not the parser's default."""
+    parser: argparse.ArgumentParser = magic.parser
+    given = []
+    for action in parser._actions:
+        if action.dest in dests and getattr(args, action.dest, None) != action.default:
+            given.append(action.option_strings[-1] if action.option_strings else action.dest)
+    return given
 
 
 def output_arguments(func: F) -> F:

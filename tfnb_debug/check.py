@@ -79,6 +79,7 @@ def run_checked(
     ``live``: a :class:`~tfnb_debug.live.LiveView` shown while ``fn`` runs (the
     steps checked so far).
     """
+    __tracebackhide__ = True  # the user's code raises through here: IPython leaves it out
     import tensorflow as tf
 
     from tfnb_debug.collect.check import NumericsChecks

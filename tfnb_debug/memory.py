@@ -281,13 +281,23 @@ def track_memory(
     return MemoryTracker(
         interval_ms=float(interval_ms),
         thresholds=thresholds,
-        models=list(models),
+        models=_keras_models(models),
         optimizers=list(optimizers),
         batch_size=batch_size,
         steps=steps,
         title=title,
         enabled=enabled,
     )
+
+
+def _keras_models(models: Iterable[Any]) -> list[Any]:
+    """``models`` as a list, each checked to be a Keras model (built or not)."""
+    from tfnb_debug.collect.keras_access import require_keras
+
+    found = list(models)
+    for index, model in enumerate(found):
+        require_keras(model, what=f"models[{index}]", built=False)
+    return found
 
 
 def estimate_model_memory(

@@ -43,9 +43,9 @@ class OverfitThresholds:
 
     def __post_init__(self) -> None:
         if not 0 < self.accuracy <= 1:
-            raise ValueError("OverfitThresholds.accuracy must be in (0, 1]")
+            raise TfnbDebugError("OverfitThresholds.accuracy must be in (0, 1]")
         if not 0 < self.loss_ratio < 1:
-            raise ValueError("OverfitThresholds.loss_ratio must be in (0, 1)")
+            raise TfnbDebugError("OverfitThresholds.loss_ratio must be in (0, 1)")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

@@ -96,17 +96,18 @@ def inspect_pipeline(
     from tfnb_debug._pipeline_run import run_inspection
 
     _check_dataset(ds)
+    if model is not None:
+        from tfnb_debug.collect.keras_access import require_keras
+
+        require_keras(model, what="model", built=False)
     if batches < 1:
         raise TfnbDebugError(f"batches must be at least 1, got {batches}")
-    if class_names is not None and (isinstance(class_names, str) or not _is_sequence(class_names)):
-        raise TfnbDebugError(
-            "class_names must be a list of names, one per class id, e.g. ['cat', 'dog']"
-        )
+    names = _class_names(class_names)
     run = run_inspection(
         ds,
         model=model,
         batches=batches,
-        class_names=tuple(str(c) for c in class_names) if class_names is not None else None,
+        class_names=names,
         throughput=throughput,
         per_stage=per_stage,
         augmentation=augmentation,
@@ -151,13 +152,21 @@ def build_report(run: PipelineRun) -> PipelineReport:
     )
 
 
-def _is_sequence(value: Any) -> bool:
-    try:
-        len(value)
-        iter(value)
-    except TypeError:
-        return False
-    return True
+def _class_names(value: Any) -> tuple[str, ...] | None:
+    """``class_names`` as a tuple of strings: a list, tuple or 1-D array of names (or ids)."""
+    if value is None:
+        return None
+    import numpy as np
+
+    names = list(value) if isinstance(value, list | tuple) else None
+    if names is None and isinstance(value, np.ndarray) and value.ndim == 1:
+        names = value.tolist()
+    if names is None or not all(isinstance(n, str | bytes | int | np.integer) for n in names):
+        raise TfnbDebugError(
+            "class_names must be a list of names, one per class id, e.g. ['cat', 'dog'], "
+            f"got {type(value).__name__}"
+        )
+    return tuple(n.decode() if isinstance(n, bytes) else str(n) for n in names)
 
 
 def _check_dataset(ds: Any) -> None:

@@ -167,6 +167,7 @@ def trace_shapes(
         validate_inputs,
     )
 
+    __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
     thresholds = thresholds or ShapeThresholds()
     check_model(model)
     label = name or str(model.name)
@@ -285,7 +286,41 @@ def build_report(
         repeated_calls=tuple(sorted(collector.repeats.items())),
         truncated=collector.truncated,
     )
-    return finish_report(report)
+    report = finish_report(report)
+    return with_explanation(report, error) if error is not None else report
+
+
+def with_explanation(report: ShapeReport, error: BaseException) -> ShapeReport:
+    """The failure's finding as the diagnosis under a failing cell gives it.
+
+    The trace's S01 keeps its place, evidence and inspector target; its hint
+    becomes the evidence-derived one of :func:`tfnb_debug.explain_exception`
+    when that explains the error as S01 too, and the finding becomes the
+    explanation's (M05, S09, S10, S12, ...) when that names another cause.  One
+    problem, one finding; the rules are the same in every magic.
+    """
+    from tfnb_debug.explain import explain_exception
+
+    try:
+        explained = explain_exception(error, fallback=False)
+    except Exception:
+        return report
+    if explained is None or not explained.findings:
+        return report
+    better = explained.findings[0]
+    failure = next((f for f in report.findings if f.code == "S01"), None)
+    if failure is None:
+        extra = tuple(f for f in explained.findings if f.code not in report.codes())
+        merged = list(sort_findings([*report.findings, *extra]))
+    elif better.code == "S01":
+        merged = [replace(f, hint=better.hint) if f is failure else f for f in report.findings]
+    else:
+        moved = replace(better, target=failure.target)
+        merged = list(sort_findings([moved if f is failure else f for f in report.findings]))
+    from tfnb_debug.render.shapes import report_sections, report_summary
+
+    report = replace(report, findings=tuple(merged))
+    return replace(report, summary=report_summary(report), sections=report_sections(report))
 
 
 def finish_report(report: ShapeReport) -> ShapeReport:

@@ -949,7 +949,10 @@ def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[Captur
                 "'sparse_categorical_crossentropy', a function or a keras.losses.Loss"
             ) from None
         if not callable(loss_fn):
-            raise TfnbDebugError(f"loss {loss!r} is not callable")
+            raise TfnbDebugError(
+                f"the loss must be a Keras loss name, a function or a keras.losses.Loss, "
+                f"got {type(loss).__name__}: e.g. --loss sparse_categorical_crossentropy"
+            )
         described = _loss_name(loss)
     variables = list(model.trainable_variables)
     if not variables:

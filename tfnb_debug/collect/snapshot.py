@@ -138,5 +138,17 @@ def first_batch(data: Any, *, what: str = "DATA") -> tuple[Any, Any | None]:
             f"{what} is an iterator; pass the dataset or arrays themselves so nothing is consumed"
         )
     if isinstance(data, tuple) and len(data) in (2, 3):
+        _check_batched(data[:2], what)
         return data[0], data[1]
     return data, None
+
+
+def _check_batched(parts: tuple[Any, ...], what: str) -> None:
+    """An ``(x, y)`` tuple holds batches: a single number in it is a one-line error."""
+    for name, part in zip(("x", "y"), parts, strict=False):
+        for leaf in tf.nest.flatten(part):
+            if leaf is not None and np.ndim(leaf) == 0:
+                raise TfnbDebugError(
+                    f"the {name} of {what} is a single {type(leaf).__name__}, not a batch of "
+                    "examples: give arrays with a batch axis, e.g. (x_train, y_train)"
+                )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Finding, finding
 
 __all__ = [
@@ -37,8 +38,11 @@ class ConsistencyThresholds:
 
     def __post_init__(self) -> None:
         for name in ("inference_rtol", "export_rtol", "train_gap", "layer_share"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"ConsistencyThresholds.{name} must be >= 0")
+            value = getattr(self, name)
+            if not 0 <= value < float("inf"):
+                raise TfnbDebugError(
+                    f"ConsistencyThresholds.{name} must be a finite number >= 0, got {value!r}"
+                )
 
 
 @dataclass(frozen=True)

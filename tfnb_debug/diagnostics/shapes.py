@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Finding, Target, finding
 from tfnb_debug.shape_records import LayerCall, TensorInfo, TensorStats, TraceCount
 
@@ -54,9 +55,9 @@ class ShapeThresholds:
         for name in ("dead_relu_fraction", "saturated_fraction"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
-                raise ValueError(f"ShapeThresholds.{name} must be within [0, 1], got {value}")
+                raise TfnbDebugError(f"ShapeThresholds.{name} must be within [0, 1], got {value}")
         if self.retrace_limit < 1:
-            raise ValueError("ShapeThresholds.retrace_limit must be at least 1")
+            raise TfnbDebugError("ShapeThresholds.retrace_limit must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -121,10 +122,18 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
     if match:
         kind, expected, found = match.group(1) or "", int(match.group(2)), int(match.group(3))
         from_data = first is not None and first.producer == "input"
+        batched = first is not None and bool(first.shape) and first.shape[0] is None  # type: ignore[index]
+        if from_data and found == expected - 1 and kind != "max_" and batched:
+            return (
+                f"the input has a batch axis but one axis too few ({found}, '{row.name}' needs "
+                f"{expected}): add the channel (feature) axis, x[..., None] and "
+                "Input(shape + (1,))"
+            )
         if from_data and found == expected - 1 and kind != "max_":
             return (
-                f"the data has no batch axis ({found} axes, '{row.name}' needs {expected}): "
-                "pass a batch, e.g. x[None, ...] or np.expand_dims(x, 0)"
+                f"the data has one axis too few ({found} axes, '{row.name}' needs {expected}): "
+                "a single example without its batch axis (pass x[None, ...] or "
+                "np.expand_dims(x, 0)), or images without their channel axis (x[..., None])"
             )
         if found > expected and expected == 2:
             return (

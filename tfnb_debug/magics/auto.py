@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
 from tfnb_debug._state import ExtensionState, state_for
 from tfnb_debug.explain.report import ExplainReport
@@ -134,6 +134,7 @@ def close_widget(shell: Any) -> None:
 class AutoMagics(Magics):
     @line_magic
     @magic_arguments()
+    @kwds(usage="%(prog)s auto [on|off|status]")
     @argument("feature", choices=["auto"], help="the setting to change: auto")
     @argument(
         "value",
@@ -155,7 +156,9 @@ class AutoMagics(Magics):
             %tfnb auto on
             %tfnb auto status   # (or just %tfnb auto) says whether it is on
         """
-        args = parse_argstring(self.tfnb, line)
+        from tfnb_debug._ipython import parse_arguments
+
+        args = parse_arguments(self.tfnb, line)
         settings = state_for(self.shell).settings
         if args.value != "status":
             settings[AUTO] = args.value == "on"

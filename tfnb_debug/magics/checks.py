@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
     emit,
     evaluate,
     output_arguments,
+    parse_arguments,
     run_user_code,
     usage_errors,
     user_objects,
@@ -56,7 +58,12 @@ class CheckMagics(Magics):
         """
         from tfnb_debug.consistency import ConsistencyThresholds, check_consistency
 
-        args = check_output_arguments(parse_argstring(self.tfconsistency, line))
+        args = check_output_arguments(parse_arguments(self.tfconsistency, line))
+        if args.rtol is not None and not 0 <= args.rtol < math.inf:
+            raise UsageError(
+                f"--rtol {args.rtol:g} is out of range: give a relative tolerance of 0 or more, "
+                "e.g. --rtol 1e-3"
+            )
         shell = self._shell()
         model = evaluate(shell, args.model, "MODEL")
         x = evaluate(shell, args.x, "X")
@@ -102,7 +109,7 @@ class CheckMagics(Magics):
         """
         from tfnb_debug.overfit import overfit_small_batch
 
-        args = check_output_arguments(parse_argstring(self.tfoverfit, line))
+        args = check_output_arguments(parse_arguments(self.tfoverfit, line))
         shell = self._shell()
         model = evaluate(shell, args.model, "MODEL")
         data = evaluate(shell, args.data, "DATA")
@@ -145,7 +152,7 @@ class CheckMagics(Magics):
         """
         from tfnb_debug.lint import lint_model
 
-        args = check_output_arguments(parse_argstring(self.tflint, line))
+        args = check_output_arguments(parse_arguments(self.tflint, line))
         shell = self._shell()
         model = evaluate(shell, args.model, "MODEL")
         data = evaluate(shell, args.data, "--data") if args.data is not None else None
@@ -191,7 +198,7 @@ class CheckMagics(Magics):
         from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
         from tfnb_debug.collect.retrace import functions_to_retrace
 
-        args = check_output_arguments(parse_argstring(self.tfcheck, line))
+        args = check_output_arguments(parse_arguments(self.tfcheck, line, cell=True))
         shell = self._shell()
         live = live_view(shell, args, "%%tfcheck")
         with usage_errors():
@@ -206,8 +213,12 @@ class CheckMagics(Magics):
 
                 display(report)
 
+        def run() -> Any:
+            __tracebackhide__ = True
+            return run_user_code(shell, cell)
+
         value, report = run_checked(
-            lambda: run_user_code(shell, cell),
+            run,
             functions=functions,
             retrace=retrace,
             thresholds=thresholds,

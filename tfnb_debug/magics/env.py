@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import magic_arguments, parse_argstring
+from IPython.core.magic_arguments import magic_arguments
 
-from tfnb_debug._ipython import emit, output_arguments
+from tfnb_debug._ipython import emit, output_arguments, parse_arguments
 
 
 @magics_class
@@ -28,5 +28,5 @@ class EnvMagics(Magics):
         """
         from tfnb_debug.env import check_environment
 
-        args = parse_argstring(self.tfenv, line)
+        args = parse_arguments(self.tfenv, line)
         return emit(self.shell, check_environment(), args)

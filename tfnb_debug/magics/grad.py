@@ -8,14 +8,16 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
     emit,
     emit_partial,
     evaluate,
+    options_given,
     output_arguments,
+    parse_arguments,
     run_user_code,
     usage_errors,
     user_objects,
@@ -24,12 +26,22 @@ from tfnb_debug.magics.auto import mark_reported
 from tfnb_debug.magics.live import live_arguments, live_view
 from tfnb_debug.magics.memory import mem_argument
 
+# argparse formats this with %(prog)s; the help shows the first line after "%"
+_USAGE = (
+    "%(prog)s [--loss LOSS] [-q] [-o] [-v NAME] MODEL X Y   (dry probe)\n"
+    "  %%%%%(prog)s [--every N] [--max-steps N] [--stop-on {nan,explode}] [--mem] [--live] "
+    "[--no-live] [--live-interval S] [-q] [-o] [-v NAME]   (cell magic)"
+)
+#: the options of a training cell, which the dry probe cannot honour
+_CELL_ONLY = ("every", "max_steps", "stop_on", "mem", "live", "live_interval")
+
 
 @magics_class
 class GradMagics(Magics):
     @no_var_expand
     @line_cell_magic
     @magic_arguments()
+    @kwds(usage=_USAGE)
     @argument("--every", type=int, default=1, metavar="N", help="record every N-th optimizer step")
     @argument(
         "--max-steps", type=int, default=1000, metavar="N", help="stop recording after N records"
@@ -50,7 +62,12 @@ class GradMagics(Magics):
     @mem_argument
     @live_arguments
     @output_arguments
-    @argument("names", nargs="*", help="probe: MODEL X Y (names or expressions without spaces)")
+    @argument(
+        "names",
+        nargs="*",
+        metavar="MODEL X Y",
+        help="probe: the model, input batch and label batch (names or expressions without spaces)",
+    )
     def tfgrad(self, line: str, cell: str | None = None) -> Any:
         """Gradient health: record a training cell, or probe one batch without a step.
 
@@ -88,13 +105,18 @@ class GradMagics(Magics):
             r = %tfgrad -q -o model x y --loss sparse_categorical_crossentropy
         """
         __tracebackhide__ = True
-        args = check_output_arguments(parse_argstring(self.tfgrad, line))
+        args = check_output_arguments(parse_arguments(self.tfgrad, line, cell=cell is not None))
         if cell is None:
             return self._probe(args)
         if args.names:
             raise UsageError(
                 "%%tfgrad takes no names: the training code goes in the cell body "
                 "(for a dry probe use the line magic `%tfgrad MODEL X Y`)"
+            )
+        if args.loss is not None:
+            raise UsageError(
+                "--loss is for the dry probe `%tfgrad MODEL X Y --loss LOSS`: %%tfgrad records "
+                "the loss the cell's own training computes"
             )
         from tfnb_debug.collect.retrace import functions_to_retrace, retraced
         from tfnb_debug.gradients import live_source, record_gradients
@@ -145,6 +167,13 @@ class GradMagics(Magics):
 
         shell = self.shell
         assert shell is not None
+        cell_only = options_given(self.tfgrad, args, _CELL_ONLY)
+        if cell_only:
+            raise UsageError(
+                f"{', '.join(cell_only)} {'is' if len(cell_only) == 1 else 'are'} for recording "
+                "a training cell with %%tfgrad: the dry probe `%tfgrad MODEL X Y` takes only "
+                "--loss, -q, -o and -v"
+            )
         if len(args.names) != 3:
             raise UsageError(
                 "usage: %tfgrad MODEL X Y [--loss LOSS] (or %%tfgrad as a cell magic around "

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
     emit,
     emit_partial,
-    evaluate,
+    evaluate_model,
     output_arguments,
+    parse_arguments,
     run_user_code,
     usage_errors,
     user_objects,
@@ -77,9 +78,11 @@ class MemoryMagics(Magics):
 
         shell = self.shell
         assert shell is not None
-        args = parse_argstring(self.tfmem, line)
+        args = parse_arguments(self.tfmem, line, cell=True)
         live = live_view(shell, args, "%%tfmem")
-        models = [evaluate(shell, args.model, "model")] if args.model else []
+        models = []
+        if args.model:
+            models = [evaluate_model(shell, args.model, "--model", "%%tfmem --model model")]
         with usage_errors():
             tracker = track_memory(
                 args.interval,

@@ -8,13 +8,15 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
     emit,
     evaluate,
+    evaluate_model,
     output_arguments,
+    parse_arguments,
     run_user_code,
     split_code,
     usage_errors,
@@ -55,6 +57,15 @@ class _ProgressLine:
             self.handle.update(HTML(""))
 
 
+# argparse formats this with %(prog)s; the help shows the first line after "%"
+_USAGE = (
+    "%(prog)s [--model MODEL] [--batches N] [--class-names EXPR] [--no-timing] [-q] [-o] "
+    "[-v NAME] DS   (or [options] -- EXPRESSION)\n"
+    "  %%%%%(prog)s [--model MODEL] [--batches N] [--class-names EXPR] [--no-timing] [--mem] "
+    "[-q] [-o] [-v NAME]   (cell magic)"
+)
+
+
 @magics_class
 class PipelineMagics(Magics):
     @property
@@ -65,6 +76,7 @@ class PipelineMagics(Magics):
     @no_var_expand
     @line_cell_magic
     @magic_arguments()
+    @kwds(usage=_USAGE)
     @argument("dataset", nargs="?", default=None, help="the tf.data.Dataset (a name or expression)")
     @argument(
         "--model", default=None, help="a compiled Keras model: P11 input-bound, N04, P10, P12"
@@ -101,7 +113,7 @@ class PipelineMagics(Magics):
         """
         __tracebackhide__ = True
         head, expression = split_code(line)
-        args = check_output_arguments(parse_argstring(self.tfpipeline, head))
+        args = check_output_arguments(parse_arguments(self.tfpipeline, head, cell=cell is not None))
         shell = self._ip
         if cell is None:
             expression = expression or args.dataset
@@ -121,7 +133,9 @@ class PipelineMagics(Magics):
         return self._run_cell(cell, args)
 
     def _extras(self, args: Any) -> tuple[Any, Any]:
-        model = evaluate(self._ip, args.model, "model") if args.model else None
+        model = None
+        if args.model:
+            model = evaluate_model(self._ip, args.model, "--model", "%tfpipeline ds --model model")
         names = evaluate(self._ip, args.class_names, "class names") if args.class_names else None
         return model, names
 

@@ -9,14 +9,16 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
     emit,
     emit_partial,
     evaluate,
+    hidden_hook_frames,
     output_arguments,
+    parse_arguments,
     run_user_code,
     usage_errors,
 )
@@ -76,6 +78,10 @@ class ShapeMagics(Magics):
     )
     @mem_argument
     @output_arguments
+    # MODEL and INPUT are read off the raw line (split_model_input), never by argparse: they
+    # are here for the help and for whatever reads a magic's arguments off its parser
+    @argument("model", nargs="?", metavar="MODEL", help="the Keras model (an expression)")
+    @argument("input", nargs="?", metavar="INPUT", help="the input batch (an expression)")
     def tfshape(self, line: str, cell: str | None = None) -> Any:
         """Per-layer shape table, in call order, that still appears when a layer fails.
 
@@ -112,11 +118,17 @@ class ShapeMagics(Magics):
         shell = self.shell
         assert shell is not None
         options, code = split_options(line)
-        args = check_output_arguments(parse_argstring(self.tfshape, options))
+        args = parse_arguments(self.tfshape, options, cell=cell is not None)
+        check_output_arguments(args)
         if cell is None:
             return _line(shell, args, code)
         if code:
             raise UsageError(f"%%tfshape takes only options on its line, got {code!r}")
+        if args.input_shape is not None:
+            raise UsageError(
+                "--input-shape builds a batch for the line magic `%tfshape MODEL --input-shape "
+                "2,28,28,1`: %%tfshape records the calls the cell itself makes"
+            )
         return _cell(shell, args, cell)
 
 
@@ -133,7 +145,7 @@ def _line(shell: Any, args: Any, code: str) -> Any:
     if args.inspect:
         from tfnb_debug.widgets.api import inspect_for_magic
 
-        with usage_errors():
+        with usage_errors(), hidden_hook_frames(shell):
             return inspect_for_magic(
                 shell,
                 model,
@@ -150,7 +162,7 @@ def _line(shell: Any, args: Any, code: str) -> Any:
         emit_partial(shell, partial, args)
 
     try:
-        with usage_errors():
+        with usage_errors(), hidden_hook_frames(shell):
             report = trace_shapes(
                 model,
                 inputs,

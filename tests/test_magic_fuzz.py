@@ -1,0 +1,319 @@
+"""Issue 31: bad input never escapes as an exception raised inside tfnb_debug.
+
+Every magic the extension registers (read off ``magic_classes()`` and each
+magic's own ``@argument`` parser, so a new magic or option is covered without
+editing this file) is called as a line and as a cell magic with odd objects in
+every positional slot and odd values for every option, unknown options, and
+empty, real and failing cell bodies.  A one-line ``UsageError`` is the expected
+answer to bad input, and the user's or Keras' own exception may pass through;
+an exception whose innermost frame is in tfnb_debug's code is a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sysconfig
+import time
+import traceback
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+import tfnb_debug
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.magics import magic_classes
+
+PACKAGE = str(Path(tfnb_debug.__file__).parent)
+
+SETUP = """
+import numpy as np, keras, tensorflow as tf
+keras.utils.set_random_seed(0)
+x = np.random.RandomState(0).rand(8, 4).astype("float32")
+y = np.random.RandomState(1).randint(0, 3, size=(8,))
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="fuzz_dense")])
+model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+xy = (x, y)
+ds = tf.data.Dataset.from_tensor_slices(xy).batch(4)
+s = "a string"
+nothing = None
+fn = lambda v: v
+empty_ds = ds.take(0)
+inf_ds = ds.repeat()
+nan_x = np.full((8, 4), np.nan, "float32")
+unbuilt = keras.Sequential([keras.layers.Dense(3)])
+layer = keras.layers.Dense(3)
+uncompiled = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+"""
+
+#: odd objects (names defined by SETUP, plus expressions that fail in their own ways)
+ODD_OBJECTS = (
+    "s",
+    "nothing",
+    "fn",
+    "empty_ds",
+    "inf_ds",
+    "nan_x",
+    "unbuilt",
+    "layer",
+    "uncompiled",
+    "does_not_exist",
+    "x[",
+    "1/0",
+)
+
+#: a fitting value for a positional, by its name (anything else gets ``x``)
+GOOD_POSITIONALS = {
+    "model": "model",
+    "x": "x",
+    "data": "xy",
+    "dataset": "ds",
+    "names": "model x y",
+}
+
+#: odd values for options that take one: numbers for typed options, names for the others
+ODD_NUMBERS = ("0", "-1", "abc", "nan", "inf")
+ODD_TEXTS = (*ODD_OBJECTS[:10], "2,x", "-1,4", "0")
+
+#: options that keep a call fast (applied whenever the magic has them and the call does
+#: not vary them); a flag is written alone, an option with its value
+FAST = {
+    "--steps": "2",
+    "--samples": "4",
+    "--batches": "1",
+    "--no-timing": None,
+    "--no-live": None,
+}
+
+UNKNOWN_OPTIONS = ("--bogus", "-z", "--bogus=1", "--")
+
+#: a cell body that does next to nothing (IPython itself refuses an empty one)
+TRIVIAL = "z = 1"
+
+CELL_BODIES = {
+    "empty": "",
+    "blank": "\n\n",
+    "comment": "# nothing to do",
+    "real": (
+        "d = tf.data.Dataset.from_tensor_slices(xy).batch(4)\n"
+        "model.fit(d, epochs=1, verbose=0)\nmodel(x[:2])"
+    ),
+    "user error": "raise ValueError('user boom')",
+    "syntax error": "def (",
+    "await": "import asyncio\nawait asyncio.sleep(0)",
+    "infinite fit": "model.fit(inf_ds, epochs=1, steps_per_epoch=2, verbose=0)",
+    "nan fit": "model.fit(nan_x, y, epochs=1, verbose=0)",
+}
+
+
+@dataclass(frozen=True)
+class Magic:
+    name: str
+    kind: str  # "line" or "cell"
+    parser: argparse.ArgumentParser
+
+    @property
+    def prefix(self) -> str:
+        return "%" if self.kind == "line" else "%%"
+
+
+def registered_magics() -> list[Magic]:
+    """Every magic of every class the extension registers, with its argument parser."""
+    found = []
+    for cls in magic_classes():
+        for kind in ("line", "cell"):
+            for name, method in sorted(cls.magics[kind].items()):
+                parser = getattr(getattr(cls, method), "parser", None)
+                found.append(Magic(name, kind, parser or argparse.ArgumentParser(prog=name)))
+    return found
+
+
+MAGICS = registered_magics()
+
+
+def _positionals(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in parser._actions if not a.option_strings]
+
+
+def _options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in parser._actions if a.option_strings and a.dest != "help"]
+
+
+def _good_value(action: argparse.Action) -> str:
+    if action.choices:
+        return str(next(iter(action.choices)))
+    return GOOD_POSITIONALS.get(action.dest, "x")
+
+
+def _fast(parser: argparse.ArgumentParser, varied: str = "") -> list[str]:
+    known = parser._option_string_actions
+    words = []
+    for option, value in FAST.items():
+        if option in known and option != varied:
+            words += [option] if value is None else [option, value]
+    return words
+
+
+def call_lines(magic: Magic) -> Iterator[tuple[str, str | None]]:
+    """``(line, cell)`` for every call of one magic (``cell`` is None for a line magic)."""
+    parser = magic.parser
+    positionals = _positionals(parser)
+    good = [_good_value(a) for a in positionals] if magic.kind == "line" else []
+    real = CELL_BODIES["real"] if magic.kind == "cell" else None
+    fast = _fast(parser)
+
+    def line(*words: str) -> str:
+        return " ".join(w for w in words if w)
+
+    # good input, and every flag once
+    yield line(*fast, *good), real
+    for action in _options(parser):
+        if action.nargs == 0:
+            yield (
+                line(*_fast(parser, action.option_strings[-1]), action.option_strings[-1], *good),
+                real,
+            )
+    # an odd object, an odd choice, a missing or an extra one in each positional slot
+    for index, action in enumerate(positionals if magic.kind == "line" else []):
+        odd = ODD_OBJECTS + (("bogus",) if action.choices else ())
+        for value in odd:
+            words = [*good[:index], value, *good[index + 1 :]]
+            yield line(*fast, *words), None
+        yield line(*fast, *good[:index]), None
+    if magic.kind == "line":
+        yield line(*fast, *good, "extra"), None
+        yield line(*fast), None
+    # odd values for every option that takes one, and every odd flag pairing
+    for action in _options(parser):
+        option = action.option_strings[-1]
+        if action.nargs == 0:
+            continue
+        typed = action.type in (int, float) or action.choices
+        # a number changes how the cell runs: run a real one; a bad name fails before it runs
+        body = (real if typed else TRIVIAL) if magic.kind == "cell" else None
+        for value in (ODD_NUMBERS if typed else ODD_TEXTS) + (("never",) if action.choices else ()):
+            yield line(*_fast(parser, option), option, value, *good), body
+        yield line(*_fast(parser, option), *good, option), body
+    # unknown options, before and after the arguments
+    for unknown in UNKNOWN_OPTIONS:
+        body = TRIVIAL if magic.kind == "cell" else None
+        yield line(*fast, unknown, *good), body
+        yield line(*fast, *good, unknown), body
+    # cell bodies
+    if magic.kind == "cell":
+        for body in CELL_BODIES.values():
+            if body != real:
+                yield line(*fast), body
+        yield line(*fast, "model"), TRIVIAL  # a cell magic given a name on its line
+
+
+@dataclass(frozen=True)
+class Outcome:
+    call: str
+    kind: str  # "ok", "usage" (a one-line UsageError), "passed" (the user's or Keras' own), "crash"
+    detail: str
+    seconds: float
+
+
+LIBRARIES = tuple(sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib"))
+
+
+def blame(err: BaseException) -> tuple[bool, str]:
+    """Whether tfnb_debug raised ``err`` (or fed a library something that raised it), and where.
+
+    The innermost frame outside the libraries is the code that made the call that failed: a
+    crash when it is tfnb_debug's, unless it is one of the hook frames the user's own code
+    runs under (``__tracebackhide__``), or the user's cell.
+    """
+    entries = list(traceback.walk_tb(err.__traceback__))
+    if not entries:
+        return False, "?"
+    innermost = entries[-1][0].f_code.co_filename
+    for frame, line in reversed(entries):
+        filename = frame.f_code.co_filename
+        if filename.startswith(LIBRARIES) and not filename.startswith(PACKAGE):
+            continue
+        ours = filename.startswith(PACKAGE) and not frame.f_locals.get("__tracebackhide__")
+        return ours or innermost.startswith(PACKAGE), f"{filename}:{line}"
+    return innermost.startswith(PACKAGE), innermost
+
+
+def run_call(shell: InteractiveShell, magic: Magic, line: str, cell: str | None) -> Outcome:
+    """Run one call in the real shell and say what came out of it."""
+    text = f"{magic.prefix}{magic.name} {line}" + ("" if cell is None else f"\n{cell}")
+    for name in set(shell.user_ns) - set(NAMESPACE) - BEFORE:  # -v NAME of an earlier call
+        del shell.user_ns[name]
+    shell.user_ns.update(NAMESPACE)  # a call may have rebound a name (-v s)
+    start = time.perf_counter()
+    kind, detail = "ok", ""
+    with capture_output() as captured, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if cell is None:
+                shell.run_line_magic(magic.name, line)
+            else:
+                shell.run_cell_magic(magic.name, line, cell)
+        except (UsageError, TfnbDebugError) as err:
+            kind, detail = "usage", str(err)
+            if "\n" in detail.strip() or not detail.strip():
+                kind = "crash"  # bad input deserves one clear line
+        except Exception as err:
+            ours, where = blame(err)
+            kind = "crash" if ours else "passed"
+            detail = f"{type(err).__name__}: {str(err)[:200]} at {where}"
+    shown = captured.stdout + captured.stderr
+    if "Traceback" in shown and PACKAGE in shown:  # an error while displaying the report
+        kind, detail = "crash", shown[-600:]
+    return Outcome(text, kind, detail, time.perf_counter() - start)
+
+
+NAMESPACE: dict[str, object] = {}
+BEFORE: set[str] = set()
+CALLS: dict[str, list[Outcome]] = {}
+
+
+@pytest.fixture(scope="module")
+def fuzz_shell(bare_shell: InteractiveShell) -> Iterator[InteractiveShell]:
+    """The real shell with tfnb_debug loaded and the odd objects defined, for the whole module."""
+    with capture_output():
+        bare_shell.run_line_magic("load_ext", "tfnb_debug")
+    before = set(bare_shell.user_ns)
+    BEFORE.update(before)
+    bare_shell.run_cell(SETUP)
+    NAMESPACE.update({k: bare_shell.user_ns[k] for k in set(bare_shell.user_ns) - before})
+    try:
+        yield bare_shell
+    finally:
+        for key in set(bare_shell.user_ns) - before:
+            bare_shell.user_ns.pop(key, None)
+        with capture_output():
+            bare_shell.run_line_magic("tfnb", "auto on")
+            bare_shell.run_line_magic("unload_ext", "tfnb_debug")
+
+
+def test_every_registered_magic_is_fuzzed(fuzz_shell: InteractiveShell) -> None:
+    registered = {
+        (kind, name)
+        for kind, table in fuzz_shell.magics_manager.magics.items()
+        for name, method in table.items()
+        if type(getattr(method, "__self__", None)) in magic_classes()
+    }
+    assert registered == {(m.kind, m.name) for m in MAGICS}
+    assert {"tfshape", "tfgrad", "tfmem", "tfcheck", "tfnb"} <= {m.name for m in MAGICS}
+
+
+@pytest.mark.parametrize("magic", MAGICS, ids=lambda m: m.prefix + m.name)
+def test_bad_input_never_crashes_inside_tfnb_debug(
+    fuzz_shell: InteractiveShell, magic: Magic
+) -> None:
+    outcomes = [run_call(fuzz_shell, magic, line, cell) for line, cell in call_lines(magic)]
+    CALLS[magic.prefix + magic.name] = outcomes
+    crashes = [f"{o.call!r}: {o.detail}" for o in outcomes if o.kind == "crash"]
+    assert not crashes, f"{len(crashes)} of {len(outcomes)} calls crashed:\n" + "\n".join(crashes)
+    assert any(o.kind == "usage" for o in outcomes)  # the table does reach the bad-input checks
+    assert outcomes[0].kind == "ok", outcomes[0]  # and good input still works
