@@ -15,6 +15,14 @@ EXTRAS=${EXTRAS:-dev,lab}
 CONSTRAINTS=requirements/constraints.txt
 
 if [ ! -x "$VENV/bin/python" ]; then
+    # The Python versions the pinned packages have wheels for: pyproject.toml's classifiers.
+    supported=$(sed -n 's/.*"Programming Language :: Python :: \(3\.[0-9][0-9]*\)".*/\1/p' pyproject.toml | tr '\n' ' ')
+    version=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    case " $supported" in
+        *" $version "*) ;;
+        *) echo "setup: $PYTHON is Python $version, but the pinned versions ($CONSTRAINTS) install on Python ${supported% } only; name another interpreter, e.g. make test PYTHON=python3.12" >&2
+           exit 1 ;;
+    esac
     echo "setup: creating $VENV with $($PYTHON --version)"
     "$PYTHON" -m venv "$VENV"
 fi

@@ -15,7 +15,7 @@ echo "== ruff"
 "$VENV/bin/ruff" check tfnb_debug tests $( [ -d benchmarks ] && echo benchmarks )
 echo "== mypy"
 "$VENV/bin/mypy"
-echo "== pytest"
+echo "== pytest (-rs: each skipped test is listed with its reason at the end)"
 workers=$(nproc 2>/dev/null || echo 2)
 [ "$workers" -gt 2 ] && workers=2
-"$VENV/bin/python" -m pytest -n "$workers" --dist loadfile -p no:cacheprovider "$@"
+"$VENV/bin/python" -m pytest -n "$workers" --dist loadfile -p no:cacheprovider -rs "$@"

@@ -4,6 +4,8 @@ the clone, TensorFlow's start-up lines stay out, and a Python without TensorFlow
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -222,3 +224,41 @@ def test_another_backend_can_be_loaded_again(tmp_path: Path) -> None:
     )
     assert out.stdout.count("E03 non-tensorflow-backend (error)") == 2, out.stdout
     assert "already loaded" not in out.stdout
+
+
+def _supported_pythons() -> list[str]:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    return re.findall(r'"Programming Language :: Python :: (3\.\d+)"', text)
+
+
+def _version_of(python: str) -> str:
+    code = 'import sys; print("%d.%d" % sys.version_info[:2])'
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=False)
+    return out.stdout.strip()
+
+
+def test_this_python_is_one_the_classifiers_name() -> None:
+    assert f"{sys.version_info[0]}.{sys.version_info[1]}" in _supported_pythons()
+
+
+def test_setup_refuses_a_python_the_pins_do_not_install_on(tmp_path: Path) -> None:
+    """Before creating anything, with the interpreters it would take; no pip error 5 minutes later."""
+    supported = _supported_pythons()
+    candidates = [shutil.which(f"python{v}") for v in ("3.10", "3.9", "3.14", "3.15", "2.7")]
+    candidates += sorted(map(str, Path("~/.pyenv/versions").expanduser().glob("*/bin/python")))
+    python = next((c for c in candidates if c and _version_of(c) not in ("", *supported)), None)
+    if python is None:
+        pytest.skip(f"no Python other than {', '.join(supported)} on this machine")
+    venv = tmp_path / "venv"
+    out = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "setup.sh")],
+        env={**os.environ, "VENV": str(venv), "PYTHON": python},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert f"is Python {_version_of(python)}, but the pinned versions" in out.stderr
+    assert f"install on Python {' '.join(supported)} only" in out.stderr
+    assert not venv.exists()
