@@ -103,6 +103,37 @@ def test_the_extension_loads_in_the_folder_that_holds_the_clone(tmp_path: Path) 
 
 
 @pytest.mark.slow
+def test_a_notebook_beside_the_clone_loads_it_without_start_up_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real kernel (nbclient) whose notebook sits in the folder that holds the clone."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from tests.notebook_runner import KERNEL_NAME, _kernel_dir
+
+    parent = _beside_a_clone(tmp_path)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(LOAD_BESIDE_THE_CLONE)])
+    monkeypatch.setenv(
+        "JUPYTER_PATH", _kernel_dir() + os.pathsep + os.environ.get("JUPYTER_PATH", "")
+    )
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    monkeypatch.setenv("TF_ENABLE_ONEDNN_OPTS", "1")
+    client = NotebookClient(
+        nb, timeout=300, kernel_name=KERNEL_NAME, resources={"metadata": {"path": str(parent)}}
+    )
+    client.execute()
+    streams = {"stdout": "", "stderr": ""}
+    for output in nb.cells[0].outputs:
+        assert output.output_type == "stream", output
+        streams[output.name] += output.text
+    out = subprocess.CompletedProcess([], 0, streams["stdout"], streams["stderr"])
+    _assert_loaded_from_the_package(out)
+    assert [n for n in NOISE if n in streams["stdout"] + streams["stderr"]] == [], streams
+
+
+@pytest.mark.slow
 def test_a_plain_editable_install_loads_beside_the_clone(tmp_path: Path) -> None:
     """`pip install -e .` into a fresh environment, no setup script: the same holds."""
     venv = tmp_path / "venv"
