@@ -65,6 +65,7 @@ ODD_OBJECTS = (
     "does_not_exist",
     "x[",
     "1/0",
+    "'unclosed",
 )
 
 #: a fitting value for a positional, by its name (anything else gets ``x``)
@@ -159,57 +160,95 @@ def _fast(parser: argparse.ArgumentParser, varied: str = "") -> list[str]:
     return words
 
 
-def call_lines(magic: Magic) -> Iterator[tuple[str, str | None]]:
-    """``(line, cell)`` for every call of one magic (``cell`` is None for a line magic)."""
-    parser = magic.parser
-    positionals = _positionals(parser)
-    good = [_good_value(a) for a in positionals] if magic.kind == "line" else []
-    real = CELL_BODIES["real"] if magic.kind == "cell" else None
-    fast = _fast(parser)
+Call = tuple[str, str | None]  # (the magic's line, its cell body: None for a line magic)
 
-    def line(*words: str) -> str:
-        return " ".join(w for w in words if w)
 
-    # good input, and every flag once
-    yield line(*fast, *good), real
+def call_lines(magic: Magic) -> Iterator[Call]:
+    """Every call of one magic: good input, odd arguments, odd options, odd cell bodies."""
+    yield from _good_calls(magic)
+    yield from _odd_argument_calls(magic)
+    yield from _odd_option_calls(magic)
+    yield from _unknown_option_calls(magic)
+    yield from _odd_body_calls(magic)
+
+
+def _words(*words: str) -> str:
+    return " ".join(w for w in words if w)
+
+
+def _good(magic: Magic) -> list[str]:
+    if magic.kind == "cell":
+        return []
+    return [_good_value(a) for a in _positionals(magic.parser)]
+
+
+def _body(magic: Magic, body: str) -> str | None:
+    return body if magic.kind == "cell" else None
+
+
+def _good_calls(magic: Magic) -> Iterator[Call]:
+    """Good input first (the test checks it works), then each flag once."""
+    parser, good = magic.parser, _good(magic)
+    real = _body(magic, CELL_BODIES["real"])
+    yield _words(*_fast(parser), *good), real
     for action in _options(parser):
         if action.nargs == 0:
-            yield (
-                line(*_fast(parser, action.option_strings[-1]), action.option_strings[-1], *good),
-                real,
-            )
-    # an odd object, an odd choice, a missing or an extra one in each positional slot
-    for index, action in enumerate(positionals if magic.kind == "line" else []):
-        odd = ODD_OBJECTS + (("bogus",) if action.choices else ())
-        for value in odd:
-            words = [*good[:index], value, *good[index + 1 :]]
-            yield line(*fast, *words), None
-        yield line(*fast, *good[:index]), None
-    if magic.kind == "line":
-        yield line(*fast, *good, "extra"), None
-        yield line(*fast), None
-    # odd values for every option that takes one, and every odd flag pairing
+            flag = action.option_strings[-1]
+            yield _words(*_fast(parser, flag), flag, *good), real
+
+
+def _odd_argument_calls(magic: Magic) -> Iterator[Call]:
+    """An odd object (or choice) in each positional slot, then one missing, one extra."""
+    if magic.kind == "cell":
+        return
+    parser, good = magic.parser, _good(magic)
+    fast = _fast(parser)
+    for index, action in enumerate(_positionals(parser)):
+        for value in ODD_OBJECTS + (("bogus",) if action.choices else ()):
+            yield _words(*fast, *good[:index], value, *good[index + 1 :]), None
+        yield _words(*fast, *good[:index]), None
+    yield _words(*fast, *good, "extra"), None
+    yield _words(*fast), None
+
+
+def _odd_option_calls(magic: Magic) -> Iterator[Call]:
+    """Odd values for every option that takes one, and the option without its value."""
+    parser, good = magic.parser, _good(magic)
     for action in _options(parser):
-        option = action.option_strings[-1]
         if action.nargs == 0:
             continue
-        typed = action.type in (int, float) or action.choices
+        option = action.option_strings[-1]
+        fast = _fast(parser, option)
+        typed = action.type in (int, float) or bool(action.choices)
+        if action.dest == "var":  # a variable name, not an expression: a valid one is plain
+            values: tuple[str, ...] = ("2,x", "s")
+        else:
+            values = (ODD_NUMBERS if typed else ODD_TEXTS) + (("never",) if action.choices else ())
         # a number changes how the cell runs: run a real one; a bad name fails before it runs
-        body = (real if typed else TRIVIAL) if magic.kind == "cell" else None
-        for value in (ODD_NUMBERS if typed else ODD_TEXTS) + (("never",) if action.choices else ()):
-            yield line(*_fast(parser, option), option, value, *good), body
-        yield line(*_fast(parser, option), *good, option), body
-    # unknown options, before and after the arguments
+        body = _body(magic, CELL_BODIES["real"] if typed else TRIVIAL)
+        for value in values:
+            yield _words(*fast, option, value, *good), body
+        yield _words(*fast, *good, option), body
+
+
+def _unknown_option_calls(magic: Magic) -> Iterator[Call]:
+    """Unknown options, before and after the arguments."""
+    parser, good = magic.parser, _good(magic)
+    fast = _fast(parser)
     for unknown in UNKNOWN_OPTIONS:
-        body = TRIVIAL if magic.kind == "cell" else None
-        yield line(*fast, unknown, *good), body
-        yield line(*fast, *good, unknown), body
-    # cell bodies
-    if magic.kind == "cell":
-        for body in CELL_BODIES.values():
-            if body != real:
-                yield line(*fast), body
-        yield line(*fast, "model"), TRIVIAL  # a cell magic given a name on its line
+        yield _words(*fast, unknown, *good), _body(magic, TRIVIAL)
+        yield _words(*fast, *good, unknown), _body(magic, TRIVIAL)
+
+
+def _odd_body_calls(magic: Magic) -> Iterator[Call]:
+    """Empty, failing and odd cell bodies, and a cell magic given a name on its line."""
+    if magic.kind == "line":
+        return
+    fast = _fast(magic.parser)
+    for name, body in CELL_BODIES.items():
+        if name != "real":
+            yield _words(*fast), body
+    yield _words(*fast, "model"), TRIVIAL
 
 
 @dataclass(frozen=True)
@@ -284,16 +323,26 @@ def fuzz_shell(bare_shell: InteractiveShell) -> Iterator[InteractiveShell]:
         bare_shell.run_line_magic("load_ext", "tfnb_debug")
     before = set(bare_shell.user_ns)
     BEFORE.update(before)
-    bare_shell.run_cell(SETUP)
-    NAMESPACE.update({k: bare_shell.user_ns[k] for k in set(bare_shell.user_ns) - before})
     try:
         yield bare_shell
     finally:
+        calls = [o for outcomes in CALLS.values() for o in outcomes]
+        print(f"\nmagic fuzz: {len(calls)} calls of {len(CALLS)} magic forms")
         for key in set(bare_shell.user_ns) - before:
             bare_shell.user_ns.pop(key, None)
         with capture_output():
             bare_shell.run_line_magic("tfnb", "auto on")
             bare_shell.run_line_magic("unload_ext", "tfnb_debug")
+
+
+def define_objects(shell: InteractiveShell) -> None:
+    """(Re)define the odd objects and the good ones in the notebook namespace."""
+    for name in set(shell.user_ns) - BEFORE:
+        del shell.user_ns[name]
+    result = shell.run_cell(SETUP)
+    assert result.success, result.error_in_exec
+    NAMESPACE.clear()
+    NAMESPACE.update({k: shell.user_ns[k] for k in set(shell.user_ns) - BEFORE})
 
 
 def test_every_registered_magic_is_fuzzed(fuzz_shell: InteractiveShell) -> None:
@@ -311,6 +360,7 @@ def test_every_registered_magic_is_fuzzed(fuzz_shell: InteractiveShell) -> None:
 def test_bad_input_never_crashes_inside_tfnb_debug(
     fuzz_shell: InteractiveShell, magic: Magic
 ) -> None:
+    define_objects(fuzz_shell)  # fresh odd objects: an earlier magic may have built `unbuilt`
     outcomes = [run_call(fuzz_shell, magic, line, cell) for line, cell in call_lines(magic)]
     CALLS[magic.prefix + magic.name] = outcomes
     crashes = [f"{o.call!r}: {o.detail}" for o in outcomes if o.kind == "crash"]
