@@ -228,6 +228,51 @@ S10 = [
         fix="tf.ensure_shape in the mapped function",
     ),
     Case(
+        "decode_image_then_resize_in_map",
+        "data",
+        """
+        import os, tempfile
+        folder = tempfile.mkdtemp()
+        for i in range(3):
+            png = tf.io.encode_png(tf.zeros((30, 20, 3), tf.uint8))
+            tf.io.write_file(os.path.join(folder, f"img{i}.png"), png)
+        def load_and_resize(path):
+            image = tf.io.decode_image(tf.io.read_file(path), channels=3)
+            return tf.image.resize(image, (24, 24))
+        files = tf.data.Dataset.list_files(os.path.join(folder, "*.png"))
+        images = files.map(load_and_resize)
+        """,
+        "S10",
+        must=("decode_image", "expand_animations=False", "load_and_resize"),
+        must_not=("batch", "Flatten", "Input("),
+        fix="decode_image(..., expand_animations=False)",
+    ),
+    Case(
+        "decode_image_into_fit",
+        "data",
+        """
+        import os, tempfile
+        folder = tempfile.mkdtemp()
+        for i in range(4):
+            png = tf.io.encode_png(tf.zeros((16, 16, 3), tf.uint8))
+            tf.io.write_file(os.path.join(folder, f"img{i}.png"), png)
+        def load(path):
+            image = tf.io.decode_image(tf.io.read_file(path), channels=3)
+            return tf.cast(image, tf.float32) / 255.0
+        files = tf.data.Dataset.list_files(os.path.join(folder, "*.png"), shuffle=False)
+        train_ds = tf.data.Dataset.zip((files.map(load), tf.data.Dataset.range(4).map(lambda i: i % 2)))
+        train_ds = train_ds.batch(2)
+        model = keras.Sequential([keras.Input((16, 16, 3)), keras.layers.Conv2D(2, 3),
+                                  keras.layers.GlobalAveragePooling2D(), keras.layers.Dense(1)])
+        model.compile("adam", "mse")
+        model.fit(train_ds, epochs=1, verbose=0)
+        """,
+        "S10",
+        must=("train_ds", "expand_animations=False", "(16, 16, 3)"),
+        must_not=("Flatten", "batch size"),
+        fix="decode_image(..., expand_animations=False)",
+    ),
+    Case(
         "py_function_model_without_input",
         "data",
         """

@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tfnb_debug.explain._context import ErrorContext, build_context
-from tfnb_debug.explain.data import index_out_of_range, input_structure, ragged_batch, unknown_shape
+from tfnb_debug.explain.data import (
+    index_out_of_range,
+    input_structure,
+    ragged_batch,
+    unknown_shape,
+    unknown_shape_in_map,
+)
 from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
 from tfnb_debug.explain.model import unbuilt_model
@@ -50,6 +56,7 @@ RULES: tuple[Rule, ...] = (
     unregistered_custom_object,
     input_structure,
     unknown_shape,
+    unknown_shape_in_map,
     ragged_batch,
     symbolic_value,
     nonfinite_check,

@@ -98,7 +98,9 @@ class DatasetStage:
 
     ``kind`` is ``map``, ``batch``, ``from_generator``, ``tensor_slices``, ...;
     ``function`` the mapped function's (or the generator's) name; ``python``
-    says whether that function calls ``tf.py_function``/``tf.numpy_function``.
+    the call in that function that returns tensors of unknown shape
+    (``tf.py_function``, ``tf.numpy_function``, ``tf.io.decode_image``,
+    ``tf.io.parse_tensor``), or ``""``.
     """
 
     kind: str
@@ -562,4 +564,8 @@ def _python_op(wrapper: Any) -> str:
         return "tf.py_function"
     if ops & {"PyFunc", "PyFuncStateless"}:
         return "tf.numpy_function"
+    if "DecodeImage" in ops:
+        return "tf.io.decode_image"
+    if "ParseTensor" in ops:
+        return "tf.io.parse_tensor"
     return ""

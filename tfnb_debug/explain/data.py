@@ -256,6 +256,11 @@ def _s10(
             f"{cause} tensors of unknown shape: in {func_text}, restore the shape after it, "
             f"e.g. `{var} = tf.ensure_shape({var}, {shown})` (or {var}.set_shape({shown}))"
         )
+        if stage.python == "tf.io.decode_image":
+            hint = (
+                f"in {func_text}: {_DECODE_IMAGE_FIX}; for batches of one size add "
+                f"`{var} = tf.ensure_shape({var}, {shown})` or a resize"
+            )
     verb = "have" if role.startswith("the") and "(" in role else "has"
     evidence = f"{name}: {role} {verb} unknown shape after {step}"
     if stage is not None and stage.kind != "from_generator" and previous is not None:
@@ -310,6 +315,68 @@ def _signature_shapes(
         expected = ctx.model_inputs[0]
         shapes[0] = expected[1:] if _batched_after(ds, stage) else expected
     return shapes
+
+
+_DECODE_IMAGE_FIX = (
+    "tf.io.decode_image gives no rank (it may return a GIF's frames, 4-D): pass "
+    "expand_animations=False (or use tf.io.decode_png / decode_jpeg) so the image is "
+    "(height, width, channels)"
+)
+_NO_SHAPE = re.compile(r"'?(\w+)'? contains no shape")
+_SHAPE_LOSERS = (
+    ("decode_image", "tf.io.decode_image"),
+    ("py_function", "tf.py_function"),
+    ("numpy_function", "tf.numpy_function"),
+    ("parse_tensor", "tf.io.parse_tensor"),
+)
+
+
+def unknown_shape_in_map(ctx: ErrorContext) -> Explained | None:
+    """S10 raised inside a mapped function: an image op got a tensor of unknown rank."""
+    match = _NO_SHAPE.search(ctx.text)
+    user = ctx.user_code_line()
+    if match is None or user is None:
+        return None
+    filename, lineno, function, source = user
+    body = _function_lines(filename, lineno)
+    losers = [(word, call) for word, call in _SHAPE_LOSERS if any(word in b for b in body)]
+    if not losers:
+        return None
+    word, call = losers[0]
+    line = next(b.strip() for b in body if word in b)
+    name = f"`{function}`" if function and function not in ("None", "<lambda>") else "the function"
+    hint = (
+        f"in {name}: {_DECODE_IMAGE_FIX}"
+        if call == "tf.io.decode_image"
+        else f"{call} returns a tensor of unknown shape: in {name}, set it right after the call, "
+        "e.g. `t = tf.ensure_shape(t, (height, width, channels))`"
+    )
+    return (
+        finding(
+            "S10",
+            f"'{match.group(1)}' has no known rank in {name}: it comes from {call}",
+            place=ctx.where(filename, lineno, "" if function == "None" else function),
+            evidence=f"`{source}` after `{line}`",
+            hint=hint,
+        ),
+        (),
+    )
+
+
+def _function_lines(filename: str, lineno: int) -> list[str]:
+    """The lines of the function that holds ``lineno``, up to that line (from its ``def``)."""
+    from tfnb_debug.explain._context import linecache_line
+
+    lines: list[str] = []
+    current = linecache_line(filename, lineno)
+    indent = len(current) - len(current.lstrip())
+    for number in range(lineno, max(lineno - 40, 0), -1):
+        text = linecache_line(filename, number)
+        lines.append(text)
+        stripped = text.lstrip()
+        if stripped.startswith(("def ", "async def ")) and len(text) - len(stripped) < indent:
+            break
+    return lines
 
 
 # S12 -----------------------------------------------------------------------------------
