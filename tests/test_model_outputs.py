@@ -194,6 +194,18 @@ def test_m07_categorical_accuracy_on_class_ids() -> None:
         assert wrong not in found.hint and wrong not in found.message
 
 
+def test_m07_a_categorical_accuracy_named_accuracy_is_still_the_users_choice() -> None:
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(3)])
+    model.compile(
+        "adam",
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")],
+    )
+    [fact] = collect_metrics(model)
+    assert (fact.class_name, fact.from_string) == ("CategoricalAccuracy", False)
+    assert "M07" in [f.code for f in check_outputs(model)]
+
+
 def test_m07_through_the_magic(shell: InteractiveShell) -> None:
     shell.user_ns.update(model=binary(None, from_logits=True, metrics=["accuracy"]), x=X, y=Y)
     shown = run_magic(shell, "%tflint -o model --data (x,y)")

@@ -97,10 +97,11 @@ def collect_metrics(model: Any, y: Any = None) -> tuple[MetricFact, ...]:
             outputs = len(copy._flat_metrics)
     except Exception:
         return ()
+    strings = _strings([compiled._user_metrics, compiled._user_weighted_metrics])
     facts = []
     for index, entry in enumerate(lists):
         for metric in getattr(entry, "metrics", None) or ():
-            facts.append(_fact(metric, index % max(outputs, 1), resolved))
+            facts.append(_fact(metric, index % max(outputs, 1), resolved, strings))
     return tuple(facts)
 
 
@@ -159,7 +160,18 @@ def _label_shape(shape: tuple[int | None, ...], loss: Any) -> tuple[int | None, 
     return shape[:-1] if sparse and len(shape) > 1 else shape
 
 
-def _fact(metric: Any, output: int, resolved: bool) -> MetricFact:
+def _strings(value: Any) -> set[str]:
+    """Every string in the user's (nested) metric lists and dicts, lower-cased."""
+    if isinstance(value, str):
+        return {value.lower()}
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        return set().union(*(_strings(v) for v in value)) if value else set()
+    return set()
+
+
+def _fact(metric: Any, output: int, resolved: bool, strings: set[str]) -> MetricFact:
     class_name = type(metric).__name__
     fn = getattr(metric, "_fn", None)
     fn_name = str(getattr(fn, "__name__", ""))
@@ -184,7 +196,8 @@ def _fact(metric: Any, output: int, resolved: bool) -> MetricFact:
         from_logits=bool(getattr(metric, "_from_logits", False)) if kind == "auc" else None,
         num_thresholds=_auc_option(metric, kind, "num_thresholds"),
         curve=_auc_option(metric, kind, "curve"),
-        from_string=name.lower() in ("accuracy", "acc"),
+        # Keras names a metric made from a string after the string
+        from_string=name.lower() in ("accuracy", "acc") and name.lower() in strings,
         resolved=resolved,
     )
 
