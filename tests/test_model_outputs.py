@@ -206,6 +206,20 @@ def test_m07_a_categorical_accuracy_named_accuracy_is_still_the_users_choice() -
     assert "M07" in [f.code for f in check_outputs(model)]
 
 
+def test_m07_custom_output_layer_is_judged_by_its_values_on_the_data() -> None:
+    keras.utils.set_random_seed(3)
+    inp = keras.Input((8,))
+    scores = keras.layers.Dense(1, name="score")(inp)
+    out = keras.layers.Lambda(lambda t: t * 1.0, name="custom")(scores)
+    model = keras.Model(inp, out)
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True), metrics=["accuracy"])
+    # without data the rule cannot tell what a Lambda outputs: silent
+    assert check_outputs(model) == []
+    # on the data the outputs leave [0, 1]: logits
+    found = only(lint_model(model, (X, Y)).findings, "M07")
+    assert "outputs on the data from" in found.evidence
+
+
 def test_m07_through_the_magic(shell: InteractiveShell) -> None:
     shell.user_ns.update(model=binary(None, from_logits=True, metrics=["accuracy"]), x=X, y=Y)
     shown = run_magic(shell, "%tflint -o model --data (x,y)")
