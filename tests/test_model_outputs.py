@@ -125,6 +125,18 @@ def test_m07_precision_recall_auc_one_finding_with_each_fix() -> None:
 
 
 @pytest.mark.parametrize(
+    "metric",
+    ["binary_accuracy", "acc", keras.metrics.binary_accuracy, keras.metrics.BinaryAccuracy()],
+    ids=["string", "acc", "function", "class"],
+)
+def test_m07_every_spelling_of_binary_accuracy_on_logits(metric: object) -> None:
+    model = binary(None, from_logits=True, metrics=[metric], fit=False)
+    found = only(check_outputs(model), "M07")
+    assert "BinaryAccuracy(threshold=0.5)" in found.message
+    assert "threshold=0.0)" in found.hint
+
+
+@pytest.mark.parametrize(
     ("activation", "from_logits", "metrics"),
     [
         ("sigmoid", False, ["accuracy", keras.metrics.AUC(), keras.metrics.Precision()]),

@@ -189,7 +189,8 @@ def _fact(metric: Any, output: int, resolved: bool, strings: set[str]) -> Metric
     return MetricFact(
         output=output,
         name=name,
-        class_name=class_name if kind != "other" or not fn_name else fn_name,
+        # a plain function (keras.metrics.binary_accuracy) is wrapped: show the function
+        class_name=fn_name if class_name == "MeanMetricWrapper" and fn_name else class_name,
         kind=kind,
         thresholds=thresholds,
         top_k=int(top_k) if top_k is not None else None,

@@ -172,8 +172,8 @@ def _logits_finding(
         )
     if len(thresholded) < len(metrics):
         why.append(
-            "AUC with from_logits=False buckets the values on thresholds in [0, 1], so every "
-            "negative logit falls into its lowest bucket and every logit above 1 into its highest"
+            "AUC with from_logits=False compares the values with thresholds in [0, 1], so all "
+            "negative logits tie below every threshold and all logits above 1 tie above it"
         )
     fixes = ", ".join(_fixed(m) for m in metrics)
     range_text = ""
@@ -202,7 +202,9 @@ def _ids_finding(
     metrics: Sequence[MetricFact], context: MetricContext, index: int, measured: Measured
 ) -> Finding:
     out = context.output
-    names = ", ".join(f"'{m.name}' ({m.class_name})" for m in metrics)
+    names = ", ".join(
+        f"'{m.name}'" + (f" ({m.class_name})" if m.class_name != m.name else "") for m in metrics
+    )
     if context.sparse_labels:
         source = "the labels are integer class ids"
     else:
