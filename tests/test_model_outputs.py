@@ -122,6 +122,11 @@ def test_m07_precision_recall_auc_one_finding_with_each_fix() -> None:
     assert "keras.metrics.Recall(thresholds=0.0)" in found.hint
     assert "keras.metrics.AUC(from_logits=True)" in found.hint
     assert "'auc' reported" in found.evidence
+    auc = keras.metrics.AUC(from_logits=True)
+    auc.update_state(Y[:512], model.predict(X[:512], verbose=0))
+    assert numbers_after(found.evidence, "with from_logits=True") == pytest.approx(
+        float(auc.result()), abs=1e-3
+    )
 
 
 @pytest.mark.parametrize(

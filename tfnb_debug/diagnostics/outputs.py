@@ -139,16 +139,23 @@ def _label(metric: MetricFact) -> str:
     return f"'{metric.name}' ({_configured(metric)})"
 
 
-def _measured_text(
-    metrics: Sequence[MetricFact], index: int, measured: Measured, fixed: str
-) -> str:
+def _corrected(metric: MetricFact) -> str:
+    """How the corrected twin of ``metric`` was measured."""
+    if metric.kind == "auc":
+        return "with from_logits=True"
+    if metric.kind in _CATEGORICAL_KINDS:
+        return "as sparse accuracy"
+    return "at logit 0 (probability 0.5)"
+
+
+def _measured_text(metrics: Sequence[MetricFact], index: int, measured: Measured) -> str:
     parts = []
     examples = 0
     for m in metrics:
         numbers = measured.get((index, m.name))
         if numbers is not None:
             reported, corrected, examples = numbers
-            parts.append(f"'{m.name}' reported {reported:.3f}, {fixed} {corrected:.3f}")
+            parts.append(f"'{m.name}' reported {reported:.3f}, {_corrected(m)} {corrected:.3f}")
     if not parts:
         return ""
     return f"; on the first {examples} examples of the data: " + "; ".join(parts)
@@ -190,7 +197,7 @@ def _logits_finding(
         target=Target("layer", out.layer),
         evidence=f"output layer '{out.layer}' activation {out.activation or 'none'}, "
         f"{out.units} unit(s), loss {loss.name}(from_logits=True){range_text}"
-        + _measured_text(metrics, index, measured, "at logit 0 (probability 0.5)"),
+        + _measured_text(metrics, index, measured),
         hint=f"compile with metrics=[{fixes}] (a logit of 0 is a probability of 0.5); or end "
         "the model in activation='sigmoid' and use "
         "keras.losses.BinaryCrossentropy(from_logits=False)",
@@ -219,7 +226,7 @@ def _ids_finding(
         place=f"output layer '{out.layer}'",
         target=Target("layer", out.layer),
         evidence=f"output layer '{out.layer}' with {out.units} units, {source}"
-        + _measured_text(metrics, index, measured, "as sparse accuracy"),
+        + _measured_text(metrics, index, measured),
         hint=f'compile with metrics=[{fixes}], or "accuracy", which Keras resolves from '
         "the labels' shape",
         cause="categorical accuracy on class ids",
