@@ -21,12 +21,18 @@ CASES = all_cases()
 FINDING_LINE = re.compile(r"^[A-Z]\d\d [a-z0-9-]+ \((error|warning|info)\)")
 
 
-def diagnosis(shell: InteractiveShell, case: Case) -> tuple[bool, list[str], str]:
-    """Run the case's code; (success, the finding lines of the diagnosis box, the printed text)."""
+# The same rules explain the failure under the magics that run the cell: plain (the box under
+# the traceback), %%tfshape (the shape report's findings) and %%tfcheck.
+MAGICS = ("", "%%tfshape", "%%tfcheck")
+
+
+def diagnosis(shell: InteractiveShell, case: Case, magic: str = "") -> tuple[bool, list[str], str]:
+    """Run the case's code; (success, the finding lines shown, the printed text)."""
+    code = textwrap.dedent(case.code).strip("\n")
     with capture_output() as captured:
-        result = shell.run_cell(textwrap.dedent(case.code).strip("\n"), store_history=False)
-    boxes = [o.data for o in captured.outputs if "tfnb-explain" in o.data.get("text/html", "")]
-    text = "\n".join(box["text/plain"] for box in boxes)
+        result = shell.run_cell(f"{magic}\n{code}" if magic else code, store_history=False)
+    shown = [o.data for o in captured.outputs if "text/plain" in o.data]
+    text = "\n".join(box["text/plain"] for box in shown)
     lines = [line for line in text.splitlines() if FINDING_LINE.match(line)]
     return bool(result.success), lines, captured.stdout + text
 
@@ -39,15 +45,17 @@ def corpus_shell(shell: InteractiveShell) -> InteractiveShell:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("magic", MAGICS, ids=["plain", "tfshape", "tfcheck"])
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_corpus_case(corpus_shell: InteractiveShell, case: Case) -> None:
-    success, lines, printed = diagnosis(corpus_shell, case)
+def test_corpus_case(corpus_shell: InteractiveShell, case: Case, magic: str) -> None:
+    success, lines, printed = diagnosis(corpus_shell, case, magic)
     assert not success, f"{case.name}: the cell did not fail, so it tests nothing"
     if case.expect is None:
         assert case.unexplained, f"{case.name}: say why it is left unexplained"
         assert lines == [], f"{case.name}: expected no diagnosis, got {lines}"
         return
     found = [line for line in lines if line.startswith(case.expect + " ")]
+    assert len(found) == 1 or magic, f"{case.name}: {case.expect} shown {len(found)} times"
     assert found, f"{case.name}: no {case.expect} in the diagnosis:\n{printed[-3000:]}"
     line = found[0].lower()
     missing = [word for word in case.must if word.lower() not in line]

@@ -28,6 +28,8 @@ class ShapeReport(Report):
     call in call order; ``tables`` shows them one table per outermost call.
     ``failed`` is true when the traced call (or the recorded block) raised;
     the failing row has ``status == "failed"`` and its ancestors ``"aborted"``.
+    ``explained`` is true when the findings already explain the failure (the
+    diagnosis under the cell would repeat them).
     """
 
     calls: tuple[LayerCall, ...] = ()
@@ -44,6 +46,7 @@ class ShapeReport(Report):
     repeated_calls: tuple[tuple[str, int], ...] = ()
     truncated: bool = False
     input_note: str = ""
+    explained: bool = False
 
     @property
     def failing_call(self) -> LayerCall | None:

@@ -319,7 +319,7 @@ def with_explanation(report: ShapeReport, error: BaseException) -> ShapeReport:
         merged = list(sort_findings([moved if f is failure else f for f in report.findings]))
     from tfnb_debug.render.shapes import report_sections, report_summary
 
-    report = replace(report, findings=tuple(merged))
+    report = replace(report, findings=tuple(merged), explained=True)
     return replace(report, summary=report_summary(report), sections=report_sections(report))
 
 

@@ -27,6 +27,8 @@ _DEFINED_AT_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
 _USER_CODE_BLOCK = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\s*\*?\s*\n\s+(.+)')
 _SHAPE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
 
+# IPython's rewrite of a line or cell magic: the cell's own code is inside the string
+_MAGIC_CALL = ("get_ipython().run_cell_magic(", "get_ipython().run_line_magic(")
 _LIBRARY_MARKERS = ("site-packages", "dist-packages", "__autograph_generated_file", "<frozen")
 
 
@@ -334,9 +336,8 @@ def _frames(exc: BaseException) -> tuple[tuple[Frame, ...], tuple[tuple[str, str
         code = tb.tb_frame.f_code
         lineno = tb.tb_lineno
         source = linecache.getline(code.co_filename, lineno).strip()
-        frames.append(
-            Frame(code.co_filename, lineno, code.co_name, source, is_user_file(code.co_filename))
-        )
+        user = is_user_file(code.co_filename) and not source.startswith(_MAGIC_CALL)
+        frames.append(Frame(code.co_filename, lineno, code.co_name, source, user))
         owner = tb.tb_frame.f_locals.get("self") if layer_cls is not None else None
         if layer_cls is not None and isinstance(owner, layer_cls):
             owner = _wrapping_model(owner, user_locals, layer_cls)

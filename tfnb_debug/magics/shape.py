@@ -191,8 +191,8 @@ def _cell(shell: Any, args: Any, cell: str) -> Any:
         with memory, recording:
             result = run_user_code(shell, cell)
     except BaseException as err:
-        if recording.report.failing_call is not None:
-            mark_reported(err)  # the table and S01 above already explain it
+        if recording.report.failing_call is not None or recording.report.explained:
+            mark_reported(err)  # the table and its findings above already explain it
         with contextlib.suppress(Exception):  # never replace the user's own error
             _show_cell(shell, with_memory(recording.report, memory), args)
         raise
