@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +17,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic_arguments import argument, parse_argstring
 
+from tfnb_debug._tracebacks import hidden_hook_frames
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Report
 from tfnb_debug.text import first_line
@@ -51,78 +51,6 @@ def run_user_code(shell: InteractiveShell, source: str) -> Any:
         if last is not None:
             return eval(shell.compile(last, filename, "eval"), namespace)  # type: ignore[arg-type]
     return None
-
-
-@contextlib.contextmanager
-def hidden_hook_frames(shell: Any) -> Iterator[None]:
-    """Let an exception through unchanged, with tfnb_debug's hook frames cut off its inner end.
-
-    IPython leaves out of a traceback every frame that sets ``__tracebackhide__``,
-    except the innermost one.  When Keras or TensorFlow filtered their own frames
-    out of the traceback (their ``error_handler`` re-raises it without them), the
-    innermost frame left can be a tfnb_debug hook the user's model was called
-    through: it is cut, so the traceback ends where it would without tfnb_debug.
-    Nothing is cut when ``%xmode --show`` asks IPython to show hidden frames.
-    The error a ``tf.function`` raises while it is traced lists the frames it
-    was traced through ("in user code:"): TensorFlow leaves tfnb_debug's out of
-    that list, as it does its own, while the block runs.
-    """
-    __tracebackhide__ = True
-    hide = bool(getattr(getattr(shell, "InteractiveTB", None), "skip_hidden", True))
-    try:
-        with _left_out_by_tensorflow(enabled=hide):
-            yield
-    except BaseException as err:
-        if hide:
-            cut_hidden_tail(err)
-        raise
-
-
-@contextlib.contextmanager
-def _left_out_by_tensorflow(*, enabled: bool) -> Iterator[None]:
-    """Add tfnb_debug to the paths TensorFlow's traceback filter leaves out, until the block ends."""
-    module = sys.modules.get("tensorflow.python.util.traceback_utils")
-    paths = getattr(module, "_EXCLUDED_PATHS", None)
-    ours = _PACKAGE + os.sep
-    if not enabled or not isinstance(paths, tuple) or ours in paths:
-        yield
-        return
-    module._EXCLUDED_PATHS = (*paths, ours)  # type: ignore[union-attr]
-    try:
-        yield
-    finally:
-        module._EXCLUDED_PATHS = paths  # type: ignore[union-attr]
-
-
-def cut_hidden_tail(err: BaseException) -> None:
-    """Cut the hidden tfnb_debug frames off the inner end of a traceback that Keras or
-    TensorFlow filtered (only there can they end it without having raised themselves)."""
-    entries = []
-    tb = err.__traceback__
-    while tb is not None:
-        entries.append(tb)
-        tb = tb.tb_next
-    keep = len(entries)
-    while keep > 1 and _hidden_hook(entries[keep - 1].tb_frame):
-        keep -= 1
-    filtered = any(_traceback_filter(entry.tb_frame) for entry in entries[:keep])
-    if keep < len(entries) and filtered:
-        entries[keep - 1].tb_next = None
-
-
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _hidden_hook(frame: Any) -> bool:
-    return frame.f_code.co_filename.startswith(_PACKAGE + os.sep) and bool(
-        frame.f_locals.get("__tracebackhide__")
-    )
-
-
-def _traceback_filter(frame: Any) -> bool:
-    """Keras' and TensorFlow's ``filter_traceback`` wrapper, which drops their own frames."""
-    code = frame.f_code
-    return code.co_name == "error_handler" and code.co_filename.endswith("traceback_utils.py")
 
 
 def evaluate(shell: InteractiveShell, expression: str, what: str) -> Any:

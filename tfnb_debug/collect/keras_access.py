@@ -80,6 +80,8 @@ PRIVATE: dict[str, tuple[str, str | None]] = {
         None,
     ),
     "device_lib": ("tensorflow.python.client.device_lib", None),
+    # its traceback filter (_EXCLUDED_PATHS): tfnb_debug's frames are left out like TF's own
+    "tf_traceback_utils": ("tensorflow.python.util.traceback_utils", None),
     "PolymorphicFunction": (
         "tensorflow.python.eager.polymorphic_function.polymorphic_function",
         "Function",

@@ -1,0 +1,93 @@
+"""What the user's traceback shows when their code fails under a magic: their frames, not ours.
+
+IPython leaves out of a printed traceback every frame that sets
+``__tracebackhide__``, except the innermost one.  Two things can still put a
+tfnb_debug frame in front of the user:
+
+* Keras and TensorFlow filter their own frames out of a traceback (their
+  ``error_handler`` re-raises it without them).  The innermost frame left can
+  then be a tfnb_debug hook the user's model was called through;
+  :func:`cut_hidden_tail` cuts it, so the traceback ends where it would without
+  tfnb_debug.
+* The error a ``tf.function`` raises while it is traced lists, in its message,
+  the frames it was traced through ("in user code:").  While the user's code
+  runs, TensorFlow's filter leaves tfnb_debug's frames out of that list, as it
+  does its own.
+
+Neither happens when ``%xmode --show`` asks IPython to show hidden frames.
+Imported only when a magic runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+@contextlib.contextmanager
+def hidden_hook_frames(shell: Any) -> Iterator[None]:
+    """Run the user's code: an exception goes through unchanged, without tfnb_debug frames."""
+    __tracebackhide__ = True
+    hide = bool(getattr(getattr(shell, "InteractiveTB", None), "skip_hidden", True))
+    try:
+        with _left_out_by_tensorflow(enabled=hide):
+            yield
+    except BaseException as err:
+        if hide:
+            cut_hidden_tail(err)
+        raise
+
+
+def cut_hidden_tail(err: BaseException) -> None:
+    """Cut the hidden tfnb_debug frames off the inner end of a traceback that Keras or
+    TensorFlow filtered (only there can they end it without having raised themselves).
+
+    The traceback entries are unlinked in place: the exception object, its
+    message and every frame before the cut stay as they were.
+    """
+    entries = []
+    tb = err.__traceback__
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    keep = len(entries)
+    while keep > 1 and _hidden_hook(entries[keep - 1].tb_frame):
+        keep -= 1
+    filtered = any(_traceback_filter(entry.tb_frame) for entry in entries[:keep])
+    if keep < len(entries) and filtered:
+        entries[keep - 1].tb_next = None
+
+
+@contextlib.contextmanager
+def _left_out_by_tensorflow(*, enabled: bool) -> Iterator[None]:
+    """tfnb_debug among the paths TensorFlow's traceback filter leaves out, for the block."""
+    if not enabled or "tensorflow" not in sys.modules:  # never imports TensorFlow itself
+        yield
+        return
+    from tfnb_debug.collect._patching import patched
+    from tfnb_debug.collect.keras_access import private
+
+    module = private("tf_traceback_utils")
+    paths = getattr(module, "_EXCLUDED_PATHS", None)
+    if not isinstance(paths, tuple) or _PACKAGE in paths:  # moved by an upgrade, or nested
+        yield
+        return
+    with patched((module, "_EXCLUDED_PATHS", (*paths, _PACKAGE))):
+        yield
+
+
+def _hidden_hook(frame: Any) -> bool:
+    return frame.f_code.co_filename.startswith(_PACKAGE) and bool(
+        frame.f_locals.get("__tracebackhide__")
+    )
+
+
+def _traceback_filter(frame: Any) -> bool:
+    """Keras' and TensorFlow's ``filter_traceback`` wrapper, which drops their own frames."""
+    code = frame.f_code
+    return code.co_name == "error_handler" and code.co_filename.endswith("traceback_utils.py")
