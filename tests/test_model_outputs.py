@@ -20,6 +20,7 @@ from tfnb_debug.collect.output_chain import double_activations
 from tfnb_debug.lint import lint_model
 from tfnb_debug.model_outputs import check_outputs
 from tfnb_debug.reports import Finding
+from tfnb_debug.shapes import trace_shapes
 
 RNG = np.random.default_rng(0)
 # a tabular task trained briefly: many logits are small, where the 0.5 threshold differs
@@ -385,3 +386,16 @@ def test_m08_softmax_wrapped_around_an_application_and_its_logits_twin() -> None
     assert fact.units == 5
     # the application left as logits (classifier_activation=None) and one softmax: correct
     assert double_activations(wrapped(None)) == ()
+
+
+def test_m08_in_the_shape_trace_with_the_traced_range(shell: InteractiveShell) -> None:
+    model = classifier()
+    export = export_wrapper(model)
+    report = trace_shapes(export, X[:16])
+    found = only(list(report.findings), "M08")
+    outputs = export(X[:16]).numpy()
+    assert f"from {outputs.min():.3g} to {outputs.max():.3g}" in found.evidence
+    assert report.findings_for("exp/act") == [found]  # the trace's row of the Activation
+    assert "M08" not in trace_shapes(model, X[:16]).codes()
+    shell.user_ns.update(export=export, x=X[:16])
+    assert run_magic(shell, "%tfshape -q -o export x").result.codes() == ["M08"]

@@ -24,7 +24,7 @@ from typing import Any
 
 from tfnb_debug.diagnostics.shapes import ShapeFacts, ShapeThresholds, run_rules
 from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import finding, sort_findings
+from tfnb_debug.reports import Target, finding, sort_findings
 from tfnb_debug.shape_records import LayerCall, TensorStats
 from tfnb_debug.shape_report import ShapeReport
 from tfnb_debug.text import key_sentence
@@ -287,7 +287,42 @@ def build_report(
         truncated=collector.truncated,
     )
     report = finish_report(report)
+    report = with_output_chain(report, roots)
     return with_explanation(report, error) if error is not None else report
+
+
+def with_output_chain(report: ShapeReport, models: Sequence[Any]) -> ShapeReport:
+    """M08 for each traced model whose output is squashed twice in a row, with the output
+    range this trace measured (the model's own row); nothing when the trace failed."""
+    if report.failed:
+        return report
+    from tfnb_debug.collect.output_chain import double_activations
+    from tfnb_debug.diagnostics.outputs import double_activation
+
+    found = []
+    for model in models:
+        facts = double_activations(model)
+        if not facts:
+            continue
+        row = next(
+            (c for c in report.calls if c.parent is None and c.is_model and c.name == model.name),
+            None,
+        )
+        ranges = {
+            i: (t.stats.min, t.stats.max)
+            for i, t in enumerate(row.outputs if row is not None else ())
+            if t.stats is not None and t.stats.min is not None and t.stats.max is not None
+        }
+        # the trace's rows are named from the traced model down: point at its row
+        found += [
+            replace(f, target=Target("layer", f"{model.name}/{f.target.path}"))
+            if f.target is not None
+            else f
+            for f in double_activation(facts, ranges)
+        ]
+    if not found:
+        return report
+    return replace(report, findings=sort_findings([*report.findings, *found]))
 
 
 def with_explanation(report: ShapeReport, error: BaseException) -> ShapeReport:
