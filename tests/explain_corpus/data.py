@@ -86,9 +86,27 @@ S09 = [
         model.predict(seqs, verbose=0)
         """,
         "S09",
-        must=("input_dim", "max id + 1", "9"),
+        must=("input_dim", "max id + 1", "vectorize.vocabulary_size() = 9"),
         must_not=("Flatten", "batch size"),
         fix="input_dim = vocabulary_size()",
+    ),
+    Case(
+        "embedding_after_string_lookup_without_oov_row",
+        "data",
+        """
+        colors = ["red", "green", "blue", "black"]
+        lookup = keras.layers.StringLookup(vocabulary=colors)  # index 0 is kept for OOV
+        inp = keras.Input((1,), dtype="string")
+        vec = keras.layers.Flatten()(keras.layers.Embedding(len(colors), 3)(lookup(inp)))
+        model = keras.Model(inp, keras.layers.Dense(1)(vec))
+        model.compile("adam", "mse")
+        x = tf.constant([["red"], ["black"], ["blue"], ["green"]])
+        model.fit(x, np.zeros(4), epochs=1, verbose=0)
+        """,
+        "S09",
+        must=("lookup.vocabulary_size() = 5", "input_dim"),
+        must_not=("Flatten", "batch size", "start at 1"),
+        fix="input_dim = lookup.vocabulary_size()",
     ),
     Case(
         "two_embeddings_second_one_too_small",

@@ -137,6 +137,36 @@ CASES = [
         fix="encode the text column",
     ),
     Case(
+        "numpy_strings_into_a_string_input_model",
+        "dtypes",
+        """
+        words = keras.layers.StringLookup(vocabulary=["red", "green", "blue"])
+        inp = keras.Input((1,), dtype="string")
+        out = keras.layers.Dense(1)(keras.layers.Flatten()(keras.layers.Embedding(4, 2)(words(inp))))
+        model = keras.Model(inp, out)
+        colors = np.array([["red"], ["blue"], ["green"]])
+        model.predict(colors, verbose=0)
+        """,
+        "S11",
+        must=("tf.constant(colors)", "string Input"),
+        must_not=("one-hot", "astype", "category codes"),
+        fix="tf.constant(x) for a string Input",
+    ),
+    Case(
+        "numpy_strings_into_a_numeric_model",
+        "dtypes",
+        """
+        sizes = np.array([["small"], ["large"], ["medium"], ["small"]])
+        model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+        model.compile("adam", "mse")
+        model.fit(sizes, np.zeros(4), epochs=1, verbose=0)
+        """,
+        "S11",
+        must=("`sizes`", "encode", "StringLookup"),
+        must_not=("astype('float32')", "reshape"),
+        fix="encode the text, or a string Input with StringLookup",
+    ),
+    Case(
         "float32_variable_in_mixed_float16_layer",
         "dtypes",
         """

@@ -75,6 +75,7 @@ class CallInfo:
     kwargs: tuple[tuple[str, Arg], ...]
     filename: str
     lineno: int
+    input_dtypes: tuple[str, ...] = ()  # of the model the call is made on (``model`` of model.fit)
 
     @property
     def method(self) -> str:
@@ -130,6 +131,7 @@ class Evidence:
 
     call: CallInfo | None = None
     embeddings: tuple[tuple[str, int], ...] = ()  # (layer name, input_dim) in the models involved
+    vocabularies: tuple[tuple[str, int], ...] = ()  # (name, vocabulary_size()) of lookup layers
     layer_dtypes: tuple[LayerDtypes, ...] = ()  # layers seen as ``self``, innermost first
     user_classes: tuple[str, ...] = ()  # names bound to classes in the user's namespaces
 
@@ -139,6 +141,7 @@ def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
         return Evidence(
             call=_failing_call(exc, is_user_file),
             embeddings=_embeddings(exc, is_user_file),
+            vocabularies=_vocabularies(exc, is_user_file),
             layer_dtypes=_layer_dtypes(exc),
             user_classes=_user_classes(exc, is_user_file),
         )
@@ -166,6 +169,7 @@ def _failing_call(exc: BaseException, is_user_file: Any) -> CallInfo | None:
                     ),
                     filename=frame.f_code.co_filename,
                     lineno=tb.tb_lineno,
+                    input_dtypes=_input_dtypes(node.func, spaces),
                 )
         tb = tb.tb_next
     return found
@@ -204,6 +208,21 @@ def _call_node(code: Any, lasti: int, lineno: int) -> ast.Call | None:
 
 
 _UNREAD = object()
+
+
+def _input_dtypes(func: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> tuple[str, ...]:
+    """The Input dtypes of the Keras model a call is made on (``model.fit``, ``model(x)``)."""
+    target = func.value if isinstance(func, ast.Attribute) else func
+    if not isinstance(target, ast.Name):
+        return ()
+    model = next((names[target.id] for names in spaces if target.id in names), None)
+    try:
+        inputs = list(model.inputs) if model is not None else []
+    except Exception:
+        return ()
+    return tuple(
+        str(getattr(getattr(t, "dtype", ""), "name", getattr(t, "dtype", ""))) for t in inputs
+    )
 
 
 def _evaluate(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
@@ -462,6 +481,44 @@ def _layer_dtypes(exc: BaseException) -> tuple[LayerDtypes, ...]:
             )
         tb = tb.tb_next
     return tuple(out)
+
+
+_LOOKUPS = ("TextVectorization", "StringLookup", "IntegerLookup")
+
+
+def _vocabularies(exc: BaseException, is_user_file: Any) -> tuple[tuple[str, int], ...]:
+    """Lookup layers (TextVectorization, StringLookup, IntegerLookup) in the user's namespaces
+    and models: the user's variable name (else the layer's) and ``vocabulary_size()``."""
+    layer_cls = _keras_layer_class()
+    if layer_cls is None:
+        return ()
+    found: dict[int, tuple[str, int]] = {}
+
+    def add(name: str, layer: Any) -> None:
+        if type(layer).__name__ in _LOOKUPS and id(layer) not in found:
+            try:
+                found[id(layer)] = (name, int(layer.vocabulary_size()))
+            except Exception:
+                return
+
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if is_user_file(frame.f_code.co_filename):
+            for space in (frame.f_locals, frame.f_globals):
+                for key, value in list(space.items()):
+                    if not isinstance(value, layer_cls) or key.startswith("_"):
+                        continue
+                    add(key, value)
+                    if hasattr(value, "_flatten_layers") and type(value).__name__ not in _LOOKUPS:
+                        try:
+                            inner = list(value._flatten_layers(include_self=False, recursive=True))
+                        except Exception:
+                            inner = []
+                        for layer in inner:
+                            add(str(layer.name), layer)
+        tb = tb.tb_next
+    return tuple(found.values())[:8]
 
 
 def _user_classes(exc: BaseException, is_user_file: Any) -> tuple[str, ...]:

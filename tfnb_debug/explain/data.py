@@ -102,7 +102,18 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
         evidence += f"; {word[1]} in `{data.text}` run from {low} to {high}"
     if layer is None:
         return _gather_out_of_range(ctx, value, size, evidence, low)
-    if low is not None and low < 0:
+    vocab = [
+        (n, v) for n, v in ctx.evidence.vocabularies if v > size and (high is None or v > high)
+    ]
+    if len(vocab) == 1:
+        name, v = vocab[0]
+        evidence += f"; `{name}` has vocabulary_size() {v}"
+        hint = (
+            f"if these ids come from `{name}`: its ids run to {v - 1} (they count the padding "
+            f"and OOV tokens), more than '{layer}' has rows; set input_dim = max id + 1 = "
+            f"{name}.vocabulary_size() = {v}"
+        )
+    elif low is not None and low < 0:
         hint = (
             f"negative ids ({low}) are not rows of '{layer}': map padding or unknown markers to a "
             f"reserved id (e.g. 0) before the model"

@@ -29,8 +29,8 @@ _PYTHON_VALUE = re.compile(
 )
 _SAME_DTYPE = re.compile(r"`x` and `y` must have the same dtype, got tf\.(\w+) != tf\.(\w+)")
 _OBJECT = re.compile(
-    r"Invalid dtype: object|Failed to convert a NumPy array to a Tensor \(Unsupported object "
-    r"type (\w+)\)|could not convert string to float: '([^'\n]*)'"
+    r"Invalid dtype: (?:object|str\d+|bytes\d+)|Failed to convert a NumPy array to a Tensor "
+    r"\(Unsupported object type (\w+)\)|could not convert string to float: '([^'\n]*)'"
 )
 _NAMES = {"float": "float32", "double": "float64", "half": "float16", "int": "int32"}
 
@@ -189,6 +189,8 @@ def _cast_hint(have: str, want: str, in_map: bool, operand: str = "") -> str:
 def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
     text_arg = _text_arg(ctx)
     call = ctx.evidence.call
+    if call is not None and "string" in call.input_dtypes:
+        return _strings_for_a_string_input(ctx, text_arg, match.group(0))
     if text_arg is None and match.group(2) is not None:
         return None  # a string that is not a float, but no text column in sight: say nothing
     if text_arg is not None and text_arg.text_columns:
@@ -215,6 +217,14 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
                 "codes, or a keras.layers.StringLookup), or drop it, then astype('float32')"
             )
         evidence = f"{text_arg.describe()} holds strings in {what} {columns}"
+    elif text_arg is not None and text_arg.dtype.startswith(("str", "bytes")):
+        message = f"`{text_arg.text}` is an array of strings (NumPy dtype {text_arg.dtype}); the model takes numbers"
+        hint = (
+            "encode the text as numbers before the model (one-hot, category codes), or give the "
+            "model a string Input with a keras.layers.StringLookup / TextVectorization and pass "
+            f"tf.constant({text_arg.text})"
+        )
+        evidence = text_arg.describe()
     elif text_arg is not None:
         message = f"`{text_arg.text}` has dtype object: its values are Python objects, not numbers"
         hint = f"convert it to a numeric array: {text_arg.text}.astype('float32')"
@@ -224,12 +234,36 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
             "the data has dtype object (Python objects, e.g. text or mixed types), not numbers"
         )
         hint = (
-            "find the column with text or mixed values (df.dtypes, or np.asarray(x).dtype), encode "
-            "or drop it, then astype('float32')"
+            "find the column with text or mixed values (df.dtypes, or np.asarray(x).dtype): encode "
+            "or drop text, astype('float32') for numbers stored as objects; if the model takes "
+            "strings (a string Input), pass tf.constant(x) instead"
         )
         evidence = ctx.key_sentence()
     place = f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}" if call else ""
     return (finding("S11", message, place=place, evidence=evidence, hint=hint), ())
+
+
+def _strings_for_a_string_input(ctx: ErrorContext, arg: Arg | None, error: str) -> Explained:
+    """The model takes strings, but Keras' array adapter does not take NumPy string arrays."""
+    call = ctx.evidence.call
+    assert call is not None
+    name = arg.text if arg is not None else "x"
+    shown = arg.describe() if arg is not None else "the data"
+    return (
+        finding(
+            "S11",
+            f"the model takes strings (a string Input), but {shown} is a NumPy "
+            f"{arg.dtype if arg is not None and arg.dtype else 'string/object'} array, which "
+            "Keras does not convert",
+            place=f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}",
+            evidence=f"model input dtypes {list(call.input_dtypes)}; {error}",
+            hint=(
+                f"pass the text as a tensor: tf.constant({name}) (or a tf.data dataset); do not "
+                "encode it, the model's own lookup layer does"
+            ),
+        ),
+        (),
+    )
 
 
 def _is_number(text: str) -> bool:
@@ -252,7 +286,13 @@ def _text_arg(ctx: ErrorContext) -> Arg | None:
     found: list[Arg] = []
     for arg in [*call.args, *(a for _, a in call.kwargs)]:
         for item in (arg, *arg.items):
-            if item.dtype == "object" or item.text_columns:
+            if item.kind not in ("array", "dataframe", "series"):
+                continue
+            if (
+                item.dtype == "object"
+                or item.text_columns
+                or item.dtype.startswith(("str", "bytes"))
+            ):
                 found.append(item)
     found.sort(key=lambda a: not a.text_columns)
     return found[0] if found else None
