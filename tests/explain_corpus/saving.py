@@ -99,6 +99,48 @@ CASES = [
         fix="custom_objects keyed by the class name",
     ),
     Case(
+        "registered_with_a_package_not_registered_at_load",
+        "saving",
+        """
+        import os, tempfile
+        @keras.saving.register_keras_serializable(package="blocks")
+        class Residual(keras.layers.Layer):
+            def call(self, x):
+                return x + keras.ops.tanh(x)
+        model = keras.Sequential([keras.Input((3,)), Residual()])
+        path = os.path.join(tempfile.mkdtemp(), "model.keras")
+        model.save(path)
+        # as in a fresh kernel that did not run the cell defining and registering Residual:
+        keras.saving.get_custom_objects().pop("blocks>Residual")
+        del Residual
+        keras.models.load_model(path)
+        """,
+        "C05",
+        must=("'blocks>Residual'", "run the cell", "register_keras_serializable"),
+        must_not=("get_config", "shape"),
+        fix="run the registering cell first",
+    ),
+    Case(
+        "custom_objects_keyed_by_class_for_a_package_name",
+        "saving",
+        """
+        import os, tempfile
+        @keras.saving.register_keras_serializable(package="blocks")
+        class Swish(keras.layers.Layer):
+            def call(self, x):
+                return x * keras.ops.sigmoid(x)
+        model = keras.Sequential([keras.Input((3,)), Swish()])
+        path = os.path.join(tempfile.mkdtemp(), "model.keras")
+        model.save(path)
+        keras.saving.get_custom_objects().pop("blocks>Swish")
+        keras.models.load_model(path, custom_objects={"Swish": Swish})
+        """,
+        "C05",
+        must=("no key 'blocks>Swish'", "custom_objects={'blocks>Swish': Swish}"),
+        must_not=("get_config", "define or import"),
+        fix="custom_objects keyed by the saved name",
+    ),
+    Case(
         "get_config_lacks_a_constructor_argument",
         "saving",
         """
