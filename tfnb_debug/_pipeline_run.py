@@ -10,6 +10,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from tfnb_debug.collect.model_entry import EntryRange, entry_range
 from tfnb_debug.collect.pipeline import Stage, Structure, read_structure
 from tfnb_debug.collect.pipeline_data import (
     Augmentation,
@@ -119,7 +120,10 @@ def run_inspection(
         step = (
             _model_step(ds, model, batched=batched, max_seconds=max_seconds) if throughput else None
         )
-        model_facts = _model_facts(model, step)
+        entry = _entry_range(ds, model, sample, batched=batched, thresholds=thresholds)
+        if entry is not None and entry.kind in _NORMALIZERS:
+            entry = None  # a normalization first: it takes raw values by design
+        model_facts = _model_facts(model, step, entry)
 
     cards = _cardinalities(stages)
     facts = PipelineFacts(
@@ -277,7 +281,34 @@ def _batches_per_s(full: Throughput | None, batched: bool, stages: Sequence[Stag
     return full.examples_per_s / _batch_size_guess(stages)
 
 
-def _model_facts(model: Any, step: ModelStep | None) -> ModelFacts:
+def _entry_range(
+    ds: tf.data.Dataset, model: Any, sample: Any, *, batched: bool, thresholds: PipelineThresholds
+) -> EntryRange | None:
+    """What the model's first weighted layer receives on a batch (N04), when the data looks raw.
+
+    Measured only when a sampled image component exceeds ``unnormalized_max``
+    (otherwise there is nothing for N04 to judge): one batch is read through ``ds.take``.
+    """
+    if not any(
+        c.role == "image" and c.maximum is not None and c.maximum > thresholds.unnormalized_max
+        for c in sample.components
+    ):
+        return None
+    source = ds if batched else ds.batch(16)
+    iterator = iter(source.take(1))
+    try:
+        element = next(iterator, None)
+    except tf.errors.OpError:
+        return None
+    finally:
+        del iterator
+    if element is None:
+        return None
+    x = element[0] if isinstance(element, tuple) else element
+    return entry_range(model, x)
+
+
+def _model_facts(model: Any, step: ModelStep | None, entry: EntryRange | None) -> ModelFacts:
     from tfnb_debug.collect.keras_access import model_leaves
 
     layers = model_leaves(model)
@@ -309,6 +340,9 @@ def _model_facts(model: Any, step: ModelStep | None) -> ModelFacts:
         output_units=units,
         steps_per_s=step.steps_per_s if step is not None else None,
         step_note=step.error if step is not None else "",
+        entry_layer=f"{entry.layer} ({entry.kind})" if entry is not None else "",
+        entry_range=(entry.minimum, entry.maximum) if entry is not None else None,
+        entry_before=entry.before if entry is not None else (),
     )
 
 

@@ -75,6 +75,10 @@ class ModelFacts:
     output_units: int | None
     steps_per_s: float | None
     step_note: str = ""
+    # N04: the range the first weighted layer receives on a sampled batch, when measured
+    entry_layer: str = ""
+    entry_range: tuple[float, float] | None = None
+    entry_before: tuple[str, ...] = ()  # the weight-free operations the input passed through
 
 
 @dataclass(frozen=True, eq=False)
@@ -410,25 +414,59 @@ def label_out_of_range(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]
 
 
 def unnormalized_input(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
-    if f.model is None or f.model.normalization_in_front:
+    model = f.model
+    if model is None:
+        return []
+    entry = model.entry_range
+    if entry is None and model.normalization_in_front:
         return []
     out = []
     for comp, s in _pairs(f):
         # centered data (negative values, e.g. caffe-style mean subtraction) is preprocessed
         centered = s.minimum is not None and s.minimum < 0
         big = s.maximum is not None and s.maximum > t.unnormalized_max
-        if comp.role == "image" and big and not centered:
-            out.append(
-                finding(
-                    "N04",
-                    f"image input {comp.path} reaches {s.maximum:.4g} and {f.model.name} has no "
-                    f"Rescaling/Normalization layer in front (first layer: {f.model.first_layer})",
-                    place=comp.path,
-                    evidence=f"sampled range [{s.minimum:.4g}, {s.maximum:.4g}]; threshold {t.unnormalized_max:g}",
-                    hint="add keras.layers.Rescaling(1/255) as the model's first layer, or scale "
-                    "in the pipeline",
-                )
+        if comp.role != "image" or not big or centered:
+            continue
+        if entry is not None:
+            # measured: what the first weighted layer receives after the model's own operations
+            low, high = entry
+            if high <= t.unnormalized_max or low < 0:
+                continue
+            through = (
+                f" after {', '.join(model.entry_before[:4])}"
+                + (" ..." if len(model.entry_before) > 4 else "")
+                if model.entry_before
+                else " straight from the input"
             )
+            what = (
+                f"image input {comp.path} reaches {s.maximum:.4g} and the first layer with "
+                f"weights of {model.name}, {model.entry_layer}, receives values up to "
+                f"{high:.4g}: nothing in the model scales them"
+            )
+            evidence = (
+                f"sampled range [{s.minimum:.4g}, {s.maximum:.4g}]; measured at "
+                f"{model.entry_layer}{through}: [{low:.4g}, {high:.4g}]; threshold "
+                f"{t.unnormalized_max:g}"
+            )
+        else:
+            what = (
+                f"image input {comp.path} reaches {s.maximum:.4g} and {model.name} has no "
+                f"Rescaling/Normalization layer in front (first layer: {model.first_layer})"
+            )
+            evidence = (
+                f"sampled range [{s.minimum:.4g}, {s.maximum:.4g}]; threshold "
+                f"{t.unnormalized_max:g}; the model's layers were read, not run"
+            )
+        out.append(
+            finding(
+                "N04",
+                what,
+                place=comp.path,
+                evidence=evidence,
+                hint="add keras.layers.Rescaling(1/255) as the model's first layer, or scale "
+                "in the pipeline",
+            )
+        )
     return out
 
 
