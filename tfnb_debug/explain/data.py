@@ -249,8 +249,9 @@ def _s10(
             for s, d in zip(_signature_shapes(ctx, ds, stage), stage.dtypes, strict=False)
         )
         hint = (
-            f"from_generator with output_types only gives every element an unknown shape: pass "
-            f"output_signature=({specs}) for the generator{gen} instead of output_types"
+            f"from_generator was given no shapes (output_types alone, or a TensorSpec with "
+            f"shape=None), so every element has an unknown shape: pass output_signature=({specs}) "
+            f"for the generator{gen}"
         )
     else:
         func_text = (
