@@ -10,6 +10,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from tfnb_debug.collect.batchnorm_training import batchnorm_modes
 from tfnb_debug.collect.model_entry import EntryRange, entry_range
 from tfnb_debug.collect.pipeline import Stage, Structure, read_structure
 from tfnb_debug.collect.pipeline_data import (
@@ -323,7 +324,9 @@ def _model_facts(model: Any, step: ModelStep | None, entry: EntryRange | None) -
         if layer.weights:
             first = f"{layer.name} ({kind})"
             break
-    bns = tuple(layer.name for layer in layers if type(layer).__name__ == "BatchNormalization")
+    # only the BatchNormalization layers that learn statistics in training: not frozen
+    # ones, nor those called with training=False (a base model in transfer learning)
+    bns = batchnorm_modes(model).training
     units = None
     try:
         units = int(model.outputs[0].shape[-1])
