@@ -12,16 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tfnb_debug.explain._context import ErrorContext, build_context
-from tfnb_debug.explain.data import (
-    index_out_of_range,
-    input_structure,
-    ragged_batch,
-    unknown_shape,
-    unknown_shape_in_map,
-)
+from tfnb_debug.explain.data import input_structure
 from tfnb_debug.explain.dtypes import dtype_mismatch
+from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
 from tfnb_debug.explain.model import unbuilt_model
+from tfnb_debug.explain.pipelines import ragged_batch, unknown_shape, unknown_shape_in_map
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.runtime import (
     no_gradients,

@@ -1,0 +1,161 @@
+"""Ids past an Embedding's rows, or indices past a gathered tensor (S09)."""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._evidence import Arg, CallInfo
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_INDEX = re.compile(r"indices\[([\d,]*)\] = (-?\d+) is not in \[0, (\d+)\)")
+
+
+def _scope_layer(ctx: ErrorContext, names: list[str]) -> str | None:
+    """The Embedding named by the failing node's scope (``model/emb_1/GatherV2`` -> ``emb``)."""
+    node = ctx.node()
+    if not node:
+        return None
+    parts = node.split("/")[:-1]
+    for part in reversed(parts):
+        if part in names:
+            return part
+    for part in reversed(parts):
+        base = re.sub(r"_\d+$", "", part)
+        if base in names:
+            return base
+    return None
+
+
+def _ids_arg(call: CallInfo | None, size: int) -> Arg | None:
+    """The integer data of the failing call whose range reaches past ``size`` (or below 0)."""
+    if call is None:
+        return None
+    first = call.arg(0, "x") or call.arg(0, "inputs")
+    candidates = [first] if first is not None else []
+    if first is not None and first.kind in ("tuple", "list", "dict"):
+        candidates = list(first.items)
+    for arg in candidates:
+        if (
+            arg is not None
+            and arg.dtype.startswith(("int", "uint"))
+            and arg.high is not None
+            and arg.low is not None
+            and (arg.high >= size or arg.low < 0)
+        ):
+            return arg
+    return None
+
+
+def index_out_of_range(ctx: ErrorContext) -> Explained | None:
+    """S09: an Embedding (or a gather) got an id outside [0, input_dim)."""
+    match = _INDEX.search(ctx.text)
+    if match is None:
+        return None
+    value, size = int(match.group(2)), int(match.group(3))
+    embeddings = dict(ctx.evidence.embeddings)
+    layer = _scope_layer(ctx, list(embeddings))
+    if layer is None:
+        eager = [name for name, cls in ctx.layers if cls == "Embedding"]
+        layer = eager[0] if eager else None
+    if layer is None:
+        sized = [name for name, dim in embeddings.items() if dim == size]
+        layer = sized[0] if len(sized) == 1 else None
+    data = _ids_arg(ctx.evidence.call, size)
+    low = int(data.low) if data is not None and data.low is not None else None
+    high = int(data.high) if data is not None and data.high is not None else None
+    word = ("id", "ids") if layer is not None else ("index", "indices")
+    evidence = f"{word[0]} {value} at indices[{match.group(1)}], valid {word[1]} 0..{size - 1}"
+    if data is not None:
+        evidence += f"; {word[1]} in `{data.text}` run from {low} to {high}"
+    if layer is None:
+        return _gather_out_of_range(ctx, value, size, evidence, low)
+    vocab = [
+        (n, v) for n, v in ctx.evidence.vocabularies if v > size and (high is None or v > high)
+    ]
+    if len(vocab) == 1:
+        name, v = vocab[0]
+        evidence += f"; `{name}` has vocabulary_size() {v}"
+        hint = (
+            f"if these ids come from `{name}`: its ids run to {v - 1} (they count the padding "
+            f"and OOV tokens), more than '{layer}' has rows; set input_dim = max id + 1 = "
+            f"{name}.vocabulary_size() = {v}"
+        )
+    elif low is not None and low < 0:
+        hint = (
+            f"negative ids ({low}) are not rows of '{layer}': map padding or unknown markers to a "
+            f"reserved id (e.g. 0) before the model"
+        )
+    elif high is not None and low == 1 and high == size:
+        hint = (
+            f"the ids start at 1 and reach {high}, so id {high} needs row {high}: set "
+            f"input_dim = max id + 1 = {high + 1} (row 0 then serves padding), or subtract 1 from "
+            "the ids"
+        )
+    elif high is not None:
+        hint = (
+            f"the ids go up to {high} but '{layer}' has input_dim={size}: set input_dim = max id "
+            f"+ 1 = {high + 1}, or re-index the ids to 0..{size - 1}"
+        )
+    elif value == size:
+        hint = (
+            f"id {value} equals input_dim: ids must be below it, so input_dim = max id + 1 "
+            "(ids that start at 1, or a vocabulary size without the padding/OOV slot, need one "
+            f"more row: at least {size + 1}), or re-index the ids to 0..{size - 1}"
+        )
+    else:
+        hint = (
+            f"the ids reach at least {value}: set input_dim = max id + 1 (at least {value + 1}; "
+            f"check the largest id with np.max), or re-index the ids to 0..{size - 1}"
+        )
+    return (
+        finding(
+            "S09",
+            f"Embedding '{layer}' has input_dim={size} (ids 0..{size - 1}) but got id {value}",
+            place=f"layer '{layer}'",
+            evidence=evidence,
+            hint=hint,
+        ),
+        (
+            NextStep(
+                text="compare the data's id range with the layer: `ids.min(), ids.max()` against "
+                "input_dim (a GPU gives zeros for such ids instead of failing)"
+            ),
+        ),
+    )
+
+
+def _gather_out_of_range(
+    ctx: ErrorContext, value: int, size: int, evidence: str, low: int | None
+) -> Explained:
+    op = ctx.eager_op() or (ctx.node() or "").rpartition("/")[2] or "a gather"
+    user = ctx.user_code_line()
+    place = f"op {op}"
+    if user is not None:
+        place += f" at {ctx.where(user[0], user[1], user[2])}"
+        if user[3]:
+            evidence += f"; `{user[3]}`"
+    if value < 0:
+        hint = (
+            f"index {value} is negative: tf.gather does not wrap negative indices; map them to "
+            f"0..{size - 1} (or mask them) first"
+        )
+    else:
+        hint = (
+            f"index {value} is past the {size} rows it indexes: the indices must be below {size}; "
+            "re-index them, or index a tensor with more rows (max index + 1)"
+        )
+    del low
+    return (
+        finding(
+            "S09",
+            f"{op} got index {value}, outside [0, {size})",
+            place=place,
+            evidence=evidence,
+            hint=hint,
+        ),
+        (),
+    )

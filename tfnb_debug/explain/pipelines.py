@@ -1,0 +1,309 @@
+"""tf.data shapes: a step that lost the shape (S10), elements of different shapes batched (S13)."""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import DatasetInfo, ErrorContext, fmt_shape, parse_shape
+from tfnb_debug.explain._evidence import DatasetStage
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_UNKNOWN = re.compile(
+    r"as_list\(\) is not defined on an unknown TensorShape|"
+    r"Cannot take the length of shape with unknown rank"
+)
+_BATCH_SHAPES = re.compile(
+    r"Cannot batch tensors with different shapes in component (\d+)\. First element had shape "
+    r"\[([\d,]*)\] and element (\d+) had shape \[([\d,]*)\]"
+)
+_BATCH_COUNT = re.compile(
+    r"Cannot add tensor to the batch: number of elements does not match\. Shapes are: "
+    r"\[tensor\]: \[([\d,]*)\], \[batch\]: \[([\d,]*)\]"
+)
+
+
+def _lost_shape(ds: DatasetInfo) -> tuple[int, DatasetStage | None, DatasetStage | None] | None:
+    """(component, the stage that lost its shape, the stage before it) for a dataset."""
+    unknown = [i for i, s in enumerate(ds.shapes) if s is None]
+    if not unknown:
+        return None
+    component = unknown[0]
+    previous: DatasetStage | None = None
+    for stage in ds.stages:
+        shapes = stage.shapes
+        if component < len(shapes) and shapes[component] is None:
+            return component, stage, previous
+        previous = stage
+    return component, None, None
+
+
+def _role(component: int, count: int) -> str:
+    if count in (2, 3) and component < 3:
+        return ("the inputs (x)", "the labels (y)", "the sample weights")[component]
+    return f"component {component}"
+
+
+def unknown_shape(ctx: ErrorContext) -> Explained | None:
+    """S10: data of unknown rank from tf.data reached a layer or the loss."""
+    if _UNKNOWN.search(ctx.text) is None:
+        return None
+    for ds in ctx.datasets:
+        lost = _lost_shape(ds)
+        if lost is None:
+            continue
+        component, stage, previous = lost
+        return _s10(ctx, ds, component, stage, previous)
+    return None
+
+
+def _s10(
+    ctx: ErrorContext,
+    ds: DatasetInfo,
+    component: int,
+    stage: DatasetStage | None,
+    previous: DatasetStage | None,
+) -> Explained:
+    name = f"dataset `{ds.name}`" if ds.name else "the tf.data dataset given to this call"
+    role = _role(component, len(ds.shapes))
+    shape = _element_shape(ctx, ds, component, stage, previous)
+    shown = fmt_shape(shape) if shape is not None else "(...)"
+    if stage is None:
+        step = "its source"
+        hint = f"give its elements a static shape, e.g. tf.ensure_shape(t, {shown})"
+    elif stage.kind == "from_generator":
+        gen = f" `{stage.function}`" if stage.function else ""
+        step = f"from_generator({stage.function or '...'}) without shapes"
+        specs = ", ".join(
+            f"tf.TensorSpec(shape={fmt_shape(s) if s is not None else '(...)'}, dtype=tf.{d})"
+            for s, d in zip(_signature_shapes(ctx, ds, stage), stage.dtypes, strict=False)
+        )
+        hint = (
+            f"from_generator was given no shapes (output_types alone, or a TensorSpec with "
+            f"shape=None), so every element has an unknown shape: pass output_signature=({specs}) "
+            f"for the generator{gen}"
+        )
+    else:
+        func_text = (
+            f"`{stage.function}`"
+            if stage.function and stage.function != "<lambda>"
+            else "the mapped function"
+        )
+        var = "y" if component == 1 and len(ds.shapes) in (2, 3) else "x"
+        cause = f"{stage.python} returns" if stage.python else "an op in it returns"
+        step = f"{stage.kind}({stage.function or '...'})" + (
+            f" with {stage.python}" if stage.python else ""
+        )
+        hint = (
+            f"{cause} tensors of unknown shape: in {func_text}, restore the shape after it, "
+            f"e.g. `{var} = tf.ensure_shape({var}, {shown})` (or {var}.set_shape({shown}))"
+        )
+        if stage.python == "tf.io.decode_image":
+            hint = (
+                f"in {func_text}: {_DECODE_IMAGE_FIX}; for batches of one size add "
+                f"`{var} = tf.ensure_shape({var}, {shown})` or a resize"
+            )
+    verb = "have" if role.startswith("the") and "(" in role else "has"
+    evidence = f"{name}: {role} {verb} unknown shape after {step}"
+    if stage is not None and stage.kind != "from_generator" and previous is not None:
+        before = previous.shapes[component] if component < len(previous.shapes) else None
+        if before is not None:
+            evidence += f" (shape {fmt_shape(before)} before it)"
+    return (
+        finding(
+            "S10",
+            f"{role} of {name} {verb} no known shape, so Keras cannot check or build the "
+            "model on them",
+            place=f"{name}, {step}",
+            evidence=evidence,
+            hint=hint,
+        ),
+        (NextStep(text=f"print `{ds.name or 'ds'}.element_spec` after each step of the pipeline"),),
+    )
+
+
+def _batched_after(ds: DatasetInfo, stage: DatasetStage | None) -> bool:
+    seen = stage is None
+    for item in ds.stages:
+        if item is stage:
+            seen = True
+        elif seen and item.kind in ("batch", "padded_batch", "ragged_batch"):
+            return True
+    return False
+
+
+def _element_shape(
+    ctx: ErrorContext,
+    ds: DatasetInfo,
+    component: int,
+    stage: DatasetStage | None,
+    previous: DatasetStage | None,
+) -> tuple[int | None, ...] | None:
+    """The shape the element should have at that step: the model's Input, else the shape before."""
+    batched = _batched_after(ds, stage)
+    if component == 0 and len(ctx.model_inputs) == 1 and ctx.model_inputs[0]:
+        expected = ctx.model_inputs[0]
+        return expected[1:] if batched else expected
+    if previous is not None and component < len(previous.shapes):
+        return previous.shapes[component]
+    return None
+
+
+def _signature_shapes(
+    ctx: ErrorContext, ds: DatasetInfo, stage: DatasetStage
+) -> list[tuple[int | None, ...] | None]:
+    shapes: list[tuple[int | None, ...] | None] = [None] * len(stage.shapes)
+    if shapes and len(ctx.model_inputs) == 1 and ctx.model_inputs[0]:
+        expected = ctx.model_inputs[0]
+        shapes[0] = expected[1:] if _batched_after(ds, stage) else expected
+    return shapes
+
+
+_DECODE_IMAGE_FIX = (
+    "tf.io.decode_image gives no rank (it may return a GIF's frames, 4-D): pass "
+    "expand_animations=False (or use tf.io.decode_png / decode_jpeg) so the image is "
+    "(height, width, channels)"
+)
+_NO_SHAPE = re.compile(r"'?(\w+)'? contains no shape")
+_SHAPE_LOSERS = (
+    ("decode_image", "tf.io.decode_image"),
+    ("py_function", "tf.py_function"),
+    ("numpy_function", "tf.numpy_function"),
+    ("parse_tensor", "tf.io.parse_tensor"),
+)
+
+
+def unknown_shape_in_map(ctx: ErrorContext) -> Explained | None:
+    """S10 raised inside a mapped function: an image op got a tensor of unknown rank."""
+    match = _NO_SHAPE.search(ctx.text)
+    user = ctx.user_code_line()
+    if match is None or user is None:
+        return None
+    filename, lineno, function, source = user
+    body = _function_lines(filename, lineno)
+    losers = [(word, call) for word, call in _SHAPE_LOSERS if any(word in b for b in body)]
+    if not losers:
+        return None
+    word, call = losers[0]
+    line = next(b.strip() for b in body if word in b)
+    name = f"`{function}`" if function and function not in ("None", "<lambda>") else "the function"
+    hint = (
+        f"in {name}: {_DECODE_IMAGE_FIX}"
+        if call == "tf.io.decode_image"
+        else f"{call} returns a tensor of unknown shape: in {name}, set it right after the call, "
+        "e.g. `t = tf.ensure_shape(t, (height, width, channels))`"
+    )
+    return (
+        finding(
+            "S10",
+            f"'{match.group(1)}' has no known rank in {name}: it comes from {call}",
+            place=ctx.where(filename, lineno, "" if function == "None" else function),
+            evidence=f"`{source}` after `{line}`",
+            hint=hint,
+        ),
+        (),
+    )
+
+
+def _function_lines(filename: str, lineno: int) -> list[str]:
+    """The lines of the function that holds ``lineno``, up to that line (from its ``def``)."""
+    from tfnb_debug.explain._context import linecache_line
+
+    lines: list[str] = []
+    current = linecache_line(filename, lineno)
+    indent = len(current) - len(current.lstrip())
+    for number in range(lineno, max(lineno - 40, 0), -1):
+        text = linecache_line(filename, number)
+        lines.append(text)
+        stripped = text.lstrip()
+        if stripped.startswith(("def ", "async def ")) and len(text) - len(stripped) < indent:
+            break
+    return lines
+
+
+# S13 -----------------------------------------------------------------------------------
+
+
+def _dims(text: str) -> tuple[int | None, ...]:
+    return parse_shape("[" + text + "]") or ()
+
+
+def ragged_batch(ctx: ErrorContext) -> Explained | None:
+    """S13: ``batch()`` met elements of different shapes."""
+    text = ctx.text
+    shapes = _BATCH_SHAPES.search(text)
+    count = _BATCH_COUNT.search(text) if shapes is None else None
+    if shapes is None and count is None:
+        return None
+    if shapes is not None:
+        component: int | None = int(shapes.group(1))
+        a, b = _dims(shapes.group(2)), _dims(shapes.group(4))
+        pair = f"{fmt_shape(a)} (element 0) and {fmt_shape(b)} (element {shapes.group(3)})"
+    else:
+        assert count is not None
+        component = None
+        a, b = _dims(count.group(1)), _dims(count.group(2))
+        pair = f"{fmt_shape(a)} and {fmt_shape(b)}"
+    ds, stage = _batching(ctx)
+    if component is None and stage is not None:
+        varying = [i for i, s in enumerate(stage.shapes) if s is None or any(d is None for d in s)]
+        component = varying[0] if len(varying) == 1 else None
+    name = f"dataset `{ds.name}`" if ds is not None and ds.name else "the dataset"
+    what = (
+        _role(component, len(stage.shapes) if stage is not None else 1)
+        if component is not None
+        else "a component"
+    )
+    size = next(
+        (s.batch_size for s in (ds.stages if ds else ()) if s.kind == "batch" and s.batch_size),
+        None,
+    )
+    b_text = str(size) if size else "batch_size"
+    if len(a) >= 3 or len(b) >= 3:
+        target = (
+            ctx.model_inputs[0][1:3] if len(ctx.model_inputs) == 1 and ctx.model_inputs[0] else None
+        )
+        size_text = (
+            f"({target[0]}, {target[1]})"
+            if target and len(target) == 2 and all(isinstance(t, int) for t in target)
+            else "(height, width)"
+        )
+        hint = (
+            f"the images have different sizes: resize them in the map before batch(), e.g. "
+            f"`image = tf.image.resize(image, {size_text})`, or use .ragged_batch({b_text}) "
+            "if the model takes ragged input"
+        )
+    else:
+        hint = (
+            f"the sequences have different lengths: replace .batch({b_text}) with "
+            f".padded_batch({b_text}) (pads with 0, or padding_values=...) or "
+            f".ragged_batch({b_text}), or pad/cut them to one length in the map"
+        )
+    evidence = f"shapes {pair}"
+    if ds is not None and stage is not None and component is not None:
+        before = stage.shapes[component] if component < len(stage.shapes) else None
+        if before is not None:
+            evidence += f"; element_spec before batch: {fmt_shape(before)}"
+    return (
+        finding(
+            "S13",
+            f"batch() combined elements of different shapes in {what} of {name}: {pair}",
+            place=f"{name}, batch()",
+            evidence=evidence,
+            hint=hint,
+        ),
+        (),
+    )
+
+
+def _batching(ctx: ErrorContext) -> tuple[DatasetInfo | None, DatasetStage | None]:
+    """The dataset with a batch() step and the stage just before its batch()."""
+    for ds in ctx.datasets:
+        previous = None
+        for stage in ds.stages:
+            if stage.kind == "batch":
+                return ds, previous
+            previous = stage
+    return (ctx.datasets[0], None) if ctx.datasets else (None, None)
