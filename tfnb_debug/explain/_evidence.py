@@ -559,8 +559,6 @@ def dataset_stages(ds: Any, limit: int = 30) -> tuple[DatasetStage, ...]:
 
 
 def _stage(obj: Any) -> DatasetStage:
-    from tfnb_debug.explain._context import _component_shapes
-
     name = type(obj).__name__.strip("_")
     kind = name.removesuffix("Dataset")
     kind = {
@@ -598,7 +596,18 @@ def _stage(obj: Any) -> DatasetStage:
         batch = int(size.numpy()) if size is not None and hasattr(size, "numpy") else None
     except Exception:
         batch = None
-    return DatasetStage(kind, function, python, _component_shapes(spec), dtypes, batch)
+    return DatasetStage(kind, function, python, _spec_shapes(spec), dtypes, batch)
+
+
+def _spec_shapes(spec: Any) -> tuple[tuple[int | None, ...] | None, ...]:
+    """The shape of each top-level component of an element_spec (None: unknown rank)."""
+    shapes: list[tuple[int | None, ...] | None] = []
+    for part in spec if isinstance(spec, tuple) else (spec,):
+        try:
+            shapes.append(tuple(part.shape.as_list()))
+        except Exception:
+            shapes.append(None)
+    return tuple(shapes)
 
 
 def _generator_name(flat_map_fn: Any) -> str:
