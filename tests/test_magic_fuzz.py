@@ -12,6 +12,7 @@ an exception whose innermost frame is in tfnb_debug's code is a crash.
 from __future__ import annotations
 
 import argparse
+import re
 import sysconfig
 import time
 import traceback
@@ -283,32 +284,35 @@ def blame(err: BaseException) -> tuple[bool, str]:
 
 
 def run_call(shell: InteractiveShell, magic: Magic, line: str, cell: str | None) -> Outcome:
-    """Run one call in the real shell and say what came out of it."""
-    text = f"{magic.prefix}{magic.name} {line}" + ("" if cell is None else f"\n{cell}")
+    """Run one call as a notebook cell in the real shell and say what came out of it."""
+    source = f"{magic.prefix}{magic.name} {line}" + ("" if cell is None else f"\n{cell}")
     for name in set(shell.user_ns) - set(NAMESPACE) - BEFORE:  # -v NAME of an earlier call
         del shell.user_ns[name]
     shell.user_ns.update(NAMESPACE)  # a call may have rebound a name (-v s)
     start = time.perf_counter()
-    kind, detail = "ok", ""
     with capture_output() as captured, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
-            if cell is None:
-                shell.run_line_magic(magic.name, line)
-            else:
-                shell.run_cell_magic(magic.name, line, cell)
-        except (UsageError, TfnbDebugError) as err:
-            kind, detail = "usage", str(err)
-            if "\n" in detail.strip() or not detail.strip():
-                kind = "crash"  # bad input deserves one clear line
-        except Exception as err:
-            ours, where = blame(err)
-            kind = "crash" if ours else "passed"
-            detail = f"{type(err).__name__}: {str(err)[:200]} at {where}"
-    shown = captured.stdout + captured.stderr
-    if "Traceback" in shown and PACKAGE in shown:  # an error while displaying the report
-        kind, detail = "crash", shown[-600:]
-    return Outcome(text, kind, detail, time.perf_counter() - start)
+        result = shell.run_cell(source)
+    kind, detail = judge(result.error_before_exec or result.error_in_exec)
+    shown = ANSI.sub("", captured.stdout + captured.stderr)
+    if PACKAGE in shown:  # a frame of ours in a printed traceback (the user's, or a display's)
+        kind, detail = "crash", f"{detail} | printed: {shown[-600:]}"
+    return Outcome(source, kind, detail, time.perf_counter() - start)
+
+
+def judge(err: BaseException | None) -> tuple[str, str]:
+    """``(kind, detail)`` of what a call raised."""
+    if err is None:
+        return "ok", ""
+    if isinstance(err, UsageError | TfnbDebugError):
+        message = str(err).strip()
+        # bad input deserves one clear line
+        return ("usage" if message and "\n" not in message else "crash"), message
+    ours, where = blame(err)
+    return ("crash" if ours else "passed"), f"{type(err).__name__}: {str(err)[:200]} at {where}"
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 NAMESPACE: dict[str, object] = {}

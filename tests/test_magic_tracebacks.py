@@ -123,3 +123,17 @@ def test_xmode_show_still_shows_every_frame(ready: InteractiveShell) -> None:
     finally:
         ready.run_line_magic("xmode", "--hide")
     assert "tfnb_debug/" in text  # the user asked for hidden frames: nothing was cut
+
+
+@pytest.mark.parametrize("magic", [*CELL_MAGICS, "%%tfpipeline"])
+def test_a_syntax_error_is_shown_like_ipythons_and_nothing_runs(
+    ready: InteractiveShell, magic: str
+) -> None:
+    with capture_output() as captured:
+        result = ready.run_cell(f"{magic}\nran = True\ndef broken(:\n    pass")
+    text = ANSI.sub("", captured.stdout + captured.stderr)
+    assert "tfnb_debug/" not in text, text
+    assert "Cell In[" in text and "def broken(:" in text and "SyntaxError: " in text
+    assert "UsageError: the cell has a syntax error (shown above)" in text
+    assert not result.success and "ran" not in ready.user_ns
+    assert captured.outputs == []  # no partial report: nothing was recorded

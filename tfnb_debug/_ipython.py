@@ -11,6 +11,8 @@ import contextlib
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from types import CodeType
 from typing import Any, TypeVar
 
 from IPython.core.error import UsageError
@@ -25,14 +27,20 @@ from tfnb_debug.text import first_line
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def run_user_code(shell: InteractiveShell, source: str) -> Any:
-    """Run a cell's code once, in the user namespace, and return its last expression's value.
+@dataclass(frozen=True)
+class CompiledCell:
+    """A cell's code, compiled: the statements, and its last expression when it ends in one."""
 
-    Not ``shell.run_cell``: nested inside a magic that would mark the cell as
-    successful even when the user's code raised.  The user's exception
-    propagates unchanged, with this frame hidden from the traceback.
+    body: CodeType
+    last: CodeType | None
+
+
+def compile_cell(shell: InteractiveShell, source: str) -> CompiledCell:
+    """Compile a cell as IPython would (its ``%magics``, ``!cmd`` lines and AST transformers).
+
+    A cell magic compiles first, before it starts recording anything: a
+    syntax error or a top-level ``await`` is refused before the cell runs.
     """
-    __tracebackhide__ = True
     code = shell.transform_cell(source)
     # IPython 9 wants the transformed cell passed in (it no longer transforms it itself).
     if shell.should_run_async(source, transformed_cell=code, preprocessing_exc_tuple=None):
@@ -40,17 +48,40 @@ def run_user_code(shell: InteractiveShell, source: str) -> Any:
             "tfnb_debug cell magics cannot run top-level `await`; wrap the code in a function "
             "and call it with asyncio.run(...)"
         )
-    tree = shell.transform_ast(shell.compile.ast_parse(code))
+    filename = shell.compile.cache(code, shell.execution_count, raw_code=source)
+    tree = shell.transform_ast(_parse(shell, code, filename))
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-    filename = shell.compile.cache(code, shell.execution_count, raw_code=source)
+        expression = ast.Expression(tree.body.pop().value)
+        last = shell.compile(expression, filename, "eval")  # type: ignore[arg-type]
+    return CompiledCell(shell.compile(tree, filename, "exec"), last)
+
+
+def run_user_code(shell: InteractiveShell, cell: str | CompiledCell) -> Any:
+    """Run a cell's code once, in the user namespace, and return its last expression's value.
+
+    Not ``shell.run_cell``: nested inside a magic that would mark the cell as
+    successful even when the user's code raised.  The user's exception
+    propagates unchanged, with no frame from inside tfnb_debug in its traceback.
+    """
+    __tracebackhide__ = True
+    compiled = cell if isinstance(cell, CompiledCell) else compile_cell(shell, cell)
     namespace = shell.user_ns
     with hidden_hook_frames(shell):
-        exec(shell.compile(tree, filename, "exec"), namespace)
-        if last is not None:
-            return eval(shell.compile(last, filename, "eval"), namespace)  # type: ignore[arg-type]
+        exec(compiled.body, namespace)
+        if compiled.last is not None:
+            return eval(compiled.last, namespace)
     return None
+
+
+def _parse(shell: InteractiveShell, code: str, filename: str) -> Any:
+    """The cell's syntax tree; a syntax error is shown as IPython shows one (the cell's line,
+    no frame from inside the magic) and the cell fails with a one-line ``UsageError``."""
+    try:
+        return shell.compile.ast_parse(code, filename=filename)
+    except SyntaxError:
+        shell.showsyntaxerror()
+    raise UsageError("the cell has a syntax error (shown above), so none of it ran")
 
 
 def evaluate(shell: InteractiveShell, expression: str, what: str) -> Any:
@@ -204,9 +235,11 @@ def parse_arguments(magic: Any, line: str, *, cell: bool = False) -> Any:
     option named as one), then the magic's usage.  ``cell``: called as a cell magic."""
     try:
         return parse_argstring(magic, line)
-    except (UsageError, ValueError) as err:
+    except UsageError as err:
         problem = _argparse_problem(str(err))
-        raise UsageError(f"{problem}; usage: {usage_line(magic, cell=cell)}") from None
+    except ValueError as err:  # shlex: "No closing quotation"
+        problem = f"cannot read the arguments: {str(err).lower()}"
+    raise UsageError(f"{problem}; usage: {usage_line(magic, cell=cell)}")
 
 
 def _argparse_problem(message: str) -> str:

@@ -12,6 +12,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
+    compile_cell,
     emit,
     evaluate,
     output_arguments,
@@ -200,6 +201,7 @@ class CheckMagics(Magics):
 
         args = check_output_arguments(parse_arguments(self.tfcheck, line, cell=True))
         shell = self._shell()
+        code = compile_cell(shell, cell)  # a syntax error stops it here, before any check
         live = live_view(shell, args, "%%tfcheck")
         with usage_errors():
             thresholds = CheckThresholds(retrace_limit=args.retrace_limit)
@@ -215,7 +217,7 @@ class CheckMagics(Magics):
 
         def run() -> Any:
             __tracebackhide__ = True
-            return run_user_code(shell, cell)
+            return run_user_code(shell, code)
 
         value, report = run_checked(
             run,

@@ -12,6 +12,7 @@ from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
+    compile_cell,
     emit,
     emit_partial,
     evaluate,
@@ -125,6 +126,7 @@ class GradMagics(Magics):
 
         shell = self.shell
         assert shell is not None
+        code = compile_cell(shell, cell)  # a syntax error stops it here, before any hook
         live = live_view(shell, args, "%%tfgrad", stop_on=args.stop_on)
         with usage_errors():
             context = record_gradients(
@@ -144,7 +146,7 @@ class GradMagics(Magics):
                     live.add(MemoryLive(memory))
                 # --stop-on leaves a custom loop at the bad step: the report says so
                 with live, contextlib.suppress(TrainingStopped):
-                    value = run_user_code(shell, cell)
+                    value = run_user_code(shell, code)
         except BaseException as err:
             if recording is not None:
                 partial = with_stop_note(recording.report, live.stopped)

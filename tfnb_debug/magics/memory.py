@@ -9,6 +9,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
+    compile_cell,
     emit,
     emit_partial,
     evaluate_model,
@@ -79,6 +80,7 @@ class MemoryMagics(Magics):
         shell = self.shell
         assert shell is not None
         args = parse_arguments(self.tfmem, line, cell=True)
+        code = compile_cell(shell, cell)  # a syntax error stops it here, before any sample
         live = live_view(shell, args, "%%tfmem")
         models = []
         if args.model:
@@ -97,7 +99,7 @@ class MemoryMagics(Magics):
             with tracker:
                 live.add(MemoryLive(tracker))
                 with live:
-                    value = run_user_code(shell, cell)
+                    value = run_user_code(shell, code)
         except BaseException:
             emit_partial(shell, tracker.report, args, live=live)  # how far it got
             raise

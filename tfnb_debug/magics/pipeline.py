@@ -12,6 +12,7 @@ from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
+    compile_cell,
     emit,
     evaluate,
     evaluate_model,
@@ -145,10 +146,11 @@ class PipelineMagics(Magics):
 
         from tfnb_debug.memory import track_memory, with_memory
 
+        code = compile_cell(self._ip, cell)  # a syntax error stops it here
         existing = {id(v) for v in user_objects(self._ip, ("dataset",), private=True).values()}
         memory = track_memory(enabled=args.mem)
         with memory:
-            result = run_user_code(self._ip, cell)
+            result = run_user_code(self._ip, code)
         model, names = self._extras(args)
         found = {
             k: v for k, v in user_objects(self._ip, ("dataset",)).items() if id(v) not in existing

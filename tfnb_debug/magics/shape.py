@@ -13,6 +13,7 @@ from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
 from tfnb_debug._ipython import (
     check_output_arguments,
+    compile_cell,
     emit,
     emit_partial,
     evaluate,
@@ -185,11 +186,12 @@ def _cell(shell: Any, args: Any, cell: str) -> Any:
     from tfnb_debug.memory import track_memory, with_memory
     from tfnb_debug.shapes import record_shapes
 
+    code = compile_cell(shell, cell)  # a syntax error stops it here, before any recording
     recording = record_shapes(stats=not args.no_stats)
     memory = track_memory(enabled=args.mem)
     try:
         with memory, recording:
-            result = run_user_code(shell, cell)
+            result = run_user_code(shell, code)
     except BaseException as err:
         if recording.report.failing_call is not None or recording.report.explained:
             mark_reported(err)  # the table and its findings above already explain it
