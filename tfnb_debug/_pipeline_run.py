@@ -130,7 +130,13 @@ def run_inspection(
     facts = PipelineFacts(
         stages=tuple(
             StageFacts(
-                i, s.kind, s.label(), s.params, s.random_ops, cards[i - 1] if i > 0 else None
+                i,
+                s.kind,
+                s.label(),
+                s.params,
+                s.random_ops,
+                cards[i - 1] if i > 0 else None,
+                utility=s.utility,
             )
             for i, s in enumerate(stages)
             if not s.internal
@@ -141,6 +147,7 @@ def run_inspection(
         model=model_facts,
         class_count=len(class_names) if class_names else None,
         batched=batched,
+        name=name,
     )
     findings = run_rules(facts, thresholds)
     tell("done", 1.0)

@@ -24,6 +24,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from tfnb_debug.collect.keras_datasets import file_reader, mark_utilities, stored_order
+
 __all__ = [
     "AUTOTUNE",
     "Stage",
@@ -127,6 +129,7 @@ class Stage:
     random_ops: bool | None = None
     python_function: bool = False
     internal: bool = False  # a helper stage TensorFlow inserted (ragged_batch's map, unbatch's)
+    utility: str = ""  # the Keras utility that built this stage (keras.utils.image_dataset_...)
     branches: tuple[tuple[Stage, ...], ...] = ()
     dataset: Any = field(default=None, compare=False, repr=False)
 
@@ -235,7 +238,7 @@ def read_structure(ds: tf.data.Dataset) -> Structure:
         for i, s in enumerate(stages)
         if not (s.kind == "tensor" and i + 1 < len(stages) and stages[i + 1].kind == "generator")
     ]
-    return Structure(tuple(_mark_internal(merged)), "graph")
+    return Structure(tuple(mark_utilities(_mark_internal(merged))), "graph")
 
 
 def _mark_internal(stages: list[Stage]) -> list[Stage]:
@@ -315,6 +318,26 @@ def _const(nodes: dict[str, Any], name: str) -> Any:
     return None
 
 
+def _order(nodes: dict[str, Any], name: str, kind: str) -> str | None:
+    """The stored order of a 1-D constant of file paths or window starts (see keras_datasets)."""
+    node = nodes.get(name)
+    if node is None or node.op != "Const":
+        return None
+    dims = node.attr["value"].tensor.tensor_shape.dim
+    if len(dims) != 1 or not 2 <= dims[0].size <= 1_000_000:
+        return None
+    proto = node.attr["value"].tensor
+    try:
+        if proto.dtype == tf.string.as_datatype_enum:
+            # a string constant may be packed in tensor_content, which make_ndarray cannot read
+            value = tf.io.parse_tensor(proto.SerializeToString(), tf.string).numpy()
+        else:
+            value = tf.make_ndarray(proto)
+    except Exception:
+        return None
+    return stored_order(value, kind=kind)
+
+
 def _leading_dim(nodes: dict[str, Any], name: str) -> int | None:
     node = nodes.get(name)
     if node is None or node.op != "Const":
@@ -337,6 +360,10 @@ def _stage_from_node(
     scalar = [_const(nodes, i) for i in inputs]
     if kind == "tensor_slice":
         params.append(("elements", _leading_dim(nodes, inputs[0]) if inputs else None))
+        if len(inputs) == 1:
+            params.append(("order", _order(nodes, inputs[0], "paths")))
+    elif kind == "tensor" and len(inputs) == 1:
+        params.append(("order", _order(nodes, inputs[0], "starts")))
     elif kind == "range" and len(scalar) >= 3 and None not in scalar[:3]:
         start, stop, step = scalar[:3]
         params.append(("elements", max(0, -(-(stop - start) // step))))
@@ -373,6 +400,9 @@ def _stage_from_node(
     python = False
     if function and function in library:
         random_ops, python = _function_randomness(function, library, cache)
+        reads = file_reader(_function_ops(function, library))
+        if reads is not None:
+            params.append(("reads", reads))
         if kind == "flat_map" and _calls_generator(function, library):
             kind, python = "generator", True
     return Stage(kind, op, tuple(params), function, random_ops, python, branches=branches)
@@ -421,6 +451,21 @@ def _function_randomness(
     result: tuple[bool | None, bool] = (True if random else (None if python else False), python)
     cache[name] = result
     return result
+
+
+def _function_ops(name: str, library: dict[str, Any]) -> set[str]:
+    """Every op type in a library function and the functions it calls."""
+    ops: set[str] = set()
+    pending, seen = [name], set()
+    while pending:
+        current = pending.pop()
+        if current in seen or current not in library:
+            continue
+        seen.add(current)
+        fdef = library[current]
+        ops |= {n.op for n in fdef.node_def}
+        pending.extend(_referenced_functions(fdef, library))
+    return ops
 
 
 def _calls_generator(name: str, library: dict[str, Any]) -> bool:

@@ -7,6 +7,7 @@ in ``docs/diagnostics.md``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -53,6 +54,7 @@ class StageFacts:
     params: tuple[tuple[str, object], ...]
     random_ops: bool | None
     input_cardinality: int | None  # of the stage's input; -1 infinite, -2 unknown
+    utility: str = ""  # the Keras utility that built this stage, e.g. keras.utils.image_dataset_...
 
     def param(self, name: str) -> object:
         return dict(self.params).get(name)
@@ -60,6 +62,12 @@ class StageFacts:
     @property
     def place(self) -> str:
         return f"stage {self.index} {self.label}"
+
+    @property
+    def where(self) -> str:
+        """``stage 3`` or ``stage 3, inside keras.utils.image_dataset_from_directory``."""
+        inside = f", inside {self.utility}" if self.utility else ""
+        return f"stage {self.index}{inside}"
 
     @property
     def target(self) -> Target:
@@ -90,6 +98,9 @@ class PipelineFacts:
     model: ModelFacts | None = None
     class_count: int | None = None
     batched: bool = False
+    name: str = (
+        ""  # what the user calls the dataset (P09: an evaluation set's order does not matter)
+    )
 
 
 _USUAL_RANGES = ((0.0, 1.0), (-1.0, 1.0), (0.0, 255.0))
@@ -136,15 +147,22 @@ def missing_prefetch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
             )
         ]
     if last.kind != "prefetch":
+        inner = prefetches[-1]
+        if inner.utility:
+            # the user cannot move a prefetch the utility made: they can add one
+            what = f"the last prefetch() runs inside {inner.utility} (stage {inner.index})"
+            hint = "add .prefetch(tf.data.AUTOTUNE) at the end of the pipeline"
+        else:
+            what = "prefetch() is not the last transformation"
+            hint = "move .prefetch(tf.data.AUTOTUNE) to the very end"
         return [
             finding(
                 "P02",
-                f"prefetch() is not the last transformation: {last.label} runs after it, "
-                "outside the overlap with training",
-                place=prefetches[-1].place,
-                target=prefetches[-1].target,
+                f"{what}: {last.label} runs after it, outside the overlap with training",
+                place=inner.place,
+                target=inner.target,
                 evidence=f"last stage is stage {last.index} {last.label}",
-                hint="move .prefetch(tf.data.AUTOTUNE) to the very end",
+                hint=hint,
             )
         ]
     return []
@@ -158,6 +176,10 @@ def small_shuffle_buffer(f: PipelineFacts, t: PipelineThresholds) -> list[Findin
         buffer = s.param("buffer_size")
         size = s.input_cardinality
         if not isinstance(buffer, int) or buffer >= t.min_shuffle_buffer or size is None:
+            continue
+        if s.param("input_order") == "permuted":
+            # it shuffles a file list (or window starts) already permuted as a whole, as
+            # Keras' dataset utilities do: the stored order is random, not sorted by class
             continue
         if size == -1:
             ratio = "an infinite (repeated) input"
@@ -302,23 +324,65 @@ def shuffle_after_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding
 
 
 def cached_shuffle_order(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    if _evaluation_name(f.name):
+        return []  # an evaluation set: its order does not matter
     out = []
     for cache in (s for s in f.stages if s.kind == "cache"):
-        shuffles = [s for s in f.stages if s.index < cache.index and s.kind == "shuffle"]
-        if shuffles:
-            sh = shuffles[-1]
-            out.append(
-                finding(
-                    "P09",
-                    f"shuffle() (stage {sh.index}) comes before cache(): the cache stores the first "
-                    "epoch's order and replays it every epoch",
-                    place=cache.place,
-                    target=cache.target,
-                    evidence=f"shuffle at stage {sh.index}, cache at stage {cache.index}",
-                    hint="cache first, then shuffle: ds.cache().shuffle(n)",
-                )
+        shuffles = [
+            s
+            for s in f.stages
+            if s.index < cache.index and s.kind in {"shuffle", "shuffle_and_repeat"}
+        ]
+        later = [
+            s
+            for s in f.stages
+            if s.index > cache.index
+            and s.kind in {"shuffle", "shuffle_and_repeat"}
+            and s.param("reshuffle_each_iteration") is not False
+        ]
+        if not shuffles or later:
+            continue  # a shuffle after the cache changes the order every epoch
+        sh = shuffles[-1]
+        batched = [
+            b for b in f.stages if b.kind in {"batch", "padded_batch"} and b.index < cache.index
+        ]
+        replay = (
+            "the same batches in the same order"
+            if batched
+            else "the same examples in the same order"
+        )
+        if batched and sh.utility:
+            hint = (
+                "for training, shuffle after the cache: ds.cache().shuffle(n) reorders the cached "
+                "batches every epoch (each keeps its examples); for new batches too, create the "
+                "dataset with batch_size=None and use ds.cache().shuffle(n).batch(b)"
             )
+        elif batched:
+            hint = "cache first, then shuffle and batch: ds.cache().shuffle(n).batch(b)"
+        else:
+            hint = "cache first, then shuffle: ds.cache().shuffle(n)"
+        out.append(
+            finding(
+                "P09",
+                f"shuffle() ({sh.where}) comes before cache() and nothing shuffles after it: the "
+                f"cache stores the first epoch's order and every later epoch replays it ({replay})",
+                place=cache.place,
+                target=cache.target,
+                evidence=f"shuffle at stage {sh.index}, cache at stage {cache.index}, "
+                "no shuffle after the cache",
+                hint=hint,
+            )
+        )
     return out
+
+
+_EVALUATION_WORDS = {"val", "valid", "validation", "test", "eval", "evaluation", "dev", "holdout"}
+
+
+def _evaluation_name(name: str) -> bool:
+    """``val_ds``, ``test_dataset``, ``ds_valid``: a name that says the dataset is for evaluation."""
+    words = re.split(r"[^a-z]+", name.lower())
+    return any(w in _EVALUATION_WORDS for w in words)
 
 
 def partial_final_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
