@@ -22,7 +22,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from tfnb_debug.diagnostics.shapes import ShapeFacts, ShapeThresholds, run_rules
+from tfnb_debug.diagnostics.shapes import (
+    GENERIC_FAILURE_HINT,
+    ShapeFacts,
+    ShapeThresholds,
+    run_rules,
+)
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Target, finding, sort_findings
 from tfnb_debug.shape_records import LayerCall, TensorStats
@@ -347,8 +352,10 @@ def with_explanation(report: ShapeReport, error: BaseException) -> ShapeReport:
     if failure is None:
         extra = tuple(f for f in explained.findings if f.code not in report.codes())
         merged = list(sort_findings([*report.findings, *extra]))
-    elif better.code == "S01":
+    elif better.code == "S01" and failure.hint.startswith(GENERIC_FAILURE_HINT):
         merged = [replace(f, hint=better.hint) if f is failure else f for f in report.findings]
+    elif better.code == "S01":
+        return report  # the trace's own hint reads the same evidence from its rows
     else:
         moved = replace(better, target=failure.target)
         merged = list(sort_findings([moved if f is failure else f for f in report.findings]))

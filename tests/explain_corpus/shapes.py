@@ -306,7 +306,7 @@ CASES += [
         model = keras.Sequential([keras.Input((8,)), keras.layers.Reshape((3, 3), name="to_grid")])
         """,
         "S01",
-        must=("to_grid", "-1"),
+        must=("to_grid", "multiply to 8"),
         fix="a target_shape with the same number of values, or -1",
     ),
     Case(
@@ -355,5 +355,24 @@ CASES += [
         must=("Flatten",),
         must_not=("sparse",),
         fix="Flatten or GlobalAveragePooling before the output layer",
+    ),
+]
+
+CASES += [
+    Case(
+        "longer_window_through_flatten",
+        "shapes",
+        """
+        model = keras.Sequential([
+            keras.Input((3, 19)), keras.layers.Flatten(name="flat"), keras.layers.Dense(1, name="head"),
+        ])
+        model.compile("adam", "mse")
+        model.fit(np.zeros((8, 3, 19), "float32"), np.zeros((8, 1)), verbose=0)
+        model.predict(np.zeros((4, 24, 19), "float32"), verbose=0)
+        """,
+        "S01",
+        must=("flat", "axis before it changed"),
+        must_not=("column", "transpose"),
+        fix="the window length the model was built for, or global pooling",
     ),
 ]

@@ -17,20 +17,24 @@ from tfnb_debug.reports import Finding, Target, finding
 from tfnb_debug.shape_records import LayerCall, TensorInfo, TensorStats, TraceCount
 
 __all__ = [
+    "GENERIC_FAILURE_HINT",
     "RULES",
     "ShapeFacts",
     "ShapeThresholds",
     "batch_dim_changed",
     "build_failure_hint",
+    "channels_moved_hint",
     "dead_relu",
     "failure_hint",
     "float64_tensor",
     "mixed_precision_output",
     "nonfinite_activation",
+    "producer_rank_hint",
     "retracing",
     "run_rules",
     "saturated_activation",
     "shape_mismatch",
+    "width_hint",
 ]
 
 
@@ -113,6 +117,10 @@ _AXIS = re.compile(r"expected axis (-?\d+) of input shape to have value (\d+)")
 _MATMUL = re.compile(r"Matrix size-incompatible|Incompatible shapes|incompatible shapes", re.I)
 
 
+# the start of failure_hint's last resort, when nothing in the row pointed at a cause
+GENERIC_FAILURE_HINT = "compare what"
+
+
 def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
     """A fix for the common failures: missing batch axis, missing Flatten, skip branch not downsampled."""
     ranks = [len(t.shape) for t in row.inputs if t.shape is not None]
@@ -121,13 +129,24 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
     match = _NDIM.search(row.error)
     if match:
         kind, expected, found = match.group(1) or "", int(match.group(2)), int(match.group(3))
+        made = _producer_row(first.producer if first else None, calls)
+        by_layer = (
+            producer_rank_hint(row.name, expected, tuple(first.shape), made.name, made.class_name)
+            if made is not None
+            and first is not None
+            and first.shape is not None
+            and found < expected
+            else None
+        )
+        if by_layer:
+            return by_layer
         from_data = first is not None and first.producer == "input"
         batched = first is not None and bool(first.shape) and first.shape[0] is None  # type: ignore[index]
         if from_data and found == expected - 1 and kind != "max_" and batched:
             return (
                 f"the input has a batch axis but one axis too few ({found}, '{row.name}' needs "
-                f"{expected}): add the channel (feature) axis, x[..., None] and "
-                "Input(shape + (1,))"
+                f"{expected}): add the channel axis (the feature axis of a sequence), "
+                "x[..., None] and Input(shape + (1,))"
             )
         if from_data and found == expected - 1 and kind != "max_":
             return (
@@ -152,6 +171,19 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
             f"layers.Reshape(...) before it to give it the shape it expects"
         )
     match = _AXIS.search(row.error)
+    if match and first is not None and first.shape is not None:
+        moved = channels_moved_hint(int(match.group(2)), tuple(first.shape))
+        if moved:
+            return moved
+    if match and first is not None and first.shape is not None and match.group(1) == "-1":
+        made = _producer_row(first.producer, calls)
+        return width_hint(
+            row.name,
+            int(match.group(2)),
+            tuple(first.shape),
+            made.name if made is not None else "input",
+            made.class_name if made is not None else "InputLayer",
+        )
     if match:
         axis, value = match.group(1), match.group(2)
         return (
@@ -173,8 +205,16 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
             f"'{row.name}' was built for: check '{producer}' and whether a Flatten is missing"
         )
     return (
-        f"compare what '{producer}' produced ({_shapes(row.inputs)}) with what '{row.name}' expects"
+        f"{GENERIC_FAILURE_HINT} '{producer}' produced ({_shapes(row.inputs)}) with what "
+        f"'{row.name}' expects"
     )
+
+
+def _producer_row(path: str | None, calls: Sequence[LayerCall]) -> LayerCall | None:
+    """The row of the layer that produced a tensor (its path), or None for the input."""
+    if not path or path == "input":
+        return None
+    return next((c for c in calls if c.path == path), None)
 
 
 _RESHAPE = re.compile(
@@ -214,6 +254,92 @@ def _reshape_hint(error: str, layer: str, producer: str) -> str:
         f"the target ({match.group(2)}) of '{layer}' holds {want} values per example but "
         f"{source} gives {have}: give '{layer}' a target whose sizes multiply "
         f"to {have}, or make {source} output {want} values"
+    )
+
+
+_RNNS = ("LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "ConvLSTM1D", "ConvLSTM2D")
+_AXIS_DROPPERS = (
+    "Flatten",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
+    "GlobalAveragePooling3D",
+    "GlobalMaxPooling3D",
+)
+
+
+def producer_rank_hint(
+    layer: str,
+    expected_ndim: int,
+    received: tuple[int | None, ...],
+    producer: str,
+    producer_class: str,
+) -> str | None:
+    """The hint when the wrong-rank tensor was made by a layer of the model, not by the data."""
+    if not producer or producer_class in ("", "InputLayer"):
+        return None
+    from tfnb_debug.values import format_shape
+
+    made_by = f"layer '{producer}' ({producer_class})"
+    if len(received) < expected_ndim and producer_class in _RNNS:
+        return (
+            f"{made_by} returns only its last output, {format_shape(received)}, but '{layer}' needs "
+            f"the whole sequence: give '{producer}' return_sequences=True"
+        )
+    if len(received) < expected_ndim and producer_class in _AXIS_DROPPERS:
+        return f"{made_by} removed the axes '{layer}' needs: move it after '{layer}', or drop it"
+    if len(received) < expected_ndim:
+        return (
+            f"the tensor comes from {made_by}, not from the data: add a keras.layers.Reshape "
+            f"between '{producer}' and '{layer}' to give it {expected_ndim} axes "
+            "(batch included)"
+        )
+    return (
+        f"the tensor comes from {made_by}, not from the data, with "
+        f"{len(received) - expected_ndim} axis too many: add a Flatten, Reshape or global "
+        f"pooling layer between '{producer}' and '{layer}'"
+    )
+
+
+def width_hint(
+    layer: str, value: int, received: tuple[int | None, ...], producer: str, producer_class: str
+) -> str:
+    """A last axis of another width than the layer was built for: what made it, and both causes."""
+    got = received[-1] if received else "?"
+    if producer_class in ("Flatten", "Reshape"):
+        return (
+            f"the input comes from {producer_class} '{producer}', which folds every axis into "
+            f"one: it gives {got} features now, {value} when '{layer}' was built, so an axis "
+            "before it changed size (a longer window or sequence, a larger image): feed data of "
+            "the size the model was built for, or, to accept any length, replace the Flatten "
+            "with GlobalAveragePooling (or an RNN)"
+        )
+    if producer and producer_class not in ("", "InputLayer") and producer != "input":
+        return (
+            f"'{layer}' was built for {value} features but layer '{producer}' "
+            f"({producer_class}) now gives {got}: the model was changed after '{layer}' was "
+            f"built; rebuild it (or '{producer}') so the widths agree"
+        )
+    return (
+        f"'{layer}' was built for {value} features but the data's last axis has {got}: either "
+        "the data has the wrong width (a column too many or too few, e.g. a label or id column "
+        "left in the features), or the model was built for other data and its Input must change"
+    )
+
+
+def channels_moved_hint(value: int, received: tuple[int | None, ...]) -> str:
+    """Channels on another axis than the last (channels-first data): the transpose that fits."""
+    moved = [i for i in range(1, len(received) - 1) if received[i] == value]
+    if len(received) < 3 or not moved or received[-1] == value:
+        return ""
+    axis = moved[0]
+    order = (0, *(i for i in range(1, len(received)) if i != axis), axis)
+    first = " (channels-first data for a channels-last model)" if axis == 1 else ""
+    return (
+        f"the data has its {value} channels on axis {axis}, not last{first}: transpose it, "
+        f"`x = np.transpose(x, {order})` (or `tf.transpose(x, {list(order)})` in a "
+        "tf.data map); the model is right, do not rebuild it for this shape"
     )
 
 

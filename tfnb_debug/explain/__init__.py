@@ -69,20 +69,22 @@ FALLBACK_RULES: tuple[Rule, ...] = (sequential_build_fails,)
 
 
 def explain_exception(
-    exc: BaseException, *, cells: Mapping[str, int] | None = None
+    exc: BaseException, *, cells: Mapping[str, int] | None = None, fallback: bool = True
 ) -> ExplainReport | None:
     """Explain a TensorFlow/Keras exception in the catalog's terms, or return None.
 
     ``cells`` maps code file names to notebook cell numbers (IPython's
     ``shell.compile._filename_map``) so places read ``Cell In[5], line 3``.
     Only ``Exception`` subclasses are explained (never ``KeyboardInterrupt``).
+    ``fallback=False`` leaves out the generic rules that run when no specific
+    one matched (a magic that has its own account of the failure uses that).
     """
     if not isinstance(exc, Exception):
         return None
     ctx = build_context(exc, cells=cells)
     findings: list[Finding] = []
     steps: list[NextStep] = []
-    for rule in RULES + FALLBACK_RULES:
+    for rule in RULES + (FALLBACK_RULES if fallback else ()):
         if rule in FALLBACK_RULES and findings:
             break
         explained = rule(ctx)

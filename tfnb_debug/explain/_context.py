@@ -26,9 +26,16 @@ _EAGER_OP = re.compile(r"\[Op:(\w+)\]")
 _DEFINED_AT_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
 _USER_CODE_BLOCK = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\s*\*?\s*\n\s+(.+)')
 _SHAPE = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
+_SHAPE_TEXT = r"(\([^()]*\))"
 
 # IPython's rewrite of a line or cell magic: the cell's own code is inside the string
 _MAGIC_CALL = ("get_ipython().run_cell_magic(", "get_ipython().run_line_magic(")
+_TARGET_OUTPUT = re.compile(
+    r"(Arguments? `(?:target|output)`[^\n]*?)\.? (?:Received: )?target\.shape="
+    + _SHAPE_TEXT
+    + r", output\.shape="
+    + _SHAPE_TEXT
+)
 _LIBRARY_MARKERS = ("site-packages", "dist-packages", "__autograph_generated_file", "<frozen")
 
 
@@ -156,6 +163,7 @@ class ErrorContext:
     model_inputs: tuple[tuple[int | None, ...] | None, ...] = ()  # the innermost model's Inputs
     evidence: Evidence = Evidence()  # the failing call, pipelines, embeddings, dtype policies
     labels: LabelInfo | None = None  # the array labels of the failing fit/evaluate call
+    producers: tuple[tuple[str, str, str], ...] = ()  # (layer, producer, class) in that model
 
     def key_sentence(self) -> str:
         """The first line of the error that says what went wrong (no frames, no boilerplate)."""
@@ -163,6 +171,16 @@ class ErrorContext:
             if sentence := key_sentence(message):
                 return sentence
         return ""
+
+    def input_source(self, layer: str, index: int = 0) -> InputInfo | None:
+        """What fed input ``index`` of ``layer``: from its input check, else from the model."""
+        if index < len(self.inputs) and self.inputs[index].producer:
+            return self.inputs[index]
+        for name, producer, cls in self.producers:
+            if name == layer and index == 0:
+                dtype = self.inputs[0].dtype if self.inputs else ""
+                return InputInfo(dtype, producer, cls)
+        return self.inputs[index] if index < len(self.inputs) else None
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -312,6 +330,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         sequential_build=_sequential_build(exc),
         datasets=_datasets(exc),
         model_inputs=_model_inputs(exc),
+        producers=_producers(exc),
         evidence=read_evidence(exc, is_user_file),
         labels=_call_labels(exc),
     )
@@ -701,7 +720,38 @@ def _component_shapes(spec: Any) -> tuple[tuple[int | None, ...] | None, ...]:
 
 
 def _model_inputs(exc: BaseException) -> tuple[tuple[int | None, ...] | None, ...]:
-    """The Input shapes of the model that failed.
+    """The Input shapes of the model that failed."""
+    found = _failed_model(exc)
+    if found is None:
+        return ()
+    try:
+        return tuple(_shape_of(t) for t in found.inputs or ())
+    except Exception:
+        return ()
+
+
+def _producers(exc: BaseException) -> tuple[tuple[str, str, str], ...]:
+    """``(layer, producer, producer class)`` for each one-input layer of the model that failed."""
+    found = _failed_model(exc)
+    out: list[tuple[str, str, str]] = []
+    try:
+        layers = list(found.layers) if found is not None else []
+    except Exception:
+        return ()
+    for layer in layers[:500]:
+        try:
+            nodes = layer._inbound_nodes
+            tensors = nodes[0].input_tensors if nodes else []
+            operation = tensors[0]._keras_history.operation if len(tensors) == 1 else None
+        except Exception:
+            continue
+        if operation is not None:
+            out.append((str(layer.name), str(operation.name), type(operation).__name__))
+    return tuple(out)
+
+
+def _failed_model(exc: BaseException) -> Any:
+    """The model that failed.
 
     The innermost Functional/Sequential ``self`` in the traceback, else (Keras
     filters its frames out) the one model the user's lines in the traceback
@@ -729,15 +779,29 @@ def _model_inputs(exc: BaseException) -> tuple[tuple[int | None, ...] | None, ..
                     named.setdefault(id(value), value)
         if len(named) == 1:
             found = next(iter(named.values()))
-    if found is None:
-        return ()
-    try:
-        return tuple(_shape_of(t) for t in found.inputs or ())
-    except Exception:
-        return ()
+    return found
 
 
 def _is_graph_model(value: Any) -> bool:
     return type(value).__name__ in ("Functional", "Sequential") or any(
         c.__name__ in ("Functional", "Sequential") for c in type(value).__mro__[1:3]
     )
+
+
+def target_output_shapes(
+    ctx: ErrorContext,
+) -> tuple[tuple[int | None, ...], tuple[int | None, ...]] | None:
+    """(labels, output) shapes from Keras' "Arguments `target` and `output` ..." check."""
+    target = _TARGET_OUTPUT.search(ctx.text)
+    if target is None:
+        return None
+    labels, output = parse_shape(target.group(2)), parse_shape(target.group(3))
+    return None if labels is None or output is None else (labels, output)
+
+
+def keras_loss_function(ctx: ErrorContext) -> str | None:
+    for frame in reversed(ctx.frames):
+        path = frame.filename.replace("\\", "/")
+        if "keras/" in path and ("/losses" in path or path.endswith("nn.py")):
+            return frame.function
+    return None

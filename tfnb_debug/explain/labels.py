@@ -8,8 +8,10 @@ from tfnb_debug.explain._context import (
     ErrorContext,
     LabelInfo,
     fmt_shape,
+    keras_loss_function,
     scope_owner,
     split_node,
+    target_output_shapes,
 )
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
@@ -169,8 +171,6 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     themselves.  Anything else (a regression loss, shapes that only say an axis
     is missing) is left to S07.
     """
-    from tfnb_debug.explain.shapes import keras_loss_function, target_output_shapes
-
     shapes = target_output_shapes(ctx)
     if shapes is None:
         return None

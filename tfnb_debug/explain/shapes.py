@@ -5,13 +5,16 @@ from __future__ import annotations
 import math
 import re
 
+from tfnb_debug.diagnostics.shapes import channels_moved_hint, producer_rank_hint, width_hint
 from tfnb_debug.explain._context import (
     ErrorContext,
     InputInfo,
     fmt_shape,
+    keras_loss_function,
     parse_shape,
     scope_owner,
     split_node,
+    target_output_shapes,
 )
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
@@ -48,12 +51,6 @@ _DIMS_EQUAL = re.compile(
     r"\(([^)]*)\)' with input shapes: (.*?)\.(?:\s|$)"
 )
 _MATMUL = re.compile(r"Matrix size-incompatible: In\[0\]: \[([\d,]+)\], In\[1\]: \[([\d,]+)\]")
-_TARGET_OUTPUT = re.compile(
-    r"(Arguments? `(?:target|output)`[^\n]*?)\.? (?:Received: )?target\.shape="
-    + _SHAPE_RE
-    + r", output\.shape="
-    + _SHAPE_RE
-)
 
 TFSHAPE = "tfshape"
 
@@ -168,7 +165,8 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
     if axis is not None:
         received = parse_shape(axis.group(3)) or ()
         value = int(axis.group(2))
-        hint = _feature_hint(layer, value, received)
+        source = ctx.input_source(layer, int(index))
+        hint = _feature_hint(layer, value, received, source)
         return _s01(
             ctx,
             layer,
@@ -187,11 +185,17 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
             else None
         )
         evidence = f"received {fmt_shape(received)}, expected {kind}={expected_ndim}"
-        source = ctx.inputs[int(index)] if int(index) < len(ctx.inputs) else None
+        source = ctx.input_source(layer, int(index))
         hint = (
             unbatched[1]
             if unbatched
-            else _producer_rank_hint(layer, expected_ndim, received, source)
+            else (
+                producer_rank_hint(
+                    layer, expected_ndim, received, source.producer, source.producer_class
+                )
+                if source is not None
+                else None
+            )
             or _rank_hint(layer, expected_ndim=expected_ndim, received=received)
         )
         return _s01(
@@ -216,45 +220,6 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         f"input {index} is incompatible with the layer: {detail.strip()}",
         evidence="",
         hint="",
-    )
-
-
-_RNNS = ("LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "ConvLSTM1D", "ConvLSTM2D")
-_AXIS_DROPPERS = (
-    "Flatten",
-    "GlobalAveragePooling1D",
-    "GlobalAveragePooling2D",
-    "GlobalMaxPooling1D",
-    "GlobalMaxPooling2D",
-    "GlobalAveragePooling3D",
-    "GlobalMaxPooling3D",
-)
-
-
-def _producer_rank_hint(
-    layer: str, expected_ndim: int, received: tuple[int | None, ...], source: InputInfo | None
-) -> str | None:
-    """The hint when the wrong-rank tensor was made by a layer of the model, not by the data."""
-    if source is None or not source.producer or source.producer_class in ("", "InputLayer"):
-        return None
-    made_by = f"layer '{source.producer}' ({source.producer_class})"
-    if len(received) < expected_ndim and source.producer_class in _RNNS:
-        return (
-            f"{made_by} returns only its last output, {fmt_shape(received)}, but '{layer}' needs "
-            f"the whole sequence: give '{source.producer}' return_sequences=True"
-        )
-    if len(received) < expected_ndim and source.producer_class in _AXIS_DROPPERS:
-        return f"{made_by} removed the axes '{layer}' needs: move it after '{layer}', or drop it"
-    if len(received) < expected_ndim:
-        return (
-            f"the tensor comes from {made_by}, not from the data: add a keras.layers.Reshape "
-            f"between '{source.producer}' and '{layer}' to give it {expected_ndim} axes "
-            "(batch included)"
-        )
-    return (
-        f"the tensor comes from {made_by}, not from the data, with "
-        f"{len(received) - expected_ndim} axis too many: add a Flatten, Reshape or global "
-        f"pooling layer between '{source.producer}' and '{layer}'"
     )
 
 
@@ -292,29 +257,20 @@ def _s01(ctx: ErrorContext, layer: str, message: str, *, evidence: str, hint: st
     )
 
 
-def _feature_hint(layer: str, value: int, received: tuple[int | None, ...]) -> str:
+def _feature_hint(
+    layer: str, value: int, received: tuple[int | None, ...], source: InputInfo | None
+) -> str:
     trailing = received[1:]
     if len(received) > 2 and all(d is not None for d in trailing) and math.prod(trailing) == value:  # type: ignore[arg-type]
         return (
             f"a Flatten is missing: {fmt_shape(received)} flattens to {value} features; add "
             f"keras.layers.Flatten() before '{layer}'"
         )
-    moved = [i for i in range(1, len(received) - 1) if received[i] == value]
-    if len(received) >= 3 and moved:
-        axis = moved[0]
-        order = (0, *(i for i in range(1, len(received)) if i != axis), axis)
-        first = " (channels-first data for a channels-last model)" if axis == 1 else ""
-        return (
-            f"the data has its {value} channels on axis {axis}, not last{first}: transpose it, "
-            f"`x = np.transpose(x, {order})` (or `tf.transpose(x, {list(order)})` in a "
-            "tf.data map); the model is right, do not rebuild it for this shape"
-        )
-    return (
-        f"'{layer}' was built for {value} features but the data's last axis has "
-        f"{received[-1] if received else '?'}: either the data has the wrong width (a column "
-        "too many or too few, e.g. a label or id column left in the features), or the model "
-        "was built for other data and its Input must change"
-    )
+    moved = channels_moved_hint(value, received)
+    if moved:
+        return moved
+    producer = (source.producer, source.producer_class) if source is not None else ("", "")
+    return width_hint(layer, value, received, *producer)
 
 
 def _rank_hint(
@@ -340,6 +296,12 @@ def _rank_hint(
         return (
             "the batch axis was folded into the features (e.g. a reshape to (-1,)); keep it: "
             "use keras.layers.Reshape / Flatten, which leave the batch axis alone"
+        )
+    if len(received) < expected_ndim and received and received[0] is None:
+        return (
+            f"the input has a batch axis but {expected_ndim - len(received)} axis too few: add "
+            "the channel axis (the feature axis of a sequence), x[..., None] in the data and "
+            "Input(shape + (1,))"
         )
     if len(received) < expected_ndim:
         return (
@@ -552,25 +514,6 @@ def _s07(
     )
 
 
-def target_output_shapes(
-    ctx: ErrorContext,
-) -> tuple[tuple[int | None, ...], tuple[int | None, ...]] | None:
-    """(labels, output) shapes from Keras' "Arguments `target` and `output` ..." check."""
-    target = _TARGET_OUTPUT.search(ctx.text)
-    if target is None:
-        return None
-    labels, output = parse_shape(target.group(2)), parse_shape(target.group(3))
-    return None if labels is None or output is None else (labels, output)
-
-
-def keras_loss_function(ctx: ErrorContext) -> str | None:
-    for frame in reversed(ctx.frames):
-        path = frame.filename.replace("\\", "/")
-        if "keras/" in path and ("/losses" in path or path.endswith("nn.py")):
-            return frame.function
-    return None
-
-
 def _loss_shape_hint(
     labels: tuple[int | None, ...], output: tuple[int | None, ...], loss: str
 ) -> str:
@@ -600,12 +543,6 @@ _NEGATIVE_DIM = re.compile(
 _ZERO_OUTPUT = re.compile(
     r"Computed output size would be zero or negative\. Received `inputs shape=" + _SHAPE_RE
 )
-_RESHAPE_LAYER = re.compile(
-    r"The total size of the tensor must be unchanged\. Received: input_shape="
-    + _SHAPE_RE
-    + r", target_shape="
-    + _SHAPE_RE
-)
 _RESHAPE_OP = re.compile(
     r"Input to reshape is a tensor with (\d+) values, but the requested shape has (\d+)"
 )
@@ -613,7 +550,8 @@ _RESHAPE_OP = re.compile(
 
 def spatial_and_size(ctx: ErrorContext) -> Explained | None:
     """S12, S01 or S07 for sizes: a single example padded by Keras, a spatial size that shrank
-    below a kernel, a reshape whose target holds another number of values."""
+    below a kernel, a tf.reshape whose target holds another number of values (a Reshape layer
+    in a Sequential is the build rule's, which shows the layers built before it)."""
     text = ctx.text
     negative = _NEGATIVE_DIM.search(text)
     if negative is not None:
@@ -626,23 +564,6 @@ def spatial_and_size(ctx: ErrorContext) -> Explained | None:
     if zero is not None:
         received = parse_shape(zero.group(1)) or ()
         return _shrunk(ctx, None, None, received)
-    layer = _RESHAPE_LAYER.search(text)
-    if layer is not None:
-        source, target = parse_shape(layer.group(1)), parse_shape(layer.group(2))
-        if source is None or target is None or None in source or None in target:
-            return None
-        have, want = math.prod(source), math.prod(target)  # type: ignore[arg-type]
-        name = _failing_layer(ctx, "Reshape")
-        return _s01(
-            ctx,
-            name,
-            f"Reshape '{name}' was asked for target_shape {fmt_shape(target)} ({want} values per "
-            f"example) but its input {fmt_shape(source)} has {have}",
-            evidence=f"input_shape={fmt_shape(source)}, target_shape={fmt_shape(target)}",
-            hint=f"the target shape must hold the same {have} values per example (the batch "
-            "axis is not part of it): fix the sizes, or put -1 on one axis to let Keras compute "
-            "it",
-        )
     op = _RESHAPE_OP.search(text)
     if op is not None:
         have, want = int(op.group(1)), int(op.group(2))
