@@ -155,7 +155,10 @@ def overfit_small_batch(
         from tfnb_debug.lint import lint_model
 
         findings = list(lint_model(model, data=None if own else (x, y)).findings)
-    return _report(model, n, steps, run, memorized, guard.removed, findings, thresholds, plot, own)
+    capacity = _capacity(model, y, n, classification=run.accuracy is not None)
+    return _report(
+        model, n, steps, run, memorized, guard.removed, findings, thresholds, plot, own, capacity
+    )
 
 
 # -- collect ----------------------------------------------------------------------------
@@ -229,11 +232,31 @@ def take_examples(model: Any, data: Any, n: int, *, labels: bool = True) -> tupl
             raise TfnbDebugError("DATA is an empty dataset")
         x = keras.tree.map_structure(lambda *a: np.concatenate(a)[:n], *xs)
         y = keras.tree.map_structure(lambda *a: np.concatenate(a)[:n], *ys) if ys else None
-        return x, y
+        return _strings_as_tensors(x), _strings_as_tensors(y)
     x, y = first_batch(data)
     if y is None and labels:
         raise TfnbDebugError("DATA must be a (x, y) tuple of arrays or a tf.data.Dataset of pairs")
-    return head(x), head(y) if y is not None else None
+    return _strings_as_tensors(head(x)), _strings_as_tensors(head(y)) if y is not None else None
+
+
+def _strings_as_tensors(tree: Any) -> Any:
+    """String arrays as ``tf.string`` tensors: NumPy holds them as ``object``, which Keras rejects.
+
+    A model that takes raw text (a ``TextVectorization`` inside) gets what its
+    dataset gave it; numbers stay NumPy arrays.
+    """
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    if tree is None:
+        return None
+
+    def convert(a: Any) -> Any:
+        array = np.asarray(a)
+        return tf.constant(array, dtype=tf.string) if array.dtype.kind in "OSU" else a
+
+    return keras.tree.map_structure(convert, tree)
 
 
 def _pick_loss_key(logs: dict[str, Any], wanted: str | None) -> str:
@@ -342,6 +365,38 @@ def _accuracy(model: Any, x: Any, y: Any) -> float | None:
     return float(np.mean(guess == target))
 
 
+@dataclass(frozen=True)
+class _Capacity:
+    """How many target values the examples hold against the model's trainable parameters."""
+
+    values: int
+    per_example: int
+    parameters: int
+
+    @property
+    def too_small(self) -> bool:
+        return self.values > self.parameters
+
+    @property
+    def samples_that_fit(self) -> int:
+        return max(1, self.parameters // max(1, self.per_example))
+
+
+def _capacity(model: Any, y: Any, n: int, *, classification: bool) -> _Capacity | None:
+    """Target values (one class id per example and output when classifying) vs trainable parameters."""
+    import keras
+    import numpy as np
+
+    if y is None or n < 1:
+        return None
+    leaves = keras.tree.flatten(y)
+    per_example = (
+        len(leaves) if classification else sum(int(np.prod(np.shape(a)[1:])) for a in leaves)
+    )
+    parameters = sum(int(np.prod(v.shape)) for v in model.trainable_weights)
+    return _Capacity(per_example * n, per_example, parameters)
+
+
 def _memorized(initial: float, final: float, accuracy: float | None, t: OverfitThresholds) -> bool:
     if not math.isfinite(final):
         return False
@@ -364,6 +419,7 @@ def _report(
     t: OverfitThresholds,
     plot: bool,
     own: bool,
+    capacity: _Capacity | None = None,
 ) -> OverfitReport:
     from tfnb_debug.reports import sort_findings
 
@@ -387,9 +443,19 @@ def _report(
         )
     if removed:
         summary.append("augmentation layers ran as in inference: " + ", ".join(removed))
+    too_hard = not memorized and capacity is not None and capacity.too_small
+    if too_hard and capacity is not None:
+        summary.append(
+            f"the {n} examples hold {capacity.values:,} target values and {model.name!r} has "
+            f"{capacity.parameters:,} trainable parameters: fewer parameters than values to fit, "
+            "so it cannot memorize arbitrary targets; that is its capacity, not a sign of a bug "
+            f"(check with --samples {min(capacity.samples_that_fit, max(1, n - 1))} or fewer)"
+        )
     if not memorized:
         if findings:
             summary.append("lint findings that can explain it are listed below")
+        elif too_hard:
+            summary.append("no lint finding points to a bug")
         elif own:
             summary.append(
                 "a loss with a floor above 0 (a KL term, cross-entropy on soft targets) never "
@@ -418,6 +484,9 @@ def _report(
     ]
     if accuracy is not None:
         rows.append(("accuracy on the examples", accuracy))
+    if capacity is not None:
+        rows.append(("target values in the examples", capacity.values))
+        rows.append(("trainable parameters", capacity.parameters))
     rows.append(("memorized", "yes" if memorized else "NO"))
     return OverfitReport(
         title=f"tfnb_debug overfit check of {model.name!r}",

@@ -1,0 +1,73 @@
+"""%tfoverfit on correct tutorial models: a model too small for its sample, a model that takes raw text."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import tensorflow as tf
+from IPython.core.interactiveshell import InteractiveShell
+
+from tests._support import run_magic
+from tfnb_debug import overfit_small_batch
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(16, 4)).astype("float32")
+NOISE = RNG.normal(size=(16, 3)).astype("float32")  # targets nothing can predict
+
+
+def small_regression() -> keras.Model:
+    # 4 inputs -> 3 outputs: 15 trainable parameters
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    model.compile(keras.optimizers.Adam(0.1), "mse")
+    return model
+
+
+def test_more_target_values_than_parameters_is_capacity_not_a_bug() -> None:
+    report = overfit_small_batch(small_regression(), (X, NOISE), plot=False)
+    assert not report.memorized
+    text = report.to_text()
+    assert "hold 48 target values" in text and "15 trainable parameters" in text
+    assert "not a sign of a bug" in text and "--samples 5 or fewer" in text
+    assert "try a larger model" not in text and "check the labels" not in text
+    # the same model on as many examples as its capacity allows memorizes them
+    fits = overfit_small_batch(small_regression(), (X[:4], NOISE[:4]), plot=False)
+    assert fits.memorized, fits.to_text()
+    assert "not a sign of a bug" not in fits.to_text()
+
+
+def text_model() -> tuple[keras.Model, tf.data.Dataset]:
+    """The text-classification tutorial's export model: TextVectorization, the model, a sigmoid."""
+    words = np.array(["good", "bad", "movie", "plot", "great", "awful", "actor", "scene"])
+    texts = np.array([" ".join(RNG.choice(words, 6)) for _ in range(32)])
+    labels = RNG.integers(0, 2, 32).astype("int32")
+    raw_train_ds = tf.data.Dataset.from_tensor_slices((texts, labels)).batch(8)
+    vectorize = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=6)
+    vectorize.adapt(texts)
+    inner = keras.Sequential(
+        [
+            keras.layers.Embedding(21, 4),
+            keras.layers.GlobalAveragePooling1D(),
+            keras.layers.Dense(1),
+        ]
+    )
+    export_model = keras.Sequential([vectorize, inner, keras.layers.Activation("sigmoid")])
+    export_model.compile(
+        loss=keras.losses.BinaryCrossentropy(from_logits=False),
+        optimizer="adam",
+        metrics=["accuracy"],
+    )
+    export_model.evaluate(raw_train_ds.take(1), verbose=0)  # builds it, as the tutorial does
+    return export_model, raw_train_ds
+
+
+def test_a_model_that_takes_strings_trains_on_its_raw_text(shell: InteractiveShell) -> None:
+    export_model, raw_train_ds = text_model()
+    before = [w.numpy().copy() for w in export_model.weights]
+    shell.user_ns.update(export_model=export_model, raw_train_ds=raw_train_ds)
+    shown = run_magic(shell, "%tfoverfit -q -o export_model raw_train_ds --steps 5")
+    report = shown.result
+    assert report is not None and report.samples == 16 and report.steps == 5
+    assert np.isfinite(report.initial_loss) and np.isfinite(report.final_loss)
+    assert all(
+        np.array_equal(a, w.numpy()) for a, w in zip(before, export_model.weights, strict=True)
+    )
