@@ -3,9 +3,11 @@
 Prints medians of several repeats and their ratios:
 * a cell that succeeds (the hook only checks ``error_in_exec``);
 * a cell that fails with a TensorFlow shape error (traceback + diagnosis box);
-* ``explain_exception`` alone on that error.
+* ``explain_exception`` alone on that error;
+* ``explain_exception`` on the real exception of every case of the explain corpus
+  (``tests/explain_corpus``): median, 90th percentile and the slowest cases.
 
-Run: ``.venv/bin/python benchmarks/bench_explain.py``
+Run: ``.venv/bin/python benchmarks/bench_explain.py`` from the repository root.
 """
 
 from __future__ import annotations
@@ -78,6 +80,39 @@ def main() -> None:
     print(
         f"explain_exception alone: {explain_only * 1e3:.3f} ms ({explain_only / base_fail:.1%} of a failing cell)"
     )
+    corpus(shell)
+
+
+def corpus(shell: InteractiveShell) -> None:
+    """Time the diagnosis of every corpus mistake on its real exception (the cell runs once)."""
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.explain_corpus import PRELUDE, all_cases
+    from tfnb_debug.explain import explain_exception
+
+    run(shell, PRELUDE)
+    timings: list[tuple[float, str]] = []
+    for case in all_cases():
+        with capture_output():
+            result = shell.run_cell(textwrap.dedent(case.code).strip("\n"), store_history=False)
+        error = result.error_in_exec
+        if error is None:
+            continue
+        timings.append(
+            (median_seconds(lambda e=error: explain_exception(e), number=3, repeat=5), case.name)
+        )
+    values = sorted(t for t, _ in timings)
+    p90 = values[int(0.9 * (len(values) - 1))]
+    print(
+        f"corpus ({len(values)} real errors): explain_exception median "
+        f"{statistics.median(values) * 1e3:.2f} ms, p90 {p90 * 1e3:.2f} ms, "
+        f"max {values[-1] * 1e3:.2f} ms"
+    )
+    for seconds, name in sorted(timings, reverse=True)[:5]:
+        print(f"  {seconds * 1e3:7.2f} ms  {name}")
 
 
 if __name__ == "__main__":
