@@ -173,7 +173,7 @@ def test_the_argument_reader_evaluates_only_data_subscripts() -> None:
 
     import numpy as np
 
-    from tfnb_debug.explain._evidence import _describe
+    from tfnb_debug.explain._call import _describe
 
     space = {"y": np.arange(10), "f": lambda: 1 / 0}
     spaces = (space,)

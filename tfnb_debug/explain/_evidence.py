@@ -1,96 +1,29 @@
-"""More of what the explain rules read from a raised exception: the failing call's arguments,
-the lineage of a tf.data dataset, a model's Embedding layers and layers' dtype policies.
+"""More of what the explain rules read from a raised exception: the failing call's arguments
+(:mod:`._call`), the lineage of a tf.data dataset, a model's Embedding and lookup layers, layers'
+dtype policies and the classes the user defined.
 
 Read once from the traceback's live objects into plain values (no live tensors
-are kept, and no TensorFlow import).  The failing call is read from the user's
-source: its arguments are looked up by name, or evaluated only when they are
-subscripts/attributes of NumPy or pandas data (``y[:10]``, ``df[["a", "b"]]``,
-``df.values``), so no other user code runs.
+are kept, and no TensorFlow import).
 """
 
 from __future__ import annotations
 
-import ast
 import linecache
-import textwrap
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-_MAX_VALUES = 10_000_000  # arrays up to this size are scanned for their range
-_SAFE_ATTRS = frozenset({"values", "T"})
+from tfnb_debug.explain._call import Arg, CallInfo, describe_value, failing_call
 
-
-@dataclass(frozen=True)
-class Arg:
-    """One argument of the failing call, as plain values.
-
-    ``kind``: ``array``, ``tensor``, ``dataframe``, ``series``, ``dataset``,
-    ``tuple``, ``list``, ``dict``, ``scalar``, ``none``, ``other`` (a value of
-    another type) or ``unread`` (an expression that was not evaluated).
-    ``text_columns`` names the columns (DataFrame names, else indexes) of an
-    object array that hold strings, ``text_example`` one such string.
-    """
-
-    text: str
-    kind: str
-    shape: tuple[int | None, ...] | None = None
-    dtype: str = ""
-    low: float | None = None
-    high: float | None = None
-    items: tuple[Arg, ...] = ()
-    keys: tuple[str, ...] = ()
-    text_columns: tuple[str, ...] = ()
-    text_example: str = ""
-
-    @property
-    def samples(self) -> int | None:
-        """The leading dimension of an array-like argument."""
-        return self.shape[0] if self.shape else None
-
-    def describe(self) -> str:
-        """``x_train (float32, shape (10, 4))``, ``a tuple of 2``, ..."""
-        if self.kind in ("tuple", "list"):
-            inner = ", ".join(item.describe() for item in self.items[:4])
-            return f"a {self.kind} of {len(self.items)} ({inner})"
-        if self.kind == "dict":
-            return f"a dict with keys {list(self.keys)}"
-        if self.shape is not None:
-            shape = (
-                "("
-                + ", ".join("None" if d is None else str(d) for d in self.shape)
-                + (",)" if len(self.shape) == 1 else ")")
-            )
-            what = f"{self.dtype}, shape {shape}" if self.dtype else f"shape {shape}"
-            return f"`{self.text}` ({what})"
-        return f"`{self.text}`"
-
-
-@dataclass(frozen=True)
-class CallInfo:
-    """The call in the user's code that raised: ``model.fit(x, y, validation_data=...)``."""
-
-    func: str  # the callee's source: "model.fit", "keras.models.load_model"
-    args: tuple[Arg, ...]
-    kwargs: tuple[tuple[str, Arg], ...]
-    filename: str
-    lineno: int
-    input_dtypes: tuple[str, ...] = ()  # of the model the call is made on (``model`` of model.fit)
-
-    @property
-    def method(self) -> str:
-        return self.func.rpartition(".")[2]
-
-    @property
-    def receiver(self) -> str:
-        return self.func.rpartition(".")[0]
-
-    def arg(self, index: int, name: str) -> Arg | None:
-        """The argument given by keyword ``name`` or at position ``index``."""
-        for key, value in self.kwargs:
-            if key == name:
-                return value
-        return self.args[index] if 0 <= index < len(self.args) else None
+__all__ = [
+    "Arg",
+    "CallInfo",
+    "DatasetStage",
+    "Evidence",
+    "LayerDtypes",
+    "dataset_stages",
+    "describe_value",
+    "read_evidence",
+]
 
 
 @dataclass(frozen=True)
@@ -137,269 +70,20 @@ class Evidence:
 
 
 def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
-    try:
-        return Evidence(
-            call=_failing_call(exc, is_user_file),
-            embeddings=_embeddings(exc, is_user_file),
-            vocabularies=_vocabularies(exc, is_user_file),
-            layer_dtypes=_layer_dtypes(exc),
-            user_classes=_user_classes(exc, is_user_file),
-        )
-    except Exception:
-        return Evidence()
+    """Read every piece; a piece that cannot be read stays empty, the others are kept."""
 
-
-# the failing call ----------------------------------------------------------------------
-
-
-def _failing_call(exc: BaseException, is_user_file: Any) -> CallInfo | None:
-    found: CallInfo | None = None
-    tb = exc.__traceback__
-    while tb is not None:
-        frame = tb.tb_frame
-        if is_user_file(frame.f_code.co_filename):
-            node = _call_node(frame.f_code, tb.tb_lasti, tb.tb_lineno)
-            if node is not None:
-                spaces = (frame.f_locals, frame.f_globals)
-                found = CallInfo(
-                    func=ast.unparse(node.func),
-                    args=tuple(_describe(a, spaces) for a in node.args),
-                    kwargs=tuple(
-                        (k.arg, _describe(k.value, spaces)) for k in node.keywords if k.arg
-                    ),
-                    filename=frame.f_code.co_filename,
-                    lineno=tb.tb_lineno,
-                    input_dtypes=_input_dtypes(node.func, spaces),
-                )
-        tb = tb.tb_next
-    return found
-
-
-def _call_node(code: Any, lasti: int, lineno: int) -> ast.Call | None:
-    """The call expression the frame was executing (from the instruction's source position)."""
-    lines = linecache.getlines(code.co_filename)
-    try:
-        start, end, col, end_col = list(code.co_positions())[lasti // 2]
-    except Exception:
-        start = None
-    if start and end and col is not None and end_col is not None and end <= len(lines):
-        chunk = lines[start - 1 : end]
-        if len(chunk) == 1:
-            text = chunk[0][col:end_col]
-        else:
-            text = chunk[0][col:] + "".join(chunk[1:-1]) + chunk[-1][:end_col]
+    def safely(read: Any, *args: Any) -> Any:
         try:
-            tree = ast.parse("(" + text + "\n)", mode="eval")
-        except SyntaxError:
-            tree = None
-        if tree is not None and isinstance(tree.body, ast.Call):
-            return tree.body
-    # no positions: the statement that starts at the line, its outermost call
-    for stop in range(lineno, min(lineno + 10, len(lines)) + 1):
-        try:
-            module = ast.parse(textwrap.dedent("".join(lines[lineno - 1 : stop])))
-        except SyntaxError:
-            continue
-        for node in ast.walk(module):
-            if isinstance(node, ast.Call):
-                return node
-        return None
-    return None
+            return read(*args)
+        except Exception:
+            return None
 
-
-_UNREAD = object()
-
-
-def _input_dtypes(func: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> tuple[str, ...]:
-    """The Input dtypes of the Keras model a call is made on (``model.fit``, ``model(x)``)."""
-    target = func.value if isinstance(func, ast.Attribute) else func
-    if not isinstance(target, ast.Name):
-        return ()
-    model = next((names[target.id] for names in spaces if target.id in names), None)
-    try:
-        inputs = list(model.inputs) if model is not None else []
-    except Exception:
-        return ()
-    return tuple(
-        str(getattr(getattr(t, "dtype", ""), "name", getattr(t, "dtype", ""))) for t in inputs
-    )
-
-
-def _evaluate(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
-    """The value of a name, a constant, or a subscript/attribute of NumPy or pandas data."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name):
-        for names in spaces:
-            if node.id in names:
-                return names[node.id]
-        return _UNREAD
-    if isinstance(node, ast.Attribute) and node.attr in _SAFE_ATTRS:
-        base = _evaluate(node.value, spaces)
-        return getattr(base, node.attr) if _is_data(base) else _UNREAD
-    if isinstance(node, ast.Subscript):
-        base = _evaluate(node.value, spaces)
-        index = _index(node.slice, spaces)
-        if _is_data(base) and index is not _UNREAD:
-            try:
-                return base[index]
-            except Exception:
-                return _UNREAD
-    return _UNREAD
-
-
-def _index(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
-    if isinstance(node, ast.Slice):
-        parts = [
-            None if p is None else _evaluate(p, spaces) for p in (node.lower, node.upper, node.step)
-        ]
-        if any(p is _UNREAD or not (p is None or isinstance(p, int)) for p in parts):
-            return _UNREAD
-        return slice(*parts)
-    if isinstance(node, ast.Tuple | ast.List):
-        items = [_index(e, spaces) for e in node.elts]
-        if any(i is _UNREAD for i in items):
-            return _UNREAD
-        return tuple(items) if isinstance(node, ast.Tuple) else list(items)
-    value = _evaluate(node, spaces)
-    if isinstance(value, int | str) or value is Ellipsis:
-        return value
-    return _UNREAD
-
-
-def _is_data(value: Any) -> bool:
-    module = type(value).__module__.split(".")[0]
-    return module in ("numpy", "pandas")
-
-
-def _describe(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Arg:
-    text = ast.unparse(node)
-    if isinstance(node, ast.Tuple | ast.List):
-        kind = "tuple" if isinstance(node, ast.Tuple) else "list"
-        return Arg(text, kind, items=tuple(_describe(e, spaces) for e in node.elts))
-    if isinstance(node, ast.Dict):
-        keys = tuple(
-            str(k.value) if isinstance(k, ast.Constant) else ast.unparse(k)
-            for k in node.keys
-            if k is not None
-        )
-        return Arg(text, "dict", keys=keys, items=tuple(_describe(v, spaces) for v in node.values))
-    value = _evaluate(node, spaces)
-    if value is _UNREAD:
-        return Arg(text, "unread")
-    return describe_value(text, value)
-
-
-def describe_value(text: str, value: Any, depth: int = 0) -> Arg:
-    """An :class:`Arg` for a live value (an array, a tensor, a DataFrame, a dataset, a tuple...)."""
-    if value is None:
-        return Arg(text, "none")
-    if isinstance(value, tuple | list) and depth < 2:
-        kind = "tuple" if isinstance(value, tuple) else "list"
-        items = tuple(describe_value(f"{text}[{i}]", v, depth + 1) for i, v in enumerate(value[:8]))
-        return Arg(text, kind, items=items)
-    if isinstance(value, dict) and depth < 2:
-        keys = tuple(str(k) for k in value)
-        items = tuple(describe_value(f"{text}[{k!r}]", v, depth + 1) for k, v in value.items())
-        return Arg(text, "dict", keys=keys, items=items[:8])
-    name = type(value).__name__
-    if "Dataset" in name and hasattr(type(value), "element_spec"):
-        return Arg(text, "dataset")
-    if isinstance(value, int | float | bool | str | bytes):
-        return Arg(text, "scalar", dtype=type(value).__name__)
-    module = type(value).__module__.split(".")[0]
-    if module == "pandas" and name in ("DataFrame", "Series"):
-        return _pandas(text, value, name)
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is None or dtype is None:
-        return Arg(text, "other", dtype=name)
-    try:
-        dims = tuple(None if d is None else int(d) for d in shape)
-    except Exception:
-        return Arg(text, "other", dtype=name)
-    dtype_name = str(getattr(dtype, "name", dtype))
-    kind = "array" if module == "numpy" else "tensor"
-    if module == "numpy" and dtype_name == "object":
-        columns, example = _text_columns(value)
-        return Arg(text, kind, dims, dtype_name, text_columns=columns, text_example=example)
-    low, high = _range(value, dims)
-    return Arg(text, kind, dims, dtype_name, low, high)
-
-
-def _range(value: Any, dims: tuple[int | None, ...]) -> tuple[float | None, float | None]:
-    import numpy as np
-
-    if any(d is None for d in dims):
-        return None, None
-    size = 1
-    for d in dims:
-        size *= int(d or 0)
-    if size == 0 or size > _MAX_VALUES:
-        return None, None
-    try:
-        array = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
-    except Exception:
-        return None, None
-    if array.dtype.kind not in "biuf":
-        return None, None
-    finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
-    if finite.size == 0:
-        return None, None
-    return float(finite.min()), float(finite.max())
-
-
-def _text_columns(array: Any, rows: int = 1000) -> tuple[tuple[str, ...], str]:
-    """Which columns of an object array hold strings (indexes), and one such string."""
-    if array.ndim == 1:
-        column = [v for v in array[:rows] if isinstance(v, str | bytes)]
-        return (("0",), _example(column)) if column else ((), "")
-    if array.ndim != 2:
-        return (), ""
-    names: list[str] = []
-    example = ""
-    for j in range(array.shape[1]):
-        strings = [v for v in array[:rows, j] if isinstance(v, str | bytes)]
-        if strings:
-            names.append(str(j))
-            example = example or _example(strings)
-    return tuple(names), example
-
-
-def _example(strings: list[Any]) -> str:
-    """A string of the column that is not a number (a '?' among numbers), else the first."""
-    for value in strings:
-        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-        try:
-            float(text)
-        except ValueError:
-            return text
-    first = strings[0]
-    return first.decode("utf-8", "replace") if isinstance(first, bytes) else str(first)
-
-
-def _pandas(text: str, value: Any, name: str) -> Arg:
-    frame = value.to_frame() if name == "Series" else value
-    columns: list[str] = []
-    example = ""
-    dtypes = {str(t) for t in frame.dtypes}
-    for column in frame.columns:
-        series = frame[column]
-        if series.dtype.kind in "biufcmMb":
-            continue
-        strings = [v for v in series.iloc[:1000] if isinstance(v, str | bytes)]
-        if strings:
-            columns.append(str(column))
-            example = example or _example(strings)
-    dtype = dtypes.pop() if len(dtypes) == 1 else "mixed"
-    return Arg(
-        text,
-        name.lower(),
-        tuple(int(d) for d in value.shape),
-        dtype,
-        keys=tuple(str(c) for c in frame.columns),
-        text_columns=tuple(columns),
-        text_example=example,
+    return Evidence(
+        call=safely(failing_call, exc, is_user_file),
+        embeddings=safely(_embeddings, exc, is_user_file) or (),
+        vocabularies=safely(_vocabularies, exc, is_user_file) or (),
+        layer_dtypes=safely(_layer_dtypes, exc) or (),
+        user_classes=safely(_user_classes, exc, is_user_file) or (),
     )
 
 
