@@ -112,7 +112,7 @@ def run_inspection(
 
     stage_rates: list[tuple[int, Throughput]] = []
     if full is not None and per_stage:
-        stage_rates = _stage_rates(stages, full, max_batches, stage_seconds, tell)
+        stage_rates = _stage_rates(stages, full, max_batches, stage_seconds, tell, notes)
 
     model_facts = None
     step: ModelStep | None = None
@@ -211,21 +211,38 @@ def _stage_rates(
     max_batches: int,
     stage_seconds: float,
     tell: Progress,
+    notes: list[str],
 ) -> list[tuple[int, Throughput]]:
     """The throughput up to each of the user's stages; the last stage's is the whole pipeline's."""
     rates: list[tuple[int, Throughput]] = []
     prefixes = [
         (i, s) for i, s in enumerate(stages[:-1]) if s.dataset is not None and not s.internal
     ]
+    # Reading one element at a time from Python costs more than producing it (tens of
+    # microseconds a step): a prefix of single examples, timed so, would look slower than
+    # the batch() after it.  In a batched pipeline such a prefix is timed through batch(B),
+    # as the pipeline's own batch() reads it, so every rate counts examples the same way.
+    size = _batch_size_guess(stages)
+    batched_pipeline = _batched_before(stages, len(stages))
     for k, (i, stage) in enumerate(prefixes):
         tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
         b = _batched_before(stages, i + 1)
-        n = max_batches if b else max_batches * _batch_size_guess(stages)
+        timed = stage.dataset
+        if batched_pipeline and not b and _stackable(timed):
+            timed, b = timed.batch(size), True
+            if not any("timed through batch" in n for n in notes):
+                notes.append(
+                    "per-stage rates: the stages before the first batch() (elements of a "
+                    f"fixed shape) are timed through batch({size}), as the pipeline's batch() "
+                    "reads them (one element at a time from Python would measure the loop, "
+                    "not the stage)"
+                )
+        n = max_batches if b else max_batches * size
         rates.append(
             (
                 i,
                 measure_throughput(
-                    stage.dataset,
+                    timed,
                     name=stage.label(),
                     batched=b,
                     max_elements=n,
@@ -236,6 +253,14 @@ def _stage_rates(
     if stages and stages[-1].dataset is not None:
         rates.append((len(stages) - 1, full))
     return rates
+
+
+def _stackable(ds: tf.data.Dataset) -> bool:
+    """Whether ``ds.batch`` can stack its elements: dense tensors of fully known shape."""
+    leaves = tf.nest.flatten(ds.element_spec)
+    return bool(leaves) and all(
+        isinstance(leaf, tf.TensorSpec) and leaf.shape.is_fully_defined() for leaf in leaves
+    )
 
 
 # ---------------------------------------------------------------------------
