@@ -50,6 +50,8 @@ nan_x = np.full((8, 4), np.nan, "float32")
 unbuilt = keras.Sequential([keras.layers.Dense(3)])
 layer = keras.layers.Dense(3)
 uncompiled = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+wrong_x = np.zeros((8, 5), "float32")  # one feature too many for `model`
+wrong_xy = (wrong_x, y)
 """
 
 #: odd objects (names defined by SETUP, plus expressions that fail in their own ways)
@@ -63,6 +65,8 @@ ODD_OBJECTS = (
     "unbuilt",
     "layer",
     "uncompiled",
+    "wrong_x",
+    "wrong_xy",
     "does_not_exist",
     "x[",
     "1/0",
@@ -80,7 +84,7 @@ GOOD_POSITIONALS = {
 
 #: odd values for options that take one: numbers for typed options, names for the others
 ODD_NUMBERS = ("0", "-1", "abc", "nan", "inf")
-ODD_TEXTS = (*ODD_OBJECTS[:10], "2,x", "-1,4", "0")
+ODD_TEXTS = (*ODD_OBJECTS[: ODD_OBJECTS.index("x[")], "2,x", "-1,4", "0")
 
 #: options that keep a call fast (applied whenever the magic has them and the call does
 #: not vary them); a flag is written alone, an option with its value
@@ -110,6 +114,17 @@ CELL_BODIES = {
     "await": "import asyncio\nawait asyncio.sleep(0)",
     "infinite fit": "model.fit(inf_ds, epochs=1, steps_per_epoch=2, verbose=0)",
     "nan fit": "model.fit(nan_x, y, epochs=1, verbose=0)",
+    "keras error": "model.fit(wrong_x, y, epochs=1, verbose=0)",
+}
+
+
+#: crashes found and not fixed yet, with why; the test fails when one of them is fixed
+KNOWN = {
+    "%tfoverfit --steps 2 --samples 4 model wrong_xy": (
+        "overfit.py calls the model on data that does not fit it from its own frames, so "
+        "Keras' ValueError reaches the user through tfnb_debug/overfit.py; it should be a "
+        "one-line UsageError like %tfgrad's (left to the engineer editing overfit.py)"
+    ),
 }
 
 
@@ -367,7 +382,10 @@ def test_bad_input_never_crashes_inside_tfnb_debug(
     define_objects(fuzz_shell)  # fresh odd objects: an earlier magic may have built `unbuilt`
     outcomes = [run_call(fuzz_shell, magic, line, cell) for line, cell in call_lines(magic)]
     CALLS[magic.prefix + magic.name] = outcomes
-    crashes = [f"{o.call!r}: {o.detail}" for o in outcomes if o.kind == "crash"]
-    assert not crashes, f"{len(crashes)} of {len(outcomes)} calls crashed:\n" + "\n".join(crashes)
+    crashes = {o.call: o.detail for o in outcomes if o.kind == "crash"}
+    new = [f"{call!r}: {detail}" for call, detail in crashes.items() if call not in KNOWN]
+    assert not new, f"{len(new)} of {len(outcomes)} calls crashed:\n" + "\n".join(new)
+    fixed = [call for call in KNOWN if call.startswith(magic.prefix + magic.name + " ")]
+    assert all(call in crashes for call in fixed), "fixed: take it out of KNOWN"
     assert any(o.kind == "usage" for o in outcomes)  # the table does reach the bad-input checks
     assert outcomes[0].kind == "ok", outcomes[0]  # and good input still works

@@ -9,10 +9,12 @@ tfnb_debug frame in front of the user:
   then be a tfnb_debug hook the user's model was called through;
   :func:`cut_hidden_tail` cuts it, so the traceback ends where it would without
   tfnb_debug.
-* The error a ``tf.function`` raises while it is traced lists, in its message,
-  the frames it was traced through ("in user code:").  While the user's code
-  runs, TensorFlow's filter leaves tfnb_debug's frames out of that list, as it
-  does its own.
+* TensorFlow errors list Python frames in their message: a ``tf.function``
+  failing while it is traced, the frames it was traced through ("in user
+  code:"); an op failing when it runs, where it was created ("Detected at
+  node ... defined at").  While the user's code runs, TensorFlow leaves
+  tfnb_debug's frames out of both lists, as it does its own: its traceback
+  filter and the stack it records for each new op skip them.
 
 Neither happens when ``%xmode --show`` asks IPython to show hidden frames.
 Imported only when a magic runs.
@@ -21,6 +23,7 @@ Imported only when a magic runs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Iterator
@@ -77,8 +80,37 @@ def _left_out_by_tensorflow(*, enabled: bool) -> Iterator[None]:
     if not isinstance(paths, tuple) or _PACKAGE in paths:  # moved by an upgrade, or nested
         yield
         return
-    with patched((module, "_EXCLUDED_PATHS", (*paths, _PACKAGE))):
+    with patched((module, "_EXCLUDED_PATHS", (*paths, _PACKAGE))), _op_stack_filter():
         yield
+
+
+def _op_stack_filter() -> Any:
+    """A ``tf_stack.StackTraceFilter`` that leaves tfnb_debug's files out of the stack
+    TensorFlow records for each op created in this thread (a no-op if TF moved it)."""
+    from tfnb_debug.collect.keras_access import private
+
+    try:
+        base = private("tf_stack").StackTraceFilter
+    except (ImportError, AttributeError):
+        return contextlib.nullcontext()
+    files = _package_files()
+
+    class LeaveOutTfnbDebug(base):  # type: ignore[misc, valid-type]
+        def get_filtered_filenames(self) -> frozenset[str]:
+            return files | frozenset(self.parent.get_filtered_filenames())
+
+    return LeaveOutTfnbDebug()
+
+
+@functools.cache
+def _package_files() -> frozenset[str]:
+    """Every Python file of tfnb_debug, as a frame names it."""
+    return frozenset(
+        os.path.join(folder, name)
+        for folder, _, names in os.walk(_PACKAGE)
+        for name in names
+        if name.endswith(".py")
+    )
 
 
 def _hidden_hook(frame: Any) -> bool:
