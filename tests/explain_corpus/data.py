@@ -512,6 +512,41 @@ S13 = [
         fix="padded_batch",
     ),
     Case(
+        "text_vectorization_per_example_then_batch",
+        "data",
+        """
+        texts = ["a fine day", "rain again today in the hills", "sun"]
+        vectorize = keras.layers.TextVectorization()
+        vectorize.adapt(texts)
+        ds = tf.data.Dataset.from_tensor_slices((texts, [1, 0, 1]))
+        ds = ds.map(lambda text, label: (vectorize(text), label)).batch(3)
+        model = keras.Sequential([keras.layers.Embedding(20, 4), keras.layers.GlobalAveragePooling1D(),
+                                  keras.layers.Dense(1, activation="sigmoid")])
+        model.compile("adam", "binary_crossentropy")
+        model.evaluate(ds, verbose=0)
+        """,
+        "S13",
+        must=("padded_batch(3)", "inputs (x)"),
+        must_not=("resize", "Flatten", "batch size"),
+        fix="padded_batch, or output_sequence_length",
+    ),
+    Case(
+        "variable_length_labels_batch",
+        "data",
+        """
+        def tagged():
+            for n in (2, 4, 3):
+                yield np.zeros(5, "float32"), np.ones(n, "int32")
+        spec = (tf.TensorSpec((5,), tf.float32), tf.TensorSpec((None,), tf.int32))
+        ds = tf.data.Dataset.from_generator(tagged, output_signature=spec).batch(3)
+        next(iter(ds))
+        """,
+        "S13",
+        must=("labels (y)", "padded_batch(3)"),
+        must_not=("resize", "inputs (x)"),
+        fix="padded_batch",
+    ),
+    Case(
         "decoded_png_files_of_different_sizes",
         "data",
         """
