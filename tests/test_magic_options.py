@@ -62,7 +62,7 @@ def test_tfshape_options_after_the_code_and_minus_signs_inside_it(ready: Interac
 
 def test_tfnb_alone_lists_its_settings(ready: InteractiveShell) -> None:
     message = usage_error(ready, "%tfnb")
-    assert "usage: %tfnb auto [on|off|status]" in message
+    assert message == "missing auto; usage: %tfnb auto [on|off|status]"
     assert "bogus" in usage_error(ready, "%tfnb auto bogus")
 
 
@@ -87,6 +87,7 @@ def test_options_for_the_other_form_are_refused(ready: InteractiveShell) -> None
 def test_extra_words_are_named_as_unexpected(ready: InteractiveShell) -> None:
     message = usage_error(ready, "%tfconsistency model x extra")
     assert message.startswith("unexpected argument extra; usage: %tfconsistency ")
+    assert usage_error(ready, "%tfconsistency model").startswith("missing x; usage: ")
 
 
 MAGICS = [

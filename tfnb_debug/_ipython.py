@@ -243,6 +243,9 @@ def parse_arguments(magic: Any, line: str, *, cell: bool = False) -> Any:
 
 
 def _argparse_problem(message: str) -> str:
+    missing = re.fullmatch(r"the following arguments are required: (.*)", message.strip())
+    if missing is not None:
+        return f"missing {missing.group(1)}"
     match = re.fullmatch(r"unrecognized arguments: (.*)", message.strip())
     if match is None:
         return message.strip()

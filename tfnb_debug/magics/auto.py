@@ -135,7 +135,7 @@ class AutoMagics(Magics):
     @line_magic
     @magic_arguments()
     @kwds(usage="%(prog)s auto [on|off|status]")
-    @argument("feature", choices=["auto"], help="the setting to change: auto")
+    @argument("feature", choices=["auto"], metavar="auto", help="the setting to change: auto")
     @argument(
         "value",
         nargs="?",
