@@ -91,6 +91,13 @@ def test_p03_silent_on_the_directory_utilities_true_on_a_sorted_file_list(folder
     permuted = list(np.random.default_rng(3).permutation(paths))
     by_hand = tf.data.Dataset.from_tensor_slices(permuted).shuffle(16).map(load_png).batch(2)
     assert findings(by_hand, "P03") == []
+    # strings that are not read as files (texts sorted by their label): their order is unknown
+    texts = [f"{'good' if i < 12 else 'bad'} review {i}" for i in range(24)]
+    labels = [int(i < 12) for i in range(24)]
+    raw = tf.data.Dataset.zip(
+        tf.data.Dataset.from_tensor_slices(texts), tf.data.Dataset.from_tensor_slices(labels)
+    )
+    assert len(findings(raw.shuffle(16).batch(2), "P03")) == 1
 
 
 def timeseries(shuffle: bool) -> tf.data.Dataset:

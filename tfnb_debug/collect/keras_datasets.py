@@ -64,6 +64,8 @@ def stored_order(values: np.ndarray, *, kind: str) -> str | None:
     if values.dtype.kind not in "SOU":
         return None
     paths = [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
+    if not all("/" in p or "\\" in p for p in paths):
+        return None  # not paths (texts, names): their order says nothing here
     if paths == sorted(paths):
         return "ordered"
     folders = [p.replace("\\", "/").rsplit("/", 1)[0] if "/" in p else "" for p in paths]
@@ -88,9 +90,10 @@ def file_reader(ops: Iterable[str]) -> str | None:
 def mark_utilities(stages: Sequence[Stage]) -> list[Stage]:
     """The stages with ``utility`` set where a Keras utility built them, and each shuffle's input order."""
     out = list(stages)
+    reads_files = any(s.param("reads") for s in _flatten(out))
     for i, stage in enumerate(out):
         if stage.kind in {"shuffle", "shuffle_and_repeat"}:
-            orders = [o for o in _orders(out[:i]) if o is not None]
+            orders = [o for o in _orders(out[:i], reads_files=reads_files) if o is not None]
             order = (
                 "ordered"
                 if "ordered" in orders
@@ -106,9 +109,14 @@ def mark_utilities(stages: Sequence[Stage]) -> list[Stage]:
     return out
 
 
-def _orders(stages: Sequence[Stage]) -> Iterable[str | None]:
-    for stage in _flatten(stages):
-        yield stage.param("order")
+def _orders(stages: Sequence[Stage], *, reads_files: bool) -> Iterable[str | None]:
+    """The stored orders upstream: file paths only when the pipeline reads files, window
+    starts only next to the ``range`` that indexes them."""
+    every = list(_flatten(stages))
+    indexed = any(s.kind == "range" for s in every)
+    for stage in every:
+        if (stage.kind == "tensor_slice" and reads_files) or (stage.kind == "tensor" and indexed):
+            yield stage.param("order")
 
 
 def _directory_span(stages: Sequence[Stage]) -> tuple[int, str] | None:
