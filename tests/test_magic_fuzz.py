@@ -4,9 +4,12 @@ Every magic the extension registers (read off ``magic_classes()`` and each
 magic's own ``@argument`` parser, so a new magic or option is covered without
 editing this file) is called as a line and as a cell magic with odd objects in
 every positional slot and odd values for every option, unknown options, and
-empty, real and failing cell bodies.  A one-line ``UsageError`` is the expected
-answer to bad input, and the user's or Keras' own exception may pass through;
-an exception whose innermost frame is in tfnb_debug's code is a crash.
+empty, real and failing cell bodies, each call run as a notebook cell.  A
+one-line ``UsageError`` is the expected answer to bad input, and the user's or
+Keras' own exception may pass through.  A crash is an exception whose innermost
+frame is in tfnb_debug's code, or that a library raised when tfnb_debug's own
+code (not a hook the user's code runs under) called it, or any printed
+traceback that shows a tfnb_debug frame.  ``pytest -s`` prints the number of calls.
 """
 
 from __future__ import annotations
