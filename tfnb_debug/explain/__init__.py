@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain.data import input_structure
+from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
 from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
@@ -44,6 +45,8 @@ Rule = Callable[[ErrorContext], "tuple[Finding, tuple[NextStep, ...]] | None"]
 # Most specific first: an out-of-range label or a dtype clash is also an InvalidArgumentError.
 RULES: tuple[Rule, ...] = (
     out_of_memory,
+    outside_scope,
+    unsupported_distribution,
     label_out_of_range,
     index_out_of_range,
     loss_output_mismatch,

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._evidence import DatasetStage, Evidence, dataset_stages, read_evidence
 from tfnb_debug.text import key_sentence, strip_ansi
 
@@ -164,6 +165,7 @@ class ErrorContext:
     evidence: Evidence = Evidence()  # the failing call, pipelines, embeddings, dtype policies
     labels: LabelInfo | None = None  # the array labels of the failing fit/evaluate call
     producers: tuple[tuple[str, str, str], ...] = ()  # (layer, producer, class) in that model
+    distribution: DistributionInfo | None = None  # tf.distribute facts, when the error is about it
 
     def key_sentence(self) -> str:
         """The first line of the error that says what went wrong (no frames, no boilerplate)."""
@@ -333,6 +335,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         producers=_producers(exc),
         evidence=read_evidence(exc, is_user_file),
         labels=_call_labels(exc),
+        distribution=read_distribution(exc, "\n".join(messages), is_user_file),
     )
 
 
