@@ -162,8 +162,21 @@ def report_pictures(run: PipelineRun) -> tuple[Picture, ...]:
 
 
 def _slowest(stage_rates: Sequence[tuple[int, Throughput]]) -> int | None:
-    known = [(t.examples_per_s, i) for i, t in stage_rates if t.examples_per_s]
-    return min(known)[1] if len(known) > 1 else None
+    """The stage that slows the chain most: of those that at least halve the rate of the
+    prefix before them, the one adding the most time per example.
+
+    Each rate is that of the chain up to the stage, so a stage's own cost is
+    ``1/rate - 1/(rate of the prefix before)``.  The first stage is never named:
+    its rate also holds the cost of reading the dataset at all, which no stage owns.
+    None when no stage halves the rate (stages of about equal cost: none is slowest).
+    """
+    known = [(i, t.examples_per_s) for i, t in stage_rates if t.examples_per_s]
+    costs = [
+        (1 / rate - 1 / before, i)
+        for (_, before), (i, rate) in zip(known, known[1:], strict=False)
+        if rate <= 0.5 * before
+    ]
+    return max(costs)[1] if costs else None
 
 
 def _image_pictures(sample: Sample, class_names: Sequence[str] | None) -> list[Picture]:
