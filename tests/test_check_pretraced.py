@@ -80,12 +80,23 @@ def test_tfcheck_healthy_step_reports_what_it_checked(shell: InteractiveShell) -
 @pytest.mark.slow
 def test_tfcheck_says_nothing_was_checked_instead_of_health(shell: InteractiveShell) -> None:
     define(shell, 'Log(name="log")')
-    # train() calls the traced step from a Python function: its cached graph runs unchecked
-    report = run_magic(shell, "%%tfcheck -o", cell="train()").result
+    # the traced step is reached through a dict, which the cell's names do not lead to: its
+    # cached graph runs unchecked, and the report must not state health
+    shell.user_ns["steps"] = {"train": shell.user_ns["train_step"]}
+    report = run_magic(shell, "%%tfcheck -o", cell="steps['train'](x, y)").result
     assert report.checked_nothing and not report.stopped
     assert report.summary[0].startswith("NOTHING CHECKED"), report.summary[0]
     assert "no NaN/Inf:" not in report.to_text()
     assert any("'train_step' was traced before this cell" in n for n in report.notes)
+
+
+@pytest.mark.slow
+def test_tfcheck_follows_a_python_function_to_the_traced_step(shell: InteractiveShell) -> None:
+    step = define(shell, 'Log(name="log")')
+    # train() calls the traced step from a Python function: traced again under the checks
+    with pytest.raises(UsageError, match="N01"):
+        run_magic(shell, "%%tfcheck", cell="train()")
+    assert step.experimental_get_tracing_count() == 1
 
 
 @pytest.mark.slow

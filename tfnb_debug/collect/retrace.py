@@ -38,23 +38,95 @@ def _is_traced_function(value: Any) -> bool:
 
 
 def traced_functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """``(name, function)`` for each name ``code`` reads that is a ``tf.function`` traced before.
+    """``(name, function)`` for each ``tf.function`` traced before that ``code`` can reach.
 
-    ``code`` is Python (IPython syntax already transformed); code that does not
-    parse gives none (running it will raise the user's own ``SyntaxError``).
+    Reached means: a name the cell reads, or a global name read by a Python
+    function the cell reaches (``train(dataset)`` whose body calls a
+    ``@tf.function train_step`` defined in an earlier cell, the shape of
+    TensorFlow's DCGAN, pix2pix and CVAE tutorials), followed through the
+    functions' own globals, nested functions and the methods of classes they
+    name, to a bounded depth.  ``code`` is Python (IPython syntax already
+    transformed); code that does not parse gives none (running it will raise
+    the user's own ``SyntaxError``).
     """
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
+    names = [
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    ]
     found: list[tuple[str, Any]] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load):
+    seen: set[int] = set()
+    queue: list[tuple[str, Any, Mapping[str, Any], int]] = [
+        (name, namespace.get(name), namespace, 0) for name in dict.fromkeys(names)
+    ]
+    while queue and len(seen) < _MAX_VISITS:
+        name, value, scope, depth = queue.pop(0)
+        if value is None or id(value) in seen:
             continue
-        value = namespace.get(node.id)
-        if _is_traced_function(value) and all(value is not f for _, f in found):
-            found.append((node.id, value))
+        seen.add(id(value))
+        if _is_traced_function(value):
+            if all(value is not f for _, f in found):
+                found.append((name, value))
+            continue
+        if depth >= _MAX_DEPTH:
+            continue
+        for code_obj, globals_ in _python_code(value):
+            for global_name in _global_names(code_obj):
+                if global_name in globals_:
+                    queue.append((global_name, globals_[global_name], globals_, depth + 1))
     return found
+
+
+# how far calls are followed from the cell, and how many objects are looked at at most
+_MAX_DEPTH = 4
+_MAX_VISITS = 500
+
+
+def _python_code(value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
+    """(code object, its globals) of a plain Python function, or of each method of a class
+    defined in the user's code (never a library's: their globals are not followed)."""
+    import inspect
+
+    if inspect.ismethod(value):
+        value = value.__func__
+    if inspect.isfunction(value):
+        return [(value.__code__, value.__globals__)] if _users(value.__code__) else []
+    if inspect.isclass(value):
+        return [
+            (member.__code__, member.__globals__)
+            for member in vars(value).values()
+            if inspect.isfunction(member) and _users(member.__code__)
+        ]
+    return []
+
+
+def _users(code_obj: Any) -> bool:
+    """Code the user wrote (a notebook cell or their own file), not a library's or Python's."""
+    import os
+    import sysconfig
+
+    filename = code_obj.co_filename
+    if filename.startswith("<ipython-input") or "/ipykernel_" in filename:
+        return True
+    if filename.startswith("<") or any(m in filename for m in ("site-packages", "dist-packages")):
+        return False
+    stdlib = sysconfig.get_paths()["stdlib"]
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tfnb_debug/
+    path = os.path.abspath(filename)
+    return not path.startswith(stdlib) and not path.startswith(here)
+
+
+def _global_names(code_obj: Any) -> list[str]:
+    """The global names a code object and its nested functions (closures, lambdas) read."""
+    names: list[str] = []
+    stack = [code_obj]
+    while stack:
+        current = stack.pop()
+        names.extend(current.co_names)
+        stack.extend(c for c in current.co_consts if hasattr(c, "co_names"))
+    return list(dict.fromkeys(names))
 
 
 def can_retrace(function: Any) -> bool:
