@@ -35,6 +35,17 @@ def test_more_target_values_than_parameters_is_capacity_not_a_bug() -> None:
     assert "not a sign of a bug" not in fits.to_text()
 
 
+def test_a_linear_model_over_whole_windows_cannot_fit_even_one() -> None:
+    # the time-series tutorial's linear model on 24-step windows: 24 targets per example
+    windows = RNG.normal(size=(16, 24, 19)).astype("float32")
+    targets = RNG.normal(size=(16, 24, 1)).astype("float32")
+    linear = keras.Sequential([keras.Input((24, 19)), keras.layers.Dense(1)])  # 20 parameters
+    linear.compile(keras.optimizers.Adam(0.1), "mse")
+    text = overfit_small_batch(linear, (windows, targets), steps=20, plot=False).to_text()
+    assert "hold 384 target values" in text and "20 trainable parameters" in text
+    assert "even one example holds 24 target values" in text and "--samples" not in text
+
+
 def text_model() -> tuple[keras.Model, tf.data.Dataset]:
     """The text-classification tutorial's export model: TextVectorization, the model, a sigmoid."""
     words = np.array(["good", "bad", "movie", "plot", "great", "awful", "actor", "scene"])

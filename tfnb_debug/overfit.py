@@ -146,6 +146,7 @@ def overfit_small_batch(
                 "train_step: pass loss=... to model.compile"
             )
     x, y = take_examples(model, data, samples, labels=not own)
+    __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
     with TrainingGuard(model) as guard:
         run = _train(model, x, y, steps, own=own, loss_key=loss_key)
     n = int(_leading_dim(x))
@@ -284,6 +285,7 @@ def _train(model: Any, x: Any, y: Any, steps: int, *, own: bool, loss_key: str |
     The metrics are reset before each step (as ``train_on_batch`` does), so the
     logged loss is that step's, not a running mean.
     """
+    __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
     import keras
     import tensorflow as tf
 
@@ -323,6 +325,7 @@ def _train(model: Any, x: Any, y: Any, steps: int, *, own: bool, loss_key: str |
 
 def _evaluate(model: Any, x: Any, y: Any, n: int) -> float:
     """The compiled loss on the examples in inference mode (metrics and loss weights aside)."""
+    __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
     logs = model.evaluate(x, y, batch_size=n, verbose=0, return_dict=True)
     return float(logs["loss"])
 
@@ -445,11 +448,16 @@ def _report(
         summary.append("augmentation layers ran as in inference: " + ", ".join(removed))
     too_hard = not memorized and capacity is not None and capacity.too_small
     if too_hard and capacity is not None:
+        check = (
+            f"check with --samples {min(capacity.samples_that_fit, max(1, n - 1))} or fewer"
+            if capacity.per_example <= capacity.parameters
+            else f"even one example holds {capacity.per_example:,} target values"
+        )
         summary.append(
             f"the {n} examples hold {capacity.values:,} target values and {model.name!r} has "
             f"{capacity.parameters:,} trainable parameters: fewer parameters than values to fit, "
             "so it cannot memorize arbitrary targets; that is its capacity, not a sign of a bug "
-            f"(check with --samples {min(capacity.samples_that_fit, max(1, n - 1))} or fewer)"
+            f"({check})"
         )
     if not memorized:
         if findings:
