@@ -79,8 +79,9 @@ class GradMagics(Magics):
         included): per-layer table, histograms, a layers x steps heatmap, the
         loss, findings G01-G07 and M01-M03.  Everything is restored when the
         cell ends; a later plain fit runs uninstrumented.  A tf.function
-        traced in an earlier cell and called by name in this one is traced
-        again, hooked, and gets its own traces back afterwards.  ``--mem`` adds the
+        traced in an earlier cell and reached from this one (by name, or
+        through your own functions and classes) is traced again, hooked, and
+        gets its own traces back afterwards.  ``--mem`` adds the
         ``%%tfmem`` memory plot, table and findings (R01-R03) to the report.
 
         While the cell runs, a live view updates in place every
