@@ -49,7 +49,10 @@ def entry_range(model: Any, x: Any) -> EntryRange | None:
     if found is None:
         return None
     layer, path, values, before = found
-    flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    try:
+        flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):  # not numbers (strings into a lookup layer)
+        return None
     flat = flat[np.isfinite(flat)]
     if not flat.size:
         return None
