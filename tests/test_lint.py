@@ -45,6 +45,7 @@ def test_m01_fires_for_softmax_with_from_logits_and_not_for_logits() -> None:
         "M06",
         "S05",
         "P12, N04",
+        "P16",
     ]
 
 

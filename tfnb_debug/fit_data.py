@@ -1,11 +1,14 @@
-"""Silent data bugs in the arguments of ``Model.fit``: P13 validation-split-skew, P14 steps-exceed-data.
+"""Silent data bugs around ``Model.fit``: P13 validation-split-skew, P14 steps-exceed-data
+(its arguments) and P16 majority-class (what it left).
 
 The magics that run training (``%%tfgrad``, ``%%tfmem``, ``%%tfcheck``) and
 their functions (``record_gradients``, ``track_memory``, ``run_checked``)
 record the arguments of every ``fit`` call in the block with
 :func:`record_fit_args` and add the findings to their report with
 :func:`with_fit_findings`.  ``%tflint --data (x, y) --validation-split F``
-checks a split before training with :func:`split_skew_of_data`.
+checks a split before training with :func:`split_skew_of_data`.  ``%%tfgrad``
+also reads what each ``fit`` left (``record_fit_args(outcomes=True)``): a
+classifier whose predictions collapsed to the majority class (P16).
 """
 
 from __future__ import annotations
@@ -17,17 +20,31 @@ from typing import Any, TypeVar
 import numpy as np
 
 from tfnb_debug.collect.fit_args import FitArgsRecorder, FitCall, label_counts
+from tfnb_debug.collect.fit_outcome import ClassifierHead, FitOutcome, describe_outcome
 from tfnb_debug.diagnostics.fit_data import FitDataThresholds, fit_data_findings
+from tfnb_debug.diagnostics.outcomes import OutcomeThresholds, outcome_findings
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Finding, Report, sort_findings
 
-__all__ = ["FitDataThresholds", "record_fit_args", "split_skew_of_data", "with_fit_findings"]
+__all__ = [
+    "FitDataThresholds",
+    "OutcomeThresholds",
+    "classifier_head",
+    "outcome_of_fit",
+    "record_fit_args",
+    "split_skew_of_data",
+    "with_fit_findings",
+]
 
 R = TypeVar("R", bound=Report)
 
 
-def record_fit_args() -> FitArgsRecorder:
+def record_fit_args(*, outcomes: bool = False) -> FitArgsRecorder:
     """A context manager that records the arguments of every ``Model.fit`` call in its block.
+
+    ``outcomes``: also read, after each ``fit`` returns, its history and what a
+    classifier now predicts on a few hundred training examples (P16; every model
+    state restored), into ``recorder.outcomes``.
 
     Example::
 
@@ -35,14 +52,43 @@ def record_fit_args() -> FitArgsRecorder:
             model.fit(x, y, validation_split=0.2)
         fit_data_findings(fits.calls)
     """
-    return FitArgsRecorder()
+    return FitArgsRecorder(after_fit=outcome_of_fit if outcomes else None)
+
+
+def classifier_head(model: Any) -> ClassifierHead | None:
+    """The single classifier output of ``model`` (from its compiled cross-entropy loss), or None."""
+    from tfnb_debug.diagnostics.model import output_losses
+
+    pairs = output_losses(model)
+    if len(pairs) != 1:
+        return None
+    out, loss = pairs[0]
+    if loss is None:
+        return None
+    units = out.units or 0
+    if (loss.kind == "binary") != (units == 1):
+        return None  # multi-label sigmoids, or a class axis a binary loss cannot read
+    return ClassifierHead(out.layer, loss.kind, loss.from_logits, units)
+
+
+def outcome_of_fit(
+    model: Any, arguments: dict[str, Any], result: Any, x_name: str | None = None
+) -> FitOutcome | None:
+    """What ``model.fit(**arguments)`` left: its history and, for a classifier, its
+    predictions on the training examples (P16); the ``after_fit`` of :func:`record_fit_args`."""
+    return describe_outcome(model, arguments, result, classifier_head(model), x_name)
 
 
 def with_fit_findings(
-    report: R, recorder: FitArgsRecorder, thresholds: FitDataThresholds | None = None
+    report: R,
+    recorder: FitArgsRecorder,
+    thresholds: FitDataThresholds | None = None,
+    outcome_thresholds: OutcomeThresholds | None = None,
 ) -> R:
-    """A copy of ``report`` with the P13/P14 findings of the recorded fit calls added (once)."""
+    """A copy of ``report`` with the P13/P14 findings of the recorded fit calls added (once),
+    and P16 from their outcomes when the recorder read them."""
     found = fit_data_findings(recorder.calls, thresholds)
+    found += outcome_findings(recorder.outcomes, outcome_thresholds)
     if not found:
         return report
     merged = dict.fromkeys((*report.findings, *found))  # a finding already there stays once

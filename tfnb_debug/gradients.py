@@ -304,7 +304,8 @@ def record_gradients(
     steps that escaped the hook (a ``tf.function`` traced before the block).
     Every patch is removed when the block ends, also on error or interrupt;
     the report is then in ``recording.report`` (even when the block raised).
-    The arguments of ``fit`` calls in the block are checked too (P13, P14).
+    The arguments of ``fit`` calls in the block are checked too (P13, P14), and what each
+    ``fit`` left: a classifier predicting only the majority class (P16).
 
     Example::
 
@@ -340,7 +341,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         self._before: dict[int, tuple[str, int]] = {}
         self._recording = GradientRecording(every=every, max_steps=max_steps, _owner=self)
         self._capture = GradientCapture(every=every, max_steps=max_steps)
-        self._fits = record_fit_args()
+        self._fits = record_fit_args(outcomes=True)  # P16 from what each fit left
         self._watch = watch_losses()
         self._losses: Any = None
 

@@ -12,7 +12,9 @@ in one place only:
 * S05 mixed-precision output: :func:`tfnb_debug.diagnostics.shapes.mixed_precision_output`
   on a :func:`tfnb_debug.shapes.trace_shapes` trace (only when a mixed policy is in use);
 * P12 and N04 with data: :func:`tfnb_debug.pipeline.inspect_pipeline` without timing;
-* P13 with ``(x, y)`` data and a ``validation_split``: :func:`tfnb_debug.fit_data.split_skew_of_data`.
+* P13 with ``(x, y)`` data and a ``validation_split``: :func:`tfnb_debug.fit_data.split_skew_of_data`;
+* P16 with data, for a trained classifier: :func:`tfnb_debug.collect.fit_outcome.predict_classes`
+  and :func:`tfnb_debug.diagnostics.outcomes.majority_class`.
 
 The model's variables, optimizer state and the global RNG state are restored afterwards.
 """
@@ -76,6 +78,7 @@ def lint_model(
         findings += _memory(model, batch_size, device_memory, memory_thresholds, checks)
         findings += _mixed_precision(model, x, checks)
         findings += _data_rules(model, dataset, pipeline_thresholds, checks)
+        findings += _majority_class(model, data, checks)
     summary = (
         f"{len(checks)} checks of {model.name!r}"
         + ("" if data is not None else " (add --data DS for P12/N04 and label checks)"),
@@ -250,6 +253,48 @@ def _mixed_precision(model: Any, x: Any, checks: list[tuple[str, str, str]]) -> 
         return []
     checks.append(("S05", "mixed-precision output dtype", "ran (one forward pass)"))
     return mixed_precision_output(ShapeFacts(calls=report.calls), report.thresholds)
+
+
+def _majority_class(model: Any, data: Any, checks: list[tuple[str, str, str]]) -> list[Finding]:
+    """P16: a trained classifier whose predictions on the data collapsed to the majority class."""
+    import numpy as np
+    import tensorflow as tf
+
+    from tfnb_debug.collect.fit_outcome import predict_classes
+    from tfnb_debug.diagnostics.outcomes import majority_class
+    from tfnb_debug.fit_data import classifier_head
+    from tfnb_debug.text import first_line
+
+    check = "predictions vs the majority class"
+    if data is None:
+        checks.append(("P16", check, "skipped: no --data"))
+        return []
+    head = classifier_head(model)
+    if head is None:
+        checks.append(("P16", check, "not applicable: not a single-output classifier"))
+        return []
+    iterations = getattr(getattr(model, "optimizer", None), "iterations", None)
+    if iterations is None or int(np.asarray(iterations)) == 0:
+        checks.append(("P16", check, "not checked: the model has not trained yet"))
+        return []
+    if not isinstance(data, tf.data.Dataset) and not isinstance(data, tuple | list):
+        checks.append(("P16", check, "not checked: --data is not (x, y) or a dataset"))
+        return []
+    try:
+        predictions = predict_classes(model, data, head)
+    except Exception as err:
+        checks.append(
+            ("P16", check, f"not checked: it raised {type(err).__name__}: {first_line(err)}")
+        )
+        return []
+    if predictions is None:
+        checks.append(("P16", check, "not checked: the labels are not one class per example"))
+        return []
+    checks.append(("P16", check, f"ran (predictions on {predictions.source})"))
+    from tfnb_debug.collect.metric_facts import collect_metrics
+
+    kinds = tuple(fact.kind for fact in collect_metrics(model))
+    return majority_class(predictions, model=model.name, metric_kinds=kinds)
 
 
 def _data_rules(

@@ -22,6 +22,9 @@ How it works, and what it promises:
   no retrace, no pass over a dataset (only ``dataset.cardinality()``), and for
   ``validation_split`` one NumPy count over the label array.  A failure while
   describing the call is swallowed: it never changes what ``fit`` does.
+* A recorder made with ``after_fit`` also calls it once ``fit`` has returned
+  (``%%tfgrad`` reads what the model now predicts there, P16); it is guarded
+  the same way, and ``fit``'s result is returned unchanged.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import functools
 import math
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -131,12 +135,17 @@ def _make_patched_fit(original: Any) -> Any:
     def fit(self: Any, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         recorders = _ACTIVE.get()
+        call = None
         if recorders:
             call = describe_fit_call(original, self, args, kwargs, sys._getframe(1))
             if call is not None:
                 for recorder in recorders:
                     recorder.calls.append(call)
-        return original(self, *args, **kwargs)
+        result = original(self, *args, **kwargs)
+        for recorder in recorders:
+            if recorder.after_fit is not None:
+                recorder.read_outcome(original, self, args, kwargs, result, call)
+        return result
 
     fit.__tfnb_debug_patch__ = True  # type: ignore[attr-defined]
     return fit
@@ -161,11 +170,42 @@ def _remove() -> None:
 
 
 class FitArgsRecorder:
-    """Records every ``Model.fit`` call made in its ``with`` block into :attr:`calls`."""
+    """Records every ``Model.fit`` call made in its ``with`` block into :attr:`calls`.
 
-    def __init__(self) -> None:
+    ``after_fit(model, arguments, result, x_name)``, when given, is called after each
+    ``fit`` returns (with its bound arguments and the ``History``); what it returns,
+    unless None, goes into :attr:`outcomes`.  It must not raise (it is guarded anyway).
+    """
+
+    def __init__(self, after_fit: Callable[..., Any] | None = None) -> None:
         self.calls: list[FitCall] = []
+        self.after_fit = after_fit
+        self.outcomes: list[Any] = []
         self._token: contextvars.Token[tuple[FitArgsRecorder, ...]] | None = None
+
+    def read_outcome(
+        self,
+        fit: Any,
+        model: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        result: Any,
+        call: FitCall | None,
+    ) -> None:
+        """Run :attr:`after_fit` on one finished ``fit`` call; never raises."""
+        import inspect
+
+        if self.after_fit is None:
+            return
+        try:
+            bound = inspect.signature(fit).bind(model, *args, **kwargs)
+            found = self.after_fit(
+                model, dict(bound.arguments), result, call.x_name if call else None
+            )
+        except Exception:  # reading the outcome must never change what fit returns
+            return
+        if found is not None:
+            self.outcomes.append(found)
 
     def __enter__(self) -> FitArgsRecorder:
         _install()

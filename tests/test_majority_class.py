@@ -1,0 +1,244 @@
+"""P16 majority-class: a classifier whose predictions collapse to the majority class, seen
+after a real ``fit`` under ``%%tfgrad`` / ``record_gradients`` and by ``%tflint --data``;
+the clean twins (scaled inputs, a healthy CNN) stay silent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from IPython.core.interactiveshell import InteractiveShell
+
+import tfnb_debug
+from tests._support import run_magic
+from tfnb_debug.collect.fit_outcome import ClassifierHead, Predictions, predict_classes
+from tfnb_debug.diagnostics.outcomes import OutcomeThresholds, majority_class
+from tfnb_debug.fit_data import classifier_head
+
+
+def _tabular() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """600 rows, 6 features, 15% positives decided by two features; the same rows unscaled."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 6)).astype("float32")
+    score = x[:, 0] + 0.5 * x[:, 1]
+    y = (score > np.quantile(score, 0.85)).astype("int32")
+    scale = np.array([1e4, 3e3, 50, 1e5, 7, 2e3], "float32")
+    raw = x * scale + np.array([5e4, 0, 100, 2e5, 0, 1e3], "float32")
+    return x, raw, y
+
+
+def _mlp(hidden: tuple[int, ...] = (32, 16), optimizer: Any = "sgd") -> keras.Model:
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential(
+        [
+            keras.Input((6,)),
+            *[keras.layers.Dense(h, activation="relu") for h in hidden],
+            keras.layers.Dense(1, activation="sigmoid", name="out"),
+        ]
+    )
+    model.compile(optimizer, "binary_crossentropy", metrics=["accuracy"])
+    return model
+
+
+def _p16(report: Any) -> Any:
+    found = [f for f in report.findings if f.code == "P16"]
+    assert len(found) == 1, report.codes()
+    return found[0]
+
+
+def test_p16_after_fit_on_unscaled_features_names_share_accuracy_and_counts() -> None:
+    _, raw, y = _tabular()
+    model = _mlp()
+    with tfnb_debug.record_gradients() as rec:
+        history = model.fit(raw, y, epochs=8, batch_size=32, verbose=0)
+    assert history.history["accuracy"][-1] == pytest.approx(0.85, abs=0.005)
+    assert np.all(model.predict(raw, verbose=0) < 0.5)  # predict returns 0 for every row
+    found = _p16(rec.report)
+    text = found.to_text()
+    assert found.severity == "warning"
+    assert "model 'sequential" in text and "output 'out'" in text
+    assert "predicts class 0 for 256 of 256 training examples" in text
+    assert "accuracy 0.850 (fit reported)" in text and "(85.0%)" in text
+    assert "class 1 is 15.0% of them and never predicted" in text
+    assert "labels: 0: 510 (85.0%), 1: 90 (15.0%) of 600" in text
+    assert "0: 256, 1: 0" in text
+    assert "the output is 0.3907 for every example" in text
+    # the fix fits the evidence: raw inputs, no class weights, no minority metric, dead output
+    assert "scale the inputs (their values reach 4.487e+05)" in found.hint
+    assert "norm.adapt(raw)" in found.hint  # the array the user passed, by name
+    assert "class_weight={0: 0.59, 1: 3.33}" in found.hint
+    assert "keras.metrics.AUC()" in found.hint and "Recall" in found.hint
+    assert "dead ReLUs" in found.hint
+    assert "softmax" not in text and "from_logits" not in text
+
+
+def test_p16_hint_leaves_out_what_the_user_already_did() -> None:
+    """Scaled inputs, class weights and an AUC metric given: the hint does not repeat them."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(400, 6)).astype("float32")
+    y = (rng.random(400) < 0.15).astype("int32")  # labels with no signal: the model cannot learn
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential(
+        [keras.Input((6,)), keras.layers.Dense(4, activation="relu"), keras.layers.Dense(1)]
+    )
+    model.compile(
+        keras.optimizers.Adam(0.01),
+        keras.losses.BinaryCrossentropy(from_logits=True),
+        metrics=[keras.metrics.BinaryAccuracy(threshold=0.0), keras.metrics.AUC(from_logits=True)],
+    )
+    with tfnb_debug.record_gradients() as rec:
+        model.fit(x, y, epochs=6, batch_size=32, verbose=0, class_weight={0: 1.0, 1: 1.0})
+    found = _p16(rec.report)
+    assert "binary_accuracy" in found.message
+    assert "scale the inputs" not in found.hint
+    assert "class_weight" not in found.hint
+    assert "AUC" not in found.hint
+
+
+def test_p16_silent_when_the_scaled_model_learns_the_minority() -> None:
+    x, _, y = _tabular()
+    model = _mlp((16,), keras.optimizers.Adam(0.01))
+    with tfnb_debug.record_gradients() as rec:
+        history = model.fit(x, y, epochs=10, batch_size=32, verbose=0)
+    assert history.history["accuracy"][-1] > 0.95
+    assert "P16" not in rec.report.codes()
+
+
+def test_p16_from_a_dataset_with_one_hot_labels_and_softmax() -> None:
+    """Three classes 80/10/10 with labels the inputs do not predict: every prediction is 0."""
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(480, 5)).astype("float32")
+    ids = rng.choice(3, size=480, p=[0.8, 0.1, 0.1])
+    y = keras.utils.to_categorical(ids, 3)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential(
+        [keras.Input((5,)), keras.layers.Dense(3, activation="softmax", name="probs")]
+    )
+    model.compile(keras.optimizers.Adam(0.05), "categorical_crossentropy", metrics=["accuracy"])
+    with tfnb_debug.record_gradients() as rec:
+        model.fit(ds, epochs=5, verbose=0)
+    found = _p16(rec.report)
+    text = found.to_text()
+    assert "predictions on the first 8 batches of the dataset (256 examples)" in text
+    assert "the other classes are" in text and "never predicted" in text
+    assert "per-class recall" in found.hint and "keras.metrics.AUC()" not in found.hint
+
+
+def test_p16_silent_on_a_healthy_cnn() -> None:
+    """A small CNN on learnable synthetic images (which quadrant is bright, 4 classes)."""
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 4, size=512)
+    images = rng.normal(0, 0.3, size=(512, 12, 12, 1)).astype("float32")
+    for i, c in enumerate(labels):
+        r, col = divmod(int(c), 2)
+        images[i, r * 6 : r * 6 + 6, col * 6 : col * 6 + 6, 0] += 1.0
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential(
+        [
+            keras.Input((12, 12, 1)),
+            keras.layers.Conv2D(8, 3, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Flatten(),
+            keras.layers.Dense(4, activation="softmax"),
+        ]
+    )
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    ds = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(512).batch(32)
+    with tfnb_debug.record_gradients() as rec:
+        history = model.fit(ds, epochs=3, verbose=0)
+    assert history.history["accuracy"][-1] > 0.8
+    assert "P16" not in rec.report.codes()
+
+
+def test_predict_classes_restores_every_state_bit_for_bit() -> None:
+    _, raw, y = _tabular()
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential(
+        [
+            keras.Input((6,)),
+            keras.layers.BatchNormalization(),
+            keras.layers.Dense(8, activation="relu"),
+            keras.layers.Dropout(0.5),
+            keras.layers.Dense(1, activation="sigmoid"),
+        ]
+    )
+    model.compile("adam", "binary_crossentropy")
+    model.fit(raw[:64], y[:64], epochs=1, verbose=0)
+    before = [np.array(v.numpy()) for v in model.variables + model.optimizer.variables]
+    head = classifier_head(model)
+    assert head == ClassifierHead(model.layers[-1].name, "binary", False, 1)
+    found = predict_classes(model, (raw, y), head)
+    assert found is not None and found.examples == 256 and found.labelled == 600
+    assert found.scaling_layer == model.layers[0].name
+    after = [np.array(v.numpy()) for v in model.variables + model.optimizer.variables]
+    assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
+
+
+def test_tflint_data_reports_p16_for_a_trained_model_and_waits_for_training(
+    shell: InteractiveShell,
+) -> None:
+    _, raw, y = _tabular()
+    model = _mlp()
+    shell.user_ns.update(model=model, raw=raw, y=y)
+    untrained = run_magic(shell, "%tflint model --data raw,y -o").result
+    assert "P16" not in untrained.codes()
+    assert (
+        "P16",
+        "predictions vs the majority class",
+        "not checked: the model has not trained yet",
+    ) in untrained.checks
+    model.fit(raw, y, epochs=8, batch_size=32, verbose=0)
+    shown = run_magic(shell, "%tflint model --data raw,y -o")
+    found = _p16(shown.result)
+    assert "P16 majority-class" in shown.text
+    # measured on the 256 sampled rows, against their own labels (221 of them class 0)
+    assert (
+        "its accuracy 0.863 (measured) is just the share of class 0 in the labels of those "
+        "examples (86.3%)" in found.message
+    )
+    assert "scale the inputs" in found.hint and "norm.adapt(x)" in found.hint
+
+
+def test_tfgrad_magic_shows_p16(shell: InteractiveShell) -> None:
+    _, raw, y = _tabular()
+    shell.user_ns.update(model=_mlp(), raw=raw, y=y)
+    shown = run_magic(shell, "%%tfgrad", "model.fit(raw, y, epochs=8, batch_size=32, verbose=0)")
+    assert "P16 majority-class (warning)" in shown.text
+    assert "class_weight={0: 0.59, 1: 3.33}" in shown.text
+
+
+# -- the rule on hand-made facts -------------------------------------------------------
+
+
+def _facts(labels: tuple[int, int], predicted: tuple[int, int], correct: int) -> Predictions:
+    return Predictions(
+        output="out",
+        classes=("0", "1"),
+        labels=labels,
+        labelled=sum(labels),
+        predicted=predicted,
+        sampled=labels,
+        correct=correct,
+        examples=sum(predicted),
+        first_output=(0.2,),
+        spread=0.5,
+        input_peak=1.0,
+        scaling_layer=None,
+        source="200 examples",
+        binary=True,
+    )
+
+
+def test_p16_rule_silent_on_skill_a_rare_minority_and_an_accuracy_elsewhere() -> None:
+    assert majority_class(_facts((170, 30), (200, 0), 170))  # the collapse itself
+    assert not majority_class(_facts((170, 30), (175, 25), 190))  # two classes, with skill
+    assert not majority_class(_facts((195, 5), (200, 0), 195))  # minority 2.5%: below 5%
+    # the history says 0.95: not the majority share, whatever the sample shows
+    assert not majority_class(_facts((170, 30), (200, 0), 170), accuracy=("accuracy", 0.95))
+    assert not majority_class(_facts((17, 3), (20, 0), 17))  # too few examples to judge
+    loose = OutcomeThresholds(collapsed=0.9)
+    assert majority_class(_facts((170, 30), (185, 15), 175), thresholds=loose)

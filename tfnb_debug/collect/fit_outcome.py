@@ -1,0 +1,349 @@
+"""What a classifier predicts after ``fit`` (P16), as plain values.
+
+:func:`describe_outcome` runs right after a recorded ``fit`` call returns (the
+:class:`~tfnb_debug.collect.fit_args.FitArgsRecorder` calls it through its
+``after_fit`` hook, which ``%%tfgrad`` sets: :func:`tfnb_debug.fit_data.record_fit_args`);
+:func:`predict_classes` serves ``%tflint --data`` too.  The caller says which
+output is a classifier (a :class:`ClassifierHead`, from the compiled loss).  Both read:
+
+* the labels: all of the training part of ``y`` arrays (the ``validation_split``
+  tail left out), or the first batches of a dataset (up to 256 examples);
+* the predictions of the trained model on at most 256 of those examples
+  (evenly spaced over the arrays, so sorted data is sampled across), in
+  inference mode (``model(x, training=False)``), under
+  :func:`~tfnb_debug.collect._patching.preserved`, which puts every weight,
+  metric, optimizer and random state back bit for bit;
+* the history ``fit`` returned (each metric per epoch).
+
+Only single-output classifiers are read (binary with one unit, sparse or
+categorical, on an output of rank 2).  Anything else gives no :class:`Predictions`.  A failure while reading is swallowed: ``fit``'s result
+reaches the user unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ClassifierHead", "FitOutcome", "Predictions", "describe_outcome", "predict_classes"]
+
+#: at most this many examples are run through the model
+MAX_EXAMPLES = 256
+_BATCH = 64
+_MAX_BATCHES = 16
+_SCALING_LAYERS = ("Normalization", "Rescaling", "BatchNormalization", "LayerNormalization")
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """A classifier's predicted classes against its labels.
+
+    ``labels``: examples per class over ``labelled`` labels (all of the training
+    arrays, or the sampled batches of a dataset).  ``predicted`` and ``correct``:
+    over the ``examples`` examples run through the model, whose labels per class are
+    ``sampled``.  ``first_output`` is the
+    output row of the first example (at most 10 values) and ``spread`` the largest
+    difference between two examples' outputs on any unit.  ``input_peak`` is the
+    largest absolute value among the numeric inputs of the sample;
+    ``scaling_layer`` names a Normalization/Rescaling layer of the model, if any.
+    """
+
+    output: str
+    classes: tuple[str, ...]
+    labels: tuple[int, ...]
+    labelled: int
+    predicted: tuple[int, ...]
+    sampled: tuple[int, ...]
+    correct: int
+    examples: int
+    first_output: tuple[float, ...]
+    spread: float
+    input_peak: float | None
+    scaling_layer: str | None
+    source: str
+    binary: bool
+
+
+@dataclass(frozen=True)
+class FitOutcome:
+    """One ``fit`` call's end state: its history and what the model now predicts.
+
+    ``history``: each metric Keras logged, per epoch (``"accuracy"``,
+    ``"val_accuracy"``, ...).  ``metric_kinds``: the compiled metrics' kinds
+    (``auc``, ``recall``, ...).  ``samples``: training examples per epoch, when
+    known.
+    """
+
+    model: str
+    history: tuple[tuple[str, tuple[float, ...]], ...]
+    metric_kinds: tuple[str, ...]
+    class_weight: bool
+    predictions: Predictions | None
+    samples: int | None = None
+    x_name: str | None = None
+
+    def metric(self, name: str) -> tuple[float, ...]:
+        return dict(self.history).get(name, ())
+
+
+@dataclass(frozen=True)
+class ClassifierHead:
+    """The one output of a classifier: its layer, the loss kind (``binary``, ``sparse``,
+    ``categorical``), whether the loss reads logits, and its units."""
+
+    output: str
+    kind: str
+    from_logits: bool
+    units: int
+
+
+def describe_outcome(
+    model: Any,
+    arguments: dict[str, Any],
+    result: Any,
+    head: ClassifierHead | None,
+    x_name: str | None = None,
+) -> FitOutcome | None:
+    """The outcome of ``model.fit(**arguments)`` that returned ``result``; None if unreadable.
+    ``head``: the classifier output to read predictions of (None: history only)."""
+    try:
+        return _outcome(model, arguments, result, head, x_name)
+    except Exception:  # reading must never change what fit returns
+        return None
+
+
+def _outcome(
+    model: Any, a: dict[str, Any], result: Any, head: ClassifierHead | None, x_name: str | None
+) -> FitOutcome:
+    from tfnb_debug.collect.metric_facts import collect_metrics
+
+    logged = getattr(result, "history", None) or {}
+    history = tuple(
+        (str(k), tuple(float(v) for v in values))
+        for k, values in logged.items()
+        if isinstance(values, list | tuple) and all(_is_number(v) for v in values)
+    )
+    x, y = a.get("x"), a.get("y")
+    split = float(a.get("validation_split") or 0.0)
+    predictions = None
+    samples = None
+    if y is not None and not _is_dataset(x):
+        n = _length(y)
+        if n:
+            samples = int(math.floor(n * (1.0 - split))) if split else n
+            if head is not None:
+                predictions = predict_classes(model, (x, y), head, limit=samples)
+    elif _is_dataset(x) and head is not None:
+        predictions = predict_classes(model, x, head)
+    kinds = tuple(sorted({fact.kind for fact in collect_metrics(model)}))
+    names = tuple(str(getattr(m, "name", "")) for m in _user_metrics(model))
+    return FitOutcome(
+        model=str(getattr(model, "name", type(model).__name__)),
+        history=history,
+        metric_kinds=tuple(sorted({*kinds, *(_kind_of_name(n) for n in names)} - {"other"})),
+        class_weight=a.get("class_weight") is not None,
+        predictions=predictions,
+        samples=samples,
+        x_name=x_name,
+    )
+
+
+def _is_number(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _user_metrics(model: Any) -> list[Any]:
+    compiled = getattr(model, "_compile_metrics", None)
+    return list(getattr(compiled, "_user_metrics", None) or []) if compiled is not None else []
+
+
+def _kind_of_name(name: str) -> str:
+    low = name.lower()
+    for kind in ("auc", "recall", "precision"):
+        if kind in low:
+            return kind
+    return "other"
+
+
+def _is_dataset(value: Any) -> bool:
+    import sys
+
+    tf = sys.modules.get("tensorflow")
+    return tf is not None and isinstance(value, tf.data.Dataset)
+
+
+def _length(value: Any) -> int | None:
+    shape = getattr(value, "shape", None)
+    if shape is not None and len(shape) and shape[0] is not None:
+        return int(shape[0])
+    if isinstance(value, list):
+        return len(value)
+    return None
+
+
+# -- predictions ---------------------------------------------------------------------
+
+
+def predict_classes(
+    model: Any,
+    data: Any,
+    head: ClassifierHead,
+    *,
+    limit: int | None = None,
+    examples: int = MAX_EXAMPLES,
+) -> Predictions | None:
+    """Predicted classes of ``model``'s ``head`` on ``data`` (``(x, y)`` arrays or a dataset of
+    ``(x, y)``), inference mode, every state restored; None when the labels are not one class
+    per example.  ``limit``: only the first ``limit`` rows of the arrays are the training part."""
+    from tfnb_debug.collect._patching import preserved
+
+    with preserved(model):
+        if isinstance(data, tuple | list):
+            read = _from_arrays(model, data[0], data[1], limit, examples)
+        else:
+            read = _from_dataset(model, data, examples)
+    if read is None:
+        return None
+    all_labels, sample_labels, outputs, peak, source = read
+    return _summarize(model, head, all_labels, sample_labels, outputs, peak, source)
+
+
+_Read = tuple[np.ndarray, np.ndarray, np.ndarray, float | None, str]
+
+
+def _from_arrays(model: Any, x: Any, y: Any, limit: int | None, examples: int) -> _Read | None:
+    import keras
+
+    y = np.asarray(y)
+    n = int(y.shape[0]) if limit is None else min(int(limit), int(y.shape[0]))
+    if n <= 0:
+        return None
+    idx = np.unique(np.linspace(0, n - 1, min(n, examples)).round().astype(np.int64))
+    xs = keras.tree.map_structure(lambda a: np.asarray(a)[idx], x)
+    outputs = []
+    for start in range(0, len(idx), _BATCH):
+        part = keras.tree.map_structure(lambda a, s=start: a[s : s + _BATCH], xs)
+        outputs.append(_single_output(model(part, training=False)))
+    what = f"{len(idx)} of the {n} training examples, evenly spaced"
+    return y[:n], y[idx], np.concatenate(outputs), _peak(xs), what
+
+
+def _from_dataset(model: Any, dataset: Any, examples: int) -> _Read | None:
+    import keras
+
+    labels, outputs, peaks = [], [], []
+    seen = batches = 0
+    for element in dataset:
+        if not isinstance(element, tuple | list) or len(element) < 2 or element[1] is None:
+            return None
+        x, y = element[0], element[1]
+        outputs.append(_single_output(model(x, training=False)))
+        labels.append(np.asarray(y))
+        peak = _peak(keras.tree.map_structure(np.asarray, x))
+        if peak is not None:
+            peaks.append(peak)
+        seen += len(labels[-1])
+        batches += 1
+        if seen >= examples or batches >= _MAX_BATCHES:
+            break
+    if not labels:
+        return None
+    y = np.concatenate(labels)
+    what = (
+        f"the first {batches} batch{'es' if batches > 1 else ''} of the dataset ({seen} examples)"
+    )
+    return y, y, np.concatenate(outputs), (max(peaks) if peaks else None), what
+
+
+def _single_output(value: Any) -> np.ndarray:
+    import keras
+
+    flat = keras.tree.flatten(value)
+    if len(flat) != 1:
+        raise ValueError("not a single output")
+    return np.asarray(flat[0], dtype=np.float64)
+
+
+def _peak(x: Any) -> float | None:
+    import keras
+
+    peaks = [
+        float(np.max(np.abs(a)))
+        for a in (np.asarray(t) for t in keras.tree.flatten(x))
+        if a.size and np.issubdtype(a.dtype, np.number)
+    ]
+    return max(peaks) if peaks else None
+
+
+def _class_ids(head: ClassifierHead, y: np.ndarray) -> np.ndarray | None:
+    """One class id per example, or None (soft, multi-label or sequence labels)."""
+    if head.kind == "categorical":
+        if y.ndim != 2 or y.shape[1] != head.units:
+            return None
+        if np.abs(y.sum(axis=1) - 1.0).max(initial=0.0) > 1e-3 or y.min(initial=0.0) < 0:
+            return None
+        return np.argmax(y, axis=1)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1 or not np.all(np.isfinite(y)) or not np.all(y == np.round(y)):
+        return None
+    ids = y.astype(np.int64)
+    top = 1 if head.kind == "binary" else head.units - 1
+    if ids.size and (ids.min() < 0 or ids.max() > top):
+        return None
+    return ids
+
+
+def _summarize(
+    model: Any,
+    head: ClassifierHead,
+    all_labels: np.ndarray,
+    sample_labels: np.ndarray,
+    outputs: np.ndarray,
+    peak: float | None,
+    source: str,
+) -> Predictions | None:
+    if outputs.ndim != 2 or outputs.shape[1] != head.units or not len(outputs):
+        return None
+    labels, truth = _class_ids(head, all_labels), _class_ids(head, sample_labels)
+    if labels is None or truth is None or len(truth) != len(outputs):
+        return None
+    n_classes = 2 if head.kind == "binary" else head.units
+    if head.kind == "binary":
+        predicted = (outputs[:, 0] > (0.0 if head.from_logits else 0.5)).astype(np.int64)
+    else:
+        predicted = np.argmax(outputs, axis=1)
+    finite = outputs[np.all(np.isfinite(outputs), axis=1)]
+    spread = float(np.max(finite.max(axis=0) - finite.min(axis=0))) if len(finite) else math.inf
+    return Predictions(
+        output=head.output,
+        classes=tuple(str(i) for i in range(n_classes)),
+        labels=tuple(int(c) for c in np.bincount(labels, minlength=n_classes)),
+        labelled=len(labels),
+        predicted=tuple(int(c) for c in np.bincount(predicted, minlength=n_classes)),
+        sampled=tuple(int(c) for c in np.bincount(truth, minlength=n_classes)),
+        correct=int(np.sum(predicted == truth)),
+        examples=len(truth),
+        first_output=tuple(float(v) for v in outputs[0][:10]),
+        spread=spread,
+        input_peak=peak,
+        scaling_layer=_scaling_layer(model),
+        source=source,
+        binary=head.kind == "binary",
+    )
+
+
+def _scaling_layer(model: Any) -> str | None:
+    from tfnb_debug.collect.keras_access import layer_paths
+
+    for path, layer in layer_paths(model):
+        if type(layer).__name__ in _SCALING_LAYERS:
+            return str(path)
+    return None

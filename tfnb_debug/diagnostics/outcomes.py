@@ -1,0 +1,205 @@
+"""Rules over what a trained classifier predicts: P16 majority-class.
+
+The facts are :class:`~tfnb_debug.collect.fit_outcome.Predictions` (labels and
+predicted classes on a sample of the training examples) and, after ``fit``,
+the :class:`~tfnb_debug.collect.fit_outcome.FitOutcome` with the history's
+accuracy per epoch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tfnb_debug.collect.fit_outcome import FitOutcome, Predictions
+from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.reports import Finding, finding
+from tfnb_debug.values import format_float
+
+__all__ = ["ACCURACY_KEYS", "OutcomeThresholds", "majority_class", "outcome_findings"]
+
+#: history keys that hold an accuracy of the (single) output, most specific first
+ACCURACY_KEYS = (
+    "accuracy",
+    "acc",
+    "binary_accuracy",
+    "sparse_categorical_accuracy",
+    "categorical_accuracy",
+)
+
+
+@dataclass(frozen=True)
+class OutcomeThresholds:
+    """P16: the minority classes hold at least ``min_minority`` of the labels, at least
+    ``collapsed`` of the predictions (on at least ``min_examples`` examples) are the
+    majority class, and the accuracy lies within ``z`` binomial standard errors (and at
+    least ``tolerance``) of the majority share."""
+
+    min_minority: float = 0.05
+    collapsed: float = 0.98
+    min_examples: int = 30
+    z: float = 3.0
+    tolerance: float = 0.01
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.min_minority < 0.5:
+            raise TfnbDebugError(f"min_minority must be in (0, 0.5), got {self.min_minority!r}")
+        if not 0.5 < self.collapsed <= 1.0:
+            raise TfnbDebugError(f"collapsed must be in (0.5, 1], got {self.collapsed!r}")
+
+
+def outcome_findings(
+    outcomes: list[FitOutcome], thresholds: OutcomeThresholds | None = None
+) -> list[Finding]:
+    """P16 for each recorded ``fit`` outcome; the same finding from several fits once."""
+    found: dict[Finding, None] = {}
+    for outcome in outcomes:
+        if outcome.predictions is None:
+            continue
+        accuracy = _history_accuracy(outcome)
+        for f in majority_class(
+            outcome.predictions,
+            accuracy=accuracy,
+            model=outcome.model,
+            metric_kinds=outcome.metric_kinds,
+            class_weight=outcome.class_weight,
+            x_name=outcome.x_name,
+            thresholds=thresholds,
+        ):
+            found[f] = None
+    return list(found)
+
+
+def _history_accuracy(outcome: FitOutcome) -> tuple[str, float] | None:
+    for key in ACCURACY_KEYS:
+        values = outcome.metric(key)
+        if values and math.isfinite(values[-1]):
+            return key, values[-1]
+    return None
+
+
+def majority_class(
+    p: Predictions,
+    *,
+    accuracy: tuple[str, float] | None = None,
+    model: str = "model",
+    metric_kinds: tuple[str, ...] = (),
+    class_weight: bool = False,
+    x_name: str | None = None,
+    thresholds: OutcomeThresholds | None = None,
+) -> list[Finding]:
+    """P16: (nearly) every prediction is the majority class, and the accuracy is just its share.
+
+    ``accuracy``: the metric ``fit`` reported at its last epoch, as ``(name, value)``;
+    without it the accuracy measured on the sampled examples is used.
+    """
+    th = thresholds or OutcomeThresholds()
+    if p.examples < th.min_examples or p.labelled < th.min_examples or not any(p.labels):
+        return []
+    major = max(range(len(p.labels)), key=lambda i: p.labels[i])
+    share = p.labels[major] / p.labelled
+    if 1.0 - share < th.min_minority:
+        return []  # the minority is too rare for the collapse to be a finding
+    if p.predicted[major] < th.collapsed * p.examples:
+        return []  # the model predicts more than one class
+    if accuracy is not None:  # fit's number, over all the training labels
+        name, value = accuracy
+        shown, n = share, p.labelled
+    else:  # measured on the sampled examples: compare with their own labels
+        name, value = "accuracy", p.correct / p.examples
+        shown, n = p.sampled[major] / p.examples, p.examples
+    bound = max(th.z * math.sqrt(shown * (1.0 - shown) / n), th.tolerance)
+    if abs(value - shown) > bound:
+        return []  # the accuracy is not the majority share: something else is going on
+    cls = p.classes[major]
+    others = [i for i in range(len(p.classes)) if i != major]
+    never = [p.classes[i] for i in others if p.predicted[i] == 0 and p.labels[i] > 0]
+    minority = sum(p.labels[i] for i in others) / p.labelled
+    said = "fit reported" if accuracy is not None else "measured"
+    if len(others) == 1:
+        rest = f"while class {p.classes[others[0]]} is {minority:.1%} of them"
+        rest += " and never predicted" if never else ""
+    else:
+        rest = f"while the other classes are {minority:.1%} of them"
+        rest += (
+            f"; class{'es' if len(never) > 1 else ''} {', '.join(never)} never predicted"
+            if never
+            else ""
+        )
+    message = (
+        f"model '{model}' predicts class {cls} for {p.predicted[major]} of {p.examples} "
+        f"training examples: its {name} {value:.3f} ({said}) is just the share of class "
+        f"{cls} in the {'labels' if accuracy is not None else 'labels of those examples'} "
+        f"({shown:.1%}), {rest}"
+    )
+    counts = ", ".join(
+        f"{c}: {n} ({n / p.labelled:.1%})" for c, n in zip(p.classes, p.labels, strict=True)
+    )
+    preds = ", ".join(f"{c}: {n}" for c, n in zip(p.classes, p.predicted, strict=True))
+    evidence = (
+        f"labels: {counts} of {p.labelled}; predictions on {p.source}: {preds}; "
+        f"{name} {value:.3f} vs majority share {shown:.3f} (within {bound:.3f})"
+    )
+    constant = p.spread <= 1e-3 * max(1.0, max(abs(v) for v in p.first_output))
+    if constant:
+        evidence += f"; the output is {_row(p.first_output)} for every example"
+    place = f"predictions of model '{model}' (output '{p.output}')"
+    return [
+        finding(
+            "P16",
+            message,
+            place=place,
+            evidence=evidence,
+            hint=_hint(p, constant, major, metric_kinds, class_weight, x_name),
+        )
+    ]
+
+
+def _row(values: tuple[float, ...]) -> str:
+    if len(values) == 1:
+        return format_float(values[0])
+    return "[" + ", ".join(format_float(v) for v in values) + "]"
+
+
+def _hint(
+    p: Predictions,
+    constant: bool,
+    major: int,
+    metric_kinds: tuple[str, ...],
+    class_weight: bool,
+    x_name: str | None,
+) -> str:
+    """Derived from the evidence: scaling only for raw inputs, class_weight from the counts,
+    a minority metric only when none is compiled, the output layer when it ignores the input."""
+    parts = []
+    x = x_name or "x"
+    if p.input_peak is not None and p.input_peak > 10 and p.scaling_layer is None:
+        parts.append(
+            f"scale the inputs (their values reach {format_float(p.input_peak)}): e.g. "
+            f"norm = keras.layers.Normalization(); norm.adapt({x}) as the model's first layer"
+        )
+    if constant:
+        parts.append(
+            f"the output layer '{p.output}' gives the same output for every example, so nothing "
+            "of the input reaches it: after scaling, check the layers before it for dead ReLUs "
+            "(%tfshape)"
+        )
+    if not class_weight:
+        total = p.labelled
+        k = sum(1 for n in p.labels if n)
+        weights = ", ".join(
+            f"{c}: {total / (k * n):.2f}" for c, n in zip(p.classes, p.labels, strict=True) if n
+        )
+        parts.append(f"weight the classes: fit(..., class_weight={{{weights}}})")
+    if not {"auc", "recall", "precision"} & set(metric_kinds):
+        if p.binary:
+            parts.append(
+                "watch a metric that sees the minority: metrics=['accuracy', "
+                "keras.metrics.AUC(), keras.metrics.Recall()]"
+            )
+        else:
+            parts.append(
+                "watch a metric that sees the minority classes: per-class recall of "
+                "model.predict (accuracy cannot)"
+            )
+    return "; ".join(parts)
