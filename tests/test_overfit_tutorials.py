@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import keras
 import numpy as np
+import pytest
 import tensorflow as tf
+from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from tests._support import run_magic
@@ -82,3 +84,10 @@ def test_a_model_that_takes_strings_trains_on_its_raw_text(shell: InteractiveShe
     assert all(
         np.array_equal(a, w.numpy()) for a, w in zip(before, export_model.weights, strict=True)
     )
+
+
+def test_data_the_model_cannot_take_is_a_one_line_usage_error(shell: InteractiveShell) -> None:
+    model = small_regression()
+    shell.user_ns.update(small=model, wrong_xy=(np.zeros((8, 5), "float32"), NOISE[:8]))
+    with pytest.raises(UsageError, match="cannot take DATA's first 4 examples.*expected axis -1"):
+        run_magic(shell, "%tfoverfit small wrong_xy --steps 2 --samples 4")

@@ -308,7 +308,7 @@ def _train(model: Any, x: Any, y: Any, steps: int, *, own: bool, loss_key: str |
 
     initial = final = math.nan
     if not own:
-        initial = _evaluate(model, x, y, n)
+        initial = _first_evaluation(model, x, y, n)
     batch = x if y is None else (x, y)
     data = tf.data.Dataset.from_tensors(batch).repeat()
     model.fit(
@@ -321,6 +321,20 @@ def _train(model: Any, x: Any, y: Any, steps: int, *, own: bool, loss_key: str |
         final = _evaluate(model, x, y, n)
         accuracy = _accuracy(model, x, y)
     return _Run(tuple(losses), initial, final, accuracy, chosen[0] if chosen else "loss")
+
+
+def _first_evaluation(model: Any, x: Any, y: Any, n: int) -> float:
+    """:func:`_evaluate` before any training: data the model cannot take is a one-line error."""
+    from tfnb_debug.text import first_line, key_sentence
+
+    try:
+        return _evaluate(model, x, y, n)
+    except Exception as err:
+        said = key_sentence(str(err)) or first_line(err)
+        raise TfnbDebugError(
+            f"model {model.name!r} cannot take DATA's first {n} examples (evaluating the loss "
+            f"on them failed): {type(err).__name__}: {said}"
+        ) from None
 
 
 def _evaluate(model: Any, x: Any, y: Any, n: int) -> float:
