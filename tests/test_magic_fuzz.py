@@ -122,13 +122,7 @@ CELL_BODIES = {
 
 
 #: crashes found and not fixed yet, with why; the test fails when one of them is fixed
-KNOWN = {
-    "%tfoverfit --steps 2 --samples 4 model wrong_xy": (
-        "overfit.py calls the model on data that does not fit it from its own frames, so "
-        "Keras' ValueError reaches the user through tfnb_debug/overfit.py; it should be a "
-        "one-line UsageError like %tfgrad's (left to the engineer editing overfit.py)"
-    ),
-}
+KNOWN: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

@@ -145,3 +145,17 @@ def test_a_syntax_error_is_shown_like_ipythons_and_nothing_runs(
     assert "UsageError: the cell has a syntax error (shown above)" in text
     assert not result.success and "ran" not in ready.user_ns
     assert captured.outputs == []  # no partial report: nothing was recorded
+
+
+@pytest.mark.parametrize(
+    ("line", "own"),
+    [
+        ("%tfoverfit boom (x,y) --steps 2", 'raise ValueError("user boom")'),
+        ("%tfoverfit wide (x5,y) --steps 2", "incompatible"),
+    ],
+)
+def test_tfoverfit_lets_the_users_error_through_without_its_frames(
+    ready: InteractiveShell, line: str, own: str
+) -> None:
+    text, err = printed_traceback(ready, line)
+    assert_only_user_frames(text, own, err)

@@ -15,6 +15,7 @@ from tfnb_debug._ipython import (
     compile_cell,
     emit,
     evaluate,
+    hidden_hook_frames,
     output_arguments,
     parse_arguments,
     run_user_code,
@@ -108,13 +109,14 @@ class CheckMagics(Magics):
             r = %tfoverfit -q -o model (x_train,y_train) --samples 8 --steps 100
             %tfoverfit gan real_images --loss-key g_loss
         """
+        __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
         from tfnb_debug.overfit import overfit_small_batch
 
         args = check_output_arguments(parse_arguments(self.tfoverfit, line))
         shell = self._shell()
         model = evaluate(shell, args.model, "MODEL")
         data = evaluate(shell, args.data, "DATA")
-        with usage_errors():
+        with usage_errors(), hidden_hook_frames(shell):
             report = overfit_small_batch(
                 model, data, samples=args.samples, steps=args.steps, loss_key=args.loss_key
             )
@@ -180,8 +182,9 @@ class CheckMagics(Magics):
         trains, evaluates or predicts in the cell gets its cached
         train/test/predict functions dropped and XLA switched off for the cell
         (XLA silently drops the checks); both are restored afterwards.  A
-        tf.function traced in an earlier cell and called by name in this one
-        is traced again under the checks, and gets its own traces back
+        tf.function traced in an earlier cell and reached from this one (by
+        name, or through your own functions and classes) is traced again
+        under the checks, and gets its own traces back
         afterwards.  Counts tf.function retracing (T01).  The model's checked
         train/test/predict functions are kept for the next cell on the same
         model, optimizer, compile configuration and options, which runs them
