@@ -72,11 +72,19 @@ def classifier_head(model: Any) -> ClassifierHead | None:
 
 
 def outcome_of_fit(
-    model: Any, arguments: dict[str, Any], result: Any, x_name: str | None = None
+    model: Any, arguments: dict[str, Any], result: Any, call: FitCall | None = None
 ) -> FitOutcome | None:
     """What ``model.fit(**arguments)`` left: its history and, for a classifier, its
-    predictions on the training examples (P16); the ``after_fit`` of :func:`record_fit_args`."""
-    return describe_outcome(model, arguments, result, classifier_head(model), x_name)
+    predictions on the training examples (P16); whether its training and validation
+    datasets split one reshuffling source (P17).  The ``after_fit`` of :func:`record_fit_args`."""
+    from tfnb_debug.splits import fit_split
+
+    x_name = call.x_name if call else None
+    outcome = describe_outcome(model, arguments, result, classifier_head(model), x_name)
+    split = fit_split(arguments, call)
+    if outcome is not None and split is not None:
+        outcome = dataclasses.replace(outcome, splits=(split,))
+    return outcome
 
 
 def with_fit_findings(

@@ -10,7 +10,7 @@ wrapper over :func:`inspect_pipeline`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -82,6 +82,7 @@ def inspect_pipeline(
     thresholds: PipelineThresholds | None = None,
     name: str = "dataset",
     progress: Progress | None = None,
+    against: Mapping[str, Any] | None = None,
 ) -> PipelineReport:
     """Inspect a ``tf.data.Dataset`` without changing it.
 
@@ -91,6 +92,8 @@ def inspect_pipeline(
     prefix of the chain for ``stage_seconds``.  With a compiled ``model`` its
     train-step rate is measured on one sampled batch (its weights, optimizer
     and metric state are restored) for P11, and N04/P10/P12 use its layers.
+    ``against`` (name -> dataset): the datasets that may be the other part of a
+    ``take()``/``skip()`` split of ``ds`` (P17; ``%tfpipeline`` passes the notebook's).
     Raises :class:`TfnbDebugError` for anything that is not a non-empty dataset.
     """
     from tfnb_debug._pipeline_run import run_inspection
@@ -118,6 +121,11 @@ def inspect_pipeline(
         name=name,
         progress=progress,
     )
+    from tfnb_debug.splits import split_findings
+
+    splits = split_findings(ds, name, against)  # P17
+    if splits:
+        run = replace(run, findings=(*run.findings, *splits))
     return build_report(run)
 
 

@@ -172,8 +172,9 @@ def _remove() -> None:
 class FitArgsRecorder:
     """Records every ``Model.fit`` call made in its ``with`` block into :attr:`calls`.
 
-    ``after_fit(model, arguments, result, x_name)``, when given, is called after each
-    ``fit`` returns (with its bound arguments and the ``History``); what it returns,
+    ``after_fit(model, arguments, result, call)``, when given, is called after each
+    ``fit`` returns (with its bound arguments, the ``History`` and the call's
+    :class:`FitCall`, or None); what it returns,
     unless None, goes into :attr:`outcomes`.  It must not raise (it is guarded anyway).
     """
 
@@ -199,9 +200,7 @@ class FitArgsRecorder:
             return
         try:
             bound = inspect.signature(fit).bind(model, *args, **kwargs)
-            found = self.after_fit(
-                model, dict(bound.arguments), result, call.x_name if call else None
-            )
+            found = self.after_fit(model, dict(bound.arguments), result, call)
         except Exception:  # reading the outcome must never change what fit returns
             return
         if found is not None:

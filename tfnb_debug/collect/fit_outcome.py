@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from tfnb_debug.collect.splits import SplitFacts
+
 __all__ = ["ClassifierHead", "FitOutcome", "Predictions", "describe_outcome", "predict_classes"]
 
 #: at most this many examples are run through the model
@@ -74,7 +76,8 @@ class FitOutcome:
     ``history``: each metric Keras logged, per epoch (``"accuracy"``,
     ``"val_accuracy"``, ...).  ``metric_kinds``: the compiled metrics' kinds
     (``auc``, ``recall``, ...).  ``samples``: training examples per epoch, when
-    known.
+    known.  ``splits``: the training and validation datasets as parts of one
+    reshuffling source (P17).
     """
 
     model: str
@@ -84,6 +87,7 @@ class FitOutcome:
     predictions: Predictions | None
     samples: int | None = None
     x_name: str | None = None
+    splits: tuple[SplitFacts, ...] = ()
 
     def metric(self, name: str) -> tuple[float, ...]:
         return dict(self.history).get(name, ())

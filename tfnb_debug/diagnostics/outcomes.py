@@ -1,4 +1,5 @@
-"""Rules over what a trained classifier predicts: P16 majority-class.
+"""Rules over what a trained classifier predicts: P16 majority-class (and, through
+:func:`outcome_findings`, P17 for the datasets a ``fit`` split).
 
 The facts are :class:`~tfnb_debug.collect.fit_outcome.Predictions` (labels and
 predicted classes on a sample of the training examples) and, after ``fit``,
@@ -51,9 +52,13 @@ class OutcomeThresholds:
 def outcome_findings(
     outcomes: list[FitOutcome], thresholds: OutcomeThresholds | None = None
 ) -> list[Finding]:
-    """P16 for each recorded ``fit`` outcome; the same finding from several fits once."""
+    """P16 and P17 for each recorded ``fit`` outcome; the same finding from several fits once."""
+    from tfnb_debug.diagnostics.splits import overlapping_splits
+
     found: dict[Finding, None] = {}
     for outcome in outcomes:
+        for split in outcome.splits:
+            found.update(dict.fromkeys(overlapping_splits(split)))
         if outcome.predictions is None:
             continue
         accuracy = _history_accuracy(outcome)

@@ -60,8 +60,8 @@ class _ProgressLine:
 
 # argparse formats this with %(prog)s; the help shows the first line after "%"
 _USAGE = (
-    "%(prog)s [--model MODEL] [--batches N] [--class-names EXPR] [--no-timing] [-q] [-o] "
-    "[-v NAME] DS   (or [options] -- EXPRESSION)\n"
+    "%(prog)s [--model MODEL] [--batches N] [--class-names EXPR] [--no-timing] "
+    "[--against DS2] [-q] [-o] [-v NAME] DS   (or [options] -- EXPRESSION)\n"
     "  %%%%%(prog)s [--model MODEL] [--batches N] [--class-names EXPR] [--no-timing] [--mem] "
     "[-q] [-o] [-v NAME]   (cell magic)"
 )
@@ -89,6 +89,12 @@ class PipelineMagics(Magics):
     @argument(
         "--no-timing", dest="timing", action="store_false", help="skip the throughput measurements"
     )
+    @argument(
+        "--against",
+        default=None,
+        help="another dataset split from the same source with take()/skip() (P17); "
+        "default: the notebook's datasets",
+    )
     @mem_argument
     @output_arguments
     def tfpipeline(self, line: str, cell: str | None = None) -> Any:
@@ -100,12 +106,15 @@ class PipelineMagics(Magics):
             %tfpipeline [options] -- EXPRESSION      (a dataset expression with spaces)
             %%tfpipeline [--model MODEL] ...     (runs the cell, inspects every Dataset it creates)
             %%tfpipeline --mem ...               (adds the %%tfmem memory plot of the cell's run)
+            %tfpipeline test_ds --against val_ds   (P17: parts of one reshuffling split)
 
         Shows the transformation chain (e.g. ``from_tensor_slices(1797) -> shuffle(64) ->
         map(parallel=AUTOTUNE, random ops: yes) -> batch(32) -> prefetch(AUTOTUNE)``), each
         component's shape, dtype and role, the first batches as an image grid / table, the
         label distribution, random augmentations before and after, examples/s of each prefix
-        of the chain, and findings P01-P12 (N04 with --model). Never advances your iterators.
+        of the chain, and findings P01-P12 (N04 with --model); P17 when DS is a take()/skip()
+        of a dataset that reshuffles each pass (its partner: --against, or found among the
+        notebook's datasets). Never advances your iterators.
 
         Example::
 
@@ -174,6 +183,11 @@ class PipelineMagics(Magics):
     def _inspect(self, ds: Any, args: Any, model: Any, names: Any, label: str) -> Any:
         from tfnb_debug.pipeline import inspect_pipeline
 
+        if args.against:  # P17: the other part of a take()/skip() split
+            against = {args.against: evaluate(self._ip, args.against, "dataset")}
+        else:
+            against = user_objects(self._ip, ("dataset",))
+
         progress = _ProgressLine()
         try:
             return inspect_pipeline(
@@ -184,6 +198,7 @@ class PipelineMagics(Magics):
                 throughput=args.timing,
                 name=label,
                 progress=None if args.quiet else progress,
+                against=against,
             )
         finally:
             progress.close()

@@ -1,0 +1,148 @@
+"""P17 overlapping-splits where the datasets are seen: ``%tfpipeline`` and after ``fit``.
+
+* :func:`split_findings` (``inspect_pipeline(ds, against=...)``, ``%tfpipeline DS``
+  with ``--against OTHER`` or the notebook's other datasets): ``ds`` is a
+  ``take()``/``skip()`` of a source that reshuffles each pass; a partner is
+  another dataset split from the very same source object.  One pass of each
+  (at most 4096 examples) counts the examples in both; without a partner, two
+  passes of ``ds`` count the examples that changed.
+* :func:`fit_split` (``%%tfgrad``): ``fit``'s training dataset and
+  ``validation_data`` are two parts of one reshuffling source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tfnb_debug.collect.splits import (
+    MAX_EXAMPLES,
+    SplitFacts,
+    SplitPart,
+    count_overlap,
+    example_hashes,
+    split_of,
+)
+from tfnb_debug.reports import Finding
+
+__all__ = ["fit_split", "split_facts", "split_findings"]
+
+
+def split_findings(
+    ds: Any,
+    name: str,
+    against: Mapping[str, Any] | None = None,
+    *,
+    count: bool = True,
+    max_examples: int = MAX_EXAMPLES,
+) -> list[Finding]:
+    """P17 for ``ds`` (called ``name``), with ``against`` as the datasets its partner may be."""
+    from tfnb_debug.diagnostics.splits import overlapping_splits
+
+    facts = split_facts(ds, name, against, count=count, max_examples=max_examples)
+    return overlapping_splits(facts) if facts is not None else []
+
+
+def split_facts(
+    ds: Any,
+    name: str,
+    against: Mapping[str, Any] | None = None,
+    *,
+    count: bool = True,
+    max_examples: int = MAX_EXAMPLES,
+) -> SplitFacts | None:
+    """The :class:`SplitFacts` of ``ds``, or None when it is no take/skip of a reshuffling source."""
+    part = split_of(ds)
+    if part is None:
+        return None
+    partners = []
+    for other_name, other in (against or {}).items():
+        if other is ds:
+            continue
+        other_part = split_of(other)
+        if other_part is not None and other_part.source is part.source:
+            partners.append((other_part.op == part.op, other_name, other, other_part))
+    if partners:
+        _, partner_name, partner, partner_part = min(partners, key=lambda p: p[0])
+        return _pair(ds, name, part, partner, partner_name, partner_part, count, max_examples)
+    examples = changed = None
+    if count:
+        try:
+            first = example_hashes(ds, part.batched, max_examples=max_examples)
+            second = example_hashes(ds, part.batched, max_examples=max_examples)
+            seen = set(first)
+            examples, changed = len(second), sum(1 for h in second if h not in seen)
+        except Exception:
+            examples = changed = None
+    return SplitFacts(
+        name=name,
+        op=part.op,
+        count=part.count,
+        shuffle=part.shuffle,
+        examples=examples,
+        changed=changed,
+    )
+
+
+def _pair(
+    ds: Any,
+    name: str,
+    part: SplitPart,
+    partner: Any,
+    partner_name: str,
+    partner_part: SplitPart,
+    count: bool,
+    max_examples: int,
+    roles: tuple[str, str] = ("", ""),
+    place: str = "",
+) -> SplitFacts:
+    examples = partner_examples = shared = None
+    if count:
+        try:
+            examples, partner_examples, shared = count_overlap(
+                ds, partner, part.batched, max_examples=max_examples
+            )
+        except Exception:
+            examples = partner_examples = shared = None
+    return SplitFacts(
+        name=name,
+        op=part.op,
+        count=part.count,
+        shuffle=part.shuffle,
+        partner=partner_name,
+        partner_op=partner_part.op,
+        partner_count=partner_part.count,
+        examples=examples,
+        partner_examples=partner_examples,
+        shared=shared,
+        role=roles[0],
+        partner_role=roles[1],
+        place=place,
+    )
+
+
+def fit_split(arguments: Mapping[str, Any], call: Any = None) -> SplitFacts | None:
+    """P17 facts when ``fit``'s ``validation_data`` and training dataset split one source that
+    reshuffles each pass (the validation examples counted against one training pass)."""
+    x, validation = arguments.get("x"), arguments.get("validation_data")
+    if isinstance(validation, tuple | list) or x is None or validation is None:
+        return None
+    train_part, val_part = split_of(x), split_of(validation)
+    if train_part is None or val_part is None or train_part.source is not val_part.source:
+        return None
+    x_name = getattr(call, "x_name", None) or "x"
+    val_name = getattr(call, "validation_name", None) or "validation_data"
+    model = getattr(call, "model", None)
+    place = f"fit(validation_data=...) of model '{model}'" if model else "fit(validation_data=...)"
+    return _pair(
+        validation,
+        val_name,
+        val_part,
+        x,
+        x_name,
+        train_part,
+        True,
+        MAX_EXAMPLES,
+        roles=("validation_data", "training data"),
+        place=place,
+    )
