@@ -101,6 +101,8 @@ def test_p06_float_class_ids_but_not_one_hot_or_regression() -> None:
     one_hot = np.eye(10, dtype="float32")[Y]
     assert "P06" not in codes(good(base(y=one_hot)))
     assert "P06" not in codes(good(base(y=Y.astype("float32") + 0.5)))
+    # 0/1 labels as floats are what a binary cross-entropy takes
+    assert "P06" not in codes(good(base(y=(Y % 2).astype("float32"))))
 
 
 def test_p07_value_range_outside_and_mixed() -> None:

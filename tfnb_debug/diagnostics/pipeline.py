@@ -239,6 +239,10 @@ def float_labels(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
             continue
         if not _class_ids(comp, f):
             continue  # one-hot rows are rightly float
+        if sampled.minimum is not None and sampled.minimum >= 0 and (sampled.maximum or 0) <= 1:
+            continue  # 0/1 labels: floats are what a binary cross-entropy takes
+        if f.model is not None and f.model.output_units == 1:
+            continue  # one output unit: a binary or regression target, not class ids
         if sampled.whole_numbers:
             out.append(
                 finding(
@@ -247,7 +251,9 @@ def float_labels(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
                     "class ids stored as floats",
                     place=comp.path,
                     evidence=f"{sampled.count} values in [{sampled.minimum:g}, {sampled.maximum:g}], all whole",
-                    hint="cast labels to int32 for sparse losses: ds.map(lambda x, y: (x, tf.cast(y, tf.int32)))",
+                    hint="if these are class ids for a sparse loss, cast them: ds.map(lambda x, y: "
+                    "(x, tf.cast(y, tf.int32))); if they are regression targets that happen to be "
+                    "whole numbers, nothing is wrong",
                 )
             )
     return out
