@@ -74,3 +74,15 @@ def test_corpus_is_large_and_covers_every_family() -> None:
     assert len(CASES) >= 80
     families = {c.family for c in CASES}
     assert {"shapes", "labels", "data", "dtypes", "tape", "saving"} <= families
+
+
+def test_docs_table_lists_every_case_with_its_code() -> None:
+    """docs/diagnostics.md's coverage table is the corpus (regenerate: python -m tests.explain_corpus)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "diagnostics.md").read_text()
+    table = doc.split("<!-- corpus-table:start -->")[1].split("<!-- corpus-table:end -->")[0]
+    rows = [r.split(" | ") for r in table.strip().splitlines()[2:]]
+    listed = [(r[0].lstrip("| "), r[1], r[3].split(":")[0]) for r in rows]
+    expected = [(c.family, c.name.replace("_", " "), c.expect or "none") for c in CASES]
+    assert listed == expected
