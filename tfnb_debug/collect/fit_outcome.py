@@ -77,7 +77,8 @@ class FitOutcome:
     ``"val_accuracy"``, ...).  ``metric_kinds``: the compiled metrics' kinds
     (``auc``, ``recall``, ...).  ``samples``: training examples per epoch, when
     known.  ``splits``: the training and validation datasets as parts of one
-    reshuffling source (P17).
+    reshuffling source (P17).  ``validation_labels``: examples per class in the
+    validation labels (P15's chance level).
     """
 
     model: str
@@ -88,6 +89,7 @@ class FitOutcome:
     samples: int | None = None
     x_name: str | None = None
     splits: tuple[SplitFacts, ...] = ()
+    validation_labels: tuple[int, ...] | None = None
 
     def metric(self, name: str) -> tuple[float, ...]:
         return dict(self.history).get(name, ())
@@ -144,6 +146,7 @@ def _outcome(
         predictions = predict_classes(model, x, head)
     kinds = tuple(sorted({fact.kind for fact in collect_metrics(model)}))
     names = tuple(str(getattr(m, "name", "")) for m in _user_metrics(model))
+    validation = _validation_counts(a, head, samples) if head is not None else None
     return FitOutcome(
         model=str(getattr(model, "name", type(model).__name__)),
         history=history,
@@ -152,7 +155,41 @@ def _outcome(
         predictions=predictions,
         samples=samples,
         x_name=x_name,
+        validation_labels=validation,
     )
+
+
+def _validation_counts(
+    a: dict[str, Any], head: ClassifierHead, samples: int | None
+) -> tuple[int, ...] | None:
+    """Examples per class in the validation labels (``validation_data`` arrays, the
+    ``validation_split`` tail, or up to 16 batches of a validation dataset)."""
+    import keras
+
+    data: Any = a.get("validation_data")
+    y = a.get("y")
+    labels = None
+    if isinstance(data, tuple | list) and len(data) >= 2:
+        labels = np.asarray(data[1])
+    elif data is None and y is not None and samples is not None and a.get("validation_split"):
+        labels = np.asarray(y)[samples:]
+    elif _is_dataset(data):
+        parts = []
+        for i, element in enumerate(data):
+            if not isinstance(element, tuple | list) or len(element) < 2 or i >= _MAX_BATCHES:
+                break
+            flat = keras.tree.flatten(element[1])
+            if len(flat) != 1:
+                return None
+            parts.append(np.asarray(flat[0]))
+        labels = np.concatenate(parts) if parts else None
+    if labels is None or not len(labels):
+        return None
+    ids = _class_ids(head, labels)
+    if ids is None:
+        return None
+    n_classes = 2 if head.kind == "binary" else head.units
+    return tuple(int(c) for c in np.bincount(ids, minlength=n_classes))
 
 
 def _is_number(v: Any) -> bool:

@@ -1,4 +1,5 @@
-"""Rules over what a trained classifier predicts: P16 majority-class (and, through
+"""Rules over what a trained classifier predicts and what its history says: P15
+labels-unlearnable, P16 majority-class (and, through
 :func:`outcome_findings`, P17 for the datasets a ``fit`` split).
 
 The facts are :class:`~tfnb_debug.collect.fit_outcome.Predictions` (labels and
@@ -17,7 +18,13 @@ from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Finding, finding
 from tfnb_debug.values import format_float
 
-__all__ = ["ACCURACY_KEYS", "OutcomeThresholds", "majority_class", "outcome_findings"]
+__all__ = [
+    "ACCURACY_KEYS",
+    "OutcomeThresholds",
+    "labels_unlearnable",
+    "majority_class",
+    "outcome_findings",
+]
 
 #: history keys that hold an accuracy of the (single) output, most specific first
 ACCURACY_KEYS = (
@@ -41,6 +48,8 @@ class OutcomeThresholds:
     min_examples: int = 30
     z: float = 3.0
     tolerance: float = 0.01
+    min_epochs: int = 3
+    fits: float = 0.15
 
     def __post_init__(self) -> None:
         if not 0.0 < self.min_minority < 0.5:
@@ -52,13 +61,14 @@ class OutcomeThresholds:
 def outcome_findings(
     outcomes: list[FitOutcome], thresholds: OutcomeThresholds | None = None
 ) -> list[Finding]:
-    """P16 and P17 for each recorded ``fit`` outcome; the same finding from several fits once."""
+    """P15, P16 and P17 for each recorded ``fit`` outcome; the same finding from several fits once."""
     from tfnb_debug.diagnostics.splits import overlapping_splits
 
     found: dict[Finding, None] = {}
     for outcome in outcomes:
         for split in outcome.splits:
             found.update(dict.fromkeys(overlapping_splits(split)))
+        found.update(dict.fromkeys(labels_unlearnable(outcome, thresholds)))
         if outcome.predictions is None:
             continue
         accuracy = _history_accuracy(outcome)
@@ -208,3 +218,57 @@ def _hint(
                 "model.predict (accuracy cannot)"
             )
     return "; ".join(parts)
+
+
+# -- P15 --------------------------------------------------------------------------------
+
+
+def labels_unlearnable(
+    outcome: FitOutcome, thresholds: OutcomeThresholds | None = None
+) -> list[Finding]:
+    """P15: validation accuracy at chance every epoch while the training accuracy rose.
+
+    Without a control run on shuffled labels this cannot tell labels that do not belong
+    to their inputs from a task the model cannot generalize on; the finding says both.
+    """
+    th = thresholds or OutcomeThresholds()
+    counts = outcome.validation_labels
+    if not counts or sum(counts) < th.min_examples:
+        return []
+    key = next((k for k in ACCURACY_KEYS if outcome.metric(k) and outcome.metric(f"val_{k}")), None)
+    if key is None:
+        return []
+    train, val = outcome.metric(key), outcome.metric(f"val_{key}")
+    if len(val) < th.min_epochs or len(train) != len(val):
+        return []
+    n = sum(counts)
+    chance = max(counts) / n
+    bound = max(th.z * math.sqrt(chance * (1.0 - chance) / n), th.tolerance)
+    if max(val) > chance + bound:
+        return []  # validation rises above chance: something is learned
+    p = outcome.predictions
+    train_chance = max(p.labels) / p.labelled if p is not None and p.labelled else chance
+    if train[-1] < max(train_chance, max(val)) + th.fits or train[-1] <= train[0]:
+        return []  # the model does not fit the training labels either: P16 or a hard task
+    message = (
+        f"validation {key} stays at chance for all {len(val)} epochs (best {max(val):.3f}; "
+        f"chance, the majority class's share of the {n} validation labels, is {chance:.3f}) "
+        f"while training {key} rose from {train[0]:.3f} to {train[-1]:.3f}: the model fits "
+        "the training labels and nothing of it carries over to validation"
+    )
+    evidence = (
+        f"val_{key} per epoch: {', '.join(f'{v:.3f}' for v in val)}; chance {chance:.3f} "
+        f"+ {bound:.3f} (3 binomial standard errors over {n} labels); training {key} "
+        f"{train[-1]:.3f} at the end; no control run on shuffled labels was made"
+    )
+    x = outcome.x_name or "x"
+    hint = (
+        "check that each label belongs to its input: x and y shuffled or sorted separately, a "
+        "wrong label column, labels joined on the wrong key; shuffle with one permutation "
+        f"(idx = np.random.permutation(len({x})); {x}, y = {x}[idx], y[idx]). To tell this "
+        "from a task the model cannot generalize on, fit a fresh copy on a shuffled copy of "
+        "the labels for the same epochs: if it reaches the same training accuracy, the labels "
+        "carry no signal it can find"
+    )
+    place = f"fit of model '{outcome.model}'"
+    return [finding("P15", message, place=place, evidence=evidence, hint=hint)]
