@@ -128,8 +128,9 @@ def test_p16_from_a_dataset_with_one_hot_labels_and_softmax() -> None:
     assert "per-class recall" in found.hint and "keras.metrics.AUC()" not in found.hint
 
 
-def test_p16_silent_on_a_healthy_cnn() -> None:
-    """A small CNN on learnable synthetic images (which quadrant is bright, 4 classes)."""
+def test_p15_p16_p17_silent_on_a_healthy_cnn() -> None:
+    """A small CNN on learnable synthetic images (which quadrant is bright, 4 classes), with a
+    separate validation dataset."""
     rng = np.random.default_rng(3)
     labels = rng.integers(0, 4, size=512)
     images = rng.normal(0, 0.3, size=(512, 12, 12, 1)).astype("float32")
@@ -147,11 +148,12 @@ def test_p16_silent_on_a_healthy_cnn() -> None:
         ]
     )
     model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
-    ds = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(512).batch(32)
+    ds = tf.data.Dataset.from_tensor_slices((images[:448], labels[:448])).shuffle(448).batch(32)
+    val = tf.data.Dataset.from_tensor_slices((images[448:], labels[448:])).batch(32)
     with tfnb_debug.record_gradients() as rec:
-        history = model.fit(ds, epochs=3, verbose=0)
+        history = model.fit(ds, validation_data=val, epochs=3, verbose=0)
     assert history.history["accuracy"][-1] > 0.8
-    assert "P16" not in rec.report.codes()
+    assert not {"P15", "P16", "P17"} & set(rec.report.codes())
 
 
 def test_predict_classes_restores_every_state_bit_for_bit() -> None:
@@ -242,3 +244,18 @@ def test_p16_rule_silent_on_skill_a_rare_minority_and_an_accuracy_elsewhere() ->
     assert not majority_class(_facts((17, 3), (20, 0), 17))  # too few examples to judge
     loose = OutcomeThresholds(collapsed=0.9)
     assert majority_class(_facts((170, 30), (185, 15), 175), thresholds=loose)
+
+
+def test_a_failing_after_fit_reader_leaves_fit_alone() -> None:
+    from tfnb_debug.collect.fit_args import FitArgsRecorder
+
+    x, _, y = _tabular()
+    model = _mlp((4,))
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("reader bug")
+
+    with FitArgsRecorder(after_fit=broken) as recorder:
+        history = model.fit(x[:64], y[:64], epochs=1, verbose=0)
+    assert isinstance(history, keras.callbacks.History) and history.history["loss"]
+    assert recorder.outcomes == [] and len(recorder.calls) == 1

@@ -162,3 +162,21 @@ def test_tfgrad_silent_when_the_split_is_made_before_the_shuffle() -> None:
     with tfnb_debug.record_gradients() as rec:
         model.fit(train_ds, validation_data=val_ds, epochs=2, verbose=0)
     assert "P17" not in rec.report.codes()
+
+
+def test_p17_counts_only_what_it_read_whole() -> None:
+    """A pass cut at max_examples: the pair's overlap is said of the first examples, and a
+    lone dataset's change is not counted (examples past the cut would look changed)."""
+    from tfnb_debug.splits import split_findings
+
+    ds = _shuffled()
+    test_ds, val_ds = ds.take(2), ds.skip(2)
+    (pair,) = split_findings(test_ds, "test_ds", {"val_ds": val_ds}, max_examples=16)
+    # the overlap of two cut passes is a lower bound; none seen is no evidence of none
+    assert "of the first 16 examples of `test_ds`" in pair.message or (
+        "not counted" in pair.evidence
+    )
+    assert "source.take(2)" in pair.message
+    (alone,) = split_findings(test_ds, "test_ds", max_examples=16)
+    assert "differ between two passes" not in alone.message
+    assert "not counted" in alone.evidence

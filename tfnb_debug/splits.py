@@ -66,12 +66,14 @@ def split_facts(
         _, partner_name, partner, partner_part = min(partners, key=lambda p: p[0])
         return _pair(ds, name, part, partner, partner_name, partner_part, count, max_examples)
     examples = changed = None
-    if count:
+    if count:  # only whole passes: a cut pass would count examples past the cut as changed
         try:
-            first = example_hashes(ds, part.batched, max_examples=max_examples)
-            second = example_hashes(ds, part.batched, max_examples=max_examples)
-            seen = set(first)
-            examples, changed = len(second), sum(1 for h in second if h not in seen)
+            first, whole = example_hashes(ds, part.batched, max_examples=max_examples)
+            if whole:
+                second, whole = example_hashes(ds, part.batched, max_examples=max_examples)
+            if whole:
+                seen = set(first)
+                examples, changed = len(second), sum(1 for h in second if h not in seen)
         except Exception:
             examples = changed = None
     return SplitFacts(
@@ -97,12 +99,15 @@ def _pair(
     place: str = "",
 ) -> SplitFacts:
     examples = partner_examples = shared = None
+    whole = True
     if count:
         try:
-            examples, partner_examples, shared = count_overlap(
+            examples, partner_examples, shared, whole = count_overlap(
                 ds, partner, part.batched, max_examples=max_examples
             )
         except Exception:
+            examples = partner_examples = shared = None
+        if not whole and shared == 0:  # a cut pass proves no absence of overlap
             examples = partner_examples = shared = None
     return SplitFacts(
         name=name,
@@ -115,6 +120,7 @@ def _pair(
         examples=examples,
         partner_examples=partner_examples,
         shared=shared,
+        whole=whole,
         role=roles[0],
         partner_role=roles[1],
         place=place,

@@ -23,6 +23,8 @@ __all__ = ["SplitFacts", "SplitPart", "count_overlap", "example_hashes", "split_
 
 #: examples read per dataset at most when counting
 MAX_EXAMPLES = 4096
+#: seconds one counting pass may take before it stops
+MAX_SECONDS = 5.0
 _SPLIT_CLASSES = {"_TakeDataset": "take", "TakeDataset": "take", "_SkipDataset": "skip"}
 
 
@@ -46,7 +48,8 @@ class SplitFacts:
     (``partner_op``); ``examples``/``partner_examples``/``shared``: examples in one
     pass of each and how many of ``name``'s are also in the partner's pass.
     Without a partner, ``changed`` counts the examples of a second pass of ``name``
-    that were not in its first.  ``role``/``partner_role`` say how the datasets are
+    that were not in its first.  ``whole``: both passes were read to their end (else
+    ``examples`` are the first ones and ``shared`` a lower bound).  ``role``/``partner_role`` say how the datasets are
     used (``"training data"``, ``"validation_data"``), when known.
     """
 
@@ -61,6 +64,7 @@ class SplitFacts:
     partner_examples: int | None = None
     shared: int | None = None
     changed: int | None = None
+    whole: bool = True
     role: str = ""
     partner_role: str = ""
     place: str = ""
@@ -116,11 +120,17 @@ def _reshuffling(stages: Iterable[Any]) -> str | None:
     return f"{label} inside {found.utility}" if found.utility else label
 
 
-def example_hashes(ds: Any, batched: bool, *, max_examples: int = MAX_EXAMPLES) -> list[bytes]:
-    """One hash per example of one pass over ``ds`` (rows of each batch when ``batched``)."""
+def example_hashes(
+    ds: Any, batched: bool, *, max_examples: int = MAX_EXAMPLES, max_seconds: float = MAX_SECONDS
+) -> tuple[list[bytes], bool]:
+    """One hash per example of one pass over ``ds`` (rows of each batch when ``batched``), and
+    whether the pass was read to its end (not cut at ``max_examples`` or ``max_seconds``)."""
+    import time
+
     import keras
 
     out: list[bytes] = []
+    start = time.monotonic()
     for element in ds:
         parts = [np.asarray(t) for t in keras.tree.flatten(element)]
         rows = len(parts[0]) if batched and parts and parts[0].ndim else None
@@ -128,9 +138,9 @@ def example_hashes(ds: Any, batched: bool, *, max_examples: int = MAX_EXAMPLES) 
             out.append(_hash(parts))
         else:
             out.extend(_hash([p[i] for p in parts]) for i in range(rows))
-        if len(out) >= max_examples:
-            break
-    return out[:max_examples]
+        if len(out) >= max_examples or time.monotonic() - start > max_seconds:
+            return out[:max_examples], False
+    return out, True
 
 
 def _hash(parts: list[np.ndarray]) -> bytes:
@@ -143,9 +153,11 @@ def _hash(parts: list[np.ndarray]) -> bytes:
 
 def count_overlap(
     first: Any, second: Any, batched: bool, *, max_examples: int = MAX_EXAMPLES
-) -> tuple[int, int, int]:
-    """``(examples of first, examples of second, examples of first also in second)`` over one
-    pass of each (at most ``max_examples`` each)."""
-    a = example_hashes(first, batched, max_examples=max_examples)
-    b = set(example_hashes(second, batched, max_examples=max_examples))
-    return len(a), len(b), sum(1 for h in a if h in b)
+) -> tuple[int, int, int, bool]:
+    """``(examples of first, examples of second, examples of first also in second, both read
+    whole)`` over one pass of each (at most ``max_examples`` each): a cut pass gives a lower
+    bound of the overlap."""
+    a, whole = example_hashes(first, batched, max_examples=max_examples)
+    b, whole_b = example_hashes(second, batched, max_examples=max_examples)
+    seen = set(b)
+    return len(a), len(seen), sum(1 for h in a if h in seen), whole and whole_b

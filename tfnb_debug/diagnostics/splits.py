@@ -33,8 +33,9 @@ def overlapping_splits(facts: SplitFacts) -> list[Finding]:
             "the two parts overlap and change between epochs"
         )
         if f.shared is not None and f.examples:
+            which = f"the {f.examples}" if f.whole else f"the first {f.examples}"
             message += (
-                f": {f.shared} of the {f.examples} examples of `{f.name}` were also in one "
+                f": {f.shared} of {which} examples of `{f.name}` were also in one "
                 f"pass of `{f.partner}`"
             )
             evidence = (
