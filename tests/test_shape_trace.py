@@ -413,3 +413,28 @@ def test_host_stats_count_negative_zero_as_zero_and_nan_apart() -> None:
     assert stats.nonfinite == 2000
     assert (stats.min, stats.max) == (-2.0, 1.0)
     assert stats.mean == pytest.approx(-0.25)
+
+
+def test_an_rnn_is_one_row_with_its_cells_parameters_and_steps() -> None:
+    """Keras' summary puts an LSTM's parameters on the LSTM; the table did not fold its cell's
+    24 per-step calls into it (25 identical LSTMCell rows and 0 parameters on the LSTM)."""
+    import keras
+    import numpy as np
+
+    from tfnb_debug import trace_shapes
+
+    model = keras.Sequential(
+        [
+            keras.Input((24, 19)),
+            keras.layers.Bidirectional(keras.layers.GRU(8, return_sequences=True), name="bi"),
+            keras.layers.LSTM(32, name="lstm"),
+            keras.layers.Dense(1, name="out"),
+        ]
+    )
+    report = trace_shapes(model, np.zeros((2, 24, 19), "float32"))
+    rows = {c.path.split("/")[-1]: c for c in report.calls}
+    assert not any("Cell" in c.class_name for c in report.calls), [c.path for c in report.calls]
+    assert rows["lstm"].params == model.get_layer("lstm").count_params() == 4 * 32 * (16 + 32 + 1)
+    assert rows["lstm"].steps == 24 and rows["out"].steps == 0
+    assert sum(c.params or 0 for c in report.calls) == model.count_params()
+    assert "LSTM (24 steps)" in report.to_text()

@@ -82,7 +82,8 @@ class LayerCall:
     started, ``finished`` the order in which they returned (or raised).
     Parameters are the layer's *own* weights (not those of its sublayers), on
     the first call of each layer only (``None`` on repeated calls), so the
-    column sums to the model's total.
+    column sums to the model's total.  An RNN layer's cell gets no rows: its
+    parameters are the RNN's, and ``steps`` says how many time steps it ran.
     """
 
     index: int
@@ -107,6 +108,7 @@ class LayerCall:
     has_children: bool = False
     policy: str = ""
     compute_dtype: str = ""
+    steps: int = 0  # an RNN layer: the time steps its cell ran (folded into this row)
 
     @property
     def output_bytes(self) -> int | None:

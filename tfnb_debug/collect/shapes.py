@@ -57,6 +57,7 @@ class _Open:
     error_type: str = ""
     child_failed: bool = False
     has_children: bool = False
+    steps: int = 0  # an RNN layer: the time steps its cell ran (the cell gets no rows)
     device_stats: list[tuple[int, Any, str | None]] = field(default_factory=list)
     data: list[Any] = field(default_factory=list)  # a root call's inputs, while it runs
 
@@ -112,6 +113,9 @@ class ShapeCollector:
         parent = self._stack[-1] if self._stack else None
         if parent is _MUTE:
             return call(*args, **kwargs)
+        if parent is not None and _runs_as_cell_of(layer, parent.layer):
+            parent.steps += 1  # one row per RNN layer, its cell's steps folded into it
+            return self._muted(call, args, kwargs)
         tensors = self._input_tensors(args, kwargs)
         mode = self._mode(tensors)
         if parent is None:
@@ -752,11 +756,31 @@ def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
                 error_type=frame.error_type,
                 is_model=isinstance(frame.layer, keras.Model),
                 has_children=frame.has_children,
+                steps=_time_steps(frame),
                 policy=_policy_name(frame.layer),
                 compute_dtype=str(getattr(frame.layer, "compute_dtype", "") or ""),
             )
         )
     return tuple(rows)
+
+
+def _time_steps(frame: _Open) -> int:
+    """An RNN row's time steps: the input's time axis (Keras calls the cell once more than
+    that, to build it), else the number of cell calls seen; 0 for any other layer."""
+    if not frame.steps:
+        return 0
+    shape = frame.inputs[0].shape if frame.inputs else None
+    axis = 0 if getattr(frame.layer, "time_major", False) else 1
+    length = shape[axis] if shape is not None and len(shape) >= 3 else None
+    return length if isinstance(length, int) else frame.steps
+
+
+def _runs_as_cell_of(layer: Any, owner: Any) -> bool:
+    """``layer`` is the cell an RNN layer (LSTM, GRU, ``keras.layers.RNN``) runs once per step."""
+    cell = getattr(owner, "cell", None)
+    if cell is None or not hasattr(owner, "return_sequences"):
+        return False
+    return layer is cell or any(layer is c for c in getattr(cell, "cells", ()) or ())
 
 
 def _made_by_a_layer(t: Any) -> bool:

@@ -127,7 +127,7 @@ def report_tables(report: ShapeReport) -> tuple[Table, ...]:
             (
                 r.index,
                 ("  " * r.depth) + r.path,
-                r.class_name,
+                f"{r.class_name} ({r.steps} steps)" if r.steps else r.class_name,
                 shapes_text(r.inputs),
                 shapes_text(r.outputs)
                 if r.status == "ok"
