@@ -295,7 +295,10 @@ def output_arguments(func: F) -> F:
         help="store the report in the notebook variable NAME",
     )(func)
     func = argument(
-        "-o", "--output", action="store_true", help="return the report (use `r = %%magic -o ...`)"
+        "-o",
+        "--output",
+        action="store_true",
+        help="also return the report (`r = %%magic -o ...`); add -q to return it without showing it",
     )(func)
     func = argument("-q", "--quiet", action="store_true", help="do not display the report")(func)
     return func
