@@ -256,3 +256,23 @@ def test_tfmem_counts_steps_of_a_tf_function_traced_in_an_earlier_cell(
     # the sample taken when the cell ends always sees the 20 new iterations
     assert report.step_sources == ("tf.function (counted at each sample)",)
     assert int(shell.user_ns["opt"].iterations.numpy()) == 21
+
+
+def test_tfmem_says_how_many_tf_function_steps_ran_not_how_many_samples_saw_one(
+    shell: InteractiveShell,
+) -> None:
+    """32 steps in a custom loop used to read "13 training step(s) seen": the samples at
+    which the optimizer's count had moved, not the steps."""
+    shell.run_cell(SETUP)
+    shell.run_cell(
+        "opt = keras.optimizers.SGD(0.01)\n"
+        "@tf.function\n"
+        "def step():\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        loss = tf.reduce_mean(model(x) ** 2)\n"
+        "    grads = tape.gradient(loss, model.trainable_weights)\n"
+        "    opt.apply_gradients(zip(grads, model.trainable_weights))\n"
+    )
+    report = run_magic(shell, "%%tfmem -q -o", cell="for _ in range(32):\n    step()").result
+    assert int(shell.user_ns["opt"].iterations.numpy()) == 32
+    assert "32 training step(s) seen (32 inside tf.function" in report.summary[0], report.summary

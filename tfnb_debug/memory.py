@@ -397,11 +397,14 @@ def build_memory_report(
     if recording.gpu_count == 0:
         notes.append("no GPU is visible: host memory only")
     sources = tuple(sorted({m.source for m in steps}))
+    shown = sources
+    if recording.graph_steps is not None and SAMPLED_STEPS in sources:
+        shown = tuple(x for x in sources if x != SAMPLED_STEPS)  # _steps_seen says it
     summary = [
         f"{recording.duration_s:.2f} s: "
         f"{len(recording.series[0].times) if recording.series else 0} samples "
-        f"(every {interval_ms:g} ms), {len(steps)} training step(s) seen"
-        + (f" via {', '.join(sources)}" if sources else ""),
+        f"(every {interval_ms:g} ms), {_steps_seen(recording, steps)}"
+        + (f" via {', '.join(shown)}" if shown else ""),
         *notes,
     ]
     if steps and not per_step:
@@ -462,6 +465,20 @@ def with_memory(report: R, memory: MemoryReport | MemoryTracker | None) -> R:
 
 # -- helpers ---------------------------------------------------------------------------------
 SAMPLED_STEPS = "tf.function (counted at each sample)"
+
+
+def _steps_seen(recording: Any, steps: Sequence[Any]) -> str:
+    """``32 training step(s) seen``; steps inside a tf.function are counted from the optimizers'
+    ``iterations``, and memory was read only at the samples where the count had moved."""
+    sampled = sum(1 for m in steps if m.source == SAMPLED_STEPS)
+    total = recording.graph_steps
+    if not sampled or total is None:
+        return f"{len(steps)} training step(s) seen"
+    eager = len(steps) - sampled
+    return (
+        f"{eager + total} training step(s) seen ({total} inside tf.function, counted from the "
+        f"optimizer; memory read at {sampled} of them, at the samples)"
+    )
 
 
 def _steps_from_samples(recording: Any) -> tuple[Any, ...]:

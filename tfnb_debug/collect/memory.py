@@ -80,6 +80,9 @@ class MemoryRecording:
     gpu_count: int
     sample_steps: tuple[int | None, ...] = ()  # watched optimizers' iterations at each sample
     models: tuple[Any, ...] = ()  # weak: the Keras models seen training, for the estimate
+    # steps taken inside tf.functions: the watched optimizers' iterations at the end minus
+    # their count before the cell's first step (None: no optimizer stepped in a graph)
+    graph_steps: int | None = None
 
 
 def host_probe() -> MemoryProbe:
@@ -354,6 +357,11 @@ class MemoryRecorder:
                 markers.restore()
         assert sampler is not None
         duration = time.perf_counter() - sampler.origin
+        graph_steps = None
+        if markers is not None and markers.graph_baseline is not None:
+            final = markers.graph_step_count()
+            if final is not None:
+                graph_steps = final - markers.graph_baseline
         self.recording = MemoryRecording(
             interval_s=self.interval_s,
             duration_s=duration,
@@ -363,4 +371,5 @@ class MemoryRecorder:
             probe_notes=tuple(self._notes + sampler.errors),
             gpu_count=self._gpu_count,
             models=tuple(markers.models) if markers is not None else (),
+            graph_steps=graph_steps,
         )

@@ -75,6 +75,8 @@ class StepMarkers:
         self.models: weakref.WeakSet[Any] = weakref.WeakSet()
         # optimizers stepping inside a tf.function: their ``iterations`` are read per sample
         self.graph_optimizers: weakref.WeakSet[Any] = weakref.WeakSet()
+        # their ``iterations`` when first watched (before any step of this cell ran)
+        self.graph_baseline: int | None = None
         self._patches = Patches()
         self._depth = threading.local()
         self._last_optimizer: int | None = None  # id of the optimizer of the last eager step
@@ -152,7 +154,26 @@ class StepMarkers:
         """Count the steps of these optimizers by reading their ``iterations`` when sampling."""
         for optimizer in optimizers:
             with contextlib.suppress(TypeError):
+                if optimizer not in self.graph_optimizers:
+                    self._baseline(optimizer)
                 self.graph_optimizers.add(optimizer)
+
+    def _baseline(self, optimizer: Any) -> None:
+        """Remember ``iterations`` as it is now: the step count the cell's steps add to.
+
+        ``watch`` runs while a ``tf.function`` traces (before its first step
+        executes) or before the cell runs; ``tf.init_scope`` reads the value
+        eagerly even from inside a trace.
+        """
+        try:
+            import tensorflow as tf
+
+            with tf.init_scope():
+                count = int(optimizer.iterations.numpy())
+        except Exception:
+            return
+        if self.graph_baseline is None or count > self.graph_baseline:
+            self.graph_baseline = count
 
     def graph_step_count(self) -> int | None:
         """The largest ``iterations`` among the watched optimizers (None: none to read).
