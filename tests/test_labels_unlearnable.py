@@ -79,3 +79,19 @@ def test_p15_rule_needs_epochs_a_fit_and_validation_at_chance() -> None:
     assert not labels_unlearnable(_outcome((0.5, 0.8), (0.5, 0.49)))  # too few epochs
     assert not labels_unlearnable(_outcome((0.5, 0.8, 0.95), (0.5, 0.6, 0.7)))  # learns
     assert not labels_unlearnable(_outcome((0.5, 0.52, 0.55), (0.5, 0.49, 0.5)))  # a hard task
+
+
+def test_the_validation_labels_are_read_from_a_validation_dataset() -> None:
+    import tensorflow as tf
+
+    from tfnb_debug.fit_data import outcome_of_fit
+
+    x, y = _data()
+    train = tf.data.Dataset.from_tensor_slices((x[:140], y[:140])).batch(32)
+    val = tf.data.Dataset.from_tensor_slices((x[140:], y[140:])).batch(16)
+    model = _model()
+    history = model.fit(train, validation_data=val, epochs=1, verbose=0)
+    outcome = outcome_of_fit(model, {"x": train, "validation_data": val}, history)
+    assert outcome is not None
+    assert outcome.validation_labels == tuple(np.bincount(y[140:], minlength=2).tolist())
+    assert outcome.metric("val_accuracy") == tuple(history.history["val_accuracy"])

@@ -259,3 +259,14 @@ def test_a_failing_after_fit_reader_leaves_fit_alone() -> None:
         history = model.fit(x[:64], y[:64], epochs=1, verbose=0)
     assert isinstance(history, keras.callbacks.History) and history.history["loss"]
     assert recorder.outcomes == [] and len(recorder.calls) == 1
+
+
+def test_tflint_reads_p16_from_a_dataset(shell: InteractiveShell) -> None:
+    _, raw, y = _tabular()
+    model = _mlp()
+    model.fit(raw, y, epochs=8, batch_size=32, verbose=0)
+    shell.user_ns.update(model=model, ds=tf.data.Dataset.from_tensor_slices((raw, y)).batch(50))
+    report = run_magic(shell, "%tflint model --data ds -o").result
+    found = _p16(report)
+    assert "the first 6 batches of the dataset (300 examples)" in found.evidence
+    assert report.checks[-1][:2] == ("P16", "predictions vs the majority class")
