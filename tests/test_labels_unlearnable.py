@@ -12,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import tfnb_debug
 from tests._support import run_magic
-from tfnb_debug.collect.fit_outcome import FitOutcome
+from tfnb_debug.collect.fit_outcome import FitOutcome, Predictions
 from tfnb_debug.diagnostics.outcomes import labels_unlearnable
 
 
@@ -48,6 +48,7 @@ def test_p15_when_x_was_shuffled_without_y(shell: InteractiveShell) -> None:
     assert "validation accuracy stays at chance for all 12 epochs" in found.message
     assert "of the 60 validation labels, is 0.500" in found.message
     assert "while training accuracy rose from" in found.message
+    assert "(in inference mode 0." in found.message
     assert "no control run on shuffled labels was made" in found.evidence
     assert "np.random.permutation(len(x)); x, y = x[idx], y[idx]" in found.hint
     assert "shuffled copy of the labels" in found.hint
@@ -63,19 +64,37 @@ def test_p15_silent_when_validation_learns() -> None:
     assert "P15" not in rec.report.codes()
 
 
-def _outcome(train: tuple[float, ...], val: tuple[float, ...]) -> FitOutcome:
+def _outcome(train: tuple[float, ...], val: tuple[float, ...], inference: int = 180) -> FitOutcome:
+    seen = Predictions(
+        output="out",
+        classes=("0", "1"),
+        labels=(100, 100),
+        labelled=200,
+        predicted=(100, 100),
+        sampled=(100, 100),
+        correct=inference,
+        examples=200,
+        first_output=(0.5,),
+        spread=1.0,
+        input_peak=1.0,
+        scaling_layer=None,
+        source="200 examples",
+        binary=True,
+    )
     return FitOutcome(
         model="m",
         history=(("accuracy", train), ("val_accuracy", val)),
         metric_kinds=(),
         class_weight=False,
-        predictions=None,
+        predictions=seen,
         validation_labels=(100, 100),
     )
 
 
 def test_p15_rule_needs_epochs_a_fit_and_validation_at_chance() -> None:
     assert labels_unlearnable(_outcome((0.5, 0.8, 0.95), (0.5, 0.49, 0.52)))
+    # in inference mode the training examples are at chance too: a train/inference gap
+    assert not labels_unlearnable(_outcome((0.5, 0.8, 0.95), (0.5, 0.49, 0.52), inference=102))
     assert not labels_unlearnable(_outcome((0.5, 0.8), (0.5, 0.49)))  # too few epochs
     assert not labels_unlearnable(_outcome((0.5, 0.8, 0.95), (0.5, 0.6, 0.7)))  # learns
     assert not labels_unlearnable(_outcome((0.5, 0.52, 0.55), (0.5, 0.49, 0.5)))  # a hard task

@@ -68,8 +68,18 @@ def test_p17_alone_says_the_split_changes_every_pass() -> None:
     found = _p17(_inspect(test_ds, "test_ds"))
     assert "`test_ds` is source.take(2) of a dataset that reshuffles" in found.message
     assert "the split changes every pass" in found.message
+    assert "the other part of it (source.skip(2)) shares examples" in found.message
     assert "examples differ between two passes" in found.message
     assert "no other dataset in view" in found.evidence
+    rest = _p17(_inspect(_shuffled().skip(2), "rest"))  # a skip is the rest of a split
+    assert "(source.take(2))" in rest.message
+
+
+def test_p17_silent_on_a_lone_random_subset() -> None:
+    """shuffle().take(k) not named as an evaluation set, no other part in view: a subset
+    drawn anew each epoch may be meant."""
+    subset = _shuffled().take(2)
+    assert "P17" not in _inspect(subset, "subset").codes()
 
 
 @pytest.mark.parametrize(

@@ -247,14 +247,22 @@ def labels_unlearnable(
     if max(val) > chance + bound:
         return []  # validation rises above chance: something is learned
     p = outcome.predictions
-    train_chance = max(p.labels) / p.labelled if p is not None and p.labelled else chance
+    if p is None or not p.labelled or not p.examples:
+        return []  # no inference-mode look at the training examples: say nothing
+    train_chance = max(p.labels) / p.labelled
     if train[-1] < max(train_chance, max(val)) + th.fits or train[-1] <= train[0]:
         return []  # the model does not fit the training labels either: P16 or a hard task
+    inference = p.correct / p.examples
+    if inference < max(p.sampled) / p.examples + th.fits:
+        # in inference mode it gets the training examples no better than chance either:
+        # a training/inference gap (BatchNormalization statistics, Dropout), not the labels
+        return []
     message = (
         f"validation {key} stays at chance for all {len(val)} epochs (best {max(val):.3f}; "
         f"chance, the majority class's share of the {n} validation labels, is {chance:.3f}) "
-        f"while training {key} rose from {train[0]:.3f} to {train[-1]:.3f}: the model fits "
-        "the training labels and nothing of it carries over to validation"
+        f"while training {key} rose from {train[0]:.3f} to {train[-1]:.3f} (in inference "
+        f"mode {inference:.3f} on {p.examples} training examples): the model fits the "
+        "training labels and nothing of it carries over to validation"
     )
     evidence = (
         f"val_{key} per epoch: {', '.join(f'{v:.3f}' for v in val)}; chance {chance:.3f} "

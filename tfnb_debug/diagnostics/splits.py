@@ -8,6 +8,7 @@ enough to read, the counts of :func:`tfnb_debug.collect.splits.count_overlap`.
 from __future__ import annotations
 
 from tfnb_debug.collect.splits import SplitFacts
+from tfnb_debug.diagnostics.pipeline import _evaluation_name
 from tfnb_debug.reports import Finding, finding
 
 __all__ = ["SplitFacts", "overlapping_splits"]
@@ -19,7 +20,8 @@ def _call(op: str, count: int | None) -> str:
 
 def overlapping_splits(facts: SplitFacts) -> list[Finding]:
     """P17: the parts of a split drawn anew on every pass overlap (silent when counting
-    showed no overlap or no change)."""
+    showed no overlap or no change, and for a lone ``take`` whose name does not say it is
+    an evaluation set: a random subset drawn anew each pass may be meant)."""
     f = facts
     name = f"`{f.name}`" + (f" ({f.role})" if f.role else "")
     if f.partner is not None:
@@ -47,10 +49,13 @@ def overlapping_splits(facts: SplitFacts) -> list[Finding]:
     else:
         if f.changed == 0:
             return []
+        if f.op == "take" and not _evaluation_name(f.name):
+            return []  # a random subset drawn anew each pass may be meant; no split in view
+        other = "take" if f.op == "skip" else "skip"
         message = (
             f"{name} is source.{_call(f.op, f.count)} of a dataset that reshuffles on every "
-            f"pass ({f.shuffle}): the split changes every pass, so the other part of the split "
-            "shares examples with it"
+            f"pass ({f.shuffle}): the split changes every pass, so the other part of it "
+            f"(source.{_call(other, f.count)}) shares examples with it"
         )
         if f.changed is not None and f.examples:
             message += f" ({f.changed} of its {f.examples} examples differ between two passes)"
