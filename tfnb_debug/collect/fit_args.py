@@ -95,6 +95,13 @@ class FitCall:
     validation_steps: int | None = None
     validation_batches: int | None = None
     validation_name: str | None = None
+    # under a tf.distribute strategy (D03, D04): the replicas, the global batch size, the size
+    # of each epoch's last global batch (0: even), and the BatchNormalization layers that train
+    # on per-replica batches (not synchronized)
+    replicas: int = 1
+    global_batch: int | None = None
+    last_batch: int | None = None
+    batchnorm: tuple[str, ...] = ()
 
 
 # -- the class-level patch ------------------------------------------------------
@@ -286,7 +293,63 @@ def _describe(model: Any, a: dict[str, Any], frame: FrameType | None) -> FitCall
         validation_steps=int(validation_steps) if validation_steps is not None else None,
         validation_batches=_finite_batches(val_x),
         validation_name=_name_of(val_x, user_frame) if _is_dataset(val_x) else None,
+        **_distribution(model, x, y, a, split),
     )
+
+
+def _distribution(model: Any, x: Any, y: Any, a: dict[str, Any], split: float) -> dict[str, Any]:
+    """Replicas, global and last batch, and per-replica BatchNormalization (D03, D04)."""
+    strategy = getattr(model, "distribute_strategy", None)
+    replicas = int(getattr(strategy, "num_replicas_in_sync", 1) or 1)
+    if replicas <= 1:
+        return {}
+    batch, last = _batches(x, y, a, split)
+    return {
+        "replicas": replicas,
+        "global_batch": batch,
+        "last_batch": last,
+        "batchnorm": _replica_batchnorm(model),
+    }
+
+
+def _batches(x: Any, y: Any, a: dict[str, Any], split: float) -> tuple[int | None, int | None]:
+    """(global batch size, size of the last batch of an epoch) when they can be read."""
+    if _is_dataset(x):
+        ds = x
+        while ds is not None:
+            if hasattr(ds, "_batch_size") and hasattr(ds, "_drop_remainder"):
+                try:
+                    batch, drop = int(ds._batch_size), bool(ds._drop_remainder)
+                    size = int(ds._input_dataset.cardinality())
+                except Exception:
+                    return None, None
+                last = 0 if drop else (size % batch if size >= 0 else None)
+                return batch, last
+            ds = getattr(ds, "_input_dataset", None)
+        return None, None
+    samples = _leading(y) if y is not None else _leading(x)
+    batch = int(a.get("batch_size") or 32)  # Keras' default for arrays
+    if samples is None:
+        return batch, None
+    train = int(math.floor(samples * (1.0 - split))) if split else samples
+    return batch, train % batch
+
+
+def _replica_batchnorm(model: Any) -> tuple[str, ...]:
+    """Paths of the BatchNormalization layers that train and normalize per replica."""
+    from tfnb_debug.collect.batchnorm_training import batchnorm_modes
+
+    try:
+        training = batchnorm_modes(model).training
+        synchronized = {
+            layer.name
+            for layer in model._flatten_layers(include_self=False)
+            if type(layer).__name__ == "BatchNormalization"
+            and getattr(layer, "synchronized", False)
+        }
+    except Exception:
+        return ()
+    return tuple(p for p in training if p.rsplit("/", 1)[-1] not in synchronized)
 
 
 def _is_dataset(value: Any) -> bool:

@@ -1,4 +1,5 @@
-"""Rules over the recorded arguments of ``fit`` calls: P13 validation-split-skew, P14 steps-exceed-data.
+"""Rules over the recorded arguments of ``fit`` calls: P13 validation-split-skew, P14 steps-exceed-data,
+and under a ``tf.distribute`` strategy D03 tiny-replica-batch and D04 empty-replica-batch.
 
 Both take :class:`~tfnb_debug.collect.fit_args.FitCall` records (plain values)
 and return findings; :func:`fit_data_findings` runs both and merges the same
@@ -31,25 +32,37 @@ class FitDataThresholds:
     ``share_ratio`` times its share on the other (or zero there) AND a random split of
     the same labels would put a count that far from the expected one in the validation
     part with a probability below ``max_p``, counted over all classes (the exact
-    hypergeometric tail times the number of classes), so shuffled splits stay silent."""
+    hypergeometric tail times the number of classes), so shuffled splits stay silent.
+    D03: a per-replica batch below ``min_replica_batch`` examples is tiny for
+    BatchNormalization."""
 
     share_ratio: float = 2.0
     max_p: float = 1e-4
+    min_replica_batch: int = 16
 
     def __post_init__(self) -> None:
         if not self.share_ratio > 1.0:
             raise TfnbDebugError(f"share_ratio must be above 1, got {self.share_ratio!r}")
         if not 0.0 < self.max_p < 1.0:
             raise TfnbDebugError(f"max_p must be a probability in (0, 1), got {self.max_p!r}")
+        if self.min_replica_batch < 1:
+            raise TfnbDebugError(
+                f"min_replica_batch must be at least 1, got {self.min_replica_batch!r}"
+            )
 
 
 def fit_data_findings(
     calls: Iterable[FitCall], thresholds: FitDataThresholds | None = None
 ) -> list[Finding]:
-    """P13 and P14 for every call; the same finding from several calls is reported once."""
+    """P13, P14, D03 and D04 for every call; the same finding from several calls is reported once."""
     found: dict[Finding, int] = {}
     for call in calls:
-        for f in [*validation_split_skew(call, thresholds), *steps_exceed_data(call)]:
+        for f in [
+            *validation_split_skew(call, thresholds),
+            *steps_exceed_data(call),
+            *tiny_replica_batch(call, thresholds),
+            *empty_replica_batch(call),
+        ]:
             found[f] = found.get(f, 0) + 1
     out = []
     for f, n in found.items():
@@ -266,3 +279,53 @@ def _training_steps(call: FitCall, batches: int, steps: int, dataset: str) -> li
             hint += f", or use a steps_per_epoch that divides {batches} (e.g. {divisor})"
     place = f"fit(steps_per_epoch={steps}, epochs={call.epochs}) of model '{call.model}'"
     return [finding("P14", message, place=place, evidence=evidence, hint=hint)]
+
+
+# -- D03, D04 ----------------------------------------------------------------------
+def tiny_replica_batch(call: FitCall, thresholds: FitDataThresholds | None = None) -> list[Finding]:
+    """D03: each replica's BatchNormalization normalizes over fewer than ``min_replica_batch``."""
+    th = thresholds or FitDataThresholds()
+    if call.replicas <= 1 or not call.batchnorm or call.global_batch is None:
+        return []
+    per_replica = call.global_batch / call.replicas
+    if per_replica >= th.min_replica_batch:
+        return []
+    layers = ", ".join(f"'{p}'" for p in call.batchnorm[:3]) + (
+        f" and {len(call.batchnorm) - 3} more" if len(call.batchnorm) > 3 else ""
+    )
+    return [
+        finding(
+            "D03",
+            f"each of the {call.replicas} replicas normalizes over {per_replica:g} examples: "
+            f"BatchNormalization computes its statistics per replica",
+            place=f"fit of model '{call.model}'",
+            evidence=f"global batch {call.global_batch} / {call.replicas} replicas = "
+            f"{per_replica:g} examples per replica (below {th.min_replica_batch}); "
+            f"BatchNormalization layers that train: {layers}",
+            hint="use BatchNormalization(synchronized=True) (statistics over the global batch), "
+            f"or a global batch of at least {th.min_replica_batch * call.replicas}",
+        )
+    ]
+
+
+def empty_replica_batch(call: FitCall) -> list[Finding]:
+    """D04: the last global batch has fewer examples than replicas, with BatchNormalization."""
+    last = call.last_batch
+    if call.replicas <= 1 or not call.batchnorm or not last or last >= call.replicas:
+        return []
+    empty = call.replicas - last
+    return [
+        finding(
+            "D04",
+            f"every epoch ends with a global batch of {last} example(s) for {call.replicas} "
+            f"replicas: {empty} replica(s) get an empty batch, and BatchNormalization over an "
+            "empty batch writes NaN into its weights while fit's loss stays finite",
+            place=f"fit of model '{call.model}'",
+            evidence=f"global batch {call.global_batch}, last batch {last}, "
+            f"{call.replicas} replicas; BatchNormalization layers that train: "
+            f"{', '.join(call.batchnorm[:3])}",
+            hint="drop the short batch: `.batch(n, drop_remainder=True)` on the dataset, or "
+            "arrays whose length is a multiple of the global batch (or a batch_size that divides "
+            "it)",
+        )
+    ]
