@@ -270,3 +270,16 @@ def test_tflint_reads_p16_from_a_dataset(shell: InteractiveShell) -> None:
     found = _p16(report)
     assert "the first 6 batches of the dataset (300 examples)" in found.evidence
     assert report.checks[-1][:2] == ("P16", "predictions vs the majority class")
+
+
+def test_a_prediction_cut_short_by_time_still_samples_sorted_arrays_across() -> None:
+    _, raw, y = _tabular()
+    order = np.argsort(y, kind="stable")  # sorted by class: 510 zeros, then 90 ones
+    model = _mlp()
+    model.fit(raw[:64], y[:64], epochs=1, verbose=0)
+    head = classifier_head(model)
+    assert head is not None
+    found = predict_classes(model, (raw[order], y[order]), head, max_seconds=0.0)
+    assert found is not None and found.examples == 64  # one batch, then the budget is spent
+    assert found.sampled[1] > 0 and found.sampled[0] > 0  # not just the first, sorted rows
+    assert found.labels == (510, 90)  # labels are still counted over all the arrays

@@ -23,6 +23,7 @@ reaches the user unchanged.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,8 @@ __all__ = ["ClassifierHead", "FitOutcome", "Predictions", "describe_outcome", "p
 
 #: at most this many examples are run through the model
 MAX_EXAMPLES = 256
+#: seconds of predicting after which no further batch is run
+MAX_SECONDS = 2.0
 _BATCH = 64
 _MAX_BATCHES = 16
 _SCALING_LAYERS = ("Normalization", "Rescaling", "BatchNormalization", "LayerNormalization")
@@ -239,17 +242,20 @@ def predict_classes(
     *,
     limit: int | None = None,
     examples: int = MAX_EXAMPLES,
+    max_seconds: float = MAX_SECONDS,
 ) -> Predictions | None:
     """Predicted classes of ``model``'s ``head`` on ``data`` (``(x, y)`` arrays or a dataset of
     ``(x, y)``), inference mode, every state restored; None when the labels are not one class
-    per example.  ``limit``: only the first ``limit`` rows of the arrays are the training part."""
+    per example.  ``limit``: only the first ``limit`` rows of the arrays are the training part.
+    Predicting stops after the batch that passes ``max_seconds`` (a large model is read on
+    fewer examples)."""
     from tfnb_debug.collect._patching import preserved
 
     with preserved(model):
         if isinstance(data, tuple | list):
-            read = _from_arrays(model, data[0], data[1], limit, examples)
+            read = _from_arrays(model, data[0], data[1], limit, examples, max_seconds)
         else:
-            read = _from_dataset(model, data, examples)
+            read = _from_dataset(model, data, examples, max_seconds)
     if read is None:
         return None
     all_labels, sample_labels, outputs, peak, source = read
@@ -259,7 +265,9 @@ def predict_classes(
 _Read = tuple[np.ndarray, np.ndarray, np.ndarray, float | None, str]
 
 
-def _from_arrays(model: Any, x: Any, y: Any, limit: int | None, examples: int) -> _Read | None:
+def _from_arrays(
+    model: Any, x: Any, y: Any, limit: int | None, examples: int, max_seconds: float
+) -> _Read | None:
     import keras
 
     y = np.asarray(y)
@@ -267,20 +275,29 @@ def _from_arrays(model: Any, x: Any, y: Any, limit: int | None, examples: int) -
     if n <= 0:
         return None
     idx = np.unique(np.linspace(0, n - 1, min(n, examples)).round().astype(np.int64))
+    # a fixed private permutation: any prefix (a run cut short by the time budget) is spread
+    # over the whole array, also when the data is sorted; the global RNGs are not touched
+    idx = np.random.default_rng(0).permutation(idx)
     xs = keras.tree.map_structure(lambda a: np.asarray(a)[idx], x)
     outputs = []
-    for start in range(0, len(idx), _BATCH):
-        part = keras.tree.map_structure(lambda a, s=start: a[s : s + _BATCH], xs)
+    start = time.monotonic()
+    for first in range(0, len(idx), _BATCH):
+        part = keras.tree.map_structure(lambda a, s=first: a[s : s + _BATCH], xs)
         outputs.append(_single_output(model(part, training=False)))
-    what = f"{len(idx)} of the {n} training examples, evenly spaced"
-    return y[:n], y[idx], np.concatenate(outputs), _peak(xs), what
+        if time.monotonic() - start > max_seconds:
+            break
+    done = sum(len(o) for o in outputs)
+    what = f"{done} of the {n} training examples, evenly spaced"
+    xs = keras.tree.map_structure(lambda a: a[:done], xs)
+    return y[:n], y[idx[:done]], np.concatenate(outputs), _peak(xs), what
 
 
-def _from_dataset(model: Any, dataset: Any, examples: int) -> _Read | None:
+def _from_dataset(model: Any, dataset: Any, examples: int, max_seconds: float) -> _Read | None:
     import keras
 
     labels, outputs, peaks = [], [], []
     seen = batches = 0
+    start = time.monotonic()
     for element in dataset:
         if not isinstance(element, tuple | list) or len(element) < 2 or element[1] is None:
             return None
@@ -292,7 +309,7 @@ def _from_dataset(model: Any, dataset: Any, examples: int) -> _Read | None:
             peaks.append(peak)
         seen += len(labels[-1])
         batches += 1
-        if seen >= examples or batches >= _MAX_BATCHES:
+        if seen >= examples or batches >= _MAX_BATCHES or time.monotonic() - start > max_seconds:
             break
     if not labels:
         return None
