@@ -8,7 +8,8 @@ the ``%%tfmem`` plot and the diagnosis under the failing cell.  Each picture is
 cropped to what the output draws.  With ``TFNB_UPDATE_GALLERY=1`` the pictures
 replace ``docs/images/gallery-*.png``; otherwise they go to a temporary folder
 (and ``test-artifacts/``) and are only checked: each exists, has a plausible
-size, and the output it shows holds the expected text.
+size, and the output it shows holds the expected text; the live view was taken
+mid-run, and the failing cell is the only one with a traceback.
 
 A quick test (no browser) checks that the README shows every committed picture
 and that the committed pictures are the ones this test makes.
@@ -220,6 +221,14 @@ def take_pictures(page: Any, folder: Path) -> dict[str, str]:
     texts: dict[str, str] = {}
     _, texts["live"] = catch_the_live_view(page, cells["grad"], folder)
     wait_idle(page, timeout_ms=240_000)
+    # One traceback, the failing cell's, which the diagnosis is about (JupyterLab renders
+    # an error output as application/vnd.jupyter.stderr).
+    tracebacks = page.locator(".jp-Notebook .jp-Cell").evaluate_all(
+        "cells => cells.map(c => [...c.querySelectorAll("
+        "'[data-mime-type=\"application/vnd.jupyter.stderr\"]')]"
+        ".filter(e => e.textContent.includes('Traceback')).length)"
+    )
+    assert [i for i, n in enumerate(tracebacks) if n] == [cells["diagnosis"]], tracebacks
     for shot in SHOTS:
         if shot.name == "live":
             continue
