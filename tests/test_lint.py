@@ -210,3 +210,24 @@ def test_s08_in_an_own_train_step_from_lint_data_and_its_twin() -> None:
     assert "in train_step" in bad.findings[0].place
     assert model.optimizer.iterations.numpy() == 0 and not model.optimizer.built
     assert lint_model(model, (X, y[:, None])).codes() == []
+
+
+def test_lint_explains_a_loss_that_raises_with_the_diagnosis_rules() -> None:
+    """Two sigmoid units with binary cross-entropy on 0/1 labels: the static pairing has no
+    rule for it, the loss raises on the first batch, and the diagnosis under a failing cell
+    explains it (M04, Dense(1)); the same rules, not a second set."""
+    import keras
+    import numpy as np
+
+    from tfnb_debug import lint_model
+
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(2, activation="sigmoid")])
+    model.compile("adam", "binary_crossentropy")
+    x, y = np.zeros((16, 8), "float32"), np.arange(16) % 2
+    report = lint_model(model, (x, y))
+    (m04,) = [f for f in report.findings if f.code == "M04"]
+    assert "Dense(1, activation='sigmoid')" in m04.hint and "Flatten" not in m04.to_text()
+    assert any("explained: M04" in row for row in report.to_text().splitlines())
+    fixed = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, activation="sigmoid")])
+    fixed.compile("adam", "binary_crossentropy")
+    assert "M04" not in lint_model(fixed, (x, y)).codes()

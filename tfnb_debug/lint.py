@@ -21,6 +21,7 @@ The model's variables, optimizer state and the global RNG state are restored aft
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,12 +209,31 @@ def _what_reaches_the_loss(
                 model.compute_loss(x=x, y=y, y_pred=model(x, training=True))
                 how = "ran (the compiled loss on one forward pass; every state restored)"
     except Exception as err:
+        explained = _explained(err, already)
         checks.append(
-            (codes, check, f"not checked: it raised {type(err).__name__}: {first_line(err)}")
+            (
+                codes,
+                check,
+                f"not checked: it raised {type(err).__name__}: {first_line(err)}"
+                + (f" (explained: {', '.join(f.code for f in explained)})" if explained else ""),
+            )
         )
-        return []
+        return explained
     checks.append((codes, check, how))
     return check_losses(watch, already=already)
+
+
+def _explained(err: BaseException, already: Sequence[Finding]) -> list[Finding]:
+    """The findings the diagnosis under a failing cell gives for ``err`` (the same rules), less
+    the codes the static checks already reported."""
+    from tfnb_debug.explain import explain_exception
+
+    try:
+        report = explain_exception(err, fallback=False)
+    except Exception:
+        return []
+    seen = {f.code for f in already}
+    return [f for f in report.findings if f.code not in seen] if report is not None else []
 
 
 def _memory(
