@@ -95,8 +95,10 @@ SHOTS = (
     ),
 )
 
-# Bounding box of everything the output draws (its block elements span the whole
-# output area's width), plus a small margin; the page coordinates Playwright clips with.
+# Bounding box of what the output draws, plus a small margin, in the page coordinates
+# Playwright clips with.  Block elements span the output area's whole width, so the
+# right edge comes from the content (text, images, drawings, tables), unless the
+# output draws a box with a right border.
 DRAWN_BOX = """(root, section) => {
   let parts = [root];
   if (section) {
@@ -106,16 +108,26 @@ DRAWN_BOX = """(root, section) => {
     parts = [head];
     for (let e = head.nextElementSibling; e && e.tagName !== 'H4'; e = e.nextElementSibling) parts.push(e);
   }
-  const rects = [];
+  const outer = parts.map(p => p.getBoundingClientRect());
+  const content = [];
   for (const part of parts) {
-    rects.push(part.getBoundingClientRect());
-    for (const e of part.querySelectorAll('*')) {
-      const r = e.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0) rects.push(r);
+    const walker = document.createTreeWalker(part, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      content.push(...range.getClientRects());
+    }
+    const drawn = 'img, svg, canvas, table';
+    for (const e of [part, ...part.querySelectorAll(drawn)]) {
+      if (e.matches(drawn)) content.push(e.getBoundingClientRect());
     }
   }
-  const top = Math.min(...rects.map(r => r.top)), left = Math.min(...rects.map(r => r.left));
-  const right = Math.max(...rects.map(r => r.right)), bottom = Math.max(...rects.map(r => r.bottom));
+  const all = [...outer, ...content].filter(r => r.width > 0 && r.height > 0);
+  const top = Math.min(...all.map(r => r.top)), left = Math.min(...all.map(r => r.left));
+  const bottom = Math.max(...all.map(r => r.bottom));
+  const boxed = parseFloat(getComputedStyle(root).borderRightWidth) > 0;
+  const right = boxed ? root.getBoundingClientRect().right : Math.max(...content.map(r => r.right));
   const pad = 8;
   const panel = root.closest('.jp-WindowedPanel-outer').getBoundingClientRect();
   // Never above this output: the one before it (a traceback) is not part of the picture.
