@@ -203,6 +203,8 @@ def test_tflint_data_reports_p16_for_a_trained_model_and_waits_for_training(
         "examples (86.3%)" in found.message
     )
     assert "scale the inputs" in found.hint and "norm.adapt(x)" in found.hint
+    # --data may be any data: the finding does not call it training data
+    assert "of 256 examples of --data" in found.message and "training" not in found.message
 
 
 def test_tfgrad_magic_shows_p16(shell: InteractiveShell) -> None:

@@ -301,7 +301,7 @@ def _majority_class(model: Any, data: Any, checks: list[tuple[str, str, str]]) -
         checks.append(("P16", check, "not checked: --data is not (x, y) or a dataset"))
         return []
     try:
-        predictions = predict_classes(model, data, head)
+        predictions = predict_classes(model, data, head, examples_of="examples of --data")
     except Exception as err:
         checks.append(
             ("P16", check, f"not checked: it raised {type(err).__name__}: {first_line(err)}")
@@ -314,7 +314,9 @@ def _majority_class(model: Any, data: Any, checks: list[tuple[str, str, str]]) -
     from tfnb_debug.collect.metric_facts import collect_metrics
 
     kinds = tuple(fact.kind for fact in collect_metrics(model))
-    return majority_class(predictions, model=model.name, metric_kinds=kinds)
+    return majority_class(
+        predictions, model=model.name, metric_kinds=kinds, examples_of="examples of --data"
+    )
 
 
 def _data_rules(

@@ -243,17 +243,18 @@ def predict_classes(
     limit: int | None = None,
     examples: int = MAX_EXAMPLES,
     max_seconds: float = MAX_SECONDS,
+    examples_of: str = "training examples",
 ) -> Predictions | None:
     """Predicted classes of ``model``'s ``head`` on ``data`` (``(x, y)`` arrays or a dataset of
     ``(x, y)``), inference mode, every state restored; None when the labels are not one class
     per example.  ``limit``: only the first ``limit`` rows of the arrays are the training part.
     Predicting stops after the batch that passes ``max_seconds`` (a large model is read on
-    fewer examples)."""
+    fewer examples).  ``examples_of`` names the rows in :attr:`Predictions.source`."""
     from tfnb_debug.collect._patching import preserved
 
     with preserved(model):
         if isinstance(data, tuple | list):
-            read = _from_arrays(model, data[0], data[1], limit, examples, max_seconds)
+            read = _from_arrays(model, data[0], data[1], limit, examples, max_seconds, examples_of)
         else:
             read = _from_dataset(model, data, examples, max_seconds)
     if read is None:
@@ -266,7 +267,13 @@ _Read = tuple[np.ndarray, np.ndarray, np.ndarray, float | None, str]
 
 
 def _from_arrays(
-    model: Any, x: Any, y: Any, limit: int | None, examples: int, max_seconds: float
+    model: Any,
+    x: Any,
+    y: Any,
+    limit: int | None,
+    examples: int,
+    max_seconds: float,
+    examples_of: str,
 ) -> _Read | None:
     import keras
 
@@ -287,7 +294,7 @@ def _from_arrays(
         if time.monotonic() - start > max_seconds:
             break
     done = sum(len(o) for o in outputs)
-    what = f"{done} of the {n} training examples, evenly spaced"
+    what = f"{done} of the {n} {examples_of}, evenly spaced"
     xs = keras.tree.map_structure(lambda a: a[:done], xs)
     return y[:n], y[idx[:done]], np.concatenate(outputs), _peak(xs), what
 

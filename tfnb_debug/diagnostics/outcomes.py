@@ -102,11 +102,13 @@ def majority_class(
     class_weight: bool = False,
     x_name: str | None = None,
     thresholds: OutcomeThresholds | None = None,
+    examples_of: str = "training examples",
 ) -> list[Finding]:
     """P16: (nearly) every prediction is the majority class, and the accuracy is just its share.
 
     ``accuracy``: the metric ``fit`` reported at its last epoch, as ``(name, value)``;
-    without it the accuracy measured on the sampled examples is used.
+    without it the accuracy measured on the sampled examples is used.  ``examples_of``
+    names what the examples are (``%tflint --data`` may be given any data).
     """
     th = thresholds or OutcomeThresholds()
     if p.examples < th.min_examples or p.labelled < th.min_examples or not any(p.labels):
@@ -143,7 +145,7 @@ def majority_class(
         )
     message = (
         f"model '{model}' predicts class {cls} for {p.predicted[major]} of {p.examples} "
-        f"training examples: its {name} {value:.3f} ({said}) is just the share of class "
+        f"{examples_of}: its {name} {value:.3f} ({said}) is just the share of class "
         f"{cls} in the {'labels' if accuracy is not None else 'labels of those examples'} "
         f"({shown:.1%}), {rest}"
     )
