@@ -26,13 +26,29 @@ built and gives every ``shuffle`` the order of its input (``input_order``):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import Field, replace
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from tfnb_debug.collect.pipeline import Stage
+
+class _Stage(Protocol):
+    """What this module reads of :class:`tfnb_debug.collect.pipeline.Stage` (a dataclass);
+    named structurally so the two modules do not import each other."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def params(self) -> tuple[tuple[str, Any], ...]: ...
+    @property
+    def branches(self) -> tuple[tuple[Any, ...], ...]: ...
+
+    def param(self, name: str, default: Any = None) -> Any: ...
+
+
+Stage = TypeVar("Stage", bound=_Stage)
 
 __all__ = ["file_reader", "mark_utilities", "stored_order"]
 
