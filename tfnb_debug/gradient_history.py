@@ -14,9 +14,13 @@ import numpy as np
 
 __all__ = [
     "HIST_BINS",
+    "HIST_BIN_NOTE",
     "HIST_EDGES",
     "HIST_HI",
     "HIST_LO",
+    "HIST_LOG2_LO",
+    "HIST_LOG2_WIDTH",
+    "HIST_SAMPLE",
     "STAT_COLUMNS",
     "GradientHistory",
     "LayerGradients",
@@ -35,10 +39,20 @@ STAT_COLUMNS = (
     "update_norm",
 )
 NORM, MEAN_ABS, MAX_ABS, NAN, INF, ZERO, W_NORM, U_NORM = range(len(STAT_COLUMNS))
-# Histogram of log10|g| over finite non-zero entries: 32 bins of half a decade;
-# values outside [1e-12, 1e4] fall into the edge bins.
-HIST_LO, HIST_HI, HIST_BINS = -12.0, 4.0, 32
-HIST_EDGES = tuple(float(x) for x in np.linspace(HIST_LO, HIST_HI, HIST_BINS + 1))
+# Histogram of |g| over finite non-zero entries, by the float32 exponent floor(log2|g|):
+# 28 bins of two binary exponents (a factor of 4 each) from 2**-42 (2.3e-13) to 2**14
+# (16384); values outside fall into the edge bins (subnormals into the first).
+HIST_LOG2_LO, HIST_LOG2_WIDTH, HIST_BINS = -42, 2, 28
+#: the bin edges as log10|g| (what the plots' axes show): log10(2) * (-42, -40, ..., 14)
+HIST_EDGES = tuple(
+    float(np.log10(2.0) * (HIST_LOG2_LO + HIST_LOG2_WIDTH * i)) for i in range(HIST_BINS + 1)
+)
+HIST_LO, HIST_HI = HIST_EDGES[0], HIST_EDGES[-1]
+#: most values of one variable a histogram counts: a larger gradient's histogram is
+#: counted on a strided sample of about this many values and scaled to its size
+HIST_SAMPLE = 1 << 16
+#: what the bins are, for the report's titles
+HIST_BIN_NOTE = f"bins of a factor 4; above {HIST_SAMPLE:,} values per variable, from a sample"
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ How it works (see TRAPS.md, 'Gradients from model.fit'):
   user's ``tf.function``) are caught.  ``LossScaleOptimizer`` calls its inner
   optimizer's ``apply`` with unscaled gradients, so those are what is recorded.
 * The wrapper computes a few numbers per variable with TensorFlow ops (norm,
-  mean/max |g|, NaN/Inf counts, share of zeros, a fixed-bin histogram of
-  log10|g|, weight and update norms) and writes them with ``scatter_nd_update``
+  mean/max |g|, NaN/Inf counts, share of zeros, a histogram of log2|g| read from
+  the float32 exponents, weight and update norms: :mod:`~tfnb_debug.collect.grad_stats`,
+  whose cost follows the step's own) and writes them with ``scatter_nd_update``
   into preallocated ``tf.Variable`` buffers on the device: no ``py_function``,
   so XLA accepts it.  Nothing crosses to the host until the capture ends, when
   the buffers (steps x variables x (8 + bins) numbers) are read once.
@@ -49,6 +50,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import Patches, preserved
+from tfnb_debug.collect.grad_stats import gradient_stats, in_xla
 from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_function
 from tfnb_debug.collect.keras_access import (
     BaseOptimizer,
@@ -58,8 +60,6 @@ from tfnb_debug.collect.keras_access import (
 )
 from tfnb_debug.gradient_history import (
     HIST_BINS,
-    HIST_HI,
-    HIST_LO,
     STAT_COLUMNS,
     GradientHistory,
     VariableMeta,
@@ -115,174 +115,27 @@ class CaptureData(GradientHistory):
     loss_scaled_by: tuple[str, ...] = ()
 
 
-def gradient_stats(
-    grads: Sequence[tf.Tensor],
-    w_old: Sequence[tf.Tensor] | None,
-    w_new: Sequence[tf.Tensor] | None,
-) -> tuple[tf.Tensor, tf.Tensor]:
-    """The statistics rows ``(k, STAT_COLUMNS)`` and log10|g| histograms ``(k, HIST_BINS)`` of
-    ``k`` gradients, as TensorFlow ops.
-
-    The gradients are flattened into one vector (per group of
-    :data:`STACK_ELEMENTS` values) and reduced per variable with sorted segment
-    ops: about 40 graph ops per group, where one set of ops per variable made
-    tracing a model of 80 variables take seconds.  Inside
-    an XLA-compiled function (``jit_compile=True``, which Keras picks on a GPU)
-    it builds one set of XLA-safe ops per variable instead: no
-    ``histogram_fixed_width``, no ``SegmentSum``, no ``py_function``.
-    ``w_old``/``w_new`` give the weight and update norms (NaN when not given,
-    as in a dry probe).
-    """
-    k = len(grads)
-    if k == 0:
-        return tf.zeros([0, len(STAT_COLUMNS)]), tf.zeros([0, HIST_BINS])
-    sizes = [g.shape.num_elements() for g in grads]
-    xla = not tf.executing_eagerly() and _in_xla(tf.compat.v1.get_default_graph())
-    if xla or any(size is None or size == 0 for size in sizes):
-        # XLA has no SegmentSum kernel and wants DenseBincount's size constant; sorted
-        # segment sums drop an empty variable at the end, and need static sizes here
-        rows_hists = [
-            _variable_stats(
-                g,
-                None if w_old is None else w_old[i],
-                None if w_new is None else w_new[i],
-            )
-            for i, g in enumerate(grads)
-        ]
-        return tf.stack([r for r, _ in rows_hists]), tf.stack([h for _, h in rows_hists])
-    # Groups of at most STACK_ELEMENTS values: the flattened copies stay small on a device.
-    groups: list[list[int]] = [[]]
-    total = 0
-    for i, size in enumerate(sizes):
-        if groups[-1] and total + size > STACK_ELEMENTS:
-            groups.append([])
-            total = 0
-        groups[-1].append(i)
-        total += size
-    parts = [
-        _stacked_stats(
-            [grads[i] for i in group],
-            None if w_old is None else [w_old[i] for i in group],
-            None if w_new is None else [w_new[i] for i in group],
-        )
-        for group in groups
-    ]
-    if len(parts) == 1:
-        return parts[0]
-    return tf.concat([r for r, _ in parts], 0), tf.concat([h for _, h in parts], 0)
-
-
-#: most values flattened into one vector by :func:`gradient_stats` (16 MB of float32)
-STACK_ELEMENTS = 1 << 22
-
-
-def _stacked_stats(
-    grads: Sequence[tf.Tensor],
-    w_old: Sequence[tf.Tensor] | None,
-    w_new: Sequence[tf.Tensor] | None,
-) -> tuple[tf.Tensor, tf.Tensor]:
-    """:func:`gradient_stats` of variables with static, non-zero sizes, in one set of ops."""
-    k = len(grads)
-
-    def flat(tensors: Sequence[tf.Tensor]) -> tf.Tensor:
-        parts = [tf.reshape(tf.cast(t, tf.float32), [-1]) for t in tensors]
-        return tf.concat(parts, 0) if len(parts) > 1 else parts[0]
-
-    sizes = [int(g.shape.num_elements()) for g in grads]
-    g = flat(grads)
-    segment = tf.repeat(tf.range(k), sizes)
-    absg = tf.abs(g)
-    nan = tf.cast(tf.math.is_nan(g), tf.float32)
-    zero = tf.equal(g, 0.0)
-    columns = [tf.square(g), absg, nan, tf.cast(tf.math.is_inf(g), tf.float32)]
-    columns.append(tf.cast(zero, tf.float32))
-    if w_old is not None:
-        w0 = flat(w_old)
-        columns.append(tf.square(w0))
-        if w_new is not None:
-            columns.append(tf.square(flat(w_new) - w0))
-    sums = [tf.math.segment_sum(column, segment) for column in columns]
-    count = tf.maximum(tf.cast(sizes, tf.float32), 1.0)
-    missing = tf.fill([k], np.nan)
-    # reduce_max lets a NaN win; segment_max skips it: the same answer as one variable's max
-    max_abs = tf.where(sums[2] > 0, missing, tf.maximum(tf.math.segment_max(absg, segment), 0.0))
-    w_norm = tf.sqrt(sums[5]) if w_old is not None else missing
-    u_norm = tf.sqrt(sums[6]) if w_old is not None and w_new is not None else missing
-    rows = tf.stack(
-        [
-            tf.sqrt(sums[0]),
-            sums[1] / count,
-            max_abs,
-            sums[2],
-            sums[3],
-            sums[4] / count,
-            w_norm,
-            u_norm,
-        ],
-        axis=1,
-    )
-    counted = tf.logical_and(tf.math.is_finite(g), tf.logical_not(zero))
-    index = _hist_bins(absg, counted)
-    hist = tf.math.bincount(
-        segment * HIST_BINS + index,
-        weights=tf.cast(counted, tf.float32),
-        minlength=k * HIST_BINS,
-        maxlength=k * HIST_BINS,
-    )
-    return rows, tf.reshape(hist, [k, HIST_BINS])
-
-
-def _variable_stats(
-    grad: tf.Tensor, w_old: tf.Tensor | None, w_new: tf.Tensor | None
-) -> tuple[tf.Tensor, tf.Tensor]:
-    """The statistics row and the log10|g| histogram of one gradient, as TensorFlow ops
-    (the XLA form of :func:`gradient_stats`, one set of ops per variable)."""
-    g = tf.reshape(tf.cast(grad, tf.float32), [-1])
-    size = tf.maximum(tf.cast(tf.size(g), tf.float32), 1.0)
-    absg = tf.abs(g)
-    finite = tf.math.is_finite(g)
-    nan = tf.reduce_sum(tf.cast(tf.math.is_nan(g), tf.float32))
-    inf = tf.reduce_sum(tf.cast(tf.math.is_inf(g), tf.float32))
-    zero = tf.reduce_sum(tf.cast(tf.equal(g, 0.0), tf.float32)) / size
-    norm = tf.sqrt(tf.reduce_sum(tf.square(g)))
-    mean_abs = tf.reduce_sum(absg) / size
-    max_abs = tf.reduce_max(tf.concat([absg, tf.zeros([1], tf.float32)], 0))
-    nan_value = tf.constant(float("nan"), tf.float32)
-    if w_old is not None and w_new is not None:
-        w0 = tf.reshape(tf.cast(w_old, tf.float32), [-1])
-        w1 = tf.reshape(tf.cast(w_new, tf.float32), [-1])
-        w_norm = tf.sqrt(tf.reduce_sum(tf.square(w0)))
-        u_norm = tf.sqrt(tf.reduce_sum(tf.square(w1 - w0)))
-    elif w_old is not None:
-        w0 = tf.reshape(tf.cast(w_old, tf.float32), [-1])
-        w_norm = tf.sqrt(tf.reduce_sum(tf.square(w0)))
-        u_norm = nan_value
-    else:
-        w_norm = u_norm = nan_value
-    row = tf.stack([norm, mean_abs, max_abs, nan, inf, zero, w_norm, u_norm])
-    counted = tf.logical_and(finite, tf.not_equal(g, 0.0))
-    index = _hist_bins(absg, counted)
-    hist = tf.math.unsorted_segment_sum(tf.cast(counted, tf.float32), index, HIST_BINS)
-    return row, hist
-
-
-def _hist_bins(absg: tf.Tensor, counted: tf.Tensor) -> tf.Tensor:
-    """The log10|g| histogram bin of each entry; the edge bins take values outside
-    ``[HIST_LO, HIST_HI]``.  Entries not ``counted`` get some bin: weigh them 0."""
-    logs = tf.math.log(tf.where(counted, absg, tf.ones_like(absg))) / np.log(10.0)
-    width = (HIST_HI - HIST_LO) / HIST_BINS
-    return tf.clip_by_value(tf.cast(tf.floor((logs - HIST_LO) / width), tf.int32), 0, HIST_BINS - 1)
-
-
-def _in_xla(graph: Any) -> bool:
-    """Whether ops built now land in an XLA-compiled function (TensorFlow's own test)."""
-    from tensorflow.python.ops import control_flow_util
-
-    return bool(control_flow_util.GraphOrParentsInXlaContext(graph))
-
-
 def _read(variable: Any) -> tf.Tensor:
     return tf.convert_to_tensor(getattr(variable, "value", variable))
+
+
+def _read_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
+    """The variables' values in a recorded step, empty tensors in the others.
+
+    A value still held when the optimizer updates its variable makes that update copy
+    the whole variable first (TensorFlow's copy-on-write), so the weights before the
+    update are read only in a step whose update norm is recorded.
+    """
+    if not variables:
+        return []
+
+    def read() -> list[tf.Tensor]:
+        return [tf.identity(_read(v)) for v in variables]
+
+    def empty() -> list[tf.Tensor]:
+        return [tf.zeros([0], tf.as_dtype(v.dtype)) for v in variables]
+
+    return list(tf.cond(due, read, empty))
 
 
 def _variable_meta(variable: Any, optimizer: str) -> VariableMeta:
@@ -397,13 +250,17 @@ class _Recorder:
             self.step.assign_add(1)
             return result
         self.traced = True
-        w_old = [_read(variables[i]) for i in present]
+        due_t = tf.logical_and(
+            self.count < capture.max_steps,
+            tf.equal(self.step % capture.every, 0),
+        )
+        kept = [variables[i] for i in present] if writer else []
+        if in_xla(tf.compat.v1.get_default_graph()):  # XLA wants the branches' shapes equal
+            w_old = [_read(v) for v in kept]
+        else:
+            w_old = _read_when(due_t, kept)
         result = apply()
         if writer:
-            due_t = tf.logical_and(
-                self.count < capture.max_steps,
-                tf.equal(self.step % capture.every, 0),
-            )
             tf.cond(due_t, lambda: write(w_old), lambda: tf.constant(False))
             self.step.assign_add(1)
         return result

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from tfnb_debug.gradient_history import HIST_BIN_NOTE
 from tfnb_debug.render.pixelmap import pixel_maps_html, short_label
 from tfnb_debug.render.svg import histogram_panels_svg, line_svg
 from tfnb_debug.reports import Section
@@ -74,8 +75,9 @@ def histogram_maps_html(
     *,
     first: np.ndarray | None = None,
 ) -> str:
-    """Layers (rows, forward order) x log10|g| bins, coloured by the share of the layer's
-    counted entries in each bin: the first recorded step beside the last, one scale."""
+    """Layers (rows, forward order) x |g| bins on a log10 axis (``edges``, in log10: bins of a
+    factor 4 for gradients), coloured by the share of the layer's counted entries in each
+    bin: the first recorded step beside the last, one scale."""
     shown = [("last recorded step", histogram_shares(last))]
     if first is not None:
         shown.insert(0, ("first recorded step", histogram_shares(first)))
@@ -94,7 +96,7 @@ def histogram_maps_html(
         lo=0.0,
         hi=max(top, 1e-9),
         ticks=ticks,
-        x_label="log10 |g|",
+        x_label="log10 |g| (bins of a factor 4)",
         legend="share of the layer's entries per bin (black: none counted)",
         alt="gradient histograms",
     )
@@ -159,7 +161,8 @@ def gradient_sections(
         )
         sections.append(
             FigureSection(
-                f"Gradient histograms (log10 |g| per layer, last recorded step{first_shown})",
+                f"Gradient histograms (log10 |g| per layer, {HIST_BIN_NOTE}; "
+                f"last recorded step{first_shown})",
                 render=histograms,
             )
         )

@@ -1,0 +1,313 @@
+"""The per-step gradient statistics, as TensorFlow ops whose cost follows the step's own.
+
+For each gradient: the norm, mean and max |g|, exact NaN, Inf and zero counts, the
+weight and update norms (STAT_COLUMNS), and a histogram of floor(log2|g|) over the
+finite, non-zero entries in bins of two binary exponents (HIST_EDGES).
+
+What a step pays:
+
+* a gradient larger than :data:`SAMPLE` values gets ops of its own, read in place: the
+  norms are one fused reduction each (``l2_loss``), mean and max |g| read one ``abs``,
+  zeros are counted from the bits of ``|g|`` (``min(bits, 1)`` summed: a bit test that
+  TensorFlow's flushing of subnormals to zero does not touch);
+* smaller gradients are flattened into one vector (per group of :data:`STACK_ELEMENTS`)
+  and reduced with sorted segment sums: one set of ops for all of them, where one set
+  per variable made tracing a model of 80 variables take seconds;
+* NaN and Inf are counted exactly, but only in a step where some gradient's sum of
+  squares is not finite (one ``cond`` for all: a finite sum has neither);
+* the histogram reads the float32 exponent field from the bits (a shift: no ``log``)
+  and counts (variable, exponent field) pairs with one ``bincount``, folded into the
+  bins by a small matmul; a gradient above :data:`SAMPLE` values is counted on a strided
+  sample (an odd stride, so it walks every column of a power-of-two-wide kernel) whose
+  counts are scaled to its size.
+
+Inside an XLA-compiled function (``jit_compile=True``, which Keras picks on a GPU)
+every gradient gets ops of its own, XLA-safe: no ``SegmentSum``, no ``Bincount``
+(a segment sum counts the exponents), no ``py_function``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from tfnb_debug.gradient_history import (
+    HIST_BINS,
+    HIST_LOG2_LO,
+    HIST_LOG2_WIDTH,
+    HIST_SAMPLE,
+    STAT_COLUMNS,
+)
+
+__all__ = ["SAMPLE", "STACK_ELEMENTS", "gradient_stats", "hist_sample", "in_xla"]
+
+#: most values the histogram of one gradient reads (a larger gradient is sampled)
+SAMPLE = HIST_SAMPLE
+
+#: most values flattened into one vector by :func:`gradient_stats` (16 MB of float32)
+STACK_ELEMENTS = 1 << 22
+
+
+def gradient_stats(
+    grads: Sequence[tf.Tensor],
+    w_old: Sequence[tf.Tensor] | None,
+    w_new: Sequence[tf.Tensor] | None,
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """The statistics rows ``(k, STAT_COLUMNS)`` and histograms ``(k, HIST_BINS)`` of ``k``
+    gradients, as TensorFlow ops.
+
+    ``w_old``/``w_new`` give the weight and update norms (NaN when not given,
+    as in a dry probe).
+    """
+    k = len(grads)
+    if k == 0:
+        return tf.zeros([0, len(STAT_COLUMNS)]), tf.zeros([0, HIST_BINS])
+    sizes = [g.shape.num_elements() for g in grads]
+    xla = not tf.executing_eagerly() and in_xla(tf.compat.v1.get_default_graph())
+    # sorted segment sums drop an empty variable at the end, and need static sizes
+    small = set() if xla else {i for i, n in enumerate(sizes) if n is not None and 0 < n <= SAMPLE}
+    own = [i for i in range(k) if i not in small]
+    groups: list[list[int]] = []
+    total = 0
+    for i in sorted(small):  # groups of at most STACK_ELEMENTS values: the copies stay small
+        if not groups or total + int(sizes[i] or 0) > STACK_ELEMENTS:
+            groups.append([])
+            total = 0
+        groups[-1].append(i)
+        total += int(sizes[i] or 0)
+
+    def pick(values: Sequence[tf.Tensor] | None, indices: list[int]) -> list[Any] | None:
+        return None if values is None else [values[i] for i in indices]
+
+    parts = (
+        [_own_stats(pick(grads, own) or [], pick(w_old, own), pick(w_new, own), xla)] if own else []
+    )
+    parts += [_stacked_stats(pick(grads, g) or [], pick(w_old, g), pick(w_new, g)) for g in groups]
+    indices = ([own] if own else []) + groups
+    # NaN and Inf are counted only in a step where some sum of squares is not finite
+    squares = tf.concat([p.squares for p in parts], 0)
+    nonfinite = tf.cond(
+        tf.reduce_all(tf.math.is_finite(squares)),
+        lambda: tf.zeros([k, 2]),
+        lambda: tf.concat([p.count_nonfinite() for p in parts], 0),
+    )
+    rows = tf.concat([p.rows for p in parts], 0)
+    hists = tf.concat([p.hists for p in parts], 0)
+    max_abs = tf.where(nonfinite[:, 0] > 0, tf.fill([k], np.nan), rows[:, 2])
+    rows = tf.concat([rows[:, :2], max_abs[:, None], nonfinite, rows[:, 5:]], axis=1)
+    order = [i for part in indices for i in part]
+    if order != list(range(k)):
+        back = np.argsort(order)  # where each variable's row landed in the concatenation
+        rows, hists = tf.gather(rows, back), tf.gather(hists, back)
+    return rows, hists
+
+
+@dataclass(frozen=True)
+class _Part:
+    """The statistics of some of the variables: rows (NaN/Inf columns 0 and max |g| not yet
+    NaN), histograms, sums of squares, and how to count their NaN and Inf entries."""
+
+    rows: tf.Tensor
+    hists: tf.Tensor
+    squares: tf.Tensor
+    count_nonfinite: Callable[[], tf.Tensor]
+
+
+def _norm(t: tf.Tensor) -> tf.Tensor:
+    """sqrt(sum(t**2)) as one fused reduction (``l2_loss`` is sum(t**2) / 2)."""
+    return tf.sqrt(2.0 * tf.nn.l2_loss(t))
+
+
+def _flat(t: tf.Tensor) -> tf.Tensor:
+    return tf.reshape(tf.cast(t, tf.float32), [-1])
+
+
+def _own_stats(
+    grads: Sequence[tf.Tensor],
+    w_old: Sequence[tf.Tensor] | None,
+    w_new: Sequence[tf.Tensor] | None,
+    xla: bool,
+) -> _Part:
+    """Gradients with ops of their own, each read in place: one fused reduction per
+    statistic, and one histogram for all their (sampled) values."""
+    rows, squares, samples, scales = [], [], [], []
+    nan_value = tf.constant(np.nan, tf.float32)
+    for i, grad in enumerate(grads):
+        g = _flat(grad)
+        size = tf.maximum(tf.cast(tf.size(g), tf.float32), 1.0)
+        absg = tf.abs(g)  # a bit operation: subnormals stay non-zero
+        nonzero = tf.reduce_sum(tf.minimum(tf.bitcast(absg, tf.int32), 1))
+        square_sum = 2.0 * tf.nn.l2_loss(g)
+        w_norm = nan_value if w_old is None else _norm(w_old[i])
+        u_norm = (
+            nan_value
+            if w_old is None or w_new is None
+            else _norm(tf.cast(w_new[i], tf.float32) - tf.cast(w_old[i], tf.float32))
+        )
+        none = tf.constant(0.0, tf.float32)
+        rows.append(
+            tf.stack(
+                [
+                    tf.sqrt(square_sum),
+                    tf.reduce_sum(absg) / size,
+                    tf.maximum(tf.reduce_max(absg), 0.0),  # 0 for an empty gradient
+                    none,
+                    none,
+                    tf.cast(tf.size(g) - nonzero, tf.float32) / size,
+                    w_norm,
+                    u_norm,
+                ]
+            )
+        )
+        squares.append(square_sum)
+        sample, scale = hist_sample(absg)
+        samples.append(sample)
+        scales.append(tf.cast(scale, tf.float32))
+    m = len(grads)
+    lengths = [s.shape.num_elements() for s in samples]
+    repeats: Any = lengths if None not in lengths else tf.stack([tf.size(s) for s in samples])
+    segment = tf.repeat(tf.range(m), repeats)
+    flat_samples = tf.concat(samples, 0) if m > 1 else samples[0]
+    hists = _histograms(tf.bitcast(flat_samples, tf.int32), segment, m, xla=xla)
+
+    def count_nonfinite() -> tf.Tensor:
+        return tf.stack([_nonfinite_counts(g) for g in grads])
+
+    return _Part(
+        rows=tf.stack(rows),
+        hists=hists * tf.stack(scales)[:, None],
+        squares=tf.stack(squares),
+        count_nonfinite=count_nonfinite,
+    )
+
+
+def _nonfinite_counts(grad: tf.Tensor) -> tf.Tensor:
+    g = tf.cast(grad, tf.float32)
+    nan = tf.reduce_sum(tf.cast(tf.math.is_nan(g), tf.float32))
+    inf = tf.reduce_sum(tf.cast(tf.math.is_inf(g), tf.float32))
+    return tf.stack([nan, inf])
+
+
+def hist_sample(g: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor | float]:
+    """The values of the flat float32 ``g`` the histogram reads, and the factor that scales
+    their counts to ``g``'s size: all of them up to :data:`SAMPLE`, else every
+    ``stride``-th from the first, ``stride`` the smallest odd number that leaves at most
+    :data:`SAMPLE`."""
+    n = g.shape.num_elements()
+    if n is not None:
+        if n <= SAMPLE:
+            return g, 1.0
+        stride = -(-n // SAMPLE)
+        stride += 1 - stride % 2
+        taken = -(-n // stride)
+        return g[::stride], n / taken
+    size = tf.size(g)
+    stride = tf.maximum((size + SAMPLE - 1) // SAMPLE, 1)
+    stride += 1 - stride % 2
+    sample = g[::stride]
+    scale = tf.cast(size, tf.float32) / tf.maximum(tf.cast(tf.size(sample), tf.float32), 1.0)
+    return sample, scale
+
+
+#: columns of the exponent counts: the 256 values of the float32 exponent field, then zeros
+_COLUMNS = 257
+
+
+def _fold() -> np.ndarray:
+    """(257, HIST_BINS): exponent field -> histogram bin.  floor(log2|g|) is the field - 127
+    for normal values, in bins of ``HIST_LOG2_WIDTH`` from ``HIST_LOG2_LO``, the edge bins
+    taking what lies outside (subnormals, field 0, the first); field 255 (NaN, Inf) and
+    the zeros column count nowhere."""
+    fold = np.zeros((_COLUMNS, HIST_BINS), np.float32)
+    for field_value in range(255):
+        offset = field_value - 127 - HIST_LOG2_LO
+        fold[
+            field_value, min(max(offset, 0), HIST_BINS * HIST_LOG2_WIDTH - 1) // HIST_LOG2_WIDTH
+        ] = 1
+    return fold
+
+
+_FOLD = _fold()
+
+
+def _histograms(abs_bits: tf.Tensor, segment: tf.Tensor, k: int, *, xla: bool) -> tf.Tensor:
+    """(k, HIST_BINS) counts of finite non-zero values, from the int32 bits of their absolute
+    values (a sign-free float32 bit pattern) and their segment ids in ``[0, k)``: one count
+    per (segment, exponent field) with integer ops, then folded into the bins."""
+    column = tf.where(tf.equal(abs_bits, 0), _COLUMNS - 1, tf.bitwise.right_shift(abs_bits, 23))
+    key = segment * _COLUMNS + column
+    if xla:  # XLA wants bincount's size constant: a segment sum
+        counts = tf.math.unsorted_segment_sum(tf.ones_like(key, tf.float32), key, k * _COLUMNS)
+    else:
+        counts = tf.cast(
+            tf.math.bincount(key, minlength=k * _COLUMNS, maxlength=k * _COLUMNS), tf.float32
+        )
+    return tf.matmul(tf.reshape(counts, [k, _COLUMNS]), tf.constant(_FOLD))
+
+
+def _stacked_stats(
+    grads: Sequence[tf.Tensor],
+    w_old: Sequence[tf.Tensor] | None,
+    w_new: Sequence[tf.Tensor] | None,
+) -> _Part:
+    """Small variables with static, non-zero sizes, flattened into one vector and reduced
+    with sorted segment sums (each histogram reads all its values)."""
+    k = len(grads)
+
+    def flat(tensors: Sequence[tf.Tensor]) -> tf.Tensor:
+        parts = [_flat(t) for t in tensors]
+        return tf.concat(parts, 0) if len(parts) > 1 else parts[0]
+
+    sizes = [int(g.shape.num_elements()) for g in grads]
+    g = flat(grads)
+    segment = tf.repeat(tf.range(k), sizes)
+    absg = tf.abs(g)  # a bit operation: subnormals stay non-zero
+    abs_bits = tf.bitcast(absg, tf.int32)
+    columns = [tf.square(g), absg, tf.cast(tf.minimum(abs_bits, 1), tf.float32)]
+    if w_old is not None:
+        w0 = flat(w_old)
+        columns.append(tf.square(w0))
+        if w_new is not None:
+            columns.append(tf.square(flat(w_new) - w0))
+    # one segment sum per column: on a stacked (n, 5) matrix it takes twice as long
+    sums = tf.stack([tf.math.segment_sum(column, segment) for column in columns], axis=1)
+    count = tf.maximum(tf.cast(sizes, tf.float32), 1.0)
+    missing = tf.fill([k], np.nan)
+    w_norm = tf.sqrt(sums[:, 3]) if w_old is not None else missing
+    u_norm = tf.sqrt(sums[:, 4]) if w_old is not None and w_new is not None else missing
+    none = tf.zeros([k])
+    rows = tf.stack(
+        [
+            tf.sqrt(sums[:, 0]),
+            sums[:, 1] / count,
+            tf.maximum(tf.math.segment_max(absg, segment), 0.0),
+            none,
+            none,
+            (count - sums[:, 2]) / count,
+            w_norm,
+            u_norm,
+        ],
+        axis=1,
+    )
+
+    def count_nonfinite() -> tf.Tensor:
+        flags = tf.stack([tf.math.is_nan(g), tf.math.is_inf(g)], axis=1)
+        return tf.math.segment_sum(tf.cast(flags, tf.float32), segment)
+
+    return _Part(
+        rows=rows,
+        hists=_histograms(abs_bits, segment, k, xla=False),
+        squares=sums[:, 0],
+        count_nonfinite=count_nonfinite,
+    )
+
+
+def in_xla(graph: Any) -> bool:
+    """Whether ops built now land in an XLA-compiled function (TensorFlow's own test)."""
+    from tensorflow.python.ops import control_flow_util
+
+    return bool(control_flow_util.GraphOrParentsInXlaContext(graph))
