@@ -238,20 +238,22 @@ def test_tfpipeline_mem(shell: InteractiveShell) -> None:
     assert not _sampler_alive()
 
 
+GRAPH_STEP = (
+    "opt = keras.optimizers.SGD(0.01)\n"
+    "@tf.function\n"
+    "def step():\n"
+    "    with tf.GradientTape() as tape:\n"
+    "        loss = tf.reduce_mean(model(x) ** 2)\n"
+    "    grads = tape.gradient(loss, model.trainable_weights)\n"
+    "    opt.apply_gradients(zip(grads, model.trainable_weights))\n"
+)
+
+
 def test_tfmem_counts_steps_of_a_tf_function_traced_in_an_earlier_cell(
     shell: InteractiveShell,
 ) -> None:
     shell.run_cell(SETUP)
-    shell.run_cell(
-        "opt = keras.optimizers.SGD(0.01)\n"
-        "@tf.function\n"
-        "def step():\n"
-        "    with tf.GradientTape() as tape:\n"
-        "        loss = tf.reduce_mean(model(x) ** 2)\n"
-        "    grads = tape.gradient(loss, model.trainable_weights)\n"
-        "    opt.apply_gradients(zip(grads, model.trainable_weights))\n"
-        "step()\n"
-    )
+    shell.run_cell(GRAPH_STEP + "step()\n")
     report = run_magic(shell, "%%tfmem -q -o", cell="for _ in range(20):\n    step()").result
     # the sample taken when the cell ends always sees the 20 new iterations
     assert report.step_sources == ("tf.function (counted at each sample)",)
@@ -264,15 +266,7 @@ def test_tfmem_says_how_many_tf_function_steps_ran_not_how_many_samples_saw_one(
     """32 steps in a custom loop used to read "13 training step(s) seen": the samples at
     which the optimizer's count had moved, not the steps."""
     shell.run_cell(SETUP)
-    shell.run_cell(
-        "opt = keras.optimizers.SGD(0.01)\n"
-        "@tf.function\n"
-        "def step():\n"
-        "    with tf.GradientTape() as tape:\n"
-        "        loss = tf.reduce_mean(model(x) ** 2)\n"
-        "    grads = tape.gradient(loss, model.trainable_weights)\n"
-        "    opt.apply_gradients(zip(grads, model.trainable_weights))\n"
-    )
+    shell.run_cell(GRAPH_STEP)
     report = run_magic(shell, "%%tfmem -q -o", cell="for _ in range(32):\n    step()").result
     assert int(shell.user_ns["opt"].iterations.numpy()) == 32
     assert "32 training step(s) seen (32 inside tf.function" in report.summary[0], report.summary

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
-from tfnb_debug.explain._evidence import DatasetStage, Evidence, dataset_stages, read_evidence
+from tfnb_debug.explain._evidence import (
+    DatasetStage,
+    Evidence,
+    _keras_layer_class,
+    dataset_stages,
+    read_evidence,
+)
 from tfnb_debug.text import key_sentence, strip_ansi
 
 _IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
@@ -381,18 +387,6 @@ def _wrapping_model(layer: Any, user_locals: list[Mapping[str, Any]], layer_cls:
             if isinstance(value, layer_cls) and getattr(value, "_functional", None) is layer:
                 return value
     return layer
-
-
-def _keras_layer_class() -> Any:
-    """Keras' Layer class if Keras is already imported (a Keras error implies it is)."""
-    if "keras" not in sys.modules:
-        return None
-    try:
-        from keras import layers
-
-        return layers.Layer
-    except Exception:
-        return None
 
 
 def _checked_inputs(exc: BaseException) -> tuple[InputInfo, ...]:

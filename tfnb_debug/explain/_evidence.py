@@ -91,6 +91,7 @@ def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
 
 
 def _keras_layer_class() -> Any:
+    """Keras' Layer class if Keras is already imported (a Keras error implies it is)."""
     import sys
 
     if "keras" not in sys.modules:

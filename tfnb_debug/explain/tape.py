@@ -124,37 +124,36 @@ def _late_hint(late: LateLoss) -> str:
 
 
 def _gradient_twice(ctx: ErrorContext) -> Explained:
-    user = ctx.user_code_line()
-    place = ctx.where(user[0], user[1], user[2]) if user else "the second tape.gradient call"
-    source = f"`{user[3]}`; " if user and user[3] else ""
-    return (
-        finding(
-            "T03",
-            "gradient was called a second time on a non-persistent GradientTape: a tape "
-            "releases what it recorded after its first gradient call",
-            place=place,
-            evidence=f'{source}TensorFlow: "{_TWICE}"',
-            hint="ask for every gradient in one call (`tape.gradient(loss, a + b)`), or create "
-            "the tape with `tf.GradientTape(persistent=True)` and `del tape` when done",
-        ),
-        (),
+    return _contract(
+        ctx,
+        "the second tape.gradient call",
+        "gradient was called a second time on a non-persistent GradientTape: a tape "
+        "releases what it recorded after its first gradient call",
+        _TWICE,
+        "ask for every gradient in one call (`tape.gradient(loss, a + b)`), or create "
+        "the tape with `tf.GradientTape(persistent=True)` and `del tape` when done",
     )
 
 
 def _variable_per_call(ctx: ErrorContext) -> Explained:
+    return _contract(
+        ctx,
+        "a tf.function",
+        "a tf.function creates a tf.Variable each time it is traced: variables may only "
+        "be created on the first call",
+        _SINGLETON,
+        "create the variable once, outside the function (or in a layer's `build`/"
+        "`__init__`, e.g. with `self.add_weight`), and only `assign` to it inside",
+    )
+
+
+def _contract(ctx: ErrorContext, fallback: str, message: str, said: str, hint: str) -> Explained:
+    """T03 at the user's line that broke the contract TensorFlow's message names."""
     user = ctx.user_code_line()
-    place = ctx.where(user[0], user[1], user[2]) if user else "a tf.function"
+    place = ctx.where(user[0], user[1], user[2]) if user else fallback
     source = f"`{user[3]}`; " if user and user[3] else ""
     return (
-        finding(
-            "T03",
-            "a tf.function creates a tf.Variable each time it is traced: variables may only "
-            "be created on the first call",
-            place=place,
-            evidence=f'{source}TensorFlow: "{_SINGLETON}"',
-            hint="create the variable once, outside the function (or in a layer's `build`/"
-            "`__init__`, e.g. with `self.add_weight`), and only `assign` to it inside",
-        ),
+        finding("T03", message, place=place, evidence=f'{source}TensorFlow: "{said}"', hint=hint),
         (),
     )
 
