@@ -37,6 +37,7 @@ class Arg:
     dtype: str = ""
     low: float | None = None
     high: float | None = None
+    whole: bool = False  # every finite value a whole number (class ids, also stored as floats)
     items: tuple[Arg, ...] = ()
     keys: tuple[str, ...] = ()
     text_columns: tuple[str, ...] = ()
@@ -263,30 +264,32 @@ def describe_value(text: str, value: Any, depth: int = 0) -> Arg:
     if module == "numpy" and dtype_name == "object":
         columns, example = _text_columns(value)
         return Arg(text, kind, dims, dtype_name, text_columns=columns, text_example=example)
-    low, high = _range(value, dims)
-    return Arg(text, kind, dims, dtype_name, low, high)
+    low, high, whole = _range(value, dims)
+    return Arg(text, kind, dims, dtype_name, low, high, whole)
 
 
-def _range(value: Any, dims: tuple[int | None, ...]) -> tuple[float | None, float | None]:
+def _range(value: Any, dims: tuple[int | None, ...]) -> tuple[float | None, float | None, bool]:
+    """(lowest, highest finite value, every finite value whole) of a numeric array."""
     import numpy as np
 
     if any(d is None for d in dims):
-        return None, None
+        return None, None, False
     size = 1
     for d in dims:
         size *= int(d or 0)
     if size == 0 or size > _MAX_VALUES:
-        return None, None
+        return None, None, False
     try:
         array = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
     except Exception:
-        return None, None
+        return None, None, False
     if array.dtype.kind not in "biuf":
-        return None, None
+        return None, None, False
     finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
     if finite.size == 0:
-        return None, None
-    return float(finite.min()), float(finite.max())
+        return None, None, False
+    whole = array.dtype.kind != "f" or bool(np.all(np.mod(finite, 1) == 0))
+    return float(finite.min()), float(finite.max()), whole
 
 
 def _text_columns(array: Any, rows: int = 1000) -> tuple[tuple[str, ...], str]:
@@ -332,11 +335,20 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
             columns.append(str(column))
             example = example or _example(strings)
     dtype = dtypes.pop() if len(dtypes) == 1 else "mixed"
+    dims = tuple(int(d) for d in value.shape)
+    low, high, whole = (
+        _range(value.to_numpy(), dims)
+        if name == "Series" and value.dtype.kind in "biuf"
+        else (None, None, False)
+    )
     return Arg(
         text,
         name.lower(),
-        tuple(int(d) for d in value.shape),
+        dims,
         dtype,
+        low,
+        high,
+        whole,
         keys=tuple(str(c) for c in frame.columns),
         text_columns=tuple(columns),
         text_example=example,

@@ -11,7 +11,6 @@ import os
 import re
 import sys
 import sysconfig
-import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -103,13 +102,16 @@ class TrainedModel:
     loss_source: str = ""
 
 
+_FIT_METHODS = ("fit", "evaluate", "train_on_batch", "test_on_batch")
+
+
 @dataclass(frozen=True)
 class LabelInfo:
     """The labels the failing ``fit``/``evaluate`` call was given as an array (``y=``)."""
 
     name: str  # the user's expression for them (``y_train``)
     dtype: str
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]
     low: float | None  # None when not numeric or empty
     high: float | None
     whole: bool  # every value is a whole number (class ids, also when stored as floats)
@@ -169,7 +171,6 @@ class ErrorContext:
     datasets: tuple[DatasetInfo, ...] = ()  # tf.data datasets the failing call was given
     model_inputs: tuple[tuple[int | None, ...] | None, ...] = ()  # the innermost model's Inputs
     evidence: Evidence = Evidence()  # the failing call, pipelines, embeddings, dtype policies
-    labels: LabelInfo | None = None  # the array labels of the failing fit/evaluate call
     producers: tuple[tuple[str, str, str], ...] = ()  # (layer, producer, class) in that model
     distribution: DistributionInfo | None = None  # tf.distribute facts, when the error is about it
 
@@ -189,6 +190,18 @@ class ErrorContext:
                 dtype = self.inputs[0].dtype if self.inputs else ""
                 return InputInfo(dtype, producer, cls)
         return self.inputs[index] if index < len(self.inputs) else None
+
+    @property
+    def labels(self) -> LabelInfo | None:
+        """The array labels (``y``) of the failing ``fit``/``evaluate``-like call, read from the
+        call's arguments (:mod:`tfnb_debug.explain._call`)."""
+        call = self.evidence.call
+        if call is None or call.method not in _FIT_METHODS:
+            return None
+        y = call.arg(1, "y")
+        if y is None or y.shape is None or y.kind not in ("array", "tensor", "series"):
+            return None
+        return LabelInfo(y.text, y.dtype, y.shape, y.low, y.high, y.whole)
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -340,7 +353,6 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         model_inputs=_model_inputs(exc),
         producers=_producers(exc),
         evidence=read_evidence(exc, is_user_file),
-        labels=_call_labels(exc),
         distribution=read_distribution(exc, "\n".join(messages), is_user_file),
     )
 
@@ -496,89 +508,6 @@ def _user_source(obj: Any) -> str:
 
         lines = linecache.getlines(code.co_filename)
         return "".join(lines[code.co_firstlineno - 1 : code.co_firstlineno + 30])
-
-
-_FIT_METHODS = ("fit", "evaluate", "train_on_batch", "test_on_batch")
-
-
-def _call_labels(exc: BaseException) -> LabelInfo | None:
-    """The ``y`` of the user's ``model.fit(x, y)``-like call in the traceback, read as an array."""
-    tb = exc.__traceback__
-    found: LabelInfo | None = None
-    while tb is not None:
-        frame = tb.tb_frame
-        if is_user_file(frame.f_code.co_filename):
-            expr = _labels_expression(frame.f_code.co_filename, tb.tb_lineno)
-            if expr is not None:
-                value = _lookup(expr, frame.f_locals, frame.f_globals)
-                info = _label_info(expr, value) if value is not None else None
-                found = info or found
-        tb = tb.tb_next
-    return found
-
-
-def _labels_expression(filename: str, lineno: int) -> str | None:
-    """The ``y`` argument (a name, attribute or subscript) of a fit-like call starting at a line."""
-    import ast
-    import linecache
-
-    lines = linecache.getlines(filename)
-    if not 0 < lineno <= len(lines):
-        return None
-    tree = None
-    for end in range(lineno, min(lineno + 10, len(lines)) + 1):
-        try:
-            tree = ast.parse(textwrap.dedent("".join(lines[lineno - 1 : end])))
-            break
-        except SyntaxError:
-            continue
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _FIT_METHODS
-        ):
-            y = next((k.value for k in node.keywords if k.arg == "y"), None)
-            if y is None and len(node.args) >= 2:
-                y = node.args[1]
-            if isinstance(y, ast.Name | ast.Attribute | ast.Subscript):
-                return ast.unparse(y)
-    return None
-
-
-def _lookup(expr: str, local: Mapping[str, Any], glob: Mapping[str, Any]) -> Any:
-    """The value of a plain name (or ``name.attr``) without running any other user code."""
-    head, _, rest = expr.partition(".")
-    if not head.isidentifier() or (rest and not all(p.isidentifier() for p in rest.split("."))):
-        return None
-    value = local.get(head, glob.get(head))
-    for part in rest.split(".") if rest else ():
-        value = getattr(value, part, None)
-    return value
-
-
-def _label_info(name: str, value: Any) -> LabelInfo | None:
-    import numpy as np
-
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is None or dtype is None:
-        return None
-    try:
-        array = np.asarray(value) if int(np.prod(shape)) <= 10_000_000 else None
-    except Exception:
-        return None
-    if array is None or array.dtype.kind not in "biuf":
-        return LabelInfo(name, str(getattr(dtype, "name", dtype)), tuple(shape), None, None, False)
-    finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
-    if finite.size == 0:
-        return LabelInfo(name, str(array.dtype), tuple(array.shape), None, None, False)
-    whole = bool(np.all(np.mod(finite, 1) == 0)) if array.dtype.kind == "f" else True
-    return LabelInfo(
-        name, str(array.dtype), tuple(array.shape), float(finite.min()), float(finite.max()), whole
-    )
 
 
 def _sequential_build(exc: BaseException) -> SequentialBuild | None:
