@@ -325,6 +325,13 @@ def parse_shape(text: str) -> tuple[int | None, ...] | None:
     return tuple(dims)
 
 
+def same_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
+    """Equal ranks and equal sizes wherever both are known (None matches anything)."""
+    return len(a) == len(b) and all(
+        x is None or y is None or x == y for x, y in zip(a, b, strict=True)
+    )
+
+
 def fmt_shape(shape: tuple[int | None, ...]) -> str:
     inner = ", ".join("None" if d is None else str(d) for d in shape)
     return f"({inner},)" if len(shape) == 1 else f"({inner})"

@@ -9,6 +9,7 @@ from tfnb_debug.explain._context import (
     LabelInfo,
     fmt_shape,
     keras_loss_function,
+    same_shape,
     scope_owner,
     split_node,
     target_output_shapes,
@@ -219,7 +220,7 @@ def _categorical(
     evidence: str,
     info: LabelInfo | None,
 ) -> Explained | None:
-    ids = len(labels) == len(output) - 1 and _compatible(labels, output[:-1])
+    ids = same_shape(labels, output[:-1])
     column = len(labels) == len(output) and labels[-1] == 1 and units > 1
     if ids or column:
         return _explained(
@@ -258,7 +259,7 @@ def _binary(
     evidence: str,
     info: LabelInfo | None,
 ) -> Explained | None:
-    per_example = len(labels) == len(output) - 1 and _compatible(labels, output[:-1])
+    per_example = same_shape(labels, output[:-1])
     if per_example and units > 1:
         classes = int(info.high) + 1 if info and info.whole and info.high is not None else None
         multiclass = classes is not None and classes > 2
@@ -311,12 +312,6 @@ def _binary(
 
 def _explained(found: Finding) -> Explained:
     return (found, ())
-
-
-def _compatible(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
-    return len(a) == len(b) and all(
-        x is None or y is None or x == y for x, y in zip(a, b, strict=True)
-    )
 
 
 def _name(info: LabelInfo | None) -> str:

@@ -12,6 +12,7 @@ from tfnb_debug.explain._context import (
     fmt_shape,
     keras_loss_function,
     parse_shape,
+    same_shape,
     scope_owner,
     split_node,
     target_output_shapes,
@@ -229,7 +230,7 @@ def _unbatched_dataset(
     """(evidence, hint) when a tf.data dataset given to the call yields unbatched examples of that shape."""
     for ds in ctx.datasets:
         first = ds.shapes[0] if ds.shapes else None
-        if first is None or not _same_shape(first, received):
+        if first is None or not same_shape(first, received):
             continue
         what = f"dataset `{ds.name}`" if ds.name else "a tf.data dataset given to this call"
         fix = f"`{ds.name} = {ds.name}.batch(32)`" if ds.name else "`.batch(32)` at its end"
@@ -239,12 +240,6 @@ def _unbatched_dataset(
             f"without its batch axis: batch it, e.g. {fix} (before any prefetch)",
         )
     return None
-
-
-def _same_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
-    return len(a) == len(b) and all(
-        x is None or y is None or x == y for x, y in zip(a, b, strict=True)
-    )
 
 
 def _s01(ctx: ErrorContext, layer: str, message: str, *, evidence: str, hint: str) -> Explained:
@@ -287,7 +282,7 @@ def _rank_hint(
                 f"a Flatten is missing: {fmt_shape(received)} flattens to {expected[-1]} features; "
                 "reshape the data (x.reshape(len(x), -1)) or declare the model's Input with the unflattened shape and add keras.layers.Flatten()"
             )
-    if expected and len(received) == len(expected) - 1 and _same_shape(received, expected[1:]):
+    if expected and len(received) == len(expected) - 1 and same_shape(received, expected[1:]):
         return (
             f"the input is a single example without its batch axis ({fmt_shape(received)} where "
             f"{fmt_shape(expected)} is expected): pass a batch, e.g. x[None] or x[:1] instead of x[0]"
@@ -589,7 +584,7 @@ def _padded_single_example(ctx: ErrorContext, received: tuple[int | None, ...]) 
     expected = ctx.model_inputs[0]
     if len(received) != len(expected) or received[-1] != 1:
         return None
-    if not _same_shape(received[:-1], expected[1:]):
+    if not same_shape(received[:-1], expected[1:]):
         return None
     example = fmt_shape(received[:-1])
     return (
