@@ -178,7 +178,12 @@ def test_collect_imports_nothing_above_it() -> None:
 
 def test_ground_helpers_import_nothing_of_tfnb_debug() -> None:
     graph = import_graph()
-    for ground in ("tfnb_debug.text", "tfnb_debug.values", "tfnb_debug.shape_records"):
+    for ground in (
+        "tfnb_debug.files",
+        "tfnb_debug.text",
+        "tfnb_debug.values",
+        "tfnb_debug.shape_records",
+    ):
         assert graph[ground] == {}, ground
 
 

@@ -55,6 +55,7 @@ import tensorflow as tf
 
 from tfnb_debug.collect._patching import Patches, TraceCounts
 from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_function
+from tfnb_debug.files import is_user_file
 from tfnb_debug.text import strip_ansi
 
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG", "kept_checked_function"]
@@ -841,7 +842,7 @@ def _parse_op_error(text: str, known_files: Iterable[str] = ()) -> OpDetail:
     user = []
     for shown, line, func in frames:
         file = _resolve_shortened(shown, int(line), candidates)
-        if file and _is_user_file(file):
+        if file and is_user_file(file):
             user.append((file, line, func))
     if user:
         file, line, func = user[-1]
@@ -887,22 +888,6 @@ def _resolve_shortened(shown: str, line: int, candidates: Sequence[str]) -> str:
     with_line = [c for c in matches if linecache.getline(c, line).strip()]
     found = with_line or matches
     return found[0] if found else ""
-
-
-def _is_user_file(file: str) -> bool:
-    """Not tfnb_debug's own code, nor an installed package (TensorFlow, Keras, ...)."""
-    import os
-    from pathlib import Path
-
-    normalized = file.replace(os.sep, "/")
-    if "/site-packages/" in normalized or "/dist-packages/" in normalized:
-        return False
-    package = Path(__file__).resolve().parents[1]  # tfnb_debug/, above collect/
-    try:
-        Path(file).resolve().relative_to(package)
-    except (ValueError, OSError):
-        return True
-    return False
 
 
 def _key_line(text: str) -> str:

@@ -22,6 +22,8 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from tfnb_debug.files import is_user_file
+
 __all__ = ["can_retrace", "functions_to_retrace", "retraced", "traced_functions_in"]
 
 _CONFIGS = ("_variable_creation_config", "_no_variable_creation_config")
@@ -104,18 +106,7 @@ def _python_code(value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
 
 def _users(code_obj: Any) -> bool:
     """Code the user wrote (a notebook cell or their own file), not a library's or Python's."""
-    import os
-    import sysconfig
-
-    filename = code_obj.co_filename
-    if filename.startswith("<ipython-input") or "/ipykernel_" in filename:
-        return True
-    if filename.startswith("<") or any(m in filename for m in ("site-packages", "dist-packages")):
-        return False
-    stdlib = sysconfig.get_paths()["stdlib"]
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tfnb_debug/
-    path = os.path.abspath(filename)
-    return not path.startswith(stdlib) and not path.startswith(here)
+    return is_user_file(code_obj.co_filename)
 
 
 def _global_names(code_obj: Any) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,9 +22,9 @@ from tfnb_debug.explain._evidence import (
     dataset_stages,
     read_evidence,
 )
+from tfnb_debug.files import ipython_cell_number, is_user_file
 from tfnb_debug.text import key_sentence, strip_ansi
 
-_IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
 _GRAPH_NODE = re.compile(r"\{\{node ([^}\s]+)\}\}")
 _DETECTED_AT = re.compile(r"Detected at node '?([^\s']+?)'? defined at")
 _EAGER_OP = re.compile(r"\[Op:(\w+)\]")
@@ -42,28 +41,6 @@ _TARGET_OUTPUT = re.compile(
     + r", output\.shape="
     + _SHAPE_TEXT
 )
-_LIBRARY_MARKERS = ("site-packages", "dist-packages", "__autograph_generated_file", "<frozen")
-
-
-def _library_roots() -> tuple[str, ...]:
-    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    roots.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tfnb_debug/
-    return tuple(sorted(os.path.normpath(r) + os.sep for r in roots if r))
-
-
-_ROOTS = _library_roots()
-
-
-def is_user_file(filename: str) -> bool:
-    """Whether code in ``filename`` is the user's (a notebook cell or their own module)."""
-    if _IPYTHON_INPUT.match(filename):
-        return True
-    if any(marker in filename for marker in _LIBRARY_MARKERS):
-        return False
-    if filename.startswith("<"):
-        return False
-    path = os.path.normpath(os.path.abspath(filename)) + ""
-    return not any(path.startswith(root) for root in _ROOTS)
 
 
 @dataclass(frozen=True)
@@ -240,8 +217,7 @@ class ErrorContext:
         """A place a user recognises: ``Cell In[5], line 3`` or ``file.py, line 3``."""
         number = self.cells.get(filename)
         if number is None:
-            match = _IPYTHON_INPUT.match(filename)
-            number = int(match.group(1)) if match else None
+            number = ipython_cell_number(filename)
         base = f"Cell In[{number}]" if number is not None else os.path.basename(filename)
         text = f"{base}, line {lineno}"
         if function and function != "<module>":
