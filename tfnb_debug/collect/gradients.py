@@ -138,6 +138,20 @@ def _read_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
     return list(tf.cond(due, read, empty))
 
 
+def _first_local_replica(replica_id: int) -> bool:
+    """Whether the replica ``replica_id`` is the first one of its own worker.
+
+    ``MultiWorkerMirroredStrategy`` numbers replicas across the workers
+    (worker 1's only replica is replica 1), so each worker's first replica
+    writes that worker's records.
+    """
+    try:
+        local = len(tf.distribute.get_strategy().extended.worker_devices)
+    except Exception:
+        return replica_id == 0
+    return replica_id % max(local, 1) == 0
+
+
 def _variable_meta(variable: Any, optimizer: str) -> VariableMeta:
     path = str(getattr(variable, "path", None) or getattr(variable, "name", "variable"))
     path = path.split(":")[0]
@@ -210,7 +224,7 @@ class _Recorder:
             if loss is not None:
                 loss = ctx.all_reduce(tf.distribute.ReduceOp.SUM, tf.cast(loss, tf.float32))
             replica_id = tf.get_static_value(ctx.replica_id_in_sync_group)
-            writer = replica_id is None or int(replica_id) == 0
+            writer = replica_id is None or _first_local_replica(int(replica_id))
         capture = self.capture
 
         def write(w_old: list[tf.Tensor]) -> tf.Tensor:
@@ -566,6 +580,13 @@ class GradientCapture:
         with _LOCK:
             order = list(self._order)
         return max((recorder.pull() for recorder in order), default=0)
+
+    def steps_so_far(self) -> int:
+        """Optimizer steps taken so far by the group that took the most (one scalar read per
+        group; a run folder's step timer asks after each compiled call)."""
+        with _LOCK:
+            order = list(self._order)
+        return max((int(recorder.step.numpy()) for recorder in order), default=0)
 
     def recent(self, last: int | None = None) -> list[CaptureData]:
         """The pulled records (the ``last`` ones), per group that has any; reads nothing."""
