@@ -270,3 +270,33 @@ def test_tfmem_says_how_many_tf_function_steps_ran_not_how_many_samples_saw_one(
     report = run_magic(shell, "%%tfmem -q -o", cell="for _ in range(32):\n    step()").result
     assert int(shell.user_ns["opt"].iterations.numpy()) == 32
     assert "32 training step(s) seen (32 inside tf.function" in report.summary[0], report.summary
+
+
+def test_the_live_view_counts_tf_function_steps_from_before_the_first_sample() -> None:
+    """The live view's step count reads the optimizer's count against its count before the
+    cell's first step (as the final report does), not against the first sample that saw
+    it: the optimizer is found when the step function traces, and here every step runs
+    before the sampler reads it once."""
+    import tensorflow as tf
+
+    from tfnb_debug.memory import MemoryLive, track_memory
+
+    model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(8)])
+    opt = keras.optimizers.SGD(0.01)
+    x = np.zeros((32, 16), "float32")
+
+    @tf.function
+    def step() -> None:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x) ** 2)
+        grads = tape.gradient(loss, model.trainable_weights)
+        opt.apply_gradients(zip(grads, model.trainable_weights, strict=True))
+
+    with track_memory(interval_ms=60_000) as tracker:
+        for _ in range(12):
+            step()  # traced at the first call: the optimizer is watched from then on
+        tracker.recorder.sampler.sample()  # the first reading that sees the optimizer
+        part = MemoryLive(tracker).live_part()
+    assert int(opt.iterations.numpy()) == 12
+    assert part.step == 12
+    assert "12 training step(s) seen" in tracker.report.summary[0], tracker.report.summary

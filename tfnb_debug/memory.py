@@ -230,10 +230,15 @@ class MemoryLive:
             if probe.name != HEAP_SERIES
         )
         steps = len(markers.marks) if markers is not None else 0
-        counts = list(sampler.step_counts)  # watched optimizers' iterations at each sample
-        first = next((c for c in counts if c is not None), None)
+        # steps inside tf.functions: the watched optimizers' iterations at the latest sample
+        # minus their count before the cell's first step (as the final report counts them;
+        # the first sample can come after the first steps ran)
+        counts = list(sampler.step_counts)
         last = next((c for c in reversed(counts) if c is not None), None)
-        in_graph = last - first if first is not None and last is not None else 0
+        baseline = markers.graph_baseline if markers is not None else None
+        if baseline is None:
+            baseline = next((c for c in counts if c is not None), None)
+        in_graph = last - baseline if last is not None and baseline is not None else 0
         step = max(steps, in_graph) or None
         return LivePart(step=step, memory=memory)
 
@@ -485,12 +490,14 @@ def _steps_from_samples(recording: Any) -> tuple[Any, ...]:
     """Steps taken inside a ``tf.function``, from the optimizers' ``iterations`` at each sample.
 
     One mark per sample at which the count went up, indexed by the count (so
-    the R01 fit is over real step numbers), with that sample's readings.
+    the R01 fit is over real step numbers), with that sample's readings.  The
+    count starts from the optimizers' count before the cell's first step (a
+    sample can come after the first steps ran), else from the first sample.
     """
     from tfnb_debug.collect.memory_steps import StepMark
 
     marks: list[StepMark] = []
-    first = last = None
+    first = last = recording.graph_baseline
     for i, count in enumerate(recording.sample_steps):
         if count is None:
             continue

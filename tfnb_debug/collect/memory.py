@@ -83,6 +83,7 @@ class MemoryRecording:
     # steps taken inside tf.functions: the watched optimizers' iterations at the end minus
     # their count before the cell's first step (None: no optimizer stepped in a graph)
     graph_steps: int | None = None
+    graph_baseline: int | None = None  # that count before the cell's first step
 
 
 def host_probe() -> MemoryProbe:
@@ -372,4 +373,5 @@ class MemoryRecorder:
             gpu_count=self._gpu_count,
             models=tuple(markers.models) if markers is not None else (),
             graph_steps=graph_steps,
+            graph_baseline=markers.graph_baseline if markers is not None else None,
         )
