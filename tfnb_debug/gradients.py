@@ -16,7 +16,7 @@ the loss/output pairing checks M01-M05, and the metrics and output chain (M07, M
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,9 +40,23 @@ __all__ = [
     "GradThresholds",
     "GradientRecording",
     "GradientReport",
+    "LossSeries",
     "probe_gradients",
     "record_gradients",
 ]
+
+
+@dataclass(frozen=True, eq=False)
+class LossSeries:
+    """The loss one optimizer/variable group stepped on, over its recorded steps.
+
+    ``label``: the name the code gives it (the variable it was held in at the
+    ``gradient`` call, the optimizer's or the model's variable), else ``loss N``.
+    """
+
+    label: str
+    steps: np.ndarray
+    values: np.ndarray
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -62,6 +76,8 @@ class GradientReport(Report):
     max_steps: int = 0
     notes: tuple[str, ...] = ()
     layer_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: one loss per optimizer/variable group, when more than one group recorded its own
+    losses: tuple[LossSeries, ...] = ()
 
     @property
     def recorded_steps(self) -> int:
@@ -116,11 +132,15 @@ def build_report(
     max_steps: int = 0,
     notes: Iterable[str] = (),
     failed: bool = False,
+    losses: Sequence[LossSeries] = (),
 ) -> GradientReport:
     """Turn a history into a report: rules, the per-variable table, the plot sections.
 
-    ``failed``: the recorded code raised; the report says it is partial.
+    ``failed``: the recorded code raised; the report says it is partial.  ``losses``:
+    each group's own loss, when several optimizers stepped on losses of their own
+    (shown each with its label instead of the one ``loss`` line).
     """
+    losses = tuple(losses) if len(losses) > 1 else ()
     from tfnb_debug.diagnostics.gradients import check_gradients
     from tfnb_debug.render.gradients import gradient_sections
 
@@ -147,6 +167,7 @@ def build_report(
             edges=HIST_EDGES,
             loss=history.loss,
             loss_known=history.loss_known,
+            losses=[(s.label, s.steps, s.values) for s in losses],
         )
     who = f"model '{model_name}'" if model_name else "the trained variables"
     partial = (
@@ -172,11 +193,13 @@ def build_report(
             summary.append(
                 f"recording stopped after {max_steps} records: raise --max-steps or use --every"
             )
-    known = history.loss[history.loss_known]
-    if known.size == 1:
-        summary.append(f"loss: {known[0]:.6g}")
-    elif known.size:
-        summary.append(f"loss: first {known[0]:.6g}, last {known[-1]:.6g}")
+    for name, known in [(s.label, s.values) for s in losses] or [
+        ("loss", history.loss[history.loss_known])
+    ]:
+        if known.size == 1:
+            summary.append(f"{name}: {known[0]:.6g}")
+        elif known.size:
+            summary.append(f"{name}: first {known[0]:.6g}, last {known[-1]:.6g}")
     summary.extend(notes)
     return GradientReport(
         title=title,
@@ -192,6 +215,7 @@ def build_report(
         max_steps=max_steps,
         notes=tuple(notes),
         layer_flags=result.flags,
+        losses=losses,
     )
 
 
@@ -565,7 +589,37 @@ def _finish(
         max_steps=recording.max_steps,
         notes=notes,
         failed=failed,
+        losses=_loss_series(data),
     )
+
+
+def _loss_series(data: list[Any]) -> list[LossSeries]:
+    """Each group's own loss with the best name the evidence gives it, when more than one
+    group recorded a loss (a GAN's two optimizers); none otherwise.
+
+    A name two groups would share is passed over for the next one each has (the
+    optimizer's variable, the model's), then ``loss N``.
+    """
+    with_loss = [d for d in data if d.loss_known.any()]
+    if len(with_loss) < 2:
+        return []
+    names = [tuple(getattr(d, "loss_names", ())) for d in with_loss]
+    level = [0] * len(names)
+    while True:
+        picked = [n[i] if i < len(n) else None for n, i in zip(names, level, strict=True)]
+        shared = {p for p in picked if p is not None and picked.count(p) > 1}
+        if not shared:
+            break
+        level = [i + 1 if p in shared else i for p, i in zip(picked, level, strict=True)]
+    taken = {p for p in picked if p is not None}
+    series = []
+    for j, (d, label) in enumerate(zip(with_loss, picked, strict=True), start=1):
+        if label is None:
+            label = f"loss {j}"
+            while label in taken:
+                label += "'"
+        series.append(LossSeries(label, d.steps[d.loss_known], d.loss[d.loss_known]))
+    return series
 
 
 def _empty_history(variables: tuple[VariableMeta, ...]) -> GradientHistory:

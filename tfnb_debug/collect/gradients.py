@@ -22,8 +22,9 @@ How it works (see TRAPS.md, 'Gradients from model.fit'):
   compile configuration and options: the next capture on that model uses it
   again instead of tracing (:class:`_KeptTrainFunction`).  A change of any of
   them, or unloading the extension, drops it.
-* ``tf.GradientTape.gradient`` is wrapped to remember a scalar target (the loss)
-  so the step record carries it.
+* ``tf.GradientTape.gradient`` is wrapped to note each call's target (the loss) and
+  gradients, so each optimizer's records carry the loss its gradients came from, with
+  the names the code gives it (:mod:`~tfnb_debug.collect.loss_targets`).
 * A step where no variable gets a gradient (Keras then raises "No gradients
   provided for any variable") is noted in :attr:`GradientCapture.no_gradient_step`
   and handed to Keras unchanged.
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import types
 import weakref
@@ -58,6 +60,7 @@ from tfnb_debug.collect.keras_access import (
     ResourceVariable,
     TensorFlowTrainer,
 )
+from tfnb_debug.collect.loss_targets import LossTargets, evidence_names
 from tfnb_debug.gradient_history import (
     HIST_BINS,
     STAT_COLUMNS,
@@ -77,7 +80,6 @@ __all__ = [
     "gradient_stats",
 ]
 
-_LOCAL = threading.local()
 _LOCK = threading.RLock()
 _ACTIVE: GradientCapture | None = None
 
@@ -113,6 +115,8 @@ class CaptureData(GradientHistory):
 
     replicas: int = 1
     loss_scaled_by: tuple[str, ...] = ()
+    #: names the calling code gives this group's loss, best first (collect/loss_targets.py)
+    loss_names: tuple[str, ...] = ()
 
 
 def _read(variable: Any) -> tf.Tensor:
@@ -187,6 +191,7 @@ class _Recorder:
         self.no_gradient: set[int] = set()
         self.replicas = 1
         self.loss_scaled_by: set[str] = set()
+        self.loss_names: tuple[str, ...] | None = None  # read at the first step (kept on reuse)
         n, cap = len(variables), capture.max_steps
         device = getattr(variables[0], "device", None) if variables else None
         with tf.init_scope(), tf.device(device or None):
@@ -208,7 +213,10 @@ class _Recorder:
         present = [i for i, g in enumerate(grads) if g is not None]
         self.no_gradient.update(i for i in range(len(grads)) if grads[i] is None)
         dense = [tf.convert_to_tensor(grads[i]) for i in present]
-        loss = _pop_pending_loss()
+        matched = self.capture.loss_targets.take(grads)
+        if self.loss_names is None:
+            self.loss_names = evidence_names(matched, optimizer, variables)
+        loss = _usable_loss(matched.loss if matched is not None else None)
         scale = self.capture.loss_scale_for(optimizer)
         if loss is not None and scale is not None:
             loss = tf.cast(loss, tf.float32) / tf.cast(_read(scale), tf.float32)
@@ -342,6 +350,7 @@ class _Recorder:
             total_steps=total_steps,
             replicas=self.replicas,
             loss_scaled_by=tuple(sorted(self.loss_scaled_by)),
+            loss_names=self.loss_names or (),
         )
 
     def read(self) -> CaptureData:
@@ -365,9 +374,8 @@ def _rows(buffer: ResourceVariable, a: int, b: int) -> np.ndarray:
     return np.asarray(rows.numpy())
 
 
-def _pop_pending_loss() -> tf.Tensor | None:
-    loss = getattr(_LOCAL, "loss", None)
-    _LOCAL.loss = None
+def _usable_loss(loss: Any) -> tf.Tensor | None:
+    """The loss, when this step can read it (eager, or in this graph or one around it)."""
     if loss is None:
         return None
     if tf.executing_eagerly():
@@ -446,6 +454,7 @@ class GradientCapture:
         self._order: list[_Recorder] = []
         self._saved: dict[int, _SavedTrainFunction] = {}
         self._loss_scales: dict[int, Any] = {}
+        self.loss_targets = LossTargets()  # each tape.gradient call's target and gradients
         self._patches = Patches()
         #: further settings that change what the instrumented step's graph does (hashable,
         #: compared by value): a kept train function is used again only with equal ones.
@@ -560,9 +569,11 @@ class GradientCapture:
 
         def gradient(tape: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
-            if _ACTIVE is not None:
-                _remember_loss(target)
-            return original_gradient(tape, target, *args, **kwargs)
+            result = original_gradient(tape, target, *args, **kwargs)
+            capture = _ACTIVE
+            if capture is not None:
+                capture.loss_targets.note(target, result, sys._getframe(1))
+            return result
 
         self._patches.set(BaseOptimizer, "apply", apply)
         self._patches.set(LossScaleOptimizer, "apply", lso_apply)
@@ -793,11 +804,6 @@ _HOOKS = os.path.dirname(hide_hook_frames.__code__.co_filename) + os.sep
 
 def _is_hook(filename: str) -> bool:
     return filename.startswith(_HOOKS)
-
-
-def _remember_loss(target: Any) -> None:
-    scalar = isinstance(target, tf.Tensor | tf.Variable) and target.shape.rank == 0
-    _LOCAL.loss = target if scalar and target.dtype.is_floating else None
 
 
 def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[CaptureData, str]:

@@ -135,8 +135,12 @@ def gradient_sections(
     edges: Sequence[float],
     loss: np.ndarray,
     loss_known: np.ndarray,
+    losses: Sequence[tuple[str, np.ndarray, np.ndarray]] = (),
 ) -> tuple[Section, ...]:
     """The report's plot sections, each with a short text form for ``text/plain``.
+
+    ``losses``: (label, steps, values) of each group's own loss, when several
+    optimizers stepped on losses of their own: one plot each, in place of the one loss.
 
     The figures are rendered when a section's ``html`` is first read (the report
     is shown, or its HTML asked for), never here: a report that is only
@@ -182,28 +186,29 @@ def gradient_sections(
             )
         )
     known = np.asarray(loss_known, dtype=bool)
-    if known.sum() > 1:
-        values = loss[known]
-        known_steps = steps[known]
-
-        def loss_plot() -> str:
-            return line_svg(
-                known_steps,
-                values,
-                x_label="optimizer step",
-                y_label="loss",
-                label="loss over steps",
-            )
-
-        sections.append(
-            FigureSection(
-                "Loss over steps",
-                render=loss_plot,
-                text=f"loss: first {values[0]:.6g}, last {values[-1]:.6g}, "
-                f"min {np.nanmin(values) if np.isfinite(values).any() else float('nan'):.6g}",
-            )
-        )
+    series = list(losses) or [("loss", steps[known], loss[known])]
+    for name, known_steps, values in series:
+        if len(values) > 1:
+            sections.append(_loss_section(name, known_steps, values, labelled=bool(losses)))
     return tuple(sections)
+
+
+def _loss_section(name: str, steps: np.ndarray, values: np.ndarray, *, labelled: bool) -> Section:
+    def loss_plot() -> str:
+        return line_svg(
+            steps,
+            values,
+            x_label="optimizer step",
+            y_label=name,
+            label=f"{name} over steps",
+        )
+
+    low = np.nanmin(values) if np.isfinite(values).any() else float("nan")
+    return FigureSection(
+        f"{name} over steps" if labelled else "Loss over steps",
+        render=loss_plot,
+        text=f"{name}: first {values[0]:.6g}, last {values[-1]:.6g}, min {low:.6g}",
+    )
 
 
 def _heatmap_text(layers: Sequence[str], norms: np.ndarray) -> str:
