@@ -16,6 +16,7 @@ the loss/output pairing checks M01-M05, and the metrics and output chain (M07, M
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -320,6 +321,7 @@ def record_gradients(
     max_steps: int = 1000,
     thresholds: GradThresholds | None = None,
     watch: Iterable[Any] = (),
+    save_to: str | os.PathLike[str] | None = None,
 ) -> contextlib.AbstractContextManager[GradientRecording]:
     """Record gradient statistics at every ``every``-th optimizer step taken in the block.
 
@@ -331,17 +333,34 @@ def record_gradients(
     The arguments of ``fit`` calls in the block are checked too (P13, P14), and what each
     ``fit`` left: a classifier predicting only the majority class (P16).
 
+    ``save_to``: a run folder (a local path, or ``gs://...``: anything
+    ``tf.io.gfile`` opens).  When the block ends, this process writes its
+    records to ``save_to/worker-N/`` (N from ``TF_CONFIG``; 0 without one):
+    the statistics, per-step times and losses, the findings and a hash of
+    the first input batches, as JSON and ``.npz``.  Open the run in a
+    notebook with ``%tfrun`` or :func:`tfnb_debug.open_run`.
+
     Example::
 
         with tfnb_debug.record_gradients(every=10) as rec:
             model.fit(x, y, epochs=3)
         rec.report
+
+        # in a script each worker runs
+        with tfnb_debug.record_gradients(save_to="runs/exp1"):
+            for batch in dist_dataset:
+                train_step(batch)
     """
     if not isinstance(every, int) or isinstance(every, bool) or every < 1:
         raise TfnbDebugError(f"every must be a positive integer, got {every!r}")
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
         raise TfnbDebugError(f"max_steps must be a positive integer, got {max_steps!r}")
-    return _Recording(every, max_steps, thresholds, list(watch))
+    recording = _Recording(every, max_steps, thresholds, list(watch))
+    if save_to is not None:
+        from tfnb_debug.run_records import run_saver
+
+        recording.saver = run_saver(save_to)
+    return recording
 
 
 class _Recording(contextlib.AbstractContextManager[GradientRecording]):
@@ -368,6 +387,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         self._fits = record_fit_args(outcomes=True)  # P16 from what each fit left
         self._watch = watch_losses()
         self._losses: Any = None
+        self.saver: Any = None  # a run folder's writer (record_gradients(save_to=...))
 
     def __enter__(self) -> GradientRecording:
         self._before = _iterations(self._watched)
@@ -377,6 +397,8 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
             self._fits.__enter__()
             undo.push(self._fits)
             self._losses = self._watch.__enter__()
+            if self.saver is not None:
+                undo.push(self.saver.start(self._capture))
             undo.pop_all()
         return self._recording
 
@@ -387,6 +409,8 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
 
         # the watch and the fit recorder first: the capture's exit tidies the traceback last
         try:
+            if self.saver is not None:
+                self.saver.stop()
             self._watch.__exit__(*exc)
             # a kept train function is not traced again, so the loss watch would not see
             # it: keep it only when its trace gave the watch nothing to report
@@ -408,6 +432,9 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         if report is not None:
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 self._recording.report = with_fit_findings(report, self._fits)
+        if self.saver is not None and self._recording.report is not None:
+            with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
+                self.saver.save(self._recording.report)
 
 
 class GradientLive:

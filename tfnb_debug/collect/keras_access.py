@@ -88,6 +88,12 @@ PRIVATE: dict[str, tuple[str, str | None]] = {
         "tensorflow.python.eager.polymorphic_function.polymorphic_function",
         "Function",
     ),
+    # the iterators whose first batches a run folder hashes (D02)
+    "OwnedIterator": ("tensorflow.python.data.ops.iterator_ops", "OwnedIterator"),
+    "DistributedIteratorBase": (
+        "tensorflow.python.distribute.input_lib",
+        "DistributedIteratorBase",
+    ),
 }
 
 

@@ -13,6 +13,7 @@ def magic_classes() -> list[type[Magics]]:
     from tfnb_debug.magics.grad import GradMagics
     from tfnb_debug.magics.memory import MemoryMagics
     from tfnb_debug.magics.pipeline import PipelineMagics
+    from tfnb_debug.magics.run import RunMagics
     from tfnb_debug.magics.shape import ShapeMagics
 
     return [
@@ -22,5 +23,6 @@ def magic_classes() -> list[type[Magics]]:
         GradMagics,
         MemoryMagics,
         PipelineMagics,
+        RunMagics,
         ShapeMagics,
     ]

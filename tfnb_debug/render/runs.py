@@ -1,0 +1,162 @@
+"""The tables and charts of a run report (``%tfrun``): every worker side by side."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from tfnb_debug.diagnostics.runs import WorkerTimes
+from tfnb_debug.render.svg import Line, chart_svg
+from tfnb_debug.reports import Section, Table
+from tfnb_debug.run_records import WorkerRecord
+
+__all__ = ["gradient_table", "run_sections", "workers_table"]
+
+#: one colour per worker (cycled)
+COLORS = ("#2563eb", "#d97706", "#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#111827")
+#: most points a chart line draws (longer series are shown as medians of buckets)
+MAX_POINTS = 400
+
+
+def _ms(value: float) -> float | None:
+    return None if not np.isfinite(value) else round(value * 1000.0, 3)
+
+
+def workers_table(
+    workers: Sequence[WorkerRecord], times: Sequence[WorkerTimes], slow: Mapping[str, str]
+) -> Table:
+    """One row per worker: steps, median and 90th-percentile step time, host time outside the
+    step, first and last loss, the codes of its findings; stragglers marked."""
+    rows, marks = [], []
+    for w, t in zip(workers, times, strict=True):
+        seconds = w.step_seconds()
+        p90 = (
+            float(np.percentile(seconds[1:] if seconds.size > 1 else seconds, 90))
+            if seconds.size
+            else float("nan")
+        )
+        known = w.history.loss[w.history.loss_known]
+        codes = " ".join(dict.fromkeys(f.code for f in w.findings))
+        rows.append(
+            (
+                w.name,
+                w.task,
+                w.history.total_steps,
+                int(w.call_steps.sum()),
+                _ms(t.step),
+                _ms(p90),
+                _ms(t.outside) if w.call_end.size > 1 else None,
+                float(known[0]) if known.size else None,
+                float(known[-1]) if known.size else None,
+                codes,
+                "straggler" if w.name in slow else "",
+            )
+        )
+        marks.append("warning" if w.name in slow else "")
+    return Table(
+        "workers",
+        (
+            "worker",
+            "task",
+            "optimizer steps",
+            "timed steps",
+            "step ms (median)",
+            "step ms (p90)",
+            "outside step ms (median)",
+            "loss (first)",
+            "loss (last)",
+            "findings",
+            "straggler",
+        ),
+        tuple(rows),
+        tuple(marks),
+    )
+
+
+def gradient_table(workers: Sequence[WorkerRecord]) -> Table:
+    """Per layer, each worker's median and last gradient norm side by side."""
+    layers: dict[str, None] = {}
+    for w in workers:
+        for layer in w.history.layers():
+            layers.setdefault(layer, None)
+    per_worker = []
+    for w in workers:
+        names = w.history.layers()
+        norms = w.history.layer_grad_norms()
+        column = {}
+        for j, layer in enumerate(names):
+            values = norms[:, j]
+            finite = values[np.isfinite(values)]
+            column[layer] = (
+                float(np.median(finite)) if finite.size else None,
+                float(values[-1]) if values.size else None,
+            )
+        per_worker.append(column)
+    rows = []
+    for layer in layers:
+        row: list[object] = [layer]
+        row += [col.get(layer, (None, None))[0] for col in per_worker]
+        row += [col.get(layer, (None, None))[1] for col in per_worker]
+        rows.append(tuple(row))
+    columns = (
+        "layer",
+        *(f"{w.name} median" for w in workers),
+        *(f"{w.name} last" for w in workers),
+    )
+    return Table("gradient norms", columns, tuple(rows))
+
+
+def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """At most MAX_POINTS points: the median of each bucket of a longer series."""
+    if x.size <= MAX_POINTS:
+        return x, y
+    edges = np.linspace(0, x.size, MAX_POINTS + 1).astype(int)
+    xs = np.array([x[a:b].mean() for a, b in zip(edges[:-1], edges[1:], strict=True)])
+    with np.errstate(all="ignore"):
+        ys = np.array([np.nanmedian(y[a:b]) for a, b in zip(edges[:-1], edges[1:], strict=True)])
+    return xs, ys
+
+
+def run_sections(workers: Sequence[WorkerRecord]) -> tuple[Section, ...]:
+    """Step time over the steps and the loss over the recorded steps, a line per worker."""
+    step_lines, loss_lines = [], []
+    for i, w in enumerate(workers):
+        color = COLORS[i % len(COLORS)]
+        seconds = w.step_seconds()
+        if seconds.size:
+            x = np.cumsum(w.call_steps).astype(float)
+            xs, ys = _thin(x, seconds * 1000.0)
+            step_lines.append(Line(w.name, xs, ys, color=color))
+        known = w.history.loss_known
+        if known.any():
+            xs, ys = _thin(w.history.steps[known].astype(float), w.history.loss[known])
+            loss_lines.append(Line(w.name, xs, ys, color=color))
+    sections = []
+    if step_lines:
+        svg = chart_svg(
+            step_lines,
+            x_label="optimizer step",
+            y_label="ms per step",
+            label="step time per worker",
+            title="step time per worker",
+            legend=True,
+            y_floor=0.0,
+        )
+        sections.append(Section("step times", f"<div>{svg}</div>"))
+    if loss_lines:
+        svg = chart_svg(
+            loss_lines,
+            x_label="optimizer step",
+            y_label="loss",
+            label="loss per worker",
+            title="loss per worker (as each worker recorded it)",
+            legend=True,
+        )
+        sections.append(Section("loss", f"<div>{svg}</div>"))
+    if not sections:
+        sections.append(
+            Section("step times", f"<p>{html.escape('no timed step in the records')}</p>")
+        )
+    return tuple(sections)
