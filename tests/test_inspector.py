@@ -87,7 +87,11 @@ def test_selecting_a_conv_layer_shows_its_name_weights_and_output(
     assert 'data-layer="cnn/conv_b"' in pane
     assert "(3, 3, 8, 4)" in pane and "(3*3*8 + 1) * 4 = 292" in pane
     assert "feature maps 0-3 of 4, example 0" in pane
-    assert pane.count("data:image/png;base64,") >= 4  # 2 weight histograms, output, maps
+    # histograms of the 2 weights and of the output as inline SVG, the feature maps one PNG
+    assert 'aria-label="histogram of cnn/conv_b/kernel"' in pane
+    assert 'aria-label="histogram of cnn/conv_b/bias"' in pane
+    assert 'aria-label="histogram of the output"' in pane
+    assert pane.count("<svg") == 3 and pane.count("data:image/png;base64,") == 1
     text = details.to_text()
     assert "cnn/conv_b (Conv2D)" in text and "(3, 3, 8, 4)" in text
 
@@ -294,6 +298,7 @@ def test_gradients_of_the_same_model_are_linked(
     assert "update / weight norm, last step" in rows
     insp.select("cnn/conv_b")
     assert "gradient norm, last step" in insp.details_html
+    assert 'aria-label="histogram of log10|g|"' in insp.details_html  # inline SVG
     assert insp.details("cnn/pool").gradients is None  # no weights, no gradients
     # A gradient report of another model is not linked.
     other = small_cnn("other")

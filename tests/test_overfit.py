@@ -302,8 +302,9 @@ def test_the_loss_curve_is_drawn_only_when_the_report_is_shown() -> None:
     assert f"[loss]\nloss: {report.losses[0]:.4g} -> {report.losses[-1]:.4g} over 5 steps" in text
     assert "_html" not in vars(report)
     html = report.to_html()
-    assert html.count("data:image/png;base64,") == 1 and report.to_html() is html  # drawn once
-    assert isinstance(report.figure(), Figure)
+    assert html.count("<svg") == 1 and report.to_html() is html  # drawn once, inline SVG
+    assert "data:image/png" not in html
+    assert isinstance(report.figure(), Figure)  # a matplotlib figure only when asked for
     quiet = overfit_small_batch(classifier(), (X, Y), samples=8, steps=2, plot=False)
-    assert "data:image/png" not in quiet.to_html() and "[loss]" not in quiet.to_text()
+    assert "<svg" not in quiet.to_html() and "[loss]" not in quiet.to_text()
     assert isinstance(quiet.figure(), Figure)  # still there when asked for

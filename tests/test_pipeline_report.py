@@ -13,7 +13,7 @@ from sklearn.datasets import load_digits
 
 from tfnb_debug import PipelineReport, TfnbDebugError, inspect_pipeline
 from tfnb_debug.collect.pipeline_speed import measure_throughput
-from tfnb_debug.render.pipeline import image_grid_figure, label_chart_figure
+from tfnb_debug.render.pipeline_figures import image_grid_figure, label_chart_figure
 
 AUTOTUNE = tf.data.AUTOTUNE
 _DIGITS = load_digits()
@@ -46,7 +46,14 @@ def test_digits_sample_images_labels_and_class_names() -> None:
     counts = dict(zip(*np.unique(Y[:32], return_counts=True), strict=True))
     assert f"{NAMES[0]}: {counts[0]}" in text
     html = report.to_html()
-    assert html.count("data:image/png;base64,") == 2  # image grid + label chart
+    # the image grid: the 16 sampled images, each under its class name; the label chart as SVG
+    grid = html.split('class="tfnb-image-grid"', 1)[1].split("</div></div></div>", 1)[0]
+    assert html.count('class="tfnb-image-grid"') == 1 and grid.count("data:image/png;base64,") == 16
+    assert f'alt="example 0, label {NAMES[Y[0]]}"' in html
+    assert f">{NAMES[Y[15]]}</div>" in grid
+    assert html.count("<svg") == 1 and 'aria-label="examples per label in the sample"' in html
+    assert f"<title>{NAMES[0]}: {counts[0]}</title>" in html  # each bar says its count
+    assert "matplotlib" not in html
     assert report.findings == ()  # a clean pipeline: nothing to report
 
 
@@ -76,7 +83,10 @@ def test_augmentation_before_after_pairs_the_same_examples() -> None:
     assert (
         "6 of 6 examples changed" in picture.text and "6 of 6 examples changed" in report.to_text()
     )
-    assert report.to_html().count("data:image/png") == 3  # grid, label chart, before/after
+    html = report.to_html()  # grid, label chart, before/after (6 examples in two rows)
+    assert html.count('class="tfnb-image-grid"') == 1 and html.count("<svg") == 1
+    views = html.split('class="tfnb-before-after"', 1)[1]
+    assert views.count('alt="example 5 before"') == 1 and views.count('alt="example 5 after"') == 1
     # a deterministic map gets no before/after view
     plain = quick(tf.data.Dataset.from_tensor_slices((X, Y)).map(lambda x, y: (x * 2, y)).batch(16))
     assert not [p for p in plain.pictures if p.kind == "augment"]

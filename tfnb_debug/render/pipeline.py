@@ -1,8 +1,12 @@
 """How ``%tfpipeline``'s report is laid out: summary, tables, sections and figures.
 
 Pure functions of a :class:`~tfnb_debug.pipeline_records.PipelineRun`, NumPy
-arrays and plain values (no TensorFlow); figures are
-:class:`matplotlib.figure.Figure` objects (never pyplot), embedded as PNG data URIs.
+arrays and plain values (no TensorFlow).  What the report shows is drawn
+without a plotting library, in a few milliseconds: image grids are HTML grids
+of small PNG data URIs (one per example, written with ``zlib``) under their
+labels, the label chart is inline SVG.  ``render/pipeline_figures.py`` draws
+the same pictures as :class:`matplotlib.figure.Figure` objects for an explicit
+export; nothing builds them when a report is shown.
 """
 
 from __future__ import annotations
@@ -15,23 +19,22 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tfnb_debug.pipeline_records import Picture, PipelineRun
-from tfnb_debug.render.html import image_html, table_html
-from tfnb_debug.render.plots import figure_data_uri
+from tfnb_debug.render.html import table_html
+from tfnb_debug.render.pixelmap import pixel_img, rgb_data_uri
+from tfnb_debug.render.svg import bar_chart_svg
 from tfnb_debug.reports import Section, Table
 from tfnb_debug.values import format_float
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from tfnb_debug.collect.pipeline_data import Augmentation, Sample
     from tfnb_debug.collect.pipeline_speed import Throughput
 
 __all__ = [
-    "before_after_figure",
     "displayable",
-    "figure_html",
-    "image_grid_figure",
-    "label_chart_figure",
+    "before_after_html",
+    "image_grid_html",
+    "image_uri",
+    "label_chart_svg",
     "label_name",
     "mosaic",
     "picture_section",
@@ -233,14 +236,7 @@ def _augment_pictures(augments: Sequence[Augmentation]) -> list[Picture]:
     return out
 
 
-# ---------------------------------------------------------------------------- figures
-
-
-def new_figure(width: float, height: float, dpi: int = 80) -> Figure:
-    """A figure pyplot never sees, without constrained layout (it dominates drawing time here)."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), dpi=dpi)
+# ---------------------------------------------------------------------------- images
 
 
 def label_name(value: Any, class_names: Sequence[str] | None) -> str:
@@ -305,92 +301,116 @@ def _rgb(img: np.ndarray) -> np.ndarray:
     return img[..., :3]
 
 
-def image_grid_figure(
-    images: np.ndarray,
+# ---------------------------------------------------------------------------- shown in HTML
+
+#: an image is shown about this many CSS pixels wide or high (small ones enlarged by a whole factor)
+CELL_PX = 72
+#: larger images are reduced (block means) to at most this many pixels a side before encoding
+MAX_SIDE = 96
+_GRID_FONT = "font:10px/12px var(--jp-ui-font-family, sans-serif)"
+
+
+def image_uri(image: np.ndarray) -> tuple[str, int, int]:
+    """One image (scaled by :func:`displayable`) as a PNG data URI and its CSS width, height.
+
+    A large image is reduced by a whole factor (the mean of each block) to at
+    most :data:`MAX_SIDE` pixels a side, so a batch of photos costs a few KiB;
+    a small one is sent as is and enlarged by the browser, unsmoothed.
+    """
+    shown = _rgb(displayable(image)[0])
+    h, w = shown.shape[:2]
+    factor = math.ceil(max(h, w, 1) / MAX_SIDE)
+    if factor > 1 and h >= factor and w >= factor:
+        hh, ww = h // factor * factor, w // factor * factor
+        shown = shown[:hh, :ww].reshape(hh // factor, factor, ww // factor, factor, 3)
+        shown = shown.mean(axis=(1, 3))
+    elif factor > 1:
+        shown = shown[::factor, ::factor]
+    rgb = np.ascontiguousarray((shown * 255).round().astype(np.uint8))
+    scale = max(1, CELL_PX // max(rgb.shape[:2]))
+    return rgb_data_uri(rgb), rgb.shape[1] * scale, rgb.shape[0] * scale
+
+
+def _cell(image: np.ndarray, caption: str | None, alt: str) -> str:
+    uri, width, height = image_uri(image)
+    head = ""
+    if caption is not None:
+        head = (
+            f'<div title="{escape(caption)}" style="max-width:{max(width, 24)}px;overflow:hidden;'
+            f'text-overflow:ellipsis;white-space:nowrap">{escape(caption)}</div>'
+        )
+    return (
+        '<div style="text-align:center">'
+        + head
+        + pixel_img(uri, width, height, alt=alt, style="display:block;margin:auto")
+        + "</div>"
+    )
+
+
+def image_grid_html(
+    images: Sequence[np.ndarray] | np.ndarray,
     labels: Sequence[Any] | None,
     *,
     class_names: Sequence[str] | None = None,
     columns: int = 8,
-    title: str = "",
-) -> Figure:
-    """One picture of the images in a grid, each with its label (class name) above it.
-
-    Drawn as a single mosaic with one ``imshow`` (many subplots are slow to lay out).
-    """
-    n = len(images)
-    cols = max(1, min(columns, n))
-    rows = max(1, math.ceil(n / cols))
-    height = images[0].shape[0] if n else 8
-    header = max(3, height // 3) if labels is not None else 0
-    canvas = mosaic(list(images), cols, pad=max(1, height // 8), header=header)
-    fig = new_figure(width=1.1 * cols + 0.2, height=1.45 * rows + (0.3 if title else 0.1))
-    ax = fig.add_axes((0.01, 0.01, 0.98, 0.9 if title else 0.98))
-    ax.imshow(canvas, interpolation="nearest")
-    ax.set_axis_off()
-    if title:
-        ax.set_title(title, fontsize=9)
-    if labels is not None:
-        cell_h = canvas.shape[0] / rows
-        cell_w = canvas.shape[1] / cols
-        for i in range(min(n, len(labels))):
-            r, c = divmod(i, cols)
-            ax.text(
-                (c + 0.5) * cell_w,
-                r * cell_h + header / 2,
-                label_name(labels[i], class_names),
-                ha="center",
-                va="center",
-                fontsize=7,
-            )
-    return fig
+    title: str = "images",
+) -> str:
+    """The images in a grid, row-major, each with its label (class name) above it."""
+    cols = max(1, min(columns, len(images)))
+    cells = []
+    for i, image in enumerate(images):
+        caption = None
+        if labels is not None:
+            caption = label_name(labels[i], class_names) if i < len(labels) else ""
+        alt = f"example {i}" + (f", label {caption}" if caption else "")
+        cells.append(_cell(image, caption, alt))
+    return (
+        f'<div class="tfnb-image-grid" role="group" aria-label="{escape(title)}" '
+        f'style="display:inline-grid;grid-template-columns:repeat({cols}, max-content);'
+        f'gap:4px 6px;{_GRID_FONT}">' + "".join(cells) + "</div>"
+    )
 
 
-def label_chart_figure(labels: np.ndarray, *, class_names: Sequence[str] | None = None) -> Figure:
-    values, counts = np.unique(np.asarray(labels), return_counts=True)
-    fig = new_figure(width=max(3.0, min(10.0, 0.45 * len(values) + 1.5)), height=2.4)
-    ax = fig.add_axes((0.12, 0.22, 0.85, 0.66))
-    names = [label_name(v, class_names) for v in values]
-    ax.bar(range(len(values)), counts, color="#4c78a8")
-    ax.set_xticks(range(len(values)))
-    ax.set_xticklabels(names, rotation=45 if len(values) > 8 else 0, fontsize=8)
-    ax.set_ylabel("examples", fontsize=8)
-    ax.set_title(f"labels in the sample ({int(counts.sum())} examples)", fontsize=9)
-    return fig
-
-
-def before_after_figure(before: np.ndarray, after: np.ndarray, *, title: str = "") -> Figure:
+def before_after_html(before: np.ndarray, after: np.ndarray, *, title: str = "") -> str:
     """Two rows: the examples entering a stage (top) and what it made of them (bottom)."""
     n = len(before)
-    canvas = mosaic([*before, *after], n, pad=max(1, before[0].shape[0] // 8) if n else 1)
-    fig = new_figure(width=1.1 * n + 0.6, height=2.6)
-    ax = fig.add_axes((0.08, 0.02, 0.9, 0.86 if title else 0.96))
-    ax.imshow(canvas, interpolation="nearest")
-    ax.set_xticks([])
-    ax.set_yticks([canvas.shape[0] * 0.25, canvas.shape[0] * 0.75])
-    ax.set_yticklabels(["before", "after"], fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=9)
-    return fig
+    header = '<div style="align-self:center;text-align:right;padding-right:4px">{}</div>'
+    cells = [header.format("before")]
+    cells += [_cell(image, None, f"example {i} before") for i, image in enumerate(before)]
+    cells.append(header.format("after"))
+    cells += [_cell(image, None, f"example {i} after") for i, image in enumerate(after)]
+    return (
+        f'<div class="tfnb-before-after" role="group" aria-label="{escape(title)}" '
+        f'style="display:inline-grid;grid-template-columns:repeat({n + 1}, max-content);'
+        f'gap:4px 6px;{_GRID_FONT}">' + "".join(cells) + "</div>"
+    )
 
 
-def figure_html(fig: Figure, *, alt: str) -> str:
-    return image_html(figure_data_uri(fig), alt=alt)
+def label_chart_svg(labels: np.ndarray, *, class_names: Sequence[str] | None = None) -> str:
+    """How many examples of the sample carry each label, as inline SVG bars."""
+    values, counts = np.unique(np.asarray(labels), return_counts=True)
+    return bar_chart_svg(
+        [label_name(v, class_names) for v in values],
+        [int(c) for c in counts],
+        title=f"labels in the sample ({int(counts.sum())} examples)",
+        y_label="examples",
+        label="examples per label in the sample",
+    )
 
 
 def picture_section(picture: Picture, class_names: Sequence[str] | None) -> Section:
-    """Draw one of a pipeline report's pictures as a report section (PNG data URI)."""
+    """Draw one of a pipeline report's pictures as a report section (HTML, SVG, data URIs)."""
     if picture.kind == "grid" and picture.images is not None:
         labels = list(picture.labels) if picture.labels is not None else None
-        fig = image_grid_figure(picture.images, labels, class_names=class_names)
-        html = figure_html(fig, alt=picture.title)
+        html = image_grid_html(picture.images, labels, class_names=class_names, title=picture.title)
     elif picture.kind == "labels" and picture.labels is not None:
-        fig = label_chart_figure(picture.labels, class_names=class_names)
         values, counts = np.unique(np.asarray(picture.labels), return_counts=True)
         rows = [(label_name(v, class_names), int(c)) for v, c in zip(values, counts, strict=True)]
-        html = figure_html(fig, alt=picture.title) + table_html(("label", "count"), rows)
+        html = label_chart_svg(picture.labels, class_names=class_names) + table_html(
+            ("label", "count"), rows
+        )
     elif picture.kind == "augment" and picture.images is not None and picture.after is not None:
-        fig = before_after_figure(picture.images, picture.after, title=picture.title)
-        html = figure_html(fig, alt=picture.title)
+        html = before_after_html(picture.images, picture.after, title=picture.title)
     else:
         html = ""
     return Section(picture.title, html, picture.text)

@@ -20,7 +20,7 @@ import numpy as np
 
 from tfnb_debug.render.plots import png_data_uri
 
-__all__ = ["colours", "pixel_img", "pixel_maps_html", "rgb_data_uri"]
+__all__ = ["colours", "pixel_img", "pixel_maps_html", "rgb_data_uri", "rgb_png"]
 
 #: viridis at nine evenly spaced points
 _VIRIDIS = (
@@ -56,6 +56,11 @@ def colours(values: np.ndarray, lo: float, hi: float, *, missing: np.ndarray = B
 
 def rgb_data_uri(rgb: np.ndarray) -> str:
     """An (h, w, 3) uint8 array as a PNG data URI (zlib only: no imaging library)."""
+    return png_data_uri(rgb_png(rgb))
+
+
+def rgb_png(rgb: np.ndarray) -> bytes:
+    """An (h, w, 3) uint8 array as the bytes of a PNG file (zlib only)."""
     h, w, _ = rgb.shape
     raw = b"".join(b"\x00" + rgb[i].tobytes() for i in range(h))
 
@@ -64,13 +69,12 @@ def rgb_data_uri(rgb: np.ndarray) -> str:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
 
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    png = (
+    return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
         + chunk(b"IDAT", zlib.compress(raw, 6))
         + chunk(b"IEND", b"")
     )
-    return png_data_uri(png)
 
 
 def pixel_img(uri: str, width: int, height: int, *, alt: str, style: str = "") -> str:

@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tfnb_debug.render.pixelmap import short_label
 
-__all__ = ["Line", "Mark", "chart_svg", "histogram_panels_svg", "line_svg"]
+__all__ = [
+    "Line",
+    "Mark",
+    "bar_chart_svg",
+    "chart_svg",
+    "histogram_panels_svg",
+    "histogram_svg",
+    "line_svg",
+]
 
 FONT = "font-family:var(--jp-ui-font-family, sans-serif)"
 BLUE = "#2563eb"
@@ -27,16 +35,27 @@ INK = "#111827"
 RED = "#b91c1c"
 
 
-def _ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+def _ticks(lo: float, hi: float, count: int = 5, *, integer: bool = False) -> list[float]:
     from matplotlib.ticker import MaxNLocator
 
     if not np.isfinite(lo) or not np.isfinite(hi):
         return []
     if hi <= lo:
         return [lo]
-    values = MaxNLocator(nbins=count).tick_values(lo, hi)
+    values = MaxNLocator(nbins=count, integer=integer).tick_values(lo, hi)
     span = hi - lo
     return [float(v) for v in values if lo - 1e-9 * span <= v <= hi + 1e-9 * span]
+
+
+def _log_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
+    """Ticks of a log10 axis (values are log10 of the data): whole decades when the range
+    spans one, else ordinary ticks of the log values."""
+    from matplotlib.ticker import MaxNLocator
+
+    if np.isfinite(lo) and np.isfinite(hi) and hi - lo >= 1:
+        values = MaxNLocator(nbins=count, integer=True).tick_values(lo, hi)
+        return [float(v) for v in values if lo - 1e-9 <= v <= hi + 1e-9]
+    return _ticks(lo, hi, count)
 
 
 def _number(value: float) -> str:
@@ -57,8 +76,12 @@ class _Frame:
         right: int = 8,
         top: int = 16,
         bottom: int = 30,
+        log_y: bool = False,
+        counts: bool = False,
     ) -> None:
         self.width, self.height = width, height
+        self.log_y = log_y  # y values are log10 of the data: ticks are labelled 10**value
+        self.counts = counts  # y values are counts: whole-number ticks
         self.x0, self.x1 = left, width - right
         self.y0, self.y1 = height - bottom, top  # pixel rows of y's low and high end
         self.x, self.y = x, y
@@ -71,12 +94,14 @@ class _Frame:
         lo, hi = self.y
         return self.y0 - (np.asarray(value, float) - lo) / ((hi - lo) or 1.0) * (self.y0 - self.y1)
 
-    def axes(self, x_label: str, y_label: str = "") -> list[str]:
+    def axes(
+        self, x_label: str, y_label: str = "", *, x_ticks: bool = True, y_ticks: bool = True
+    ) -> list[str]:
         parts = [
             f'<line x1="{self.x0}" y1="{self.y0}" x2="{self.x1}" y2="{self.y0}" stroke="#6b7280"/>',
             f'<line x1="{self.x0}" y1="{self.y0}" x2="{self.x0}" y2="{self.y1}" stroke="#6b7280"/>',
         ]
-        for value in _ticks(*self.x):
+        for value in _ticks(*self.x) if x_ticks else ():
             x = float(self.px(value))
             parts.append(
                 f'<line x1="{x:.1f}" y1="{self.y0}" x2="{x:.1f}" y2="{self.y0 + 3}" '
@@ -84,12 +109,16 @@ class _Frame:
                 f'<text x="{x:.1f}" y="{self.y0 + 12}" text-anchor="middle">'
                 f"{_number(value)}</text>"
             )
-        for value in _ticks(*self.y, count=3):
+        y_values = (
+            _log_ticks(*self.y) if self.log_y else _ticks(*self.y, count=3, integer=self.counts)
+        )
+        for value in y_values if y_ticks else ():
             y = float(self.py(value))
+            text = _number(10**value if self.log_y else value)
             parts.append(
                 f'<line x1="{self.x0 - 3}" y1="{y:.1f}" x2="{self.x0}" y2="{y:.1f}" '
                 'stroke="#6b7280"/>'
-                f'<text x="{self.x0 - 5}" y="{y + 3:.1f}" text-anchor="end">{_number(value)}</text>'
+                f'<text x="{self.x0 - 5}" y="{y + 3:.1f}" text-anchor="end">{text}</text>'
             )
         middle = (self.x0 + self.x1) / 2
         parts.append(
@@ -162,6 +191,97 @@ def _stairs(frame: _Frame, counts: np.ndarray, edges: np.ndarray, *, closed: boo
     return "".join(points)
 
 
+def histogram_svg(
+    counts: Sequence[float],
+    edges: Sequence[float],
+    *,
+    title: str,
+    label: str,
+    x_label: str = "",
+    color: str = BLUE,
+    width: int = 272,
+    height: int = 128,
+) -> str:
+    """One histogram: filled steps over the bin ``edges``, counts unlabelled (the shape is
+    what it shows; the statistics beside it carry the numbers)."""
+    counts_arr = np.asarray(counts, float)
+    edges_arr = np.asarray(edges, float)
+    top = float(counts_arr.max()) if counts_arr.size else 0.0
+    frame = _Frame(
+        width,
+        height,
+        (float(edges_arr[0]), float(edges_arr[-1])),
+        (0.0, top or 1.0),
+        left=10,
+        right=12,
+        bottom=16 + (12 if x_label else 0),
+    )
+    body = [
+        f'<text x="{width / 2:.1f}" y="10" text-anchor="middle" font-size="10">'
+        f"{html.escape(title)}</text>"
+    ]
+    if counts_arr.size:
+        body.append(
+            f'<path d="{_stairs(frame, counts_arr, edges_arr, closed=True)}" fill="{color}" '
+            'stroke="none"/>'
+        )
+    body += frame.axes(x_label, y_ticks=False)
+    return _svg(width, height, label, body)
+
+
+def bar_chart_svg(
+    names: Sequence[str],
+    counts: Sequence[float],
+    *,
+    title: str,
+    y_label: str,
+    label: str,
+    color: str = "#4c78a8",
+    height: int = 190,
+) -> str:
+    """Vertical bars, one per name, with its count as a tick on the y axis scale; names
+    under the bars (slanted when there are many)."""
+    values = np.asarray(counts, float)
+    n = len(names)
+    slant = n > 8
+    longest = max((len(name) for name in names), default=1)
+    width = int(max(240, min(800, 36 * n + 70)))
+    bottom = 22 + (int(min(longest, 16) * 4.2) if slant else 0)
+    frame = _Frame(
+        width,
+        height,
+        (0.0, float(max(n, 1))),
+        (0.0, float(values.max(initial=0)) or 1.0),
+        left=40,
+        top=24,
+        bottom=bottom,
+        counts=True,
+    )
+    slot = (frame.x1 - frame.x0) / max(n, 1)
+    body = [f'<text x="{frame.x0}" y="11" font-size="10">{html.escape(title)}</text>']
+    body += frame.axes("", y_label, x_ticks=False)
+    for i, (name, value) in enumerate(zip(names, values, strict=True)):
+        x = frame.x0 + slot * (i + 0.15)
+        y = float(frame.py(value))
+        body.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot * 0.7:.1f}" '
+            f'height="{frame.y0 - y:.1f}" fill="{color}"><title>{html.escape(name)}: '
+            f"{_number(value)}</title></rect>"
+        )
+        centre = frame.x0 + slot * (i + 0.5)
+        shown = html.escape(short_label(name, 16))
+        if slant:
+            body.append(
+                f'<text transform="translate({centre:.1f} {frame.y0 + 10}) rotate(-45)" '
+                f'text-anchor="end">{shown}</text>'
+            )
+        else:
+            body.append(
+                f'<text x="{centre:.1f}" y="{frame.y0 + 12}" text-anchor="middle">{shown}</text>'
+            )
+    return _svg(width, height, label, body)
+
+
 #: line colours, in order (matplotlib's default cycle)
 CYCLE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
@@ -202,12 +322,19 @@ def chart_svg(
     x_range: tuple[float, float] | None = None,
     y_floor: float | None = None,
     legend: bool = False,
+    log_y: bool = False,
     width: int = 480,
     height: int = 200,
 ) -> str:
     """Lines over one x axis.  ``marks``: labelled points; ``rug``: short ticks along the
     bottom (training steps); ``bad_x``: red crosses along the top (non-finite values);
+    ``log_y``: a log10 y axis (every finite value positive; ``y_floor`` is then ignored);
     ``y_floor``: the y axis starts there (0 for quantities that cannot be negative)."""
+    if log_y:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lines = [replace(line, y=np.log10(np.asarray(line.y, float))) for line in lines]
+            marks = [replace(m, y=float(np.log10(m.y))) for m in marks]
+        y_floor = None
     finite = [line.y[np.isfinite(line.y)] for line in lines]
     values = np.concatenate([*finite, [m.y for m in marks]]) if lines or marks else np.zeros(0)
     low = float(values.min()) if values.size else 0.0
@@ -222,7 +349,7 @@ def chart_svg(
         x_range = (x_range[0] - 1, x_range[0] + 1)
     top = 16 + (12 if title or legend else 0)
     bottom = low - pad if y_floor is None else max(low - pad, y_floor)
-    frame = _Frame(width, height, x_range, (bottom, high + pad), left=48, top=top)
+    frame = _Frame(width, height, x_range, (bottom, high + pad), left=48, top=top, log_y=log_y)
     body = frame.axes(x_label, y_label)
     if title:
         body.append(f'<text x="{frame.x0}" y="11" font-size="10">{html.escape(title)}</text>')
@@ -299,15 +426,18 @@ def line_svg(
     x_label: str,
     y_label: str,
     label: str,
+    log_y: bool = False,
+    title: str = "",
+    color: str = INK,
     width: int = 480,
     height: int = 200,
 ) -> str:
     """``y`` over ``x`` as a line (dots too when there are few points); non-finite values
-    are red crosses along the top."""
+    are red crosses along the top; ``log_y``: a log10 y axis (every finite ``y`` > 0)."""
     x = np.asarray(x, float)
     y = np.asarray(y, float)
     finite = np.isfinite(y)
-    line = Line("", x[finite], y[finite], dots=int(finite.sum()) < 40)
+    line = Line("", x[finite], y[finite], color=color, dots=int(finite.sum()) < 40)
     x_range = (float(x.min()), float(x.max())) if x.size else None
     return chart_svg(
         [line],
@@ -316,6 +446,8 @@ def line_svg(
         label=label,
         bad_x=list(x[~finite]),
         x_range=x_range,
+        log_y=log_y,
+        title=title,
         width=width,
         height=height,
     )

@@ -1,7 +1,11 @@
 """The details pane: pure functions from :class:`LayerDetails` to HTML, text and figures.
 
-Self-contained HTML (inline styles, PNG data URIs), figures through
-``matplotlib.figure.Figure`` (never pyplot).  No TensorFlow here.
+Self-contained HTML (inline styles): histograms and the gradient-norm curve
+are inline SVG (:mod:`tfnb_debug.render.svg`), feature maps one PNG data URI
+coloured with :mod:`tfnb_debug.render.pixelmap`, so selecting a layer costs
+no plotting library.  The ``*_figure`` functions draw the same histograms and
+curve as ``matplotlib.figure.Figure`` objects (never pyplot) for an explicit
+export; the pane never builds them.  No TensorFlow here.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tfnb_debug.render.html import FONT, MONO, findings_html, heading, image_html, table_html
-from tfnb_debug.render.plots import figure_data_uri, png_data_uri
+from tfnb_debug.render.pixelmap import colours, rgb_png
+from tfnb_debug.render.plots import png_data_uri
+from tfnb_debug.render.svg import histogram_svg, line_svg
 from tfnb_debug.render.text import render_findings_text, table_text
 from tfnb_debug.render.values import format_value
 
@@ -23,9 +29,18 @@ if TYPE_CHECKING:
 
     from tfnb_debug.widgets.records import LayerDetails, ValueSummary
 
-__all__ = ["details_html", "details_text", "feature_map_png", "histogram_figure"]
+__all__ = [
+    "details_html",
+    "details_text",
+    "feature_map_png",
+    "histogram_figure",
+    "log_histogram_figure",
+    "norm_figure",
+]
 
 STAT_COLUMNS = ("mean", "std", "min", "max", "zeros", "NaN/Inf")
+#: the colour of the gradient pictures
+GRADIENT = "#b45309"
 
 
 def stat_cells(stats: ValueSummary | None) -> tuple[Any, ...]:
@@ -62,15 +77,10 @@ def histogram_figure(stats: ValueSummary, *, title: str, color: str = "#2563eb")
 def feature_map_png(maps: np.ndarray, *, cols: int = 8, cell: int = 56, gap: int = 2) -> bytes:
     """The first feature maps (H, W, k) as one PNG mosaic, row-major, each map scaled on its own.
 
-    Drawn without matplotlib axes (a grid of subplots costs ~0.5 s): each map
-    is normalized to [0, 1], enlarged by an integer factor to about ``cell``
+    Drawn without a plotting library (a grid of subplots costs ~0.5 s): each
+    map is normalized to [0, 1], enlarged by an integer factor to about ``cell``
     pixels, colored with viridis, and the mosaic is encoded once.
     """
-    import io
-
-    from matplotlib import colormaps
-    from matplotlib.image import imsave
-
     h, w, k = (int(d) for d in maps.shape)
     cols = max(1, min(cols, k))
     rows = math.ceil(k / cols)
@@ -86,11 +96,8 @@ def feature_map_png(maps: np.ndarray, *, cols: int = 8, cell: int = 56, gap: int
         big = np.kron(np.where(finite, unit, 0.0), np.ones((scale, scale), np.float32))
         r, c = divmod(i, cols)
         mosaic[r * (ch + gap) : r * (ch + gap) + ch, c * (cw + gap) : c * (cw + gap) + cw] = big
-    rgba = colormaps["viridis"](np.nan_to_num(mosaic, nan=0.0))
-    rgba[np.isnan(mosaic)] = (1.0, 1.0, 1.0, 1.0)  # white gaps between the maps
-    buffer = io.BytesIO()
-    imsave(buffer, rgba, format="png")
-    return buffer.getvalue()
+    white = np.array([255, 255, 255], np.uint8)  # the gaps between the maps
+    return rgb_png(colours(mosaic, 0.0, 1.0, missing=white))
 
 
 def details_html(d: LayerDetails, *, figures: bool = True) -> str:
@@ -161,11 +168,11 @@ def _weights_html(d: LayerDetails, figures: bool) -> str:
     parts = [f'<div class="tfnb-weights">{table_html(columns, rows)}</div>{note}']
     if figures:
         images = [
-            image_html(
-                figure_data_uri(
-                    histogram_figure(w.stats, title=f"{w.name.split('/')[-1]} {w.shape}")
-                ),
-                alt=f"histogram of {w.name}",
+            histogram_svg(
+                w.stats.hist_counts,
+                w.stats.hist_edges,
+                title=f"{w.name.split('/')[-1]} {w.shape}",
+                label=f"histogram of {w.name}",
             )
             for w in d.weights
             if w.stats is not None and w.stats.hist_counts
@@ -194,8 +201,15 @@ def _activation_html(d: LayerDetails, figures: bool) -> str:
     parts.append(table_html(STAT_COLUMNS, [stat_cells(a.stats)]))
     if figures:
         if a.stats is not None and a.stats.hist_counts:
-            fig = histogram_figure(a.stats, title="output values", color="#059669")
-            parts.append(image_html(figure_data_uri(fig), alt="histogram of the output"))
+            parts.append(
+                histogram_svg(
+                    a.stats.hist_counts,
+                    a.stats.hist_edges,
+                    title="output values",
+                    label="histogram of the output",
+                    color="#059669",
+                )
+            )
         if a.feature_maps is not None and a.feature_maps.shape[-1] > 0:
             k = a.feature_maps.shape[-1]
             title = f"feature maps 0-{k - 1} of {a.channels}, example 0"
@@ -223,15 +237,38 @@ def _gradients_html(d: LayerDetails, figures: bool) -> str:
     if figures:
         images = []
         if len(g.norms) > 1:
-            images.append(
-                image_html(figure_data_uri(norm_figure(g.steps, g.norms)), alt="gradient norm")
-            )
+            images.append(norm_svg(g.steps, g.norms))
         if g.hist_counts and sum(g.hist_counts) > 0:
-            fig = log_histogram_figure(g.hist_counts, g.hist_edges)
-            images.append(image_html(figure_data_uri(fig), alt="histogram of log10|g|"))
+            images.append(
+                histogram_svg(
+                    g.hist_counts,
+                    g.hist_edges,
+                    title="log10|gradient|, last step",
+                    label="histogram of log10|g|",
+                    color=GRADIENT,
+                )
+            )
         parts.append(f'<div style="display:flex;flex-wrap:wrap;gap:4px;">{"".join(images)}</div>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def norm_svg(steps: Sequence[int], norms: Sequence[float]) -> str:
+    """The layer's gradient norm over the recorded steps (log scale when every one is positive)."""
+    values = np.asarray(norms, float)
+    finite = values[np.isfinite(values)]
+    return line_svg(
+        np.asarray(steps, float),
+        values,
+        x_label="step",
+        y_label="",
+        label="gradient norm",
+        title="gradient norm per step",
+        log_y=bool(finite.size) and bool((finite > 0).all()),
+        color=GRADIENT,
+        width=272,
+        height=128,
+    )
 
 
 def norm_figure(steps: Sequence[int], norms: Sequence[float]) -> Figure:
