@@ -197,6 +197,7 @@ def test_rules_read_plain_records_not_reports_or_renderers() -> None:
         "tfnb_debug.shape_records",
         "tfnb_debug.pipeline_records",
         "tfnb_debug.gradient_history",
+        "tfnb_debug.replica_history",
     }
     graph = import_graph()
     wrong = [

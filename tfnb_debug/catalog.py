@@ -374,7 +374,7 @@ CATALOG: dict[str, CatalogEntry] = {
         "D01",
         "replica-loss-scaling",
         "error",
-        "in a custom loop under `strategy.run` (or a `train_step` with a loss the user reduces), each replica averages its loss over its own batch (`tf.reduce_mean`, a Keras loss with the default reduction) and the gradients are then summed across replicas: the update is N times too large (N replicas), and the reported loss is off by N. Name the loss and N; fix: reduce with `tf.nn.compute_average_loss(per_example_loss, global_batch_size=...)` (and `tf.nn.scale_regularization_loss`).",
+        "in a custom loop under `strategy.run` (or a `train_step` with a loss the user reduces), each replica averages its loss over its own batch (`tf.reduce_mean`, `keras.ops.mean`; a `keras.losses.Loss` object already divides by N in a replica context) and the gradients are then summed across replicas: the update is N times too large (N replicas). Name the loss and N; fix: reduce with `tf.nn.compute_average_loss(per_example_loss, global_batch_size=...)` (and `tf.nn.scale_regularization_loss`).",
     ),
     "D02": CatalogEntry(
         "D02",

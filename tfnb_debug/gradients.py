@@ -618,6 +618,16 @@ def _finish(
         failed=failed,
         losses=_loss_series(data),
     )
+    from tfnb_debug.replica_report import with_replicas
+
+    objects = [*capture.fit_model_objects, *watched]
+    objects += [getattr(m, "optimizer", None) for m in capture.fit_model_objects]
+    recording.report = with_replicas(
+        recording.report,
+        data,
+        [o for o in objects if o is not None],
+        label=lambda layer: _label(model_name, layer),
+    )
 
 
 def _loss_series(data: list[Any]) -> list[LossSeries]:

@@ -67,6 +67,7 @@ from tfnb_debug.gradient_history import (
     GradientHistory,
     VariableMeta,
 )
+from tfnb_debug.replica_history import ReplicaHistory
 from tfnb_debug.text import first_line, loss_name
 
 __all__ = [
@@ -117,6 +118,8 @@ class CaptureData(GradientHistory):
     loss_scaled_by: tuple[str, ...] = ()
     #: names the calling code gives this group's loss, best first (collect/loss_targets.py)
     loss_names: tuple[str, ...] = ()
+    #: what each replica computed (examples, loss, gradient norms before the all-reduce)
+    per_replica: ReplicaHistory | None = None
 
 
 def _read(variable: Any) -> tf.Tensor:
@@ -207,6 +210,7 @@ class _Recorder:
             self.count = make(0, tf.int32)
         self._host: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # rows copied so far
         self._pulled = 0
+        self.replica_buf: Any = None  # a collect/replicas.py ReplicaBuffer, when replicas > 1
 
     def run(self, optimizer: Any, grads: list[Any], variables: list[Any], apply: Any) -> Any:
         __tracebackhide__ = True
@@ -223,11 +227,12 @@ class _Recorder:
             self.loss_scaled_by.add("LossScaleOptimizer")
         ctx = tf.distribute.get_replica_context()
         replicas = int(ctx.num_replicas_in_sync) if ctx is not None else 1
-        writer = True
+        writer, table = True, None
         if replicas > 1 and ctx is not None:
             # Each replica holds a partial gradient; the statistics belong to the
             # summed one, which is what the optimizer applies.
             self.replicas = replicas
+            table = self._replica_table(ctx, replicas, present, dense, loss)
             dense = list(ctx.all_reduce(tf.distribute.ReduceOp.SUM, dense))
             if loss is not None:
                 loss = ctx.all_reduce(tf.distribute.ReduceOp.SUM, tf.cast(loss, tf.float32))
@@ -257,6 +262,8 @@ class _Recorder:
                 ]
             )
             self.meta_buf.scatter_nd_update(index, [meta_row])
+            if table is not None:
+                self.replica_buf.write(index, table)
             self.count.assign_add(1)
             return tf.constant(True)
 
@@ -286,6 +293,23 @@ class _Recorder:
             tf.cond(due_t, lambda: write(w_old), lambda: tf.constant(False))
             self.step.assign_add(1)
         return result
+
+    def _replica_table(
+        self, ctx: Any, replicas: int, present: list[int], dense: list[Any], loss: Any
+    ) -> tf.Tensor | None:
+        """Every replica's examples, loss and gradient norms before the all-reduce, as one
+        all-reduced table (:mod:`tfnb_debug.collect.replicas`)."""
+        from tfnb_debug.collect.replicas import ReplicaBuffer, example_weight
+
+        if not self.capture.per_replica:
+            return None
+        with _LOCK:
+            if self.replica_buf is None:
+                self.replica_buf = ReplicaBuffer(
+                    self.capture.max_steps, replicas, len(self.meta), self.stats.device
+                )
+        weight = example_weight(loss)
+        return self.replica_buf.gather(ctx, present, dense, loss, weight)
 
     def facts(self) -> tuple[frozenset[int], int, frozenset[str]]:
         """What tracing noted (no gradient, replicas, loss scaling): kept with a reused graph."""
@@ -357,6 +381,11 @@ class _Recorder:
         """Everything recorded (copying from the device only what no pull copied yet)."""
         self.pull()
         data = self.history(total_steps=int(self.step.numpy()))  # its arrays are copies
+        if self.replica_buf is not None:
+            from dataclasses import replace
+
+            paths = tuple(meta.path for meta in self.meta)
+            data = replace(data, per_replica=self.replica_buf.read(len(data.steps), paths))
         self._host, self._pulled = None, 0  # a kept recorder holds no host rows between cells
         return data
 
@@ -461,6 +490,9 @@ class GradientCapture:
         #: Anything a step calls back into must look up the active capture when it runs,
         #: never keep the capture that traced it: a kept graph outlives its capture.
         self.trace_options: tuple[Any, ...] = ()
+        #: under a strategy with replicas > 1, record what each replica computed (one more
+        #: all-reduce of a small table per step; collect/replicas.py)
+        self.per_replica = True
         #: the block ran cleanly and nothing in it needs a fresh trace: keep what was built
         self.keep_functions = False
         #: models whose kept instrumented train function this capture used (no retrace)
@@ -608,7 +640,7 @@ class GradientCapture:
     # -- keeping the instrumented train function -----------------------------------------
     def _options(self) -> tuple[Any, ...]:
         """What of this capture shapes the instrumented step's graph (compared by value)."""
-        return (self.every, self.max_steps, self.trace_options)
+        return (self.every, self.max_steps, self.per_replica, self.trace_options)
 
     def _can_reuse(self, kept: _KeptTrainFunction) -> bool:
         """Whether the kept function's buffers can be this capture's: not when the block
