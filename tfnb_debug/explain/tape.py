@@ -10,6 +10,7 @@ last assignment to ``target`` before the call compared with the block's lines.
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 import re
 from dataclasses import dataclass
@@ -160,10 +161,15 @@ def _contract(ctx: ErrorContext, fallback: str, message: str, said: str, hint: s
 
 def _parse(filename: str) -> ast.Module | None:
     lines = linecache.getlines(filename)
-    if not lines:
-        return None
+    return _parse_source("".join(lines)) if lines else None
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_source(source: str) -> ast.Module | None:
+    """The tree of a cell or file (read, never changed): the rules of one failing cell
+    (late_loss, loss_lines) parse the same source once."""
     try:
-        return ast.parse("".join(lines))
+        return ast.parse(source)
     except SyntaxError:
         return None
 
