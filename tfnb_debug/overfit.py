@@ -10,11 +10,17 @@ and metric state, random states, the compiled train function), also when the
 run raises or is interrupted; augmentation layers run as in inference during
 the check.  If the model does not memorize the examples, the lint findings
 (:func:`tfnb_debug.lint.lint_model`) that explain why are attached.
+
+The run (``_overfit_run.py``) is bounded: it stops once the examples are
+memorized, takes fewer examples when each input is large, and trains for a
+time budget (5 s by default) after which the verdict says it is that of a
+shorter run: a run cut short never claims the model cannot memorize.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -24,6 +30,11 @@ from tfnb_debug.reports import Finding, Report, Table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from tfnb_debug._overfit_run import Capacity, Progress, Run
+
+#: seconds of training (after the first step) before the check stops and says so
+DEFAULT_BUDGET = 5.0
 
 __all__ = ["OverfitReport", "OverfitThresholds", "overfit_small_batch"]
 
@@ -69,10 +80,13 @@ class OverfitReport(Report):
     augmentation_removed: tuple[str, ...]
     loss_key: str = "loss"
     own_train_step: bool = False
+    out_of_time: bool = False  # the time budget ended training before the verdict was reached
+    seconds: float = 0.0  # the training's wall time
     plot: bool = field(default=True, repr=False)  # show the loss curve (drawn when first shown)
 
     def figure(self) -> Figure | None:
-        """The training-loss curve as a new Figure, or None when no step ran."""
+        """The training-loss curve as a new Figure (for an export: the report itself shows
+        it as SVG), or None when no step ran."""
         from tfnb_debug.render.overfit import loss_figure
 
         return loss_figure(self.losses, self.loss_key) if self.losses else None
@@ -96,26 +110,19 @@ class OverfitReport(Report):
         return replace(self, sections=(*self.sections, section))
 
 
-@dataclass(frozen=True)
-class _Run:
-    losses: tuple[float, ...]
-    initial: float
-    final: float
-    accuracy: float | None
-    loss_key: str
-
-
 def overfit_small_batch(
     model: Any,
     data: Any,
     *,
-    samples: int = 16,
+    samples: int | None = None,
     steps: int = 200,
     thresholds: OverfitThresholds | None = None,
     plot: bool = True,
     loss_key: str | None = None,
+    time_budget: float | None = DEFAULT_BUDGET,
+    progress: Callable[[Progress], None] | None = None,
 ) -> OverfitReport:
-    """Train ``model`` on ``samples`` examples of ``data`` for ``steps`` full-batch steps.
+    """Train ``model`` on ``samples`` examples of ``data`` for at most ``steps`` full-batch steps.
 
     ``data`` is a ``tf.data.Dataset`` of ``(x, y)`` (batched or not) or an
     ``(x, y)`` tuple of arrays; a model with its own ``train_step`` also takes
@@ -123,15 +130,35 @@ def overfit_small_batch(
     and every variable, optimizer, metric and random state it touches is
     restored afterwards, bit for bit.  ``loss_key`` names the logged value to
     read when a ``train_step`` logs no ``"loss"`` (a GAN's ``"g_loss"``).
+
+    Training stops as soon as the examples are memorized, and after
+    ``time_budget`` seconds (counted from the end of the first step, which
+    compiles the train step; None: no limit); the report then says it ran out
+    of time rather than that the model cannot memorize.  ``samples`` None: 16,
+    fewer (down to 4) when each input holds many values.  ``progress`` is
+    called after every step with a :class:`~tfnb_debug._overfit_run.Progress`.
     Returns whether the model memorized the examples.
     """
+    from tfnb_debug._overfit_run import (
+        DEFAULT_SAMPLES,
+        capacity,
+        fit_sample,
+        leading_dim,
+        take_examples,
+        train,
+    )
     from tfnb_debug.collect.snapshot import has_own_train_step, require_keras_model
     from tfnb_debug.collect.training_guard import TrainingGuard
 
     thresholds = thresholds or OverfitThresholds()
     model = require_keras_model(model, built=False)
-    if samples < 1 or steps < 1:
+    if (samples is not None and samples < 1) or steps < 1:
         raise TfnbDebugError("--samples and --steps must be positive integers")
+    if time_budget is not None and not time_budget > 0:
+        raise TfnbDebugError(
+            f"the time budget must be a positive number of seconds, got {time_budget!r} "
+            "(None or %tfoverfit --time 0: no limit)"
+        )
     if getattr(model, "optimizer", None) is None:
         raise TfnbDebugError(
             f"model {model.name!r} is not compiled: call model.compile(optimizer=..., loss=...) "
@@ -145,273 +172,55 @@ def overfit_small_batch(
                 f"model {model.name!r} was compiled without a loss and trains with Keras' own "
                 "train_step: pass loss=... to model.compile"
             )
-    x, y = take_examples(model, data, samples, labels=not own)
+    x, y = take_examples(model, data, samples or DEFAULT_SAMPLES, labels=not own)
+    reduced = None
+    if samples is None:
+        x, y, kept, per_example = fit_sample(x, y, DEFAULT_SAMPLES)
+        if kept < DEFAULT_SAMPLES:
+            reduced = (
+                f"{kept} examples, not {DEFAULT_SAMPLES}: each input holds {per_example:,} "
+                "values, so a step on fewer is quicker (--samples N to choose)"
+            )
     __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
+
+    def done(initial: float, final: float, accuracy: float | None) -> bool:
+        return _memorized(initial, final, accuracy, thresholds)
+
     with TrainingGuard(model) as guard:
-        run = _train(model, x, y, steps, own=own, loss_key=loss_key)
-    n = int(_leading_dim(x))
-    memorized = _memorized(run.initial, run.final, run.accuracy, thresholds)
+        run = train(
+            model,
+            x,
+            y,
+            steps,
+            own=own,
+            loss_key=loss_key,
+            done=done,
+            budget=time_budget,
+            progress=progress,
+        )
+    n = int(leading_dim(x))
+    memorized = done(run.initial, run.final, run.accuracy)
     findings: list[Finding] = []
     if not memorized:
         from tfnb_debug.lint import lint_model
 
         findings = list(lint_model(model, data=None if own else (x, y)).findings)
-    capacity = _capacity(model, y, n, classification=run.accuracy is not None)
+    room = capacity(model, y, n, classification=run.accuracy is not None)
     return _report(
-        model, n, steps, run, memorized, guard.removed, findings, thresholds, plot, own, capacity
+        model,
+        n,
+        steps,
+        run,
+        memorized,
+        guard.removed,
+        findings,
+        thresholds,
+        plot,
+        own,
+        room,
+        budget=time_budget,
+        reduced=reduced,
     )
-
-
-# -- collect ----------------------------------------------------------------------------
-
-
-def _leading_dim(x: Any) -> int:
-    import keras
-
-    return int(keras.tree.flatten(x)[0].shape[0])
-
-
-def _is_batched(data: Any, model: Any) -> bool:
-    """Whether a dataset yields batches: from the model's input rank, else its transformations."""
-    import keras
-
-    element = data.element_spec
-    first = keras.tree.flatten(element[0] if isinstance(element, tuple) else element)[0]
-    inputs = getattr(model, "inputs", None) if model.built else None
-    if inputs:
-        return bool(first.shape.rank != len(inputs[0].shape) - 1)
-    if first.shape.rank and first.shape[0] is None:
-        return True
-    pending = [data]
-    while pending:  # the chain of datasets (private but long-lived; see TRAPS.md)
-        ds = pending.pop()
-        if "Batch" in type(ds).__name__:
-            return True
-        try:
-            pending.extend(ds._inputs())
-        except Exception:
-            break
-    return False
-
-
-def take_examples(model: Any, data: Any, n: int, *, labels: bool = True) -> tuple[Any, Any]:
-    """The first ``n`` examples of ``data`` as ``(x, y)`` NumPy structures (``y`` may be None).
-
-    ``labels=False`` accepts inputs alone (for a model with its own ``train_step``).
-    """
-    import keras
-    import numpy as np
-    import tensorflow as tf
-
-    from tfnb_debug.collect.snapshot import first_batch
-
-    def head(tree: Any) -> Any:
-        # lists become tuples: tf.data cannot hold a list of labels of different shapes
-        return keras.tree.lists_to_tuples(
-            keras.tree.map_structure(lambda a: np.asarray(a)[:n], tree)
-        )
-
-    if isinstance(data, tf.data.Dataset):
-        element = data.element_spec
-        paired = isinstance(element, tuple) and len(element) >= 2
-        if labels and not paired:
-            raise TfnbDebugError("DATA must yield (x, y) pairs to train on")
-        if not _is_batched(data, model):
-            data = data.batch(n)
-        xs: list[Any] = []
-        ys: list[Any] = []
-        count = 0
-        for batch in data.take(max(n, 1)):
-            first, second = (batch[0], batch[1]) if paired else (batch, None)
-            xs.append(keras.tree.map_structure(lambda t: t.numpy(), first))
-            if paired:
-                ys.append(keras.tree.map_structure(lambda t: t.numpy(), second))
-            count += _leading_dim(xs[-1])
-            if count >= n:
-                break
-        if not xs:
-            raise TfnbDebugError("DATA is an empty dataset")
-        x = keras.tree.map_structure(lambda *a: np.concatenate(a)[:n], *xs)
-        y = keras.tree.map_structure(lambda *a: np.concatenate(a)[:n], *ys) if ys else None
-        return _strings_as_tensors(x), _strings_as_tensors(y)
-    x, y = first_batch(data)
-    if y is None and labels:
-        raise TfnbDebugError("DATA must be a (x, y) tuple of arrays or a tf.data.Dataset of pairs")
-    return _strings_as_tensors(head(x)), _strings_as_tensors(head(y)) if y is not None else None
-
-
-def _strings_as_tensors(tree: Any) -> Any:
-    """String arrays as ``tf.string`` tensors: NumPy holds them as ``object``, which Keras rejects.
-
-    A model that takes raw text (a ``TextVectorization`` inside) gets what its
-    dataset gave it; numbers stay NumPy arrays.
-    """
-    import keras
-    import numpy as np
-    import tensorflow as tf
-
-    if tree is None:
-        return None
-
-    def convert(a: Any) -> Any:
-        array = np.asarray(a)
-        return tf.constant(array, dtype=tf.string) if array.dtype.kind in "OSU" else a
-
-    return keras.tree.map_structure(convert, tree)
-
-
-def _pick_loss_key(logs: dict[str, Any], wanted: str | None) -> str:
-    if wanted is not None:
-        if wanted not in logs:
-            raise TfnbDebugError(
-                f"the training logs have no {wanted!r}; they have: {', '.join(sorted(logs))}"
-            )
-        return wanted
-    if "loss" in logs:
-        return "loss"
-    losses = [key for key in logs if "loss" in key]
-    if len(losses) == 1:
-        return losses[0]
-    raise TfnbDebugError(
-        "the model's train_step logs no 'loss' but "
-        + (", ".join(sorted(logs)) or "nothing")
-        + ": name the value to read with loss_key=... (%tfoverfit --loss-key KEY)"
-    )
-
-
-def _train(model: Any, x: Any, y: Any, steps: int, *, own: bool, loss_key: str | None) -> _Run:
-    """One ``fit`` epoch of ``steps`` full-batch steps, reading the loss of every step.
-
-    The metrics are reset before each step (as ``train_on_batch`` does), so the
-    logged loss is that step's, not a running mean.
-    """
-    __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
-    import keras
-    import tensorflow as tf
-
-    n = _leading_dim(x)
-    losses: list[float] = []
-    chosen: list[str] = []
-
-    class LossLog(keras.callbacks.Callback):
-        def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-            model.reset_metrics()
-
-        def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-            logs = logs or {}
-            if not chosen:
-                chosen.append(_pick_loss_key(logs, loss_key))
-            value = float(logs[chosen[0]])
-            losses.append(value)
-            if not math.isfinite(value):
-                model.stop_training = True
-
-    initial = final = math.nan
-    if not own:
-        initial = _first_evaluation(model, x, y, n)
-    batch = x if y is None else (x, y)
-    data = tf.data.Dataset.from_tensors(batch).repeat()
-    model.fit(
-        data, epochs=1, steps_per_epoch=steps, shuffle=False, verbose=0, callbacks=[LossLog()]
-    )
-    accuracy = None
-    if own:
-        initial, final = losses[0], losses[-1]
-    else:
-        final = _evaluate(model, x, y, n)
-        accuracy = _accuracy(model, x, y)
-    return _Run(tuple(losses), initial, final, accuracy, chosen[0] if chosen else "loss")
-
-
-def _first_evaluation(model: Any, x: Any, y: Any, n: int) -> float:
-    """:func:`_evaluate` before any training: data the model cannot take is a one-line error."""
-    from tfnb_debug.text import first_line, key_sentence
-
-    try:
-        return _evaluate(model, x, y, n)
-    except Exception as err:
-        said = key_sentence(str(err)) or first_line(err)
-        raise TfnbDebugError(
-            f"model {model.name!r} cannot take DATA's first {n} examples (evaluating the loss "
-            f"on them failed): {type(err).__name__}: {said}"
-        ) from None
-
-
-def _evaluate(model: Any, x: Any, y: Any, n: int) -> float:
-    """The compiled loss on the examples in inference mode (metrics and loss weights aside)."""
-    __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
-    logs = model.evaluate(x, y, batch_size=n, verbose=0, return_dict=True)
-    return float(logs["loss"])
-
-
-def _is_classification(model: Any) -> bool:
-    name = model.loss if isinstance(model.loss, str) else type(model.loss).__name__
-    if (
-        callable(model.loss)
-        and not isinstance(model.loss, type)
-        and hasattr(model.loss, "__name__")
-    ):
-        name = model.loss.__name__
-    return "crossentropy" in str(name).lower().replace("_", "")
-
-
-def _accuracy(model: Any, x: Any, y: Any) -> float | None:
-    import keras
-    import numpy as np
-
-    if not _is_classification(model):
-        return None
-    outputs = keras.tree.flatten(model(x, training=False))
-    labels = keras.tree.flatten(y)
-    if len(outputs) != 1 or len(labels) != 1:
-        return None
-    pred = np.asarray(outputs[0])
-    true = np.asarray(labels[0])
-    if pred.ndim >= 2 and pred.shape[-1] > 1:
-        guess = pred.argmax(-1)
-        target = true.argmax(-1) if true.shape == pred.shape else true.reshape(guess.shape)
-    else:
-        probs = (
-            "sigmoid" in str(getattr(model.layers[-1], "activation", "")).lower()
-            if getattr(model, "layers", None)
-            else False
-        )
-        cut = 0.5 if probs else 0.0
-        guess = (pred.reshape(-1) > cut).astype(int)
-        target = true.reshape(-1).round().astype(int)
-    return float(np.mean(guess == target))
-
-
-@dataclass(frozen=True)
-class _Capacity:
-    """How many target values the examples hold against the model's trainable parameters."""
-
-    values: int
-    per_example: int
-    parameters: int
-
-    @property
-    def too_small(self) -> bool:
-        return self.values > self.parameters
-
-    @property
-    def samples_that_fit(self) -> int:
-        return max(1, self.parameters // max(1, self.per_example))
-
-
-def _capacity(model: Any, y: Any, n: int, *, classification: bool) -> _Capacity | None:
-    """Target values (one class id per example and output when classifying) vs trainable parameters."""
-    import keras
-    import numpy as np
-
-    if y is None or n < 1:
-        return None
-    leaves = keras.tree.flatten(y)
-    per_example = (
-        len(leaves) if classification else sum(int(np.prod(np.shape(a)[1:])) for a in leaves)
-    )
-    parameters = sum(int(np.prod(v.shape)) for v in model.trainable_weights)
-    return _Capacity(per_example * n, per_example, parameters)
 
 
 def _memorized(initial: float, final: float, accuracy: float | None, t: OverfitThresholds) -> bool:
@@ -429,20 +238,31 @@ def _report(
     model: Any,
     n: int,
     steps: int,
-    run: _Run,
+    run: Run,
     memorized: bool,
     removed: tuple[str, ...],
     findings: list[Finding],
     t: OverfitThresholds,
     plot: bool,
     own: bool,
-    capacity: _Capacity | None = None,
+    capacity: Capacity | None = None,
+    *,
+    budget: float | None = None,
+    reduced: str | None = None,
 ) -> OverfitReport:
     from tfnb_debug.reports import sort_findings
 
     losses, initial, final, accuracy = run.losses, run.initial, run.final, run.accuracy
+    out_of_time = not memorized and run.stopped == "time"
     if memorized:
         verdict = f"yes: {model.name!r} memorized {n} examples in {len(losses)} steps"
+    elif out_of_time:
+        verdict = (
+            f"NOT YET: {model.name!r} did not memorize {n} examples in the {len(losses)} of "
+            f"{steps} steps that fit in the time budget of {budget:g} s; this is the verdict "
+            "of a shorter run, not a sign that it cannot: give it longer (--time SECONDS, "
+            "time_budget=...) or fewer examples (--samples N)"
+        )
     else:
         verdict = f"NO: {model.name!r} could not memorize {n} examples in {len(losses)} steps" + (
             " (the loss became NaN/Inf)" if losses and not math.isfinite(losses[-1]) else ""
@@ -453,6 +273,10 @@ def _report(
         else f"criterion: final loss <= {t.loss_ratio:g} x initial loss or <= {t.loss_floor:g}"
     )
     summary = [verdict, criterion]
+    if memorized and run.stopped == "memorized" and len(losses) < steps:
+        summary.append(f"stopped once memorized, after {len(losses)} of {steps} steps")
+    if reduced:
+        summary.append(f"trained on {reduced}")
     if own:
         summary.append(
             f"trained through the model's own train_step (fit), reading its logged "
@@ -473,7 +297,10 @@ def _report(
             "so it cannot memorize arbitrary targets; that is its capacity, not a sign of a bug "
             f"({check})"
         )
-    if not memorized:
+    if out_of_time:
+        if findings:
+            summary.append("lint findings about this model are listed below")
+    elif not memorized:
         if findings:
             summary.append("lint findings that can explain it are listed below")
         elif too_hard:
@@ -509,7 +336,10 @@ def _report(
     if capacity is not None:
         rows.append(("target values in the examples", capacity.values))
         rows.append(("trainable parameters", capacity.parameters))
-    rows.append(("memorized", "yes" if memorized else "NO"))
+    rows.append(("training time (s)", round(run.seconds, 2)))
+    rows.append(
+        ("memorized", "yes" if memorized else "not yet (out of time)" if out_of_time else "NO")
+    )
     return OverfitReport(
         title=f"tfnb_debug overfit check of {model.name!r}",
         summary=tuple(summary),
@@ -526,5 +356,7 @@ def _report(
         augmentation_removed=removed,
         loss_key=run.loss_key,
         own_train_step=own,
+        out_of_time=out_of_time,
+        seconds=run.seconds,
         plot=plot,
     )

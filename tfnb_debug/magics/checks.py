@@ -23,6 +23,7 @@ from tfnb_debug._ipython import (
     user_objects,
 )
 from tfnb_debug.magics.live import live_arguments, live_view
+from tfnb_debug.magics.progress import ProgressLine
 
 
 @magics_class
@@ -80,8 +81,20 @@ class CheckMagics(Magics):
     @line_magic
     @magic_arguments()
     @output_arguments
-    @argument("--steps", type=int, default=200, help="full-batch training steps (200)")
-    @argument("--samples", type=int, default=16, help="examples to memorize (16)")
+    @argument("--steps", type=int, default=200, help="full-batch training steps at most (200)")
+    @argument(
+        "--samples",
+        type=int,
+        default=None,
+        help="examples to memorize (16; fewer, down to 4, when each input is large)",
+    )
+    @argument(
+        "--time",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="seconds of training after the first step before it stops (5; 0: no limit)",
+    )
     @argument(
         "--loss-key",
         default=None,
@@ -93,33 +106,53 @@ class CheckMagics(Magics):
         """Can MODEL memorize a few examples of DATA?  Trains MODEL itself, then restores it.
 
         The standard first step when the loss does not fall: MODEL is trained
-        with model.fit for --steps full-batch steps on --samples examples
+        with model.fit for at most --steps full-batch steps on --samples examples
         (augmentation layers run as in inference); the loss is plotted and the
-        verdict given.  A model with its own train_step (VAE, GAN) trains
-        through it and its logged loss is read (DATA may then be inputs
-        alone).  Afterwards every weight, optimizer, metric and random state,
-        the compiled train function and model.history are put back bit for
-        bit, also if the run raises or is interrupted.  If MODEL cannot
-        memorize the examples, the %tflint findings that can explain why are
-        listed.
+        verdict given.  Training stops once the examples are memorized, and
+        after --time seconds (the first step, which compiles, not counted): a
+        run cut short says it ran out of time, never that MODEL cannot
+        memorize.  A progress line shows while it trains (none with -q).  A
+        model with its own train_step (VAE, GAN) trains through it and its
+        logged loss is read (DATA may then be inputs alone).  Afterwards every
+        weight, optimizer, metric and random state, the compiled train function
+        and model.history are put back bit for bit, also if the run raises or is
+        interrupted.  If MODEL cannot memorize the examples, the %tflint
+        findings that can explain why are listed.
 
         Example::
 
             %tfoverfit model train_ds
             r = %tfoverfit -q -o model (x_train,y_train) --samples 8 --steps 100
+            %tfoverfit big_model train_ds --time 30
             %tfoverfit gan real_images --loss-key g_loss
         """
         __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
         from tfnb_debug.overfit import overfit_small_batch
 
         args = check_output_arguments(parse_arguments(self.tfoverfit, line))
+        if not (math.isfinite(args.time) and args.time >= 0):
+            raise UsageError(
+                f"--time {args.time:g} is out of range: give seconds of training, e.g. --time 30 "
+                "(0: no limit)"
+            )
         shell = self._shell()
         model = evaluate(shell, args.model, "MODEL")
         data = evaluate(shell, args.data, "DATA")
-        with usage_errors(), hidden_hook_frames(shell):
-            report = overfit_small_batch(
-                model, data, samples=args.samples, steps=args.steps, loss_key=args.loss_key
-            )
+        progress = None if args.quiet else ProgressLine(shell)
+        try:
+            with usage_errors(), hidden_hook_frames(shell):
+                report = overfit_small_batch(
+                    model,
+                    data,
+                    samples=args.samples,
+                    steps=args.steps,
+                    loss_key=args.loss_key,
+                    time_budget=args.time or None,
+                    progress=progress,
+                )
+        finally:
+            if progress is not None:
+                progress.close()
         return emit(shell, report, args)
 
     @no_var_expand
