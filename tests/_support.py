@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -93,3 +94,35 @@ def extension_unloaded(shell: InteractiveShell) -> Iterator[None]:
     finally:
         with capture_output():
             shell.run_line_magic("load_ext", "tfnb_debug")
+
+
+@functools.lru_cache(maxsize=1)
+def tiny_run_folder() -> str:
+    """A run folder of one worker and three recorded steps, written by the run writer from
+    hand-made statistics (no training): a good ``%tfrun`` argument (made once per session)."""
+    import tempfile
+
+    import numpy as np
+
+    from tfnb_debug.collect.run_writer import StepTimes, WorkerIdentity
+    from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
+    from tfnb_debug.gradients import build_report
+    from tfnb_debug.run_records import save_worker
+
+    variables = (VariableMeta("m/dense/kernel", "m/dense", "kernel", (4, 1), "float32", "sgd"),)
+    stats = np.full((3, 1, len(STAT_COLUMNS)), 0.5, np.float32)
+    stats[:, :, 3:5] = 0
+    history = GradientHistory(
+        variables=variables,
+        steps=np.arange(3),
+        loss=np.array([1.0, 0.9, 0.8]),
+        loss_known=np.ones(3, bool),
+        stats=stats,
+        hist=np.ones((3, 1, HIST_BINS), np.float32),
+        total_steps=3,
+    )
+    report = build_report(history, source="custom loop", model_name="m", max_steps=3)
+    times = StepTimes(start=[0.0, 0.1, 0.2], end=[0.05, 0.15, 0.25], steps=[1, 1, 1])
+    folder = tempfile.mkdtemp(prefix="tfnb_tiny_run_")
+    save_worker(folder, report, WorkerIdentity(0, 1, "worker", 0), times)
+    return folder

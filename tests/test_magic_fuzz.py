@@ -55,6 +55,8 @@ layer = keras.layers.Dense(3)
 uncompiled = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
 wrong_x = np.zeros((8, 5), "float32")  # one feature too many for `model`
 wrong_xy = (wrong_x, y)
+from tests._support import tiny_run_folder
+run_dir = tiny_run_folder()  # a run folder for %tfrun
 """
 
 #: odd objects (names defined by SETUP, plus expressions that fail in their own ways)
@@ -83,6 +85,7 @@ GOOD_POSITIONALS = {
     "data": "xy",
     "dataset": "ds",
     "names": "model x y",
+    "run_dir": "$run_dir",
 }
 
 #: odd values for options that take one: numbers for typed options, names for the others

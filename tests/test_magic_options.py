@@ -105,7 +105,7 @@ def test_every_magic_names_an_unknown_option_with_its_usage(
 ) -> None:
     prefix = "%" if kind == "line" else "%%"
     arguments = {"tfnb": "auto", "tfconsistency": "model x", "tfoverfit": "model x"}
-    arguments |= {"tflint": "model", "tfshape": "model x", "tfpipeline": "x"}
+    arguments |= {"tflint": "model", "tfshape": "model x", "tfpipeline": "x", "tfrun": "runs/x"}
     rest = arguments.get(name, "") if kind == "line" else ""
     words = f"--bogus {rest}" if where == "first" else f"{rest} --bogus"
     cell = "z = 1" if kind == "cell" else None
