@@ -42,7 +42,7 @@ def synthesize(run_dir: str, layers: int, steps: int, workers: int = 2) -> None:
     from tfnb_debug.collect.run_writer import StepTimes, WorkerIdentity
     from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
     from tfnb_debug.gradients import build_report
-    from tfnb_debug.run_records import save_worker
+    from tfnb_debug.run_saving import save_worker
 
     rng = np.random.default_rng(0)
     variables = tuple(
@@ -164,12 +164,14 @@ def bench_saving(repeat: int, steps: int) -> None:
             loop_time, end_time = loop(f"{tmp}/run{i}")
             saved.append(loop_time)
             ends.append(end_time)
+        size = folder_bytes(Path(tmp) / "run0" / "worker-0")
     p, s = statistics.median(plain), statistics.median(saved)
     print(
         f"custom loop, {steps - 1} timed steps: record_gradients() {p * 1000 / (steps - 1):.2f} ms "
         f"a step, with save_to {s * 1000 / (steps - 1):.2f} ms a step: ratio {s / p:.3f} "
         f"(median of {repeat}, interleaved); the block's end with the write "
-        f"{statistics.median(ends):.3f} s"
+        f"{statistics.median(ends):.3f} s; its folder {size / steps * 1000 / 1024:.0f} KiB per "
+        "1,000 steps (4 variables, real statistics)"
     )
 
 
@@ -180,8 +182,10 @@ def main() -> None:
     parser.add_argument(
         "--run-steps", type=int, default=10_000, help="steps per synthesized worker"
     )
+    parser.add_argument("--saving-only", action="store_true", help="only the cost of saving")
     args = parser.parse_args()
-    bench_open(args.repeat, args.run_steps)
+    if not args.saving_only:
+        bench_open(args.repeat, args.run_steps)
     bench_saving(args.repeat, args.steps)
 
 

@@ -9,7 +9,8 @@ then, in a notebook: ``%load_ext tfnb_debug`` and ``%tfrun runs/demo/sharded``
 (and ``runs/demo/unsharded``: D02).  Each worker trains a small Keras model in
 a custom loop (``strategy.run`` on ``strategy.experimental_distribute_dataset``;
 Keras 3.15's ``fit`` does not run under this strategy, see D07) twice, each
-time inside ``tfnb_debug.record_gradients(save_to=...)``:
+time inside ``tfnb_debug.record_gradients(save_to=...)`` and
+``tfnb_debug.track_memory(save_to=...)``:
 
 * ``RUN_DIR/unsharded``: the dataset's auto-shard policy is OFF, so both
   workers read the same batches (D02 unsharded-input);
@@ -121,7 +122,8 @@ def work(run_dir: str, index: int, ports: list[str], steps: int, slow_ms: float)
             losses = strategy.run(replica_step, args=(batch,))
             return strategy.reduce("SUM", losses, axis=None)
 
-        with tfnb_debug.record_gradients(save_to=f"{run_dir}/{name}"):
+        folder = f"{run_dir}/{name}"
+        with tfnb_debug.track_memory(save_to=folder), tfnb_debug.record_gradients(save_to=folder):
             for batch in dataset(policy):
                 if pause:
                     time.sleep(pause)

@@ -357,7 +357,7 @@ def record_gradients(
         raise TfnbDebugError(f"max_steps must be a positive integer, got {max_steps!r}")
     recording = _Recording(every, max_steps, thresholds, list(watch))
     if save_to is not None:
-        from tfnb_debug.run_records import run_saver
+        from tfnb_debug.run_saving import run_saver
 
         recording.saver = run_saver(save_to)
     return recording

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -166,6 +167,7 @@ class MemoryTracker:
             interval_s=interval_ms / 1000.0, steps=steps, optimizers=optimizers
         )
         self.report: MemoryReport | None = None
+        self.saver: Any = None  # a run folder's writer (track_memory(save_to=...))
         from tfnb_debug.fit_data import record_fit_args
 
         self.fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
@@ -203,6 +205,8 @@ class MemoryTracker:
             from tfnb_debug.fit_data import with_fit_findings
 
             self.report = with_fit_findings(self.report, self.fits)
+            if self.saver is not None:
+                self.saver.save(self.report)
         except Exception:
             if exc is None:
                 raise
@@ -256,6 +260,7 @@ def track_memory(
     steps: bool = True,
     title: str = "tfnb_debug memory",
     enabled: bool = True,
+    save_to: str | os.PathLike[str] | None = None,
 ) -> MemoryTracker:
     """Record host and device memory while the ``with`` block runs.
 
@@ -270,6 +275,9 @@ def track_memory(
     ``enabled=False`` gives a tracker that records nothing (``report`` stays
     None): the other magics' ``--mem`` option uses it.  The arguments of
     ``fit`` calls in the block are checked too (P13, P14).
+    ``save_to``: a run folder, as for :func:`tfnb_debug.record_gradients`:
+    when the block ends this process writes its memory records
+    (``memory.json``, ``memory.npz``) to ``save_to/worker-N/``, for ``%tfrun``.
     """
     if isinstance(interval_ms, bool) or not isinstance(interval_ms, int | float):
         raise TfnbDebugError(f"interval_ms must be a number of milliseconds, got {interval_ms!r}")
@@ -283,7 +291,12 @@ def track_memory(
             "thresholds must be a tfnb_debug.MemoryThresholds, got " + type(thresholds).__name__
         )
     _check_batch_size(batch_size)
-    return MemoryTracker(
+    saver = None
+    if save_to is not None:
+        from tfnb_debug.run_saving import memory_saver
+
+        saver = memory_saver(save_to)
+    tracker = MemoryTracker(
         interval_ms=float(interval_ms),
         thresholds=thresholds,
         models=_keras_models(models),
@@ -293,6 +306,8 @@ def track_memory(
         title=title,
         enabled=enabled,
     )
+    tracker.saver = saver
+    return tracker
 
 
 def _keras_models(models: Iterable[Any]) -> list[Any]:

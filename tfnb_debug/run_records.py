@@ -1,4 +1,4 @@
-"""A run folder's records: what each worker writes, in plain data, and reading them back.
+"""A run folder's records, in plain data, and reading them back (the writing: run_saving.py).
 
 ``RUN_DIR/worker-N/`` holds three files (no pickles; JSON and NumPy ``.npz``
 read with ``allow_pickle=False``):
@@ -11,7 +11,13 @@ read with ``allow_pickle=False``):
   ``loss_known``, ``stats`` and ``hist`` as float32: what
   :class:`~tfnb_debug.gradient_history.GradientHistory` holds);
 * ``steps.npz``: per timed compiled call that took optimizer steps, its
-  ``start`` and ``end`` (seconds since the block began) and ``steps``.
+  ``start`` and ``end`` (seconds since the block began) and ``steps``;
+* from ``track_memory(save_to=RUN_DIR)``: ``memory.json`` (the memory
+  report's summary, notes, findings, each series' name, kind, capacity and
+  allocator peak, the step times) and ``memory.npz`` (each series' sample
+  times and bytes).
+
+A worker folder holds the gradient files, the memory files, or both.
 
 Files go through ``tf.io.gfile`` (:mod:`tfnb_debug.collect.run_writer`), so
 a run folder may be a ``gs://`` path.
@@ -21,8 +27,7 @@ from __future__ import annotations
 
 import io
 import json
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -34,17 +39,45 @@ from tfnb_debug.text import first_line
 
 __all__ = [
     "FORMAT",
-    "RunSaver",
+    "SeriesRecord",
+    "WorkerMemory",
     "WorkerRecord",
     "find_workers",
     "load_worker",
-    "run_saver",
-    "save_worker",
 ]
 
 #: the version of the files; a reader refuses a newer one
 FORMAT = 1
 RECORD, GRADIENTS, STEPS = "record.json", "gradients.npz", "steps.npz"
+MEMORY, MEMORY_ARRAYS = "memory.json", "memory.npz"
+STEP_KEYS = ("start", "end", "steps")
+
+
+@dataclass(frozen=True, eq=False)
+class SeriesRecord:
+    """One memory series of a worker: bytes over seconds since its block began."""
+
+    name: str
+    kind: str  # "host" or "device"
+    capacity: int | None
+    allocator_peak: int | None
+    times: np.ndarray
+    current: np.ndarray
+
+    @property
+    def peak(self) -> int:
+        highest = int(self.current.max()) if self.current.size else 0
+        return max(highest, self.allocator_peak or 0)
+
+
+@dataclass(frozen=True, eq=False)
+class WorkerMemory:
+    """One worker's memory records (``track_memory(save_to=...)``)."""
+
+    title: str
+    summary: tuple[str, ...]
+    series: tuple[SeriesRecord, ...]
+    step_times: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,6 +102,7 @@ class WorkerRecord:
     batch_source: str
     other_calls: int
     size_bytes: int
+    memory: WorkerMemory | None = None
 
     def step_seconds(self) -> np.ndarray:
         """Seconds per optimizer step, one value per timed call: from the end of the previous
@@ -84,28 +118,6 @@ class WorkerRecord:
         if self.call_end.size < 2:
             return np.zeros(0)
         return self.call_start[1:] - self.call_end[:-1]
-
-
-def _npz(arrays: dict[str, np.ndarray]) -> bytes:
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
-    return buffer.getvalue()
-
-
-def _finding_json(f: Finding) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "code": f.code,
-        "slug": f.slug,
-        "severity": f.severity,
-        "message": f.message,
-        "place": f.place,
-        "evidence": f.evidence,
-        "hint": f.hint,
-        "cause": f.cause,
-    }
-    if f.target is not None:
-        out["target"] = {"kind": f.target.kind, "path": f.target.path, "index": f.target.index}
-    return out
 
 
 def _finding_from(data: dict[str, Any]) -> Finding:
@@ -125,69 +137,6 @@ def _finding_from(data: dict[str, Any]) -> Finding:
     )
 
 
-def save_worker(run_dir: str, report: Any, identity: Any, times: Any) -> str:
-    """Write one worker's records under ``run_dir/worker-N/``; return that folder.
-
-    ``report``: the block's :class:`~tfnb_debug.gradients.GradientReport`;
-    ``identity``: a :class:`~tfnb_debug.collect.run_writer.WorkerIdentity`;
-    ``times``: the block's :class:`~tfnb_debug.collect.run_writer.StepTimes`.
-    """
-    from tfnb_debug._version import __version__
-    from tfnb_debug.collect.run_writer import write_bytes
-
-    history: GradientHistory = report.history
-    folder = f"{str(run_dir).rstrip('/')}/{identity.folder}"
-    record = {
-        "format": FORMAT,
-        "tfnb_debug": __version__,
-        "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "worker": identity.index,
-        "workers": identity.workers,
-        "task": {"type": identity.task_type, "index": identity.task_index},
-        "single_process": identity.workers == 1,
-        "kind": "gradients",
-        "title": report.title,
-        "summary": list(report.summary),
-        "notes": list(report.notes),
-        "model_name": report.model_name,
-        "source": report.source,
-        "total_steps": int(history.total_steps),
-        "variables": [
-            [v.path, v.layer, v.name, list(v.shape), v.dtype, v.optimizer]
-            for v in history.variables
-        ],
-        "no_gradient": list(history.no_gradient),
-        "findings": [_finding_json(f) for f in report.all_findings()],
-        "batches": {"source": times.batch_source, "hashes": list(times.hashes)},
-        "other_calls": times.other_calls,
-    }
-    write_bytes(
-        f"{folder}/{GRADIENTS}",
-        _npz(
-            {
-                "steps": np.asarray(history.steps, np.int64),
-                "loss": np.asarray(history.loss, np.float32),
-                "loss_known": np.asarray(history.loss_known, bool),
-                "stats": np.asarray(history.stats, np.float32),
-                "hist": np.asarray(history.hist, np.float32),
-            }
-        ),
-    )
-    write_bytes(
-        f"{folder}/{STEPS}",
-        _npz(
-            {
-                "start": np.asarray(times.start, np.float64),
-                "end": np.asarray(times.end, np.float64),
-                "steps": np.asarray(times.steps, np.int64),
-            }
-        ),
-    )
-    # the record last: a folder with record.json has its arrays
-    write_bytes(f"{folder}/{RECORD}", json.dumps(record, indent=1).encode("utf-8"))
-    return folder
-
-
 def find_workers(run_dir: str) -> list[str]:
     """The ``worker-N`` folders of ``run_dir`` that hold a record, in worker order; a missing
     folder or one without records is a one-line :class:`TfnbDebugError`."""
@@ -203,7 +152,9 @@ def find_workers(run_dir: str) -> list[str]:
         for name in list_folder(run_dir):
             head, _, number = name.partition("-")
             folder = f"{run_dir.rstrip('/')}/{name}"
-            if head == "worker" and number.isdigit() and RECORD in list_folder(folder):
+            if head != "worker" or not number.isdigit():
+                continue
+            if {RECORD, MEMORY} & set(list_folder(folder)):
                 found.append((int(number), name))
     except TfnbDebugError:
         raise
@@ -211,8 +162,8 @@ def find_workers(run_dir: str) -> list[str]:
         raise TfnbDebugError(f"cannot read the run folder {run_dir!r}: {first_line(err)}") from None
     if not found:
         raise TfnbDebugError(
-            f"{run_dir!r} holds no worker-N/{RECORD}: it is not a run folder, or the script "
-            "has not finished a record_gradients(save_to=...) block yet"
+            f"{run_dir!r} holds no worker-N/{RECORD} or {MEMORY}: it is not a run folder, or "
+            "the script has not finished a record_gradients(save_to=...) block yet"
         )
     return [name for _, name in sorted(found)]
 
@@ -226,60 +177,113 @@ def _load_npz(path: str) -> tuple[dict[str, np.ndarray], int]:
         return {key: data[key] for key in data.files}, len(raw)
 
 
-def load_worker(run_dir: str, name: str) -> WorkerRecord:
-    """Read ``run_dir/name/`` back; a record this version cannot read is a one-line error."""
+def _read_json(folder: str, file: str) -> tuple[dict[str, Any], int]:
+    """A record file and its size; unreadable, not a record, or a newer format: one line."""
     from tfnb_debug.collect.run_writer import read_bytes
 
-    folder = f"{run_dir.rstrip('/')}/{name}"
     try:
-        raw = read_bytes(f"{folder}/{RECORD}")
+        raw = read_bytes(f"{folder}/{file}")
     except Exception as err:
-        raise TfnbDebugError(f"cannot read {folder}/{RECORD}: {first_line(err)}") from None
+        raise TfnbDebugError(f"cannot read {folder}/{file}: {first_line(err)}") from None
     try:
         record = json.loads(raw.decode("utf-8"))
         version = int(record["format"])
     except (ValueError, KeyError, TypeError) as err:
-        raise TfnbDebugError(f"{folder}/{RECORD} is not a tfnb_debug run record ({err})") from None
+        raise TfnbDebugError(f"{folder}/{file} is not a tfnb_debug run record ({err})") from None
     if version > FORMAT:
         raise TfnbDebugError(
             f"{folder} was written by a newer tfnb_debug ({record.get('tfnb_debug', '?')}, "
             f"record format {version}; this one reads format {FORMAT}): upgrade tfnb_debug "
             "to open this run"
         )
+    return record, len(raw)
+
+
+def load_worker(run_dir: str, name: str) -> WorkerRecord:
+    """Read ``run_dir/name/`` back; a record this version cannot read is a one-line error."""
+    from tfnb_debug.collect.run_writer import list_folder
+
+    folder = f"{run_dir.rstrip('/')}/{name}"
+    files = set(list_folder(folder))
+    record, size = _read_json(folder, RECORD) if RECORD in files else (None, 0)
+    memory, memory_size = _read_json(folder, MEMORY) if MEMORY in files else (None, 0)
     try:
-        return _worker(record, name, folder, len(raw))
+        worker = _worker(record, memory or {}, name, folder, size + memory_size)
+        if memory is not None:
+            part, arrays_size = _memory(memory, folder)
+            worker = replace(
+                worker,
+                memory=part,
+                findings=(*worker.findings, *(_finding_from(f) for f in memory["findings"])),
+                size_bytes=worker.size_bytes + arrays_size,
+            )
+        return worker
     except (KeyError, TypeError, ValueError, OSError) as err:
         raise TfnbDebugError(f"the records in {folder} are incomplete or damaged ({err})") from None
 
 
-def _worker(record: dict[str, Any], name: str, folder: str, size: int) -> WorkerRecord:
-    grads, grads_size = _load_npz(f"{folder}/{GRADIENTS}")
-    steps, steps_size = _load_npz(f"{folder}/{STEPS}")
+def _memory(record: dict[str, Any], folder: str) -> tuple[WorkerMemory, int]:
+    arrays, size = _load_npz(f"{folder}/{MEMORY_ARRAYS}")
+    series = tuple(
+        SeriesRecord(
+            name=str(name),
+            kind=str(kind),
+            capacity=None if capacity is None else int(capacity),
+            allocator_peak=None if peak is None else int(peak),
+            times=arrays[f"times_{i}"],
+            current=arrays[f"bytes_{i}"],
+        )
+        for i, (name, kind, capacity, peak) in enumerate(record["series"])
+    )
+    part = WorkerMemory(
+        title=str(record.get("title", "")),
+        summary=tuple(record.get("summary", ())),
+        series=series,
+        step_times=np.asarray(record.get("step_times", ()), np.float64),
+    )
+    return part, size
+
+
+def _worker(
+    record: dict[str, Any] | None, memory: dict[str, Any], name: str, folder: str, size: int
+) -> WorkerRecord:
+    """The gradient part of a worker (empty when only its memory was recorded)."""
+    head = record if record is not None else memory
+    if record is not None:
+        grads, grads_size = _load_npz(f"{folder}/{GRADIENTS}")
+        steps, steps_size = _load_npz(f"{folder}/{STEPS}")
+        size += grads_size + steps_size
+    else:
+        grads = {}
+        steps = {k: np.zeros(0, np.int64 if k == "steps" else np.float64) for k in STEP_KEYS}
+        record = {"variables": [], "total_steps": 0}
     variables = tuple(
         VariableMeta(str(p), str(layer), str(n), tuple(int(d) for d in shape), str(dt), str(opt))
         for p, layer, n, shape, dt, opt in record["variables"]
     )
     count = len(variables)
-    stats = grads["stats"].reshape(-1, count, len(STAT_COLUMNS))
+    records = grads.get("steps", np.zeros(0, np.int64))
+    shape = (len(records), count)
     history = GradientHistory(
         variables=variables,
-        steps=grads["steps"],
-        loss=grads["loss"].astype(np.float64),
-        loss_known=grads["loss_known"],
-        stats=stats,
-        hist=grads["hist"].reshape(-1, count, HIST_BINS),
+        steps=records,
+        loss=grads.get("loss", np.zeros(0)).astype(np.float64),
+        loss_known=grads.get("loss_known", np.zeros(0, bool)),
+        stats=grads.get("stats", np.zeros(0)).reshape(*shape, len(STAT_COLUMNS)),
+        hist=grads.get("hist", np.zeros(0)).reshape(*shape, HIST_BINS),
         no_gradient=tuple(record.get("no_gradient", ())),
         total_steps=int(record["total_steps"]),
     )
-    task = record.get("task", {})
+    task = head.get("task", {})
+    batches = record.get("batches", {})
     return WorkerRecord(
         name=name,
-        index=int(record["worker"]),
-        workers=int(record["workers"]),
+        index=int(head["worker"]),
+        workers=int(head["workers"]),
         task="single process"
-        if record.get("single_process")
+        if head.get("single_process")
         else f"{task.get('type', 'worker')} {task.get('index', '?')}",
-        title=str(record["title"]),
+        title=str(head["title"]),
         summary=tuple(record.get("summary", ())),
         notes=tuple(record.get("notes", ())),
         model_name=record.get("model_name"),
@@ -289,59 +293,8 @@ def _worker(record: dict[str, Any], name: str, folder: str, size: int) -> Worker
         call_start=steps["start"],
         call_end=steps["end"],
         call_steps=steps["steps"],
-        hashes=tuple(record.get("batches", {}).get("hashes", ())),
-        batch_source=str(record.get("batches", {}).get("source", "")),
+        hashes=tuple(batches.get("hashes", ())),
+        batch_source=str(batches.get("source", "")),
         other_calls=int(record.get("other_calls", 0)),
-        size_bytes=size + grads_size + steps_size,
+        size_bytes=size,
     )
-
-
-class RunSaver:
-    """The run-folder side of ``record_gradients(save_to=...)``: the step timer while the
-    block runs, this worker's files when it ends."""
-
-    def __init__(self, run_dir: str) -> None:
-        from tfnb_debug.collect.run_writer import worker_identity
-
-        self.run_dir = run_dir
-        self.identity = worker_identity()  # a bad TF_CONFIG says so before the block runs
-        self._timer: Any = None
-        self.folder: str | None = None
-
-    def start(self, capture: Any) -> Any:
-        """Start timing the block's compiled calls against ``capture``'s optimizer steps;
-        returns the timer (its ``__exit__`` undoes the start)."""
-        from tfnb_debug.collect.run_writer import RunTimer
-
-        timer = RunTimer(capture.steps_so_far)
-        timer.__enter__()
-        self._timer = timer
-        return timer
-
-    def stop(self) -> None:
-        if self._timer is not None:
-            self._timer.__exit__(None, None, None)
-
-    def save(self, report: Any) -> str:
-        from tfnb_debug.collect.run_writer import StepTimes
-
-        times = self._timer.times if self._timer is not None else StepTimes()
-        self.folder = save_worker(self.run_dir, report, self.identity, times)
-        return self.folder
-
-
-def run_saver(save_to: Any) -> RunSaver:
-    """Check ``save_to`` (a path or a ``gs://...`` string) and make the block's saver."""
-    import os
-
-    try:
-        path = os.fspath(save_to)
-    except TypeError:
-        raise TfnbDebugError(
-            f"save_to must be a folder path (a str or os.PathLike), got {type(save_to).__name__}"
-        ) from None
-    if isinstance(path, bytes):
-        path = path.decode()
-    if not path.strip():
-        raise TfnbDebugError("save_to is empty: give the run folder's path")
-    return RunSaver(path)

@@ -121,9 +121,7 @@ def build_run_report(
         )
     summary.append(_batches_line(workers))
     size = sum(w.size_bytes for w in workers)
-    steps = sum(int(w.call_steps.sum()) for w in workers)
-    per = f", {size / steps * 1000 / 1024:.0f} KiB per 1,000 steps of a worker" if steps else ""
-    summary.append(f"records: {size / 1024:.0f} KiB{per}")
+    summary.append(f"records: {size / 1024:.0f} KiB")
     model = workers[0].model_name
     title = f"Run {run_dir}: {len(workers)} worker(s)" + (f", model '{model}'" if model else "")
     return RunReport(
@@ -161,15 +159,23 @@ def _times(w: WorkerRecord) -> WorkerTimes:
 
 
 def _workers_line(run_dir: str, workers: tuple[WorkerRecord, ...], expected: int) -> str:
+    recorded = ", ".join(_what(w) for w in workers)
     if len(workers) == 1 and workers[0].workers == 1:
-        w = workers[0]
-        return f"a single-process run: {w.history.total_steps} optimizer step(s) recorded"
+        return f"a single-process run: {recorded}"
     line = f"{len(workers)} of {expected} worker(s) recorded"
     missing = sorted(set(range(expected)) - {w.index for w in workers})
     if missing:
         line += f" (no records from {', '.join(f'worker-{i}' for i in missing)})"
-    steps = ", ".join(f"{w.name} {w.history.total_steps}" for w in workers)
-    return f"{line}; optimizer steps: {steps}"
+    return f"{line}: {recorded}"
+
+
+def _what(w: WorkerRecord) -> str:
+    parts = []
+    if w.history.variables:
+        parts.append(f"{w.history.total_steps} optimizer step(s)")
+    if w.memory is not None:
+        parts.append("memory")
+    return f"{w.name} " + " and ".join(parts)
 
 
 def _batches_line(workers: tuple[WorkerRecord, ...]) -> str:

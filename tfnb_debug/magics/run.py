@@ -23,7 +23,8 @@ class RunMagics(Magics):
         script, writes ``RUN_DIR/worker-N/``; this shows them merged: per-worker
         step times with the stragglers named, per-worker gradient norms side by
         side, each worker's findings, and D02 unsharded-input when workers read
-        identical input batches.  ``$name`` or ``{expr}`` in the line is
+        identical input batches; with ``track_memory(save_to=RUN_DIR)`` also
+        each worker's peak and host memory.  ``$name`` or ``{expr}`` in the line is
         replaced by the notebook's value.
 
         Example::

@@ -50,6 +50,8 @@ def workers_table(
                 _ms(t.outside) if w.call_end.size > 1 else None,
                 float(known[0]) if known.size else None,
                 float(known[-1]) if known.size else None,
+                _peak_mib(w, "host"),
+                _peak_mib(w, "device"),
                 codes,
                 "straggler" if w.name in slow else "",
             )
@@ -67,12 +69,23 @@ def workers_table(
             "outside step ms (median)",
             "loss (first)",
             "loss (last)",
+            "peak host MiB",
+            "peak device MiB",
             "findings",
             "straggler",
         ),
         tuple(rows),
         tuple(marks),
     )
+
+
+def _peak_mib(w: WorkerRecord, kind: str) -> float | None:
+    """The highest peak of the worker's memory series of ``kind`` (host RSS, a device's
+    allocator), in MiB; None without memory records."""
+    if w.memory is None:
+        return None
+    peaks = [s.peak for s in w.memory.series if s.kind == kind]
+    return round(max(peaks) / 1024**2, 1) if peaks else None
 
 
 def gradient_table(workers: Sequence[WorkerRecord]) -> Table:
@@ -121,7 +134,7 @@ def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def run_sections(workers: Sequence[WorkerRecord]) -> tuple[Section, ...]:
     """Step time over the steps and the loss over the recorded steps, a line per worker."""
-    step_lines, loss_lines = [], []
+    step_lines, loss_lines, memory_lines = [], [], []
     for i, w in enumerate(workers):
         color = COLORS[i % len(COLORS)]
         seconds = w.step_seconds()
@@ -133,6 +146,10 @@ def run_sections(workers: Sequence[WorkerRecord]) -> tuple[Section, ...]:
         if known.any():
             xs, ys = _thin(w.history.steps[known].astype(float), w.history.loss[known])
             loss_lines.append(Line(w.name, xs, ys, color=color))
+        host = [s for s in w.memory.series if s.kind == "host"] if w.memory else []
+        if host and host[0].times.size:
+            xs, ys = _thin(host[0].times, host[0].current / 1024**2)
+            memory_lines.append(Line(f"{w.name} {host[0].name}", xs, ys, color=color))
     sections = []
     if step_lines:
         svg = chart_svg(
@@ -155,6 +172,16 @@ def run_sections(workers: Sequence[WorkerRecord]) -> tuple[Section, ...]:
             legend=True,
         )
         sections.append(Section("loss", f"<div>{svg}</div>"))
+    if memory_lines:
+        svg = chart_svg(
+            memory_lines,
+            x_label="seconds since the block began",
+            y_label="MiB",
+            label="host memory per worker",
+            title="host memory per worker",
+            legend=True,
+        )
+        sections.append(Section("memory", f"<div>{svg}</div>"))
     if not sections:
         sections.append(
             Section("step times", f"<p>{html.escape('no timed step in the records')}</p>")
