@@ -3,7 +3,8 @@
 The cells run through a real IPython shell, as in a notebook.  For each model:
 
 * ``first cell``: the first instrumented cell after a plain fit (the plain
-  train function is traced already; the instrumented one is not);
+  train function is traced already; the instrumented one is not), with ``-q``
+  and with the report shown;
 * ``repeated cell``: the same cell run again (a notebook's re-run); also with
   ``validation_data`` (``fit`` then evaluates too), against the plain ``fit``
   with the same validation;
@@ -20,14 +21,20 @@ Models: the small CNN of ``bench_tfgrad.py`` (128 steps of batch 16, one epoch
 per cell), and, with ``--deep``, a U-Net-like segmentation model and a small
 Transformer text classifier written as in the official Keras examples
 ("Image segmentation with a U-Net-like architecture", "Text classification
-with Transformer"), at sizes a CPU runs in a second.
+with Transformer"), at sizes a CPU runs in a second; with ``--mobilenet``,
+MobileNetV2 (``weights=None``, 96x96 inputs, 10 classes: 158 trainable
+variables, the model a transfer-learning notebook trains).
+
+Each row also gives what recording costs per step: the cell's extra wall time
+over the plain ``fit`` divided by the steps, in ms and as a share of a plain
+step (for a first cell it holds the one-off tracing too).
 
 ``--profile`` prints where the fixed cost of a cell goes instead (cProfile,
 cumulative seconds of selected functions, first and repeated cell).
 
 Run::
 
-    python benchmarks/bench_tfgrad_cells.py [--repeats 3] [--deep] [--check] [--profile]
+    python benchmarks/bench_tfgrad_cells.py [--repeats 3] [--deep] [--mobilenet] [--check] [--profile]
 """
 
 from __future__ import annotations
@@ -130,11 +137,20 @@ def transformer(keras: Any, vocab: int = 2000, maxlen: int = 64) -> Any:
     return model
 
 
+def mobilenet(keras: Any) -> Any:
+    """MobileNetV2 from ``keras.applications``, untrained (no download), on 96x96 images."""
+    model = keras.applications.MobileNetV2(weights=None, input_shape=(96, 96, 3), classes=10)
+    model.compile("adam", "sparse_categorical_crossentropy")
+    return model
+
+
 def data_for(name: str, steps: int, batch: int) -> tuple[Any, Any]:
     import numpy as np
 
     rng = np.random.default_rng(0)
     n = steps * batch
+    if name == "MobileNetV2":
+        return rng.random((n, 96, 96, 3), dtype=np.float32), rng.integers(0, 10, n)
     if name == "small CNN":
         return rng.random((n, 28, 28, 1), dtype=np.float32), rng.integers(0, 10, n)
     if name == "U-Net":
@@ -154,10 +170,16 @@ class Cells:
     """One model in a shell: plain fits and instrumented cells, timed."""
 
     def __init__(self, shell: Any, keras: Any, name: str, steps: int, batch: int) -> None:
-        build = {"small CNN": small_cnn, "U-Net": unet, "Transformer": transformer}[name]
+        build = {
+            "small CNN": small_cnn,
+            "U-Net": unet,
+            "Transformer": transformer,
+            "MobileNetV2": mobilenet,
+        }[name]
         x, y = data_for(name, steps, batch)
         self.shell = shell
         self.name = name
+        self.steps = steps
         self.model = build(keras)
         self.variables = len(self.model.trainable_variables)
         shell.user_ns.update(model=self.model, x=x, y=y, batch=batch)
@@ -205,15 +227,17 @@ def _minus(a: Timing, b: Timing) -> Timing:
 
 
 def measure(cells: Cells, magic: str, repeats: int) -> dict[str, list[float]]:
-    """Per row: median wall seconds, median wall ratio, median CPU seconds, median CPU ratio."""
+    """Per row: median wall seconds, median wall ratio, median CPU seconds, median CPU ratio,
+    median extra wall ms per step over the plain ``fit``."""
     import io
     from contextlib import redirect_stdout
 
-    rows: dict[str, list[tuple[float, float, float, float]]] = {}
+    rows: dict[str, list[tuple[float, float, float, float, float]]] = {}
 
     def add(row: str, seconds: Timing, plain: Timing) -> None:
+        per_step = (seconds[0] - plain[0]) / cells.steps * 1000
         rows.setdefault(row, []).append(
-            (seconds[0], seconds[0] / plain[0], seconds[1], seconds[1] / plain[1])
+            (seconds[0], seconds[0] / plain[0], seconds[1], seconds[1] / plain[1], per_step)
         )
 
     cells.plain()  # trace the plain train function once
@@ -234,8 +258,12 @@ def measure(cells: Cells, magic: str, repeats: int) -> dict[str, list[float]]:
         plain2 = _minus(cells.plain(epochs=2), cells.plain())
         two = _minus(cells.cell(magic, epochs=2), cells.cell(magic))
         add("steady state (one more epoch)", two, plain2)
+        with redirect_stdout(io.StringIO()):
+            cells.forget()
+        plain = cells.plain()
+        add("first cell, displayed", cells.cell(magic, displayed=True), plain)
     return {
-        row: [statistics.median(v[i] for v in values) for i in range(4)]
+        row: [statistics.median(v[i] for v in values) for i in range(5)]
         for row, values in rows.items()
     }
 
@@ -295,6 +323,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--deep", action="store_true", help="also the U-Net and the Transformer")
     parser.add_argument("--only-deep", action="store_true", help="only the deeper models")
+    parser.add_argument(
+        "--mobilenet", action="store_true", help="also MobileNetV2 (weights=None, 96x96)"
+    )
+    parser.add_argument("--only-mobilenet", action="store_true", help="only MobileNetV2")
     parser.add_argument("--check", action="store_true", help="also %%%%tfcheck")
     parser.add_argument("--profile", action="store_true", help="where the fixed cost goes")
     args = parser.parse_args()
@@ -303,9 +335,11 @@ def main() -> None:
     import tensorflow as tf
 
     shell = shell_with_extension()
-    models = [] if args.only_deep else ["small CNN"]
+    models = [] if args.only_deep or args.only_mobilenet else ["small CNN"]
     if args.deep or args.only_deep:
         models += ["U-Net", "Transformer"]
+    if args.mobilenet or args.only_mobilenet:
+        models += ["MobileNetV2"]
     magics = ["tfgrad", "tfcheck"] if args.check else ["tfgrad"]
     print(
         f"TF {tf.__version__}, Keras {keras.__version__}, {os.cpu_count()} CPU(s); "
@@ -321,11 +355,19 @@ def main() -> None:
             result = measure(cells, magic, args.repeats)
             print(
                 f"\n{name} ({cells.variables} trainable variables), %%{magic}, "
-                f"median of {args.repeats}:       wall (ratio)      CPU (ratio)"
+                f"median of {args.repeats}:       wall (ratio)      CPU (ratio)   "
+                "extra wall per step (share of a plain step)"
             )
-            for row, (wall, wall_ratio, cpu, cpu_ratio) in result.items():
+            plain_step = result["plain fit"][0] / steps * 1000
+            for row, (wall, wall_ratio, cpu, cpu_ratio, per_step) in result.items():
+                extra = (
+                    ""
+                    if row == "plain fit"
+                    else f"  {per_step:+7.1f} ms ({per_step / plain_step:+.0%})"
+                )
                 print(
                     f"  {row:36s} {wall:7.2f} s {wall_ratio:5.2f}x  {cpu:7.2f} s {cpu_ratio:5.2f}x"
+                    + (f"  plain step {plain_step:.1f} ms" if row == "plain fit" else extra)
                 )
 
 

@@ -28,7 +28,7 @@ import tensorflow as tf  # noqa: E402
 from tfnb_debug import inspect_pipeline  # noqa: E402
 from tfnb_debug.collect.pipeline_speed import measure_throughput  # noqa: E402
 
-RUNS = 5
+RUNS = 7
 BATCH = 32
 TIMED = 50  # inspect_pipeline's default max_batches
 AGREE_BATCHES = 150
@@ -103,19 +103,34 @@ def inspection_cost(ds: tf.data.Dataset) -> None:
             report.to_html()
         return time.perf_counter() - start
 
+    def draw_only() -> float:
+        report = inspect_pipeline(ds, per_stage=False)
+        start = time.perf_counter()
+        report.to_html()
+        return time.perf_counter() - start
+
     iterate_once()
-    inspect(True, True)  # warm-up: traces, matplotlib import
-    base = statistics.median(iterate_once() for _ in range(RUNS))
-    whole = statistics.median(inspect(False, False) for _ in range(RUNS))
-    shown = statistics.median(inspect(False, True) for _ in range(RUNS))
-    staged = statistics.median(inspect(True, False) for _ in range(RUNS))
-    print(f"[2] 10,000-image pipeline, median of {RUNS} runs")
+    inspect(True, True)  # warm-up: traces, imports
+    # interleaved, so that a change in the machine's load hits every row alike
+    runs: dict[str, list[float]] = {"base": [], "whole": [], "shown": [], "staged": [], "draw": []}
+    for _ in range(RUNS):
+        runs["base"].append(iterate_once())
+        runs["whole"].append(inspect(False, False))
+        runs["shown"].append(inspect(False, True))
+        runs["staged"].append(inspect(True, False))
+        runs["draw"].append(draw_only())
+    base, whole, shown, staged, draw = (statistics.median(runs[k]) for k in runs)
+    print(f"[2] 10,000-image pipeline, median of {RUNS} interleaved runs")
     print(f"    iterate the {TIMED} batches the inspection reads, once  : {base * 1000:8.1f} ms")
     print(
         f"    inspect_pipeline(per_stage=False)              : {whole * 1000:8.1f} ms  ratio {whole / base:.2f}x"
     )
     print(
         f"    ... plus drawing the figures (to_html)         : {shown * 1000:8.1f} ms  ratio {shown / base:.2f}x"
+    )
+    print(
+        f"    drawing alone (to_html of a fresh report)      : {draw * 1000:8.1f} ms  "
+        f"{draw / whole:.1%} of the inspection"
     )
     print(
         f"    inspect_pipeline() incl. per-stage timing      : {staged * 1000:8.1f} ms  ratio {staged / base:.2f}x"
