@@ -101,8 +101,9 @@ def unsharded_input(
     return [
         finding(
             "D02",
-            f"{count} read identical input batches: each of them trains on the same "
-            "examples, so the run sees 1/N of the data it could",
+            f"{count} read identical input batches: each step trains them on the same "
+            f"examples, so the global batch repeats its examples {max(len(g) for g in alike)} "
+            "times",
             place=f"workers {names}",
             evidence=f"the first {k} batches of each, hashed, are equal; read {how}",
             hint="; ".join(fixes),
