@@ -1,25 +1,45 @@
-"""P15 labels-unlearnable from ``%%tfgrad``'s recorded history: ``random.shuffle(x)`` with
-``y`` left in order keeps validation at chance while the training accuracy rises; the
-aligned twin stays silent."""
+"""P15 labels-unlearnable: ``random.shuffle(x)`` with ``y`` left in order keeps validation at
+chance while the training accuracy rises, and the control (fresh copies trained on the real
+and on shuffled labels) finds the real labels teach nothing more; under ``%%tfgrad``,
+``%%tfmem`` and ``%%tfcheck``.  Clean twins: aligned labels, a hard but learnable task (the
+history alone would fire; the control silences it), a single epoch.  The control leaves the
+user's model, optimizer and random states as a run without it does, and ``-q`` skips it."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import re
+from typing import Any
 
 import keras
 import numpy as np
+import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import tfnb_debug
 from tests._support import run_magic
-from tfnb_debug.collect.fit_outcome import FitOutcome, Predictions
-from tfnb_debug.diagnostics.outcomes import labels_unlearnable
+from tfnb_debug.collect.fit_outcome import ControlRun, FitOutcome, Predictions
+from tfnb_debug.diagnostics.outcomes import (
+    control_margin,
+    labels_unlearnable,
+    needs_label_control,
+)
+from tfnb_debug.fit_data import record_fit_args, with_fit_findings
+from tfnb_debug.reports import Report
 
 
-def _data() -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(0)
+def _data(kind: str = "bug", seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """200 rows of 40 features.  ``ok``: y from two features; ``bug``: the same with x shuffled
+    alone; ``hard``: y from one feature under heavy noise (learnable, but barely on 140 rows)."""
+    rng = np.random.default_rng(seed)
     x = rng.normal(size=(200, 40)).astype("float32")
-    return x, (x[:, 0] + x[:, 1] > 0).astype("int32")
+    if kind == "hard":
+        return x, (x[:, 0] + 1.5 * rng.normal(size=200) > 0).astype("int32")
+    y = (x[:, 0] + x[:, 1] > 0).astype("int32")
+    if kind == "bug":
+        random.Random(0).shuffle(x)  # type: ignore[arg-type]  # the bug: x shuffled, y not
+    return x, y
 
 
 def _model() -> keras.Model:
@@ -38,25 +58,68 @@ def _model() -> keras.Model:
 FIT = "model.fit(x, y, epochs=12, batch_size=16, validation_split=0.3, verbose=0)"
 
 
-def test_p15_when_x_was_shuffled_without_y(shell: InteractiveShell) -> None:
-    x, y = _data()
-    random.Random(0).shuffle(x)  # type: ignore[arg-type]  # the bug: x shuffled, y not
+def _p15(report: Any) -> Any:
+    found = [f for f in report.findings if f.code == "P15"]
+    assert len(found) == 1, report.codes()
+    return found[0]
+
+
+def _fit_settled(
+    kind: str, *, epochs: int = 12, label_control: bool | str = True, seed: int = 0
+) -> tuple[keras.Model, Any, Report]:
+    """Fit under record_fit_args and settle the outcome as a recording does at its end."""
+    x, y = _data(kind, seed)
+    model = _model()
+    with record_fit_args(outcomes=True, label_control=label_control) as fits:
+        model.fit(x, y, epochs=epochs, batch_size=16, validation_split=0.3, verbose=0)
+    return model, fits, with_fit_findings(Report(title="t"), fits)
+
+
+@pytest.mark.slow
+def test_p15_tfgrad_confirmed_by_the_control(shell: InteractiveShell) -> None:
+    x, y = _data("bug")
     shell.user_ns.update(model=_model(), x=x, y=y)
     shown = run_magic(shell, "%%tfgrad -o", FIT)
-    (found,) = [f for f in shown.result.findings if f.code == "P15"]
+    found = _p15(shown.result)
     assert "P15 labels-unlearnable (warning) at fit of model" in shown.text
     assert "validation accuracy stays at chance for all 12 epochs" in found.message
     assert "of the 60 validation labels, is 0.500" in found.message
     assert "while training accuracy rose from" in found.message
     assert "(in inference mode 0." in found.message
-    assert "no control run on shuffled labels was made" in found.evidence
+    assert "fresh copies of the model learn no more from the real labels than" in found.message
+    assert "the labels carry no signal the model can find in the inputs" in found.message
+    # the control's numbers: the runs (as many pairs as its time budget allowed), the rows
+    # and the two accuracies
+    assert re.search(
+        r"control: [123] pairs? of fresh copies, \d+ steps of 16 on 140 training rows",
+        found.evidence,
+    )
+    assert "scored on 60 validation rows: accuracy 0." in found.evidence
+    assert "with shuffled ones (chance 0.500; learnable labels beat shuffled ones" in (
+        found.evidence
+    )
     assert "np.random.permutation(len(x)); x, y = x[idx], y[idx]" in found.hint
-    assert "shuffled copy of the labels" in found.hint
+    assert "fit a fresh copy" not in found.hint  # the control ran: no do-it-yourself advice
     assert "P16" not in shown.result.codes()  # it does not collapse: it memorizes
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("magic", ["%%tfmem -o --no-live", "%%tfcheck -o --no-live"])
+def test_p15_under_tfmem_and_tfcheck_and_silent_on_aligned_labels(
+    shell: InteractiveShell, magic: str
+) -> None:
+    x, y = _data("bug")
+    shell.user_ns.update(model=_model(), x=x, y=y)
+    found = _p15(run_magic(shell, magic, FIT).result)
+    assert "validation accuracy stays at chance for all 12 epochs" in found.message
+    assert re.search(r"control: [123] pairs? of fresh copies", found.evidence)
+    x, y = _data("ok")  # the clean twin: labels that belong to their rows
+    shell.user_ns.update(model=_model(), x=x, y=y)
+    assert "P15" not in run_magic(shell, magic, FIT).result.codes()
+
+
 def test_p15_silent_when_validation_learns() -> None:
-    x, y = _data()
+    x, y = _data("ok")
     model = _model()
     with tfnb_debug.record_gradients() as rec:
         history = model.fit(x, y, epochs=12, batch_size=16, validation_split=0.3, verbose=0)
@@ -64,7 +127,92 @@ def test_p15_silent_when_validation_learns() -> None:
     assert "P15" not in rec.report.codes()
 
 
-def _outcome(train: tuple[float, ...], val: tuple[float, ...], inference: int = 180) -> FitOutcome:
+@pytest.mark.slow
+def test_p15_silent_on_a_hard_but_learnable_task_the_history_alone_would_flag() -> None:
+    """Noisy labels: validation stays within the chance bound of 60 labels while the model
+    memorizes, so the history alone points at the labels; the control shows the real labels
+    teach more than shuffled ones."""
+    _, fits, report = _fit_settled("hard")
+    (outcome,) = fits.outcomes
+    control = outcome.control
+    assert control is not None and control.ran, control
+    assert control.real - control.shuffled > control_margin(control)
+    assert "P15" not in report.codes()
+    # without the control the history's evidence holds: the finding would be given
+    assert needs_label_control(outcome)
+    skipped = ControlRun(False, "skipped for the test")
+    (alone,) = labels_unlearnable(dataclasses.replace(outcome, control=skipped))
+    assert "no control run on shuffled labels: skipped for the test" in alone.evidence
+
+
+def test_p15_silent_after_one_epoch_and_no_control_runs() -> None:
+    """An underfit single epoch of a learnable task: too few epochs to judge, no control cost."""
+    _, fits, report = _fit_settled("ok", epochs=1)
+    (outcome,) = fits.outcomes
+    assert outcome.control is None
+    assert "P15" not in report.codes()
+
+
+@pytest.mark.slow
+def test_the_control_leaves_model_optimizer_and_random_states_as_a_run_without_it() -> None:
+    def state(model: keras.Model) -> list[np.ndarray]:
+        values = [v.numpy() for v in model.variables]
+        values += [v.numpy() for v in model.optimizer.variables]
+        values += [v.numpy() for v in model.metrics_variables]
+        return values
+
+    def run(label_control: bool | str) -> tuple[Any, ...]:
+        x, y = _data("bug")
+        model = _model()
+        with record_fit_args(outcomes=True, label_control=label_control) as fits:
+            model.fit(x, y, epochs=12, batch_size=16, validation_split=0.3, verbose=0)
+        before = state(model)
+        name = keras.layers.Dense(1).name  # e.g. dense_7: the next is dense_8, control or not
+        report = with_fit_findings(Report(title="t"), fits)
+        after = state(model)
+        following = keras.layers.Dense(1).name
+        assert int(following.rsplit("_", 1)[1]) == int(name.rsplit("_", 1)[1]) + 1
+        for a, b in zip(before, after, strict=True):  # the control changed nothing here
+            np.testing.assert_array_equal(a, b)
+        generator = keras.random.SeedGenerator()  # draws from the global seed generator
+        rng = (np.random.get_state()[1].copy(), random.getstate(), generator.state.numpy())
+        return after, rng, fits.outcomes[0].control, report
+
+    with_control = run(True)
+    without = run("skipped for the test")
+    assert with_control[2].ran and not without[2].ran
+    assert _p15(with_control[3]) and _p15(without[3])
+    for a, b in zip(with_control[0], without[0], strict=True):
+        np.testing.assert_array_equal(a, b)  # weights, optimizer slots, metrics: bit for bit
+    np.testing.assert_array_equal(with_control[1][0], without[1][0])  # NumPy's global state
+    assert with_control[1][1] == without[1][1]  # Python's
+    np.testing.assert_array_equal(with_control[1][2], without[1][2])  # Keras' seed generator
+
+
+@pytest.mark.slow
+def test_q_skips_the_control_and_says_so_unless_control_is_given(shell: InteractiveShell) -> None:
+    x, y = _data("bug")
+    shell.user_ns.update(model=_model(), x=x, y=y)
+    quiet = _p15(run_magic(shell, "%%tfgrad -q -o", FIT).result)
+    assert (
+        "the control run on shuffled labels did not run: skipped with -q; add --control to "
+        "run it" in quiet.message
+    )
+    assert "either the labels do not belong to their inputs or the model cannot generalize" in (
+        quiet.message
+    )
+    assert "fit a fresh copy on a shuffled copy of the labels" in quiet.hint
+    shell.user_ns.update(model=_model())
+    asked = _p15(run_magic(shell, "%%tfmem -q -o --control", FIT).result)
+    assert re.search(r"control: [123] pairs? of fresh copies", asked.evidence)
+
+
+def _outcome(
+    train: tuple[float, ...],
+    val: tuple[float, ...],
+    inference: int = 180,
+    control: ControlRun | None = None,
+) -> FitOutcome:
     seen = Predictions(
         output="out",
         classes=("0", "1"),
@@ -88,16 +236,32 @@ def _outcome(train: tuple[float, ...], val: tuple[float, ...], inference: int = 
         class_weight=False,
         predictions=seen,
         validation_labels=(100, 100),
+        control=control,
     )
 
 
-def test_p15_rule_needs_epochs_a_fit_and_validation_at_chance() -> None:
-    assert labels_unlearnable(_outcome((0.5, 0.8, 0.95), (0.5, 0.49, 0.52)))
+def _control(real: float, shuffled: float) -> ControlRun:
+    return ControlRun(
+        True, real=real, shuffled=shuffled, chance=0.5, held_out=200, rows=600, steps=100,
+        batch_size=32, pairs=3, seconds=2.0,
+    )  # fmt: skip
+
+
+def test_p15_rule_needs_epochs_a_fit_validation_at_chance_and_a_control_that_agrees() -> None:
+    fits = ((0.5, 0.8, 0.95), (0.5, 0.49, 0.52))
+    assert labels_unlearnable(_outcome(*fits))
     # in inference mode the training examples are at chance too: a train/inference gap
-    assert not labels_unlearnable(_outcome((0.5, 0.8, 0.95), (0.5, 0.49, 0.52), inference=102))
+    assert not labels_unlearnable(_outcome(*fits, inference=102))
     assert not labels_unlearnable(_outcome((0.5, 0.8), (0.5, 0.49)))  # too few epochs
     assert not labels_unlearnable(_outcome((0.5, 0.8, 0.95), (0.5, 0.6, 0.7)))  # learns
     assert not labels_unlearnable(_outcome((0.5, 0.52, 0.55), (0.5, 0.49, 0.5)))  # a hard task
+    # the control: 200 rows x 3 pairs at chance 0.5 give a margin of 1.5 * 0.0289 = 0.043
+    assert control_margin(_control(0.5, 0.5)) == pytest.approx(0.0433, abs=1e-4)
+    assert labels_unlearnable(_outcome(*fits, control=_control(0.52, 0.49)))  # within noise
+    assert not labels_unlearnable(_outcome(*fits, control=_control(0.56, 0.50)))  # beats it
+    assert not labels_unlearnable(_outcome(*fits, control=_control(0.70, 0.69)))  # above chance
+    (skipped,) = labels_unlearnable(_outcome(*fits, control=ControlRun(False, "too slow")))
+    assert "did not run: too slow" in skipped.message
 
 
 def test_the_validation_labels_are_read_from_a_validation_dataset() -> None:
@@ -105,7 +269,7 @@ def test_the_validation_labels_are_read_from_a_validation_dataset() -> None:
 
     from tfnb_debug.fit_data import outcome_of_fit
 
-    x, y = _data()
+    x, y = _data("ok")
     train = tf.data.Dataset.from_tensor_slices((x[:140], y[:140])).batch(32)
     val = tf.data.Dataset.from_tensor_slices((x[140:], y[140:])).batch(16)
     model = _model()
@@ -114,3 +278,58 @@ def test_the_validation_labels_are_read_from_a_validation_dataset() -> None:
     assert outcome is not None
     assert outcome.validation_labels == tuple(np.bincount(y[140:], minlength=2).tolist())
     assert outcome.metric("val_accuracy") == tuple(history.history["val_accuracy"])
+
+
+def test_the_control_reads_datasets_and_says_why_it_cannot_run() -> None:
+    import tensorflow as tf
+
+    from tfnb_debug.collect.label_control import run_label_control
+    from tfnb_debug.fit_data import classifier_head
+
+    x, y = _data("ok")
+    model = _model()
+    model.fit(x[:32], y[:32], epochs=1, verbose=0)
+    head = classifier_head(model)
+    assert head is not None
+    train = tf.data.Dataset.from_tensor_slices((x[:140], y[:140])).batch(20)
+    val = tf.data.Dataset.from_tensor_slices((x[140:], y[140:])).batch(16)
+    ran = run_label_control(model, {"x": train, "validation_data": val, "epochs": 2}, head)
+    assert ran.ran and ran.rows == 140 and ran.held_out == 60 and ran.batch_size == 20
+    assert ran.steps == 14  # 2 epochs of 7 batches
+    none = run_label_control(model, {"x": x, "y": y, "epochs": 2}, head)
+    assert not none.ran and none.reason == "fit had no validation data to score it on"
+    slow = run_label_control(
+        model, {"x": x, "y": y, "epochs": 30, "validation_split": 0.3}, head, max_seconds=0.0
+    )
+    assert not slow.ran and "too slow for a quick control" in slow.reason
+
+
+class WideNet(keras.Model):
+    """A subclassed model whose constructor argument ``get_config`` cannot know."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.hidden = keras.layers.Dense(width, activation="relu")
+        self.out = keras.layers.Dense(1, activation="sigmoid")
+
+    def call(self, x: Any) -> Any:
+        return self.out(self.hidden(x))
+
+
+def test_the_control_says_when_the_model_cannot_be_copied() -> None:
+    from tfnb_debug.collect.fit_outcome import ClassifierHead
+    from tfnb_debug.collect.label_control import run_label_control
+
+    x, y = _data("ok")
+    model = WideNet(8)
+    model.compile("adam", "binary_crossentropy")
+    model.fit(x[:32], y[:32], epochs=1, verbose=0)
+    before = [v.numpy() for v in model.variables]
+    head = ClassifierHead("out", "binary", False, 1)
+    found = run_label_control(model, {"x": x, "y": y, "epochs": 2, "validation_split": 0.3}, head)
+    assert not found.ran
+    assert found.reason == (
+        "the model could not be copied with keras.models.clone_model (NotImplementedError)"
+    )
+    for a, b in zip(before, [v.numpy() for v in model.variables], strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -215,6 +215,26 @@ def test_tfgrad_magic_shows_p16(shell: InteractiveShell) -> None:
     assert "class_weight={0: 0.59, 1: 3.33}" in shown.text
 
 
+@pytest.mark.parametrize("magic", ["%%tfmem -o --no-live", "%%tfcheck -o --no-live"])
+def test_tfmem_and_tfcheck_show_p16_read_at_the_end_of_the_cell(
+    shell: InteractiveShell, magic: str
+) -> None:
+    """The same outcome as under %%tfgrad, its predictions read once the cell's recording
+    has ended: labels the inputs do not predict (15% positives) collapse to class 0; the
+    learnable twin stays silent."""
+    x, _, y = _tabular()
+    noise = (np.random.default_rng(1).random(600) < 0.15).astype("int32")
+    shell.user_ns.update(model=_mlp((4,), keras.optimizers.Adam(0.01)), x=x, noise=noise, y=y)
+    fit = "model.fit(x, noise, epochs=6, batch_size=32, verbose=0)"
+    found = _p16(run_magic(shell, magic, fit).result)
+    assert "predicts class 0 for 256 of 256 training examples" in found.message
+    assert "(fit reported) is just the share of class 0 in the labels" in found.message
+    assert "class_weight={0: " in found.hint and "keras.metrics.AUC()" in found.hint
+    shell.user_ns.update(model=_mlp((16,), keras.optimizers.Adam(0.01)))
+    twin = run_magic(shell, magic, "model.fit(x, y, epochs=10, batch_size=32, verbose=0)")
+    assert "P16" not in twin.result.codes()
+
+
 # -- the rule on hand-made facts -------------------------------------------------------
 
 

@@ -62,6 +62,7 @@ def run_checked(
     op_detail: bool = True,
     on_error: Callable[[CheckReport], None] | None = None,
     live: Any = None,
+    label_control: bool | str = True,
 ) -> tuple[Any, CheckReport]:
     """Run ``fn()`` with finiteness checks; return its value and the report.
 
@@ -75,7 +76,9 @@ def run_checked(
     they trace again under the checks, and get their own traces back afterwards.
     A failed check stops ``fn`` and is reported, not raised.  Any other
     exception propagates unchanged, after ``on_error(partial_report)``.
-    The arguments of ``fit`` calls made by ``fn`` are checked too (P13, P14).
+    The arguments of ``fit`` calls made by ``fn`` are checked too (P13, P14), and what
+    each ``fit`` left (P15, P16), read after the checks are removed; ``label_control`` as
+    for :func:`tfnb_debug.record_gradients`.
     ``live``: a :class:`~tfnb_debug.live.LiveView` shown while ``fn`` runs (the
     steps checked so far).
     """
@@ -89,7 +92,8 @@ def run_checked(
     thresholds = thresholds or CheckThresholds()
     notes = _function_notes(functions, retrace)
     checks = NumericsChecks(models, op_detail=op_detail, retrace=retrace)
-    fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
+    # P13/P14 from the fit calls' arguments; P15/P16 from what each left, read at the end
+    fits = record_fit_args(outcomes=True, at_end=True, label_control=label_control)
     value = None
     failed: BaseException | None = None
     losses: LossWatch | None = None
@@ -109,7 +113,8 @@ def run_checked(
     if failed is not None:
         checks.record_failure(failed)
     _keep_checked_function(checks, losses)
-    return value, with_fit_findings(build_report(checks, thresholds, notes, losses), fits)
+    report = build_report(checks, thresholds, notes, losses)
+    return value, with_fit_findings(report, fits, failed=failed is not None)
 
 
 def _keep_checked_function(checks: Any, losses: Any) -> None:

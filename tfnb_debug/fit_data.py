@@ -39,12 +39,18 @@ __all__ = [
 R = TypeVar("R", bound=Report)
 
 
-def record_fit_args(*, outcomes: bool = False) -> FitArgsRecorder:
+def record_fit_args(
+    *, outcomes: bool = False, at_end: bool = False, label_control: bool | str = True
+) -> FitArgsRecorder:
     """A context manager that records the arguments of every ``Model.fit`` call in its block.
 
     ``outcomes``: also read, after each ``fit`` returns, its history and what a
-    classifier now predicts on a few hundred training examples (P16; every model
-    state restored), into ``recorder.outcomes``.
+    classifier now predicts on a few hundred training examples (P15, P16; every model
+    state restored), into ``recorder.outcomes``.  ``at_end``: read what the model predicts
+    only when :func:`with_fit_findings` runs, after the block (and whatever else instruments
+    it) has ended; a model fitted twice is then read as it ends.  ``label_control``: when
+    P15's evidence holds, run its control on shuffled labels in :func:`with_fit_findings`
+    (a few seconds); False, or a string saying why, skips it and P15 says so.
 
     Example::
 
@@ -52,7 +58,67 @@ def record_fit_args(*, outcomes: bool = False) -> FitArgsRecorder:
             model.fit(x, y, validation_split=0.2)
         fit_data_findings(fits.calls)
     """
-    return FitArgsRecorder(after_fit=outcome_of_fit if outcomes else None)
+    if isinstance(label_control, str) and not label_control:
+        raise TfnbDebugError("label_control must be True, False or the reason it is skipped")
+    return FitArgsRecorder(after_fit=_OutcomeReader(at_end, label_control) if outcomes else None)
+
+
+class _OutcomeReader:
+    """The ``after_fit`` of :func:`record_fit_args` with outcomes: reads each fit's outcome
+    (at once, or at the end) and keeps its model and arguments until :meth:`settle` has run
+    P15's control; then lets go of them."""
+
+    def __init__(self, at_end: bool, label_control: bool | str) -> None:
+        self.at_end = at_end
+        self.label_control = label_control
+        self.pending: list[tuple[Any, dict[str, Any], Any, FitCall | None]] = []
+        self.kept: list[tuple[FitOutcome, Any, dict[str, Any]]] = []
+
+    def __call__(
+        self, model: Any, arguments: dict[str, Any], result: Any, call: FitCall | None
+    ) -> FitOutcome | None:
+        if self.at_end:
+            self.pending.append((model, arguments, result, call))
+            return None
+        outcome = outcome_of_fit(model, arguments, result, call)
+        if outcome is not None:
+            self.kept.append((outcome, model, arguments))
+        return outcome
+
+    def settle(
+        self,
+        recorder: FitArgsRecorder,
+        thresholds: OutcomeThresholds | None,
+        failed: bool,
+    ) -> None:
+        """Read the outcomes left for the end, run P15's control where its evidence holds
+        (unless skipped, or the block failed), and drop every reference to the user's data."""
+        from tfnb_debug.collect.fit_outcome import ControlRun
+        from tfnb_debug.collect.label_control import run_label_control
+        from tfnb_debug.diagnostics.outcomes import needs_label_control
+
+        pending, self.pending = self.pending, []
+        for model, arguments, result, call in pending:
+            outcome = outcome_of_fit(model, arguments, result, call)
+            if outcome is not None:
+                recorder.outcomes.append(outcome)
+                self.kept.append((outcome, model, arguments))
+        kept, self.kept = self.kept, []
+        for outcome, model, arguments in kept:
+            if outcome.control is not None or not needs_label_control(outcome, thresholds):
+                continue
+            head = classifier_head(model)
+            if failed:
+                control = ControlRun(False, "the cell raised before it ended")
+            elif self.label_control is True and head is not None:
+                control = run_label_control(model, arguments, head)
+            elif head is None:
+                control = ControlRun(False, "the model's classifier output could not be read")
+            else:
+                reason = self.label_control
+                control = ControlRun(False, reason if isinstance(reason, str) else "skipped")
+            settled = dataclasses.replace(outcome, control=control)
+            recorder.outcomes[:] = [settled if o is outcome else o for o in recorder.outcomes]
 
 
 def classifier_head(model: Any) -> ClassifierHead | None:
@@ -92,9 +158,15 @@ def with_fit_findings(
     recorder: FitArgsRecorder,
     thresholds: FitDataThresholds | None = None,
     outcome_thresholds: OutcomeThresholds | None = None,
+    *,
+    failed: bool = False,
 ) -> R:
     """A copy of ``report`` with the P13/P14 findings of the recorded fit calls added (once),
-    and P16 from their outcomes when the recorder read them."""
+    and P15/P16 from their outcomes when the recorder read them.  Call it after the block
+    and every other recording around it have ended: P15's control trains copies of the model
+    here.  ``failed``: the block raised (the control is then not run)."""
+    if isinstance(recorder.after_fit, _OutcomeReader):
+        recorder.after_fit.settle(recorder, outcome_thresholds, failed)
     found = fit_data_findings(recorder.calls, thresholds)
     found += outcome_findings(recorder.outcomes, outcome_thresholds)
     if not found:

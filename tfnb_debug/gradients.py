@@ -322,6 +322,7 @@ def record_gradients(
     thresholds: GradThresholds | None = None,
     watch: Iterable[Any] = (),
     save_to: str | os.PathLike[str] | None = None,
+    label_control: bool | str = True,
 ) -> contextlib.AbstractContextManager[GradientRecording]:
     """Record gradient statistics at every ``every``-th optimizer step taken in the block.
 
@@ -331,7 +332,11 @@ def record_gradients(
     Every patch is removed when the block ends, also on error or interrupt;
     the report is then in ``recording.report`` (even when the block raised).
     The arguments of ``fit`` calls in the block are checked too (P13, P14), and what each
-    ``fit`` left: a classifier predicting only the majority class (P16).
+    ``fit`` left: a classifier predicting only the majority class (P16), labels its
+    validation never learns (P15).  ``label_control``: when P15's evidence holds, confirm it
+    with a control run on shuffled labels as the block ends (a few seconds; it trains
+    copies of the model, so end any other recording around this block first); False, or
+    a string saying why, skips it and P15 says so.
 
     ``save_to``: a run folder (a local path, or ``gs://...``: anything
     ``tf.io.gfile`` opens).  When the block ends, this process writes its
@@ -355,7 +360,7 @@ def record_gradients(
         raise TfnbDebugError(f"every must be a positive integer, got {every!r}")
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
         raise TfnbDebugError(f"max_steps must be a positive integer, got {max_steps!r}")
-    recording = _Recording(every, max_steps, thresholds, list(watch))
+    recording = _Recording(every, max_steps, thresholds, list(watch), label_control)
     if save_to is not None:
         from tfnb_debug.run_saving import run_saver
 
@@ -373,7 +378,12 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
     """
 
     def __init__(
-        self, every: int, max_steps: int, thresholds: GradThresholds | None, watched: list[Any]
+        self,
+        every: int,
+        max_steps: int,
+        thresholds: GradThresholds | None,
+        watched: list[Any],
+        label_control: bool | str = True,
     ) -> None:
         from tfnb_debug.collect.gradients import GradientCapture
         from tfnb_debug.collect.loss_watch import watch_losses
@@ -384,7 +394,8 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         self._before: dict[int, tuple[str, int]] = {}
         self._recording = GradientRecording(every=every, max_steps=max_steps, _owner=self)
         self._capture = GradientCapture(every=every, max_steps=max_steps)
-        self._fits = record_fit_args(outcomes=True)  # P16 from what each fit left
+        # P15/P16 from what each fit left
+        self._fits = record_fit_args(outcomes=True, label_control=label_control)
         self._watch = watch_losses()
         self._losses: Any = None
         self.saver: Any = None  # a run folder's writer (record_gradients(save_to=...))
@@ -431,7 +442,8 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         report = self._recording.report
         if report is not None:
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
-                self._recording.report = with_fit_findings(report, self._fits)
+                failed = exc[1] is not None
+                self._recording.report = with_fit_findings(report, self._fits, failed=failed)
         if self.saver is not None and self._recording.report is not None:
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 self.saver.save(self._recording.report)

@@ -154,6 +154,8 @@ class MemoryTracker:
         steps: bool,
         title: str,
         enabled: bool = True,
+        fit_outcomes: bool = True,
+        label_control: bool | str = True,
     ) -> None:
         from tfnb_debug.collect.memory import MemoryRecorder
 
@@ -170,7 +172,9 @@ class MemoryTracker:
         self.saver: Any = None  # a run folder's writer (track_memory(save_to=...))
         from tfnb_debug.fit_data import record_fit_args
 
-        self.fits = record_fit_args()  # P13/P14 from the arguments of the fit calls
+        # P13/P14 from the arguments of the fit calls; P15/P16 from what each fit left, read
+        # once the recording has ended (so neither the predictions nor P15's control are in it)
+        self.fits = record_fit_args(outcomes=fit_outcomes, at_end=True, label_control=label_control)
 
     def __enter__(self) -> MemoryTracker:
         if self.enabled:
@@ -204,7 +208,7 @@ class MemoryTracker:
             )
             from tfnb_debug.fit_data import with_fit_findings
 
-            self.report = with_fit_findings(self.report, self.fits)
+            self.report = with_fit_findings(self.report, self.fits, failed=exc is not None)
             if self.saver is not None:
                 self.saver.save(self.report)
         except Exception:
@@ -260,6 +264,8 @@ def track_memory(
     steps: bool = True,
     title: str = "tfnb_debug memory",
     enabled: bool = True,
+    fit_outcomes: bool = True,
+    label_control: bool | str = True,
     save_to: str | os.PathLike[str] | None = None,
 ) -> MemoryTracker:
     """Record host and device memory while the ``with`` block runs.
@@ -274,7 +280,9 @@ def track_memory(
     block).  ``thresholds`` overrides the rules' defaults.
     ``enabled=False`` gives a tracker that records nothing (``report`` stays
     None): the other magics' ``--mem`` option uses it.  The arguments of
-    ``fit`` calls in the block are checked too (P13, P14).
+    ``fit`` calls in the block are checked too (P13, P14), and, with ``fit_outcomes``,
+    what each ``fit`` left (P15, P16), read when the recording has ended;
+    ``label_control`` as for :func:`tfnb_debug.record_gradients`.
     ``save_to``: a run folder, as for :func:`tfnb_debug.record_gradients`:
     when the block ends this process writes its memory records
     (``memory.json``, ``memory.npz``) to ``save_to/worker-N/``, for ``%tfrun``.
@@ -305,6 +313,8 @@ def track_memory(
         steps=steps,
         title=title,
         enabled=enabled,
+        fit_outcomes=fit_outcomes,
+        label_control=label_control,
     )
     tracker.saver = saver
     return tracker

@@ -31,7 +31,16 @@ import numpy as np
 
 from tfnb_debug.collect.splits import SplitFacts
 
-__all__ = ["ClassifierHead", "FitOutcome", "Predictions", "describe_outcome", "predict_classes"]
+__all__ = [
+    "ClassifierHead",
+    "ControlRun",
+    "FitOutcome",
+    "Predictions",
+    "class_ids",
+    "describe_outcome",
+    "predict_classes",
+    "predicted_ids",
+]
 
 #: at most this many examples are run through the model
 MAX_EXAMPLES = 256
@@ -73,6 +82,30 @@ class Predictions:
 
 
 @dataclass(frozen=True)
+class ControlRun:
+    """The control's result, or why it did not run (``ran`` False, ``reason`` says why).
+
+    ``real`` / ``shuffled``: accuracy on ``held_out`` validation rows of the copy trained
+    on the real / shuffled labels, the mean over ``pairs`` pairs of runs (each pair from
+    its own new weights); ``chance``: the majority class's share of those rows.
+    ``rows``: training rows sampled; ``steps`` of ``batch_size`` per run; ``seconds``: the
+    whole control.
+    """
+
+    ran: bool
+    reason: str = ""
+    real: float = math.nan
+    shuffled: float = math.nan
+    chance: float = math.nan
+    held_out: int = 0
+    rows: int = 0
+    steps: int = 0
+    batch_size: int = 0
+    pairs: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
 class FitOutcome:
     """One ``fit`` call's end state: its history and what the model now predicts.
 
@@ -81,7 +114,9 @@ class FitOutcome:
     (``auc``, ``recall``, ...).  ``samples``: training examples per epoch, when
     known.  ``splits``: the training and validation datasets as parts of one
     reshuffling source (P17).  ``validation_labels``: examples per class in the
-    validation labels (P15's chance level).
+    validation labels (P15's chance level).  ``control``: P15's control run on shuffled
+    labels (:mod:`tfnb_debug.collect.label_control`), or why it did not run; None when
+    P15's evidence did not call for it.
     """
 
     model: str
@@ -93,6 +128,7 @@ class FitOutcome:
     x_name: str | None = None
     splits: tuple[SplitFacts, ...] = ()
     validation_labels: tuple[int, ...] | None = None
+    control: ControlRun | None = None
 
     def metric(self, name: str) -> tuple[float, ...]:
         return dict(self.history).get(name, ())
@@ -188,7 +224,7 @@ def _validation_counts(
         labels = np.concatenate(parts) if parts else None
     if labels is None or not len(labels):
         return None
-    ids = _class_ids(head, labels)
+    ids = class_ids(head, labels)
     if ids is None:
         return None
     n_classes = 2 if head.kind == "binary" else head.units
@@ -347,7 +383,7 @@ def _peak(x: Any) -> float | None:
     return max(peaks) if peaks else None
 
 
-def _class_ids(head: ClassifierHead, y: np.ndarray) -> np.ndarray | None:
+def class_ids(head: ClassifierHead, y: np.ndarray) -> np.ndarray | None:
     """One class id per example, or None (soft, multi-label or sequence labels)."""
     if head.kind == "categorical":
         if y.ndim != 2 or y.shape[1] != head.units:
@@ -366,6 +402,13 @@ def _class_ids(head: ClassifierHead, y: np.ndarray) -> np.ndarray | None:
     return ids
 
 
+def predicted_ids(head: ClassifierHead, outputs: np.ndarray) -> np.ndarray:
+    """The class each output row predicts (a binary unit: above 0.5, or 0 for logits)."""
+    if head.kind == "binary":
+        return (outputs[:, 0] > (0.0 if head.from_logits else 0.5)).astype(np.int64)
+    return np.argmax(outputs, axis=1)
+
+
 def _summarize(
     model: Any,
     head: ClassifierHead,
@@ -377,14 +420,11 @@ def _summarize(
 ) -> Predictions | None:
     if outputs.ndim != 2 or outputs.shape[1] != head.units or not len(outputs):
         return None
-    labels, truth = _class_ids(head, all_labels), _class_ids(head, sample_labels)
+    labels, truth = class_ids(head, all_labels), class_ids(head, sample_labels)
     if labels is None or truth is None or len(truth) != len(outputs):
         return None
     n_classes = 2 if head.kind == "binary" else head.units
-    if head.kind == "binary":
-        predicted = (outputs[:, 0] > (0.0 if head.from_logits else 0.5)).astype(np.int64)
-    else:
-        predicted = np.argmax(outputs, axis=1)
+    predicted = predicted_ids(head, outputs)
     finite = outputs[np.all(np.isfinite(outputs), axis=1)]
     spread = float(np.max(finite.max(axis=0) - finite.min(axis=0))) if len(finite) else math.inf
     return Predictions(

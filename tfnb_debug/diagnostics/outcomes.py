@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tfnb_debug.collect.fit_outcome import FitOutcome, Predictions
+from tfnb_debug.collect.fit_outcome import ControlRun, FitOutcome, Predictions
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Finding, finding
 from tfnb_debug.values import format_float
@@ -21,8 +21,10 @@ from tfnb_debug.values import format_float
 __all__ = [
     "ACCURACY_KEYS",
     "OutcomeThresholds",
+    "control_margin",
     "labels_unlearnable",
     "majority_class",
+    "needs_label_control",
     "outcome_findings",
 ]
 
@@ -41,7 +43,11 @@ class OutcomeThresholds:
     """P16: the minority classes hold at least ``min_minority`` of the labels, at least
     ``collapsed`` of the predictions (on at least ``min_examples`` examples) are the
     majority class, and the accuracy lies within ``z`` binomial standard errors (and at
-    least ``tolerance``) of the majority share."""
+    least ``tolerance``) of the majority share.
+
+    P15: at least ``min_epochs`` epochs; the training accuracy ends ``fits`` above chance;
+    its control counts the real labels as learnable when they beat shuffled ones by more
+    than ``control_z`` standard errors of the difference (:func:`control_margin`)."""
 
     min_minority: float = 0.05
     collapsed: float = 0.98
@@ -50,6 +56,7 @@ class OutcomeThresholds:
     tolerance: float = 0.01
     min_epochs: int = 3
     fits: float = 0.15
+    control_z: float = 1.5
 
     def __post_init__(self) -> None:
         if not 0.0 < self.min_minority < 0.5:
@@ -225,60 +232,137 @@ def _hint(
 # -- P15 --------------------------------------------------------------------------------
 
 
-def labels_unlearnable(
-    outcome: FitOutcome, thresholds: OutcomeThresholds | None = None
-) -> list[Finding]:
-    """P15: validation accuracy at chance every epoch while the training accuracy rose.
+@dataclass(frozen=True)
+class _Evidence:
+    """What P15 reads from the history and the inference-mode look, before any control."""
 
-    Without a control run on shuffled labels this cannot tell labels that do not belong
-    to their inputs from a task the model cannot generalize on; the finding says both.
-    """
-    th = thresholds or OutcomeThresholds()
+    key: str
+    train: tuple[float, ...]
+    val: tuple[float, ...]
+    n: int
+    chance: float
+    bound: float
+    inference: float
+    examples: int
+
+
+def _evidence(outcome: FitOutcome, th: OutcomeThresholds) -> _Evidence | None:
     counts = outcome.validation_labels
     if not counts or sum(counts) < th.min_examples:
-        return []
+        return None
     key = next((k for k in ACCURACY_KEYS if outcome.metric(k) and outcome.metric(f"val_{k}")), None)
     if key is None:
-        return []
+        return None
     train, val = outcome.metric(key), outcome.metric(f"val_{key}")
     if len(val) < th.min_epochs or len(train) != len(val):
-        return []
+        return None
     n = sum(counts)
     chance = max(counts) / n
     bound = max(th.z * math.sqrt(chance * (1.0 - chance) / n), th.tolerance)
     if max(val) > chance + bound:
-        return []  # validation rises above chance: something is learned
+        return None  # validation rises above chance: something is learned
     p = outcome.predictions
     if p is None or not p.labelled or not p.examples:
-        return []  # no inference-mode look at the training examples: say nothing
+        return None  # no inference-mode look at the training examples: say nothing
     train_chance = max(p.labels) / p.labelled
     if train[-1] < max(train_chance, max(val)) + th.fits or train[-1] <= train[0]:
-        return []  # the model does not fit the training labels either: P16 or a hard task
+        return None  # the model does not fit the training labels either: P16 or a hard task
     inference = p.correct / p.examples
     if inference < max(p.sampled) / p.examples + th.fits:
         # in inference mode it gets the training examples no better than chance either:
         # a training/inference gap (BatchNormalization statistics, Dropout), not the labels
+        return None
+    return _Evidence(key, train, val, n, chance, bound, inference, p.examples)
+
+
+def needs_label_control(outcome: FitOutcome, thresholds: OutcomeThresholds | None = None) -> bool:
+    """P15's evidence from the history holds: its control run on shuffled labels decides."""
+    return _evidence(outcome, thresholds or OutcomeThresholds()) is not None
+
+
+def control_margin(control: ControlRun, thresholds: OutcomeThresholds | None = None) -> float:
+    """How much better than the shuffled labels the real ones must do to count as learnable:
+    ``control_z`` standard errors of the difference of two accuracies at chance over the
+    held-out rows and the pairs of runs (at least ``tolerance``)."""
+    th = thresholds or OutcomeThresholds()
+    c, n = control.chance, max(1, control.held_out * max(1, control.pairs))
+    return max(th.control_z * math.sqrt(2.0 * c * (1.0 - c) / n), th.tolerance)
+
+
+def labels_unlearnable(
+    outcome: FitOutcome, thresholds: OutcomeThresholds | None = None
+) -> list[Finding]:
+    """P15: validation accuracy at chance every epoch while the training accuracy rose, and a
+    control run on shuffled labels: fresh copies learn no more from the real labels.
+
+    When the control ran and the real labels beat the shuffled ones by more than
+    :func:`control_margin` (or the real-label copy rises above chance), the task is hard
+    but learnable: silent.  When it did not run (skipped, or not possible), the finding is
+    given from the history alone and says so, naming both causes that fit.
+    """
+    th = thresholds or OutcomeThresholds()
+    ev = _evidence(outcome, th)
+    if ev is None:
         return []
-    message = (
+    key, val, n, chance = ev.key, ev.val, ev.n, ev.chance
+    control = outcome.control
+    ran = control is not None and control.ran
+    if control is not None and control.ran:
+        margin = control_margin(control, th)
+        c_bound = max(
+            th.z * math.sqrt(control.chance * (1.0 - control.chance) / control.held_out),
+            th.tolerance,
+        )
+        if control.real - control.shuffled > margin or control.real > control.chance + c_bound:
+            return []  # the real labels teach more than shuffled ones: a hard, learnable task
+    seen = (
         f"validation {key} stays at chance for all {len(val)} epochs (best {max(val):.3f}; "
         f"chance, the majority class's share of the {n} validation labels, is {chance:.3f}) "
-        f"while training {key} rose from {train[0]:.3f} to {train[-1]:.3f} (in inference "
-        f"mode {inference:.3f} on {p.examples} training examples): the model fits the "
-        "training labels and nothing of it carries over to validation"
+        f"while training {key} rose from {ev.train[0]:.3f} to {ev.train[-1]:.3f} (in inference "
+        f"mode {ev.inference:.3f} on {ev.examples} training examples)"
     )
     evidence = (
         f"val_{key} per epoch: {', '.join(f'{v:.3f}' for v in val)}; chance {chance:.3f} "
-        f"+ {bound:.3f} (3 binomial standard errors over {n} labels); training {key} "
-        f"{train[-1]:.3f} at the end; no control run on shuffled labels was made"
+        f"+ {ev.bound:.3f} (3 binomial standard errors over {n} labels); training {key} "
+        f"{ev.train[-1]:.3f} at the end; "
     )
     x = outcome.x_name or "x"
-    hint = (
-        "check that each label belongs to its input: x and y shuffled or sorted separately, a "
-        "wrong label column, labels joined on the wrong key; shuffle with one permutation "
-        f"(idx = np.random.permutation(len({x})); {x}, y = {x}[idx], y[idx]). To tell this "
-        "from a task the model cannot generalize on, fit a fresh copy on a shuffled copy of "
-        "the labels for the same epochs: if it reaches the same training accuracy, the labels "
-        "carry no signal it can find"
-    )
+    shuffle = f"idx = np.random.permutation(len({x})); {x}, y = {x}[idx], y[idx]"
+    if ran:
+        assert control is not None
+        message = (
+            f"{seen}, and fresh copies of the model learn no more from the real labels than "
+            f"from a shuffled copy of them (validation accuracy {control.real:.3f} vs "
+            f"{control.shuffled:.3f}): the labels carry no signal the model can find in the inputs"
+        )
+        evidence += (
+            f"control: {control.pairs} pair{'s' if control.pairs != 1 else ''} of fresh copies, "
+            f"{control.steps} steps of {control.batch_size} on {control.rows} training rows, "
+            f"scored on {control.held_out} validation rows: accuracy {control.real:.3f} with "
+            f"the real labels vs {control.shuffled:.3f} with shuffled ones (chance "
+            f"{control.chance:.3f}; learnable labels beat shuffled ones by more than "
+            f"{control_margin(control, th):.3f}), {control.seconds:.1f} s"
+        )
+        hint = (
+            "check that each label belongs to its input: x and y shuffled or sorted "
+            "separately, a wrong label column, labels joined on the wrong key; shuffle with "
+            f"one permutation ({shuffle})"
+        )
+    else:
+        why = control.reason if control is not None else "P15's control was not asked for"
+        message = (
+            f"{seen}: the model fits the training labels and nothing of it carries over to "
+            "validation; either the labels do not belong to their inputs or the model cannot "
+            f"generalize on this task (the control run on shuffled labels did not run: {why})"
+        )
+        evidence += f"no control run on shuffled labels: {why}"
+        hint = (
+            "check that each label belongs to its input: x and y shuffled or sorted "
+            "separately, a wrong label column, labels joined on the wrong key; shuffle with "
+            f"one permutation ({shuffle}). To tell this from a task the model cannot "
+            "generalize on, fit a fresh copy on a shuffled copy of the labels for the same "
+            "epochs: if it scores as well on the validation data as the real labels do, the "
+            "labels carry no signal it can find"
+        )
     place = f"fit of model '{outcome.model}'"
     return [finding("P15", message, place=place, evidence=evidence, hint=hint)]

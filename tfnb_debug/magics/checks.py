@@ -22,6 +22,7 @@ from tfnb_debug._ipython import (
     usage_errors,
     user_objects,
 )
+from tfnb_debug.magics.fit_options import control_argument, label_control
 from tfnb_debug.magics.live import live_arguments, live_view
 from tfnb_debug.magics.progress import ProgressLine
 
@@ -200,6 +201,7 @@ class CheckMagics(Magics):
     @cell_magic
     @magic_arguments()
     @live_arguments
+    @control_argument
     @output_arguments
     @argument("--retrace-limit", type=int, default=5, help="T01: traces of one tf.function (5)")
     @argument("--no-op-detail", action="store_true", help="do not re-run the failing layer")
@@ -218,7 +220,11 @@ class CheckMagics(Magics):
         tf.function traced in an earlier cell and reached from this one (by
         name, or through your own functions and classes) is traced again
         under the checks, and gets its own traces back
-        afterwards.  Counts tf.function retracing (T01).  The model's checked
+        afterwards.  Counts tf.function retracing (T01).  Also checks the
+        arguments of the cell's ``fit`` calls (P13, P14) and, once the checks
+        are removed, what each ``fit`` left (P15, P16, P17); P15's control run
+        on shuffled labels (a few seconds) is skipped with -q unless
+        ``--control`` asks for it.  The model's checked
         train/test/predict functions are kept for the next cell on the same
         model, optimizer, compile configuration and options, which runs them
         without tracing (never left on the model between cells).  Returns the cell's
@@ -263,6 +269,7 @@ class CheckMagics(Magics):
             op_detail=not args.no_op_detail,
             on_error=partial,
             live=live,
+            label_control=label_control(args),
         )
         returned = emit(shell, report, args, live=live)
         if report.stopped:

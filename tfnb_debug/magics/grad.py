@@ -24,6 +24,7 @@ from tfnb_debug._ipython import (
     user_objects,
 )
 from tfnb_debug.magics.auto import mark_reported
+from tfnb_debug.magics.fit_options import control_argument, label_control
 from tfnb_debug.magics.live import live_arguments, live_view
 from tfnb_debug.magics.memory import mem_argument
 
@@ -31,10 +32,10 @@ from tfnb_debug.magics.memory import mem_argument
 _USAGE = (
     "%(prog)s [--loss LOSS] [-q] [-o] [-v NAME] MODEL X Y   (dry probe)\n"
     "  %%%%%(prog)s [--every N] [--max-steps N] [--stop-on {nan,explode}] [--mem] [--live] "
-    "[--no-live] [--live-interval S] [-q] [-o] [-v NAME]   (cell magic)"
+    "[--no-live] [--live-interval S] [--control] [-q] [-o] [-v NAME]   (cell magic)"
 )
 #: the options of a training cell, which the dry probe cannot honour
-_CELL_ONLY = ("every", "max_steps", "stop_on", "mem", "live", "live_interval")
+_CELL_ONLY = ("every", "max_steps", "stop_on", "mem", "live", "live_interval", "control")
 
 
 @magics_class
@@ -62,6 +63,7 @@ class GradMagics(Magics):
     )
     @mem_argument
     @live_arguments
+    @control_argument
     @output_arguments
     @argument(
         "names",
@@ -83,6 +85,9 @@ class GradMagics(Magics):
         through your own functions and classes) is traced again, hooked, and
         gets its own traces back afterwards.  ``--mem`` adds the
         ``%%tfmem`` memory plot, table and findings (R01-R03) to the report.
+        After each ``fit`` it reads what the model now predicts (P15, P16);
+        P15's control run on shuffled labels (a few seconds, when the history
+        points at the labels) is skipped with -q unless ``--control`` asks for it.
 
         While the cell runs, a live view updates in place every
         ``--live-interval`` seconds (default 2): steps, loss, per-layer
@@ -134,14 +139,17 @@ class GradMagics(Magics):
                 every=args.every,
                 max_steps=args.max_steps,
                 watch=[*user_objects(shell, ("model", "optimizer"), private=True).values()],
+                label_control=label_control(args),
             )
             # tf.functions traced in earlier cells trace again, hooked, for this cell
             retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfgrad")
-        memory = track_memory(enabled=args.mem)
+        # the recording's own fit outcomes (P15, P16); memory is recorded inside it, so P15's
+        # control, which runs as the recording ends, is not in the memory timeline
+        memory = track_memory(enabled=args.mem, fit_outcomes=False)
         recording = None
         value = None
         try:
-            with memory, context as recording, retraced(retrace):
+            with context as recording, memory, retraced(retrace):
                 live.add(live_source(recording))
                 if args.mem:
                     live.add(MemoryLive(memory))

@@ -19,6 +19,7 @@ from tfnb_debug._ipython import (
     usage_errors,
     user_objects,
 )
+from tfnb_debug.magics.fit_options import control_argument, label_control
 from tfnb_debug.magics.live import live_arguments, live_view
 from tfnb_debug.memory import DEFAULT_INTERVAL_MS
 
@@ -46,6 +47,7 @@ class MemoryMagics(Magics):
     @argument("--model", metavar="NAME", help="also estimate the memory of this Keras model (M06)")
     @argument("--batch-size", type=int, metavar="N", help="batch size for the activation estimate")
     @live_arguments
+    @control_argument
     @output_arguments
     def tfmem(self, line: str, cell: str) -> Any:
         """Run the cell while a background thread records host and GPU memory.
@@ -55,10 +57,13 @@ class MemoryMagics(Magics):
         step (``model.fit``, ``train_on_batch``, eager ``apply_gradients``), a
         start/end/peak/delta table, a memory estimate for the models trained in
         the cell, and findings R01 memory-growth, R02 near-capacity,
-        R03 out-of-memory, M06 memory-budget, and from the arguments of the
+        R03 out-of-memory, M06 memory-budget, from the arguments of the
         cell's ``fit`` calls P13 validation-split-skew and P14
-        steps-exceed-data.  While the cell runs, a live view shows the current
-        and peak memory and the steps so far, updated every ``--live-interval``
+        steps-exceed-data, and from what each ``fit`` left (read when the
+        recording has ended) P15 labels-unlearnable, P16 majority-class and
+        P17.  P15's control run on shuffled labels (a few seconds) is skipped
+        with -q unless ``--control`` asks for it.  While the cell runs, a live
+        view shows the current and peak memory and the steps so far, updated every ``--live-interval``
         seconds (default 2; on in Jupyter, ``--no-live`` turns it off).  If the cell raises, the report up
         to that point is shown and the exception reaches you unchanged.
 
@@ -92,6 +97,7 @@ class MemoryMagics(Magics):
                 optimizers=_optimizers(user_objects(shell, ("model", "optimizer"), private=True)),
                 batch_size=args.batch_size,
                 title="%%tfmem",
+                label_control=label_control(args),
             )
         check_output_arguments(args)  # before the cell runs, not after
         value = None
