@@ -22,11 +22,14 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 import tfnb_debug
-from tests._support import run_magic
+from tests._support import check_golden, run_magic
 from tfnb_debug.collect.keras_access import private
 from tfnb_debug.collect.run_writer import worker_identity
 from tfnb_debug.diagnostics.runs import WorkerInput, WorkerTimes, stragglers, unsharded_input
 from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
+from tfnb_debug.run_records import WorkerRecord
+from tfnb_debug.runs import build_run_report
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two_worker_run.py"
 
@@ -235,3 +238,63 @@ def test_two_worker_job_records_and_opens_with_d02_and_its_clean_twin(
     assert "straggler worker-1" in sharded.text
     norms = report.to_dataframe("gradient norms")  # all-reduced: the same on both workers
     np.testing.assert_allclose(norms["worker-0 median"], norms["worker-1 median"], rtol=1e-5)
+
+
+def _hand_made_worker(index: int, *, hashes: tuple[str, ...], pause: float) -> WorkerRecord:
+    """A worker's records as open_run reads them, made by hand (no TensorFlow)."""
+    variables = tuple(
+        VariableMeta(f"m/{layer}/{part}", f"m/{layer}", part, (2, 2), "float32", "sgd")
+        for layer in ("dense", "out")
+        for part in ("kernel", "bias")
+    )
+    steps = 6
+    stats = np.zeros((steps, 4, len(STAT_COLUMNS)), np.float32)
+    stats[:, :, 0] = np.linspace(2.0, 1.0, steps)[:, None]  # grad norms
+    ends = np.cumsum(np.full(steps, 0.020 + pause))
+    history = GradientHistory(
+        variables=variables,
+        steps=np.arange(steps),
+        loss=np.linspace(1.0, 0.5, steps),
+        loss_known=np.ones(steps, bool),
+        stats=stats,
+        hist=np.zeros((steps, 4, HIST_BINS), np.float32),
+        total_steps=steps,
+    )
+    return WorkerRecord(
+        name=f"worker-{index}",
+        index=index,
+        workers=2,
+        task=f"worker {index}",
+        title="Gradients of model 'm'",
+        summary=(),
+        notes=(),
+        model_name="m",
+        source="custom loop",
+        findings=(),
+        history=history,
+        call_start=ends - 0.015,
+        call_end=ends,
+        call_steps=np.ones(steps, np.int64),
+        hashes=hashes,
+        batch_source="distributed",
+        other_calls=0,
+        size_bytes=10_240,
+    )
+
+
+def test_run_report_text_is_stable_and_consistent() -> None:
+    """The merged report of two hand-made workers: golden text, and its tables agree with the
+    records (a straggler marked, D02 on the identical hashes)."""
+    same = ("h1", "h2", "h3")
+    workers = (
+        _hand_made_worker(0, hashes=same, pause=0.0),
+        _hand_made_worker(1, hashes=same, pause=0.010),
+    )
+    report = build_run_report("runs/hand", workers)
+    check_golden("run_report.txt", report.to_text(width=120))
+    assert report.codes() == ["D02"] and list(report.stragglers) == ["worker-1"]
+    table = report.table("workers")
+    assert table.row_marks == ("", "warning")
+    assert [row[2] for row in table.rows] == [6, 6]
+    html = report.to_html()
+    assert html.count("<svg") == 2  # step times and loss, no memory records

@@ -27,8 +27,9 @@ def _ms(value: float) -> float | None:
 def workers_table(
     workers: Sequence[WorkerRecord], times: Sequence[WorkerTimes], slow: Mapping[str, str]
 ) -> Table:
-    """One row per worker: steps, median and 90th-percentile step time, host time outside the
-    step, first and last loss, the codes of its findings; stragglers marked."""
+    """One row per worker: steps, median time per step and outside the step, straggler, the
+    codes of its findings, then the 90th-percentile step time, the timed steps, first and last
+    loss, peak memory (what a narrow text form cuts off comes last); stragglers marked."""
     rows, marks = [], []
     for w, t in zip(workers, times, strict=True):
         seconds = w.step_seconds()
@@ -44,16 +45,16 @@ def workers_table(
                 w.name,
                 w.task,
                 w.history.total_steps,
-                int(w.call_steps.sum()),
                 _ms(t.step),
-                _ms(p90),
                 _ms(t.outside) if w.call_end.size > 1 else None,
+                "straggler" if w.name in slow else "",
+                codes,
+                _ms(p90),
+                int(w.call_steps.sum()),
                 float(known[0]) if known.size else None,
                 float(known[-1]) if known.size else None,
                 _peak_mib(w, "host"),
                 _peak_mib(w, "device"),
-                codes,
-                "straggler" if w.name in slow else "",
             )
         )
         marks.append("warning" if w.name in slow else "")
@@ -63,16 +64,16 @@ def workers_table(
             "worker",
             "task",
             "optimizer steps",
-            "timed steps",
             "step ms (median)",
-            "step ms (p90)",
             "outside step ms (median)",
+            "straggler",
+            "findings",
+            "step ms (p90)",
+            "timed steps",
             "loss (first)",
             "loss (last)",
             "peak host MiB",
             "peak device MiB",
-            "findings",
-            "straggler",
         ),
         tuple(rows),
         tuple(marks),
