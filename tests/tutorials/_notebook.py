@@ -28,7 +28,6 @@ class Notebook:
 
     def __init__(self, shell: InteractiveShell) -> None:
         self.shell = shell
-        self.done: set[str] = set()
 
     @property
     def ns(self) -> dict[str, Any]:
@@ -41,12 +40,6 @@ class Notebook:
         assert result.success, f"{result.error_in_exec!r}\n{out.stdout[-3000:]}"
         assert not _boxes(out), "a diagnosis under a cell that did not fail"
         return result.result
-
-    def once(self, name: str, code: str) -> None:
-        """Run the tutorial's cells named ``name`` unless an earlier test ran them."""
-        if name not in self.done:
-            self.cell(code)
-            self.done.add(name)
 
     def failing(self, code: str) -> Failed:
         """Run a cell that must raise; return the error and the automatic diagnosis."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from IPython.core.error import UsageError
 
 from tests.tutorials._notebook import Notebook, severe
 
@@ -177,3 +178,9 @@ def test_tfpipeline(nb: Notebook) -> None:
 def test_tfconsistency(nb: Notebook) -> None:
     assert severe(nb.magic("%tfconsistency generator seed")) == set()
     assert severe(nb.magic("%tfconsistency discriminator generated_image")) == set()
+
+
+def test_tflint_and_tfoverfit_on_models_trained_by_their_own_loop(nb: Notebook) -> None:
+    assert severe(nb.magic("%tflint discriminator --data train_dataset")) == set()
+    with pytest.raises(UsageError, match="is not compiled: call model.compile"):
+        nb.magic("%tfoverfit generator train_dataset --steps 5")

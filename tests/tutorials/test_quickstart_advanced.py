@@ -8,6 +8,7 @@ at warning and error severity.
 from __future__ import annotations
 
 import pytest
+from IPython.core.error import UsageError
 
 from tests.tutorials._notebook import Notebook, severe
 
@@ -149,3 +150,10 @@ def test_tfpipeline(nb: Notebook) -> None:
 def test_tfconsistency(nb: Notebook) -> None:
     report = nb.magic("%tfconsistency model x_test[:4]")
     assert severe(report) == set()
+
+
+def test_tflint_and_tfoverfit_on_a_model_trained_by_its_own_loop(nb: Notebook) -> None:
+    # never compiled: %tflint checks what it can, %tfoverfit says what it needs in one line
+    assert severe(nb.magic("%tflint model --data train_ds")) == set()
+    with pytest.raises(UsageError, match="is not compiled: call model.compile"):
+        nb.magic("%tfoverfit model train_ds --steps 5")
