@@ -196,6 +196,26 @@ out["mean_check"] = {
     "summed_loss": float(pr.column("loss")[0].sum()), "global_loss": float(report.history.loss[0]),
 }
 out["loss_object"] = summary(loop("loss_object")[0])
+
+# strategy.run called eagerly: no graph to follow back from the loss
+with strategy.scope():
+    eager_net = dense_net()
+    eager_sgd = keras.optimizers.SGD(0.1)
+
+
+def eager_replica(inp):
+    xx, yy = inp
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(eager_net(xx) - yy))
+    grads = tape.gradient(loss, eager_net.trainable_variables)
+    eager_sgd.apply_gradients(zip(grads, eager_net.trainable_variables))
+    return loss
+
+
+with tfnb_debug.record_gradients(watch=[eager_net]) as rec:
+    for batch in dist:
+        strategy.run(eager_replica, args=(batch,))
+out["eager"] = summary(rec.result())
 out["average"] = summary(loop("average")[0])
 
 
@@ -301,6 +321,19 @@ def test_the_replicas_table_holds_each_replicas_own_numbers(recorded: dict[str, 
     assert check["summed_loss"] == pytest.approx(check["global_loss"], rel=1e-5)
     # fit under the strategy: the same table, from fit's own step
     assert recorded["fit"]["table"][0] == ["examples in the step", "8", "8", "None"]
+
+
+@pytest.mark.slow
+def test_an_eager_strategy_run_has_losses_and_norms_but_no_example_weight(
+    recorded: dict[str, Any],
+) -> None:
+    eager = recorded["eager"]
+    table = {row[0]: row[1:] for row in eager["table"]}
+    assert table["examples in the step"] == ["None", "None", "None"]
+    assert table["examples' total weight"] == ["None", "None", "None"]
+    assert all(float(v) > 0 for v in table["grad norm out"][:2])
+    assert all(float(v) > 0 for v in table["loss (as differentiated)"][:2])
+    assert "D01" not in eager["codes"]  # not checked eagerly: no evidence, no finding
 
 
 @pytest.mark.slow
