@@ -24,7 +24,7 @@ from IPython.core.interactiveshell import InteractiveShell
 import tfnb_debug
 from tests._support import check_golden, run_magic
 from tfnb_debug.collect.keras_access import private
-from tfnb_debug.collect.run_writer import worker_identity
+from tfnb_debug.collect.run_writer import batch_digest, worker_identity
 from tfnb_debug.diagnostics.runs import WorkerInput, WorkerTimes, stragglers, unsharded_input
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
@@ -61,6 +61,8 @@ def _custom_loop(run_dir: str, steps: int = 6, *, memory: bool = False) -> None:
             optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
             return loss
 
+        for xb, _ in dataset.map(lambda a, b: (a * 2, b)).take(2):  # an evaluation, no step
+            model(xb)
         for xb, yb in dataset:
             train_step(xb, yb)
 
@@ -72,7 +74,11 @@ def test_single_process_script_opens_in_a_notebook(shell: InteractiveShell, tmp_
     assert files == ["gradients.npz", "memory.json", "memory.npz", "record.json", "steps.npz"]
     record = json.loads((tmp_path / "run" / "worker-0" / "record.json").read_text())
     assert record["format"] == 1 and record["worker"] == 0 and record["workers"] == 1
-    assert len(record["batches"]["hashes"]) == 4 and record["batches"]["source"] == "dataset"
+    assert record["batches"]["source"] == "dataset"
+    x = np.random.default_rng(0).normal(size=(48, 4)).astype("float32")  # _custom_loop's data
+    batches = tf.data.Dataset.from_tensor_slices((x, x.sum(axis=1, keepdims=True))).batch(8)
+    trained = [batch_digest(batch) for batch in batches.take(4)]
+    assert record["batches"]["hashes"] == trained  # the evaluation's batches are not among them
     with np.load(tmp_path / "run" / "worker-0" / "steps.npz", allow_pickle=False) as steps:
         assert steps["steps"].sum() == 6 and np.all(np.diff(steps["end"]) > 0)
 

@@ -14,8 +14,11 @@ TensorFlow side of it:
   outermost eager call of a ``tf.function`` (a compiled step, or ``fit``'s
   train function) is timed, and counts as steps when the recorded optimizer
   steps advanced during it (one scalar read per call); ``__next__`` of a
-  ``tf.data`` iterator and of a distributed iterator hashes the first
-  :data:`HASHED_BATCHES` batches it returns (their bytes, shapes and dtypes).
+  ``tf.data`` iterator and of a distributed iterator hashes the batches it
+  returns (their bytes, shapes and dtypes) until :data:`HASHED_BATCHES` of
+  them fed a training step: a batch is kept when the next compiled call takes
+  an optimizer step, so batches read for something else (an evaluation
+  before training) are not compared.
 * :func:`write_bytes`, :func:`read_bytes`, :func:`list_folder`,
   :func:`is_folder`: ``tf.io.gfile`` for a URL, so a run folder may be any
   path TensorFlow opens (``gs://...``, ``hdfs://...``); a local folder is read
@@ -111,7 +114,7 @@ class StepTimes:
     Per call: ``start`` and ``end`` (seconds since the block began) and
     ``steps`` (optimizer steps it took: more than one with
     ``steps_per_execution``).  ``hashes``: hex digests of the first input
-    batches; ``batch_source`` what they came from (``"distributed"``: a
+    batches that fed a step; ``batch_source`` what they came from (``"distributed"``: a
     ``strategy.experimental_distribute_dataset`` / ``distribute_datasets_from_function``
     iterator, ``"dataset"``: a plain ``tf.data`` iterator).
     """
@@ -137,6 +140,7 @@ class RunTimer:
         self._thread = threading.get_ident()
         self._depth = 0
         self._hashing = False
+        self._pending: tuple[str, str] | None = None  # the last batch read: (digest, source)
         self._origin = 0.0
         self._last_count = 0
         self.times = StepTimes()
@@ -216,22 +220,25 @@ class RunTimer:
         except Exception:  # the step counters cannot be read: this call is not timed
             return
         taken, self._last_count = count - self._last_count, count
+        pending, self._pending = self._pending, None
         if taken <= 0:
             self.times.other_calls += 1
             return
+        if pending is not None and len(self.times.hashes) < HASHED_BATCHES:
+            digest, source = pending
+            if self.times.batch_source in ("", source):  # one kind of iterator: the first
+                self.times.batch_source = source
+                self.times.hashes.append(digest)
         self.times.start.append(start - self._origin)
         self.times.end.append(end - self._origin)
         self.times.steps.append(taken)
 
     def _note_batch(self, batch: Any, source: str) -> None:
+        """Hash the batch; it is kept if the next compiled call takes an optimizer step."""
         try:
-            digest = batch_digest(batch)
+            self._pending = (batch_digest(batch), source)
         except Exception:  # a batch that cannot be read on the host (a string of an odd kind)
-            return
-        if self.times.batch_source and self.times.batch_source != source:
-            return  # hash one kind of iterator: the first one the block reads
-        self.times.batch_source = source
-        self.times.hashes.append(digest)
+            self._pending = None
 
 
 def batch_digest(batch: Any) -> str:
