@@ -28,6 +28,10 @@ How it works (see TRAPS.md, 'Gradients from model.fit'):
 * A step where no variable gets a gradient (Keras then raises "No gradients
   provided for any variable") is noted in :attr:`GradientCapture.no_gradient_step`
   and handed to Keras unchanged.
+* Under a strategy with more than one replica, each replica's examples, loss,
+  example weight (D01) and gradient norms before the all-reduce are gathered in
+  the step into one more buffer (:mod:`~tfnb_debug.collect.replicas`), read
+  once at the end into :attr:`CaptureData.per_replica`.
 
 Every wrapper is installed and removed by :class:`GradientCapture`, in
 ``finally``, also on exceptions and ``KeyboardInterrupt``.  The wrappers are
