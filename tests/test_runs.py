@@ -304,3 +304,13 @@ def test_run_report_text_is_stable_and_consistent() -> None:
     assert [row[2] for row in table.rows] == [6, 6]
     html = report.to_html()
     assert html.count("<svg") == 2  # step times and loss, no memory records
+
+
+def test_records_left_by_another_run_are_pointed_out() -> None:
+    from dataclasses import replace
+
+    same = ("h1", "h2", "h3")
+    stale = replace(_hand_made_worker(2, hashes=("x1", "x2", "x3"), pause=0.0), workers=3)
+    report = build_run_report("runs/mixed", (_hand_made_worker(0, hashes=same, pause=0.0), stale))
+    assert report.summary[0].startswith("2 of 3 worker(s) recorded (no records from worker-1)")
+    assert "disagree on the number of workers (worker-0 2, worker-2 3)" in report.summary[1]

@@ -112,6 +112,12 @@ def build_run_report(
             findings.append(_on_worker(f, w.name))
     expected = max(w.workers for w in workers)
     summary = [_workers_line(run_dir, workers, expected)]
+    if len({w.workers for w in workers}) > 1:
+        said = ", ".join(f"{w.name} {w.workers}" for w in workers)
+        summary.append(
+            f"the records disagree on the number of workers ({said}): some may be left in this "
+            "folder by an earlier run; give each run its own folder"
+        )
     if slow:
         summary.extend(f"straggler {text}" for text in slow.values())
     elif len(workers) > 1 and all(t.steps for t in times):
