@@ -150,6 +150,10 @@ def test_tfpipeline(nb: Notebook) -> None:
     report = nb.magic("%tfpipeline train_ds --model model --no-timing --class-names class_names")
     assert severe(report) == set(), report.to_text()
     assert severe(nb.magic("%tfpipeline val_ds --model model --no-timing")) == set()
+    # timed, stage by stage (no model: no input-bound verdict from a loaded machine's numbers)
+    report = nb.magic("%tfpipeline train_ds")
+    assert severe(report) == set(), report.to_text()
+    assert "examples/s" in report.to_text()
 
 
 def test_tfshape(nb: Notebook) -> None:
