@@ -4,13 +4,14 @@ For reports shown after every training cell: a matplotlib figure costs a tenth
 to a third of a second to lay out and rasterize (most of it measuring its tick
 labels), an SVG of the same few hundred points is a string built in a
 millisecond, stays sharp at any zoom and needs no image decoding.  Axis ticks
-come from :class:`matplotlib.ticker.MaxNLocator` (numbers only, nothing is
-drawn by matplotlib).
+are round numbers picked as matplotlib's ``MaxNLocator`` picks them, without
+importing matplotlib.
 """
 
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -35,14 +36,45 @@ INK = "#111827"
 RED = "#b91c1c"
 
 
-def _ticks(lo: float, hi: float, count: int = 5, *, integer: bool = False) -> list[float]:
-    from matplotlib.ticker import MaxNLocator
+#: MaxNLocator's default steps, a tenth of them below and 15 above
+_STEPS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 15)
 
+
+def _nice_values(lo: float, hi: float, count: int, *, integer: bool = False) -> np.ndarray:
+    """Evenly spaced round values (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten
+    apart) over ``[lo, hi]``, about ``count`` intervals, as matplotlib's ``MaxNLocator`` picks them:
+    the smallest round step at least ``(hi - lo) / count`` that leaves two values inside,
+    else the next smaller one that does."""
+    raw = (hi - lo) / max(count, 1)
+    scale = 10.0 ** math.floor(math.log10(raw))
+    mean = (hi + lo) / 2
+    # far from 0, ticks are multiples of the step above a round offset (as matplotlib's)
+    offset = 0.0
+    if abs(mean) / (hi - lo) >= 100:
+        offset = math.copysign(10.0 ** math.floor(math.log10(abs(mean))), mean)
+    steps = [f * scale for f in _STEPS]
+    if integer:
+        steps = [s for s in steps if s < 1 or abs(s - round(s)) < 0.001]
+    first_large = next(k for k, s in enumerate(steps) if s >= raw)
+    values = np.array([lo, hi])
+    for step in reversed(steps[: first_large + 1]):
+        if integer and math.floor(hi) - math.ceil(lo) >= 1:
+            step = max(1.0, step)
+        base = math.floor((lo - offset) / step) * step + offset
+        low = math.floor((lo - base) / step + 1e-10)
+        high = math.ceil((hi - base) / step - 1e-10)
+        values = np.arange(low, high + 1) * step + base
+        if ((values >= lo) & (values <= hi)).sum() >= 2:
+            break
+    return values
+
+
+def _ticks(lo: float, hi: float, count: int = 5, *, integer: bool = False) -> list[float]:
     if not np.isfinite(lo) or not np.isfinite(hi):
         return []
     if hi <= lo:
         return [lo]
-    values = MaxNLocator(nbins=count, integer=integer).tick_values(lo, hi)
+    values = _nice_values(lo, hi, count, integer=integer)
     span = hi - lo
     return [float(v) for v in values if lo - 1e-9 * span <= v <= hi + 1e-9 * span]
 
@@ -50,10 +82,8 @@ def _ticks(lo: float, hi: float, count: int = 5, *, integer: bool = False) -> li
 def _log_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
     """Ticks of a log10 axis (values are log10 of the data): whole decades when the range
     spans one, else ordinary ticks of the log values."""
-    from matplotlib.ticker import MaxNLocator
-
     if np.isfinite(lo) and np.isfinite(hi) and hi - lo >= 1:
-        values = MaxNLocator(nbins=count, integer=True).tick_values(lo, hi)
+        values = _nice_values(lo, hi, count, integer=True)
         return [float(v) for v in values if lo - 1e-9 <= v <= hi + 1e-9]
     return _ticks(lo, hi, count)
 
