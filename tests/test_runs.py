@@ -314,3 +314,20 @@ def test_records_left_by_another_run_are_pointed_out() -> None:
     report = build_run_report("runs/mixed", (_hand_made_worker(0, hashes=same, pause=0.0), stale))
     assert report.summary[0].startswith("2 of 3 worker(s) recorded (no records from worker-1)")
     assert "disagree on the number of workers (worker-0 2, worker-2 3)" in report.summary[1]
+
+
+def test_a_workers_own_gradient_report_leaves_its_memory_findings_out() -> None:
+    from dataclasses import replace
+
+    from tfnb_debug.reports import finding
+    from tfnb_debug.run_records import SeriesRecord, WorkerMemory
+
+    grew = finding("R01", "host memory grew", place="host")
+    rss = SeriesRecord("host RSS", "host", None, None, np.array([0.0, 1.0]), np.array([1, 2**21]))
+    memory = WorkerMemory("memory", (), (rss,), np.zeros(0), findings=(grew,))
+    base = _hand_made_worker(0, hashes=(), pause=0.0)
+    worker = replace(base, memory=memory, findings=(*base.findings, grew))
+    run = build_run_report("runs/mem", (worker,))
+    assert "R01" in run.codes() and run.findings[0].place == "worker-0: host"
+    assert run.to_dataframe("workers")["peak host MiB"][0] == 2.0
+    assert "R01" not in run.worker(0).codes()

@@ -78,6 +78,7 @@ class WorkerMemory:
     summary: tuple[str, ...]
     series: tuple[SeriesRecord, ...]
     step_times: np.ndarray
+    findings: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,7 +215,7 @@ def load_worker(run_dir: str, name: str) -> WorkerRecord:
             worker = replace(
                 worker,
                 memory=part,
-                findings=(*worker.findings, *(_finding_from(f) for f in memory["findings"])),
+                findings=(*worker.findings, *part.findings),
                 size_bytes=worker.size_bytes + arrays_size,
             )
         return worker
@@ -240,6 +241,7 @@ def _memory(record: dict[str, Any], folder: str) -> tuple[WorkerMemory, int]:
         summary=tuple(record.get("summary", ())),
         series=series,
         step_times=np.asarray(record.get("step_times", ()), np.float64),
+        findings=tuple(_finding_from(f) for f in record["findings"]),
     )
     return part, size
 

@@ -43,26 +43,33 @@ class RunReport(Report):
 
     def worker(self, index: int) -> Any:
         """The :class:`~tfnb_debug.gradients.GradientReport` of worker ``index``, rebuilt from
-        its records (the rules run again on its statistics; the other findings as recorded)."""
+        its records (the rules run again on its statistics; the other findings of its gradient
+        recording as recorded)."""
         from tfnb_debug.gradients import build_report
 
-        match = [w for w in self.workers if w.index == index]
-        if not match:
-            known = ", ".join(w.name for w in self.workers)
-            raise TfnbDebugError(f"this run has no worker {index!r}; workers: {known}")
-        w = match[0]
+        w = self._record(index)
+        memory = w.memory.findings if w.memory is not None else ()
         return build_report(
             w.history,
             source=w.source,
             model_name=w.model_name,
-            extra_findings=[f for f in w.findings if not f.code.startswith("G")],
+            extra_findings=[
+                f for f in w.findings if not f.code.startswith("G") and f not in memory
+            ],
             max_steps=max(w.history.n_records, 1),
             notes=(f"{w.name} ({w.task}) of run {self.run_dir}", *w.notes),
         )
 
     def step_times(self, index: int) -> np.ndarray:
         """Seconds per optimizer step of worker ``index``, one value per timed call."""
-        return next(w for w in self.workers if w.index == index).step_seconds()
+        return self._record(index).step_seconds()
+
+    def _record(self, index: int) -> WorkerRecord:
+        for w in self.workers:
+            if w.index == index:
+                return w
+        known = ", ".join(w.name for w in self.workers)
+        raise TfnbDebugError(f"this run has no worker {index!r}; workers: {known}")
 
 
 def open_run(
