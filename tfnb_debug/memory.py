@@ -425,7 +425,10 @@ def build_memory_report(
 
     notes = list(recording.probe_notes)
     if recording.gpu_count == 0:
-        notes.append("no GPU is visible: host memory only")
+        shared = ""
+        if recording.replicas > 1:  # logical CPU devices use the one host allocator
+            shared = f", shared by the {recording.replicas} replicas (one allocator for all CPUs)"
+        notes.append(f"no GPU is visible: host memory only{shared}")
     sources = tuple(sorted({m.source for m in steps}))
     shown = sources
     if recording.graph_steps is not None and SAMPLED_STEPS in sources:

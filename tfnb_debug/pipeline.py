@@ -98,6 +98,7 @@ def inspect_pipeline(
     """
     from tfnb_debug._pipeline_run import run_inspection
 
+    ds, distributed = _undistributed(ds)
     _check_dataset(ds)
     if model is not None:
         from tfnb_debug.collect.keras_access import require_keras
@@ -126,7 +127,37 @@ def inspect_pipeline(
     splits = split_findings(ds, name, against)  # P17
     if splits:
         run = replace(run, findings=(*run.findings, *splits))
+    if distributed:
+        run = replace(run, notes=(distributed, *run.notes))
     return build_report(run)
+
+
+def _undistributed(ds: Any) -> tuple[Any, str]:
+    """A distributed dataset's ``tf.data.Dataset`` and a note saying so; anything else as it is.
+
+    ``experimental_distribute_dataset(ds)`` keeps ``ds``: its chain, values and rates are
+    inspected (global batches, split across the replicas as they are read).
+    ``distribute_datasets_from_function`` keeps only a function: a one-line error says what
+    to pass instead.
+    """
+    from tfnb_debug.collect.keras_access import distributed_dataset
+
+    found = distributed_dataset(ds)
+    if found is None:
+        return ds, ""
+    made_by, dataset, replicas = found
+    on = f" on {replicas} replicas" if replicas else ""
+    if dataset is None:
+        raise TfnbDebugError(
+            f"got a distributed dataset (strategy.{made_by}{on}), which holds a function, not "
+            "a tf.data.Dataset: pass the dataset your function returns, e.g. "
+            "dataset_fn(tf.distribute.InputContext())"
+        )
+    note = (
+        f"a distributed dataset (strategy.{made_by}{on}): inspected the tf.data.Dataset it "
+        "distributes; each of its batches is split across the replicas"
+    )
+    return dataset, note
 
 
 def build_report(run: PipelineRun) -> PipelineReport:

@@ -47,6 +47,10 @@ class ShapeReport(Report):
     truncated: bool = False
     input_note: str = ""
     explained: bool = False
+    #: (model, replicas, per_replica) for each traced model built under a tf.distribute
+    #: strategy with more than one replica; per_replica: its rows were recorded inside a
+    #: replica (one replica's share of the batch), else they hold the global batch
+    replicas: tuple[tuple[str, int, bool], ...] = ()
 
     @property
     def failing_call(self) -> LayerCall | None:

@@ -290,10 +290,30 @@ def build_report(
         error=error_text,
         repeated_calls=tuple(sorted(collector.repeats.items())),
         truncated=collector.truncated,
+        replicas=_replica_rows(collector, calls, roots),
     )
     report = finish_report(report)
     report = with_output_chain(report, roots)
     return with_explanation(report, error) if error is not None else report
+
+
+def _replica_rows(
+    collector: Any, calls: Sequence[LayerCall], roots: Sequence[Any]
+) -> tuple[tuple[str, int, bool], ...]:
+    """``(model, replicas, per_replica)`` for each traced model built under a strategy with more
+    than one replica; ``per_replica``: its first recorded call ran inside a replica (``fit``,
+    ``strategy.run``), so its rows hold one replica's shapes, else the global batch's."""
+    found = []
+    for model in roots:
+        try:
+            replicas = int(model.distribute_strategy.num_replicas_in_sync)
+        except Exception:  # not a TensorFlow-backend Keras model
+            continue
+        first = next((c for c in calls if c.parent is None and c.path == str(model.name)), None)
+        if replicas > 1:
+            inside = first is not None and first.index in collector.replica_roots
+            found.append((str(model.name), replicas, inside))
+    return tuple(found)
 
 
 def with_output_chain(report: ShapeReport, models: Sequence[Any]) -> ShapeReport:

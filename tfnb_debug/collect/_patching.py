@@ -36,7 +36,11 @@ How it works, and what it promises:
 * The active hook lives in a :class:`contextvars.ContextVar`, so only calls made
   by the thread (or asyncio task) that entered the context reach it; other
   threads run the original code.  Nesting is allowed: the innermost hook wins
-  and the outer one is active again after the inner block.
+  and the outer one is active again after the inner block.  The exception:
+  ``MirroredStrategy`` runs each replica's step (``strategy.run``, ``fit``) in
+  threads of its own, one at a time; while a hook is installed those threads
+  run in a copy of the context of the thread that started them, so the layer
+  calls of every replica reach the hook as they would without a strategy.
 * Calls that Keras makes while *building* a layer (``Layer._maybe_build``, which
   runs ``call`` on symbolic tensors to create the weights of subclassed layers,
   or builds a Sequential layer by layer) would show up as duplicate calls.  A
@@ -272,6 +276,7 @@ class _Installed:
         self.original_create: Any = None
         self.layer_patches = Patches()
         self.trace_patches = Patches()
+        self.replica_patches = Patches()
 
 
 _STATE = _Installed()
@@ -352,8 +357,10 @@ def _install_layer_patch() -> None:
                 patches.set(
                     layer, "_maybe_build", _make_patched_maybe_build(_STATE.original_maybe_build)
                 )
+                _patch_replica_threads(_STATE.replica_patches)
             except BaseException:
                 patches.restore()
+                _STATE.replica_patches.restore()
                 _STATE.original_call = _STATE.original_maybe_build = None
                 raise
         _STATE.layer_users += 1
@@ -364,7 +371,28 @@ def _remove_layer_patch() -> None:
         _STATE.layer_users -= 1
         if _STATE.layer_users == 0:
             _STATE.original_call = _STATE.original_maybe_build = None
+            _STATE.replica_patches.restore()
             _STATE.layer_patches.restore()
+
+
+def _patch_replica_threads(patches: Patches) -> None:
+    """``MirroredStrategy``'s replica threads run in a copy of their creator's context (where
+    the hooks are), taken when the thread is made.  Nothing when TensorFlow moved the class."""
+    try:
+        from tfnb_debug.collect.keras_access import private
+
+        thread_class = private("MirroredReplicaThread")
+    except (ImportError, AttributeError):
+        return
+    original_init = thread_class.__dict__["__init__"]
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        run, context = self.run, contextvars.copy_context()
+        self.run = lambda: context.run(run)  # Thread.start calls self.run()
+
+    __init__.__wrapped__ = original_init  # type: ignore[attr-defined]
+    patches.set(thread_class, "__init__", __init__)
 
 
 @contextlib.contextmanager

@@ -741,12 +741,25 @@ class NumericsChecks:
             _add(getattr(self._tracing, kind), item)
 
     def _count_step(self, optimizer: Any, checked: list[Any]) -> None:
-        """Count an update once its gradients passed their checks (ordered after them in graphs)."""
+        """Count an update once its gradients passed their checks (ordered after them in graphs).
+
+        In a replica context (``strategy.run``, ``fit`` under a strategy) every
+        replica applies the same update: it is counted once, in a ``merge_call``,
+        after every replica's gradients passed (a NaN on one replica stops the step
+        before it counts).
+        """
+        deps = [g for g in checked if isinstance(g, tf.Tensor)]
         if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
-            return  # a plain variable cannot be assigned per replica
+            context = tf.distribute.get_replica_context()
+
+            def count_once(strategy: Any, *per_replica: Any) -> None:
+                self._count_step(optimizer, _local_tensors(strategy, per_replica))
+
+            if context is not None:
+                context.merge_call(count_once, args=tuple(deps))
+            return
         counter = self._counter_for(optimizer)
         self._note("counters", (optimizer, counter))
-        deps = [g for g in checked if isinstance(g, tf.Tensor)]
         with tf.control_dependencies(deps):
             counter.assign_add(1)
 
@@ -757,6 +770,16 @@ class NumericsChecks:
             if opt is not None and all(opt is not o for o in found):
                 found.append(opt)
         return found
+
+
+def _local_tensors(strategy: Any, values: Sequence[Any]) -> list[Any]:
+    """Every replica's tensor of ``values`` (what a ``merge_call`` gives, per replica)."""
+    found: list[Any] = []
+    for value in values:
+        found.extend(
+            t for t in strategy.experimental_local_results(value) if isinstance(t, tf.Tensor)
+        )
+    return found
 
 
 def rerun_with_op_checks(layer: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> OpDetail:

@@ -46,6 +46,7 @@ __all__ = [
     "all_sublayers",
     "check_model",
     "direct_sublayers",
+    "distributed_dataset",
     "layer_paths",
     "model_leaves",
     "model_optimizers",
@@ -94,6 +95,17 @@ PRIVATE: dict[str, tuple[str, str | None]] = {
         "tensorflow.python.distribute.input_lib",
         "DistributedIteratorBase",
     ),
+    # the threads MirroredStrategy runs each replica in (collect/_patching.py gives them the hooks)
+    "MirroredReplicaThread": (
+        "tensorflow.python.distribute.mirrored_run",
+        "_MirroredReplicaThread",
+    ),
+    # what %tfpipeline unwraps (experimental_distribute_dataset / distribute_datasets_from_function)
+    "DistributedDataset": ("tensorflow.python.distribute.input_lib", "DistributedDataset"),
+    "DistributedDatasetsFromFunction": (
+        "tensorflow.python.distribute.input_lib",
+        "DistributedDatasetsFromFunction",
+    ),
 }
 
 
@@ -113,6 +125,27 @@ def __getattr__(name: str) -> Any:
     if name in PRIVATE:
         return private(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def distributed_dataset(value: Any) -> tuple[str, Any, int | None] | None:
+    """For a ``tf.distribute`` distributed dataset: how it was made
+    (``"experimental_distribute_dataset"`` or ``"distribute_datasets_from_function"``), the
+    ``tf.data.Dataset`` given to ``experimental_distribute_dataset`` (None for the other: a
+    function makes one per input pipeline) and the number of replicas it feeds.  None for
+    anything else."""
+    for name, made_by, source in (
+        ("DistributedDataset", "experimental_distribute_dataset", "_original_dataset"),
+        ("DistributedDatasetsFromFunction", "distribute_datasets_from_function", None),
+    ):
+        try:
+            cls = private(name)
+        except (ImportError, AttributeError):
+            continue
+        if isinstance(value, cls):
+            dataset = getattr(value, source, None) if source else None
+            replicas = getattr(value, "_num_replicas_in_sync", None)
+            return made_by, dataset, replicas if isinstance(replicas, int) else None
+    return None
 
 
 # ------------------------------------------------------------------ layer walks

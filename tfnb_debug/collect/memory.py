@@ -78,12 +78,14 @@ class MemoryRecording:
     steps: tuple[StepMark, ...]
     probe_notes: tuple[str, ...]
     gpu_count: int
-    sample_steps: tuple[int | None, ...] = ()  # watched optimizers' iterations at each sample
+    # at each sample, the most steps a watched optimizer took since the cell's first step
+    sample_steps: tuple[int | None, ...] = ()
     models: tuple[Any, ...] = ()  # weak: the Keras models seen training, for the estimate
-    # steps taken inside tf.functions: the watched optimizers' iterations at the end minus
-    # their count before the cell's first step (None: no optimizer stepped in a graph)
+    # steps taken inside tf.functions: each watched optimizer's iterations at the end minus
+    # its count before the cell's first step, the most of them (None: none stepped in a graph)
     graph_steps: int | None = None
-    graph_baseline: int | None = None  # that count before the cell's first step
+    graph_baseline: int | None = None  # what sample_steps count from: 0 (None: nothing watched)
+    replicas: int = 1  # the most replicas a model or optimizer seen training had (tf.distribute)
 
 
 def host_probe() -> MemoryProbe:
@@ -374,4 +376,22 @@ class MemoryRecorder:
             models=tuple(markers.models) if markers is not None else (),
             graph_steps=graph_steps,
             graph_baseline=markers.graph_baseline if markers is not None else None,
+            replicas=_replicas(
+                [*(markers.models if markers is not None else ())],
+                [*self.optimizers, *(markers.graph_optimizers if markers is not None else ())],
+            ),
         )
+
+
+def _replicas(models: Iterable[Any], optimizers: Iterable[Any]) -> int:
+    """The most replicas among the models' strategies and the optimizers' step counters (a
+    mirrored ``iterations`` holds one copy per local replica); 1 without a strategy."""
+    counts = [1]
+    for model in models:
+        with contextlib.suppress(Exception):
+            counts.append(int(model.distribute_strategy.num_replicas_in_sync))
+    for optimizer in optimizers:
+        with contextlib.suppress(Exception):
+            value = getattr(optimizer.iterations, "value", optimizer.iterations)
+            counts.append(len(getattr(value, "values", ())))
+    return max(counts)

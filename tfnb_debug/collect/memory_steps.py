@@ -75,7 +75,9 @@ class StepMarkers:
         self.models: weakref.WeakSet[Any] = weakref.WeakSet()
         # optimizers stepping inside a tf.function: their ``iterations`` are read per sample
         self.graph_optimizers: weakref.WeakSet[Any] = weakref.WeakSet()
-        # their ``iterations`` when first watched (before any step of this cell ran)
+        # each one's ``iterations`` when first watched (before any step of this cell ran)
+        self._graph_baselines: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+        # what :meth:`graph_step_count` counts from: 0 once an optimizer's count was read
         self.graph_baseline: int | None = None
         self._patches = Patches()
         self._depth = threading.local()
@@ -159,7 +161,9 @@ class StepMarkers:
                 self.graph_optimizers.add(optimizer)
 
     def _baseline(self, optimizer: Any) -> None:
-        """Remember ``iterations`` as it is now: the step count the cell's steps add to.
+        """Remember ``optimizer``'s ``iterations`` as it is now: the count its steps in this cell
+        add to (each optimizer its own: an optimizer trained in an earlier cell and one the cell
+        creates start from different counts).
 
         ``watch`` runs while a ``tf.function`` traces (before its first step
         executes) or before the cell runs; ``tf.init_scope`` reads the value
@@ -172,11 +176,12 @@ class StepMarkers:
                 count = int(optimizer.iterations.numpy())
         except Exception:
             return
-        if self.graph_baseline is None or count > self.graph_baseline:
-            self.graph_baseline = count
+        self._graph_baselines[optimizer] = count
+        self.graph_baseline = 0
 
     def graph_step_count(self) -> int | None:
-        """The largest ``iterations`` among the watched optimizers (None: none to read).
+        """The most steps any watched optimizer took since it was first watched (None: none
+        to read).
 
         Called from the sampler thread.  The largest, not the sum: a
         LossScaleOptimizer and its inner optimizer, or a GAN's two optimizers,
@@ -189,7 +194,9 @@ class StepMarkers:
         counts = []
         for optimizer in optimizers:
             with contextlib.suppress(Exception):
-                counts.append(int(optimizer.iterations.numpy()))
+                start = self._graph_baselines.get(optimizer)
+                if start is not None:
+                    counts.append(int(optimizer.iterations.numpy()) - start)
         return max(counts) if counts else None
 
     # -- bookkeeping ---------------------------------------------------------------------

@@ -104,6 +104,9 @@ class ShapeCollector:
         self._layers: dict[int, Any] = {}
         self._dtype_names: dict[Any, str] = {}
         self._pending_build: _PendingBuild | None = None
+        #: the rows of outermost calls made inside a replica of a tf.distribute strategy with
+        #: more than one replica (``strategy.run``, ``fit``): their shapes are per replica
+        self.replica_roots: set[int] = set()
 
     # ----------------------------------------------------------------- the hook
     def __call__(
@@ -243,6 +246,8 @@ class ShapeCollector:
         self._call_counts[lid] = count + 1
         if parent is None:
             path, depth, root = str(layer.name), 0, index
+            if _replicas_here() > 1:
+                self.replica_roots.add(index)
         else:
             parent.has_children = True
             path = f"{parent.path}/{self._segment(parent.layer, layer)}"
@@ -582,6 +587,14 @@ def _activation_name(layer: Any) -> str | None:
 def _policy_name(layer: Any) -> str:
     policy = getattr(layer, "dtype_policy", None)
     return str(getattr(policy, "name", "") or "")
+
+
+def _replicas_here() -> int:
+    """The replicas of the strategy whose replica context this call runs in (1: none)."""
+    if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
+        return 1
+    context = tf.distribute.get_replica_context()
+    return int(context.num_replicas_in_sync) if context is not None else 1
 
 
 def _in_symbolic_scope() -> bool:

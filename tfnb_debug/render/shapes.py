@@ -193,6 +193,7 @@ def report_summary(report: ShapeReport) -> tuple[str, ...]:
         )
     for m in report.memory:
         lines.append(memory_line(m))
+    lines.extend(replica_lines(report))
     for name, count in report.repeated_calls:
         lines.append(
             f"'{name}' was called {count} more time(s) with the same shapes (rows shown once)"
@@ -203,6 +204,39 @@ def report_summary(report: ShapeReport) -> tuple[str, ...]:
             "cached graph; call the model directly (model(x)) or use `%tfshape model x`"
         )
     return tuple(lines)
+
+
+def replica_lines(report: ShapeReport) -> list[str]:
+    """``per replica: (8, 28, 28, 1) on 2 replicas ...`` for each model built under a strategy
+    with more than one replica: the global batch is split along its first axis."""
+    lines = []
+    for model, replicas, inside in report.replicas:
+        root = next((c for c in report.calls if c.parent is None and c.path == model), None)
+        shapes = [t.shape for t in root.inputs] if root is not None else []
+        batch = shapes[0][0] if shapes and shapes[0] else None
+        if inside:
+            lines.append(
+                f"per replica: the rows of model '{model}' were recorded inside each of its "
+                f"{replicas} replicas, so they hold one replica's share of the global batch"
+                + (f" ({batch} of {batch * replicas} examples)" if batch is not None else "")
+            )
+            continue
+        if batch is None:
+            lines.append(
+                f"model '{model}' runs on {replicas} replicas: each gets 1/{replicas} of the "
+                "global batch (the table shows global shapes)"
+            )
+            continue
+        sizes = sorted({batch // replicas + (i < batch % replicas) for i in range(replicas)})
+        per = " or ".join(
+            ", ".join(format_shape((size, *(s or ())[1:])) for s in shapes) for size in sizes[::-1]
+        )
+        lines.append(
+            f"per replica: {per} on {replicas} replicas (model '{model}' was built under a "
+            f"tf.distribute strategy: the table shows the global batch, "
+            f"{', '.join(format_shape(s) for s in shapes if s is not None)})"
+        )
+    return lines
 
 
 def memory_line(m: Any) -> str:
