@@ -89,7 +89,11 @@ def drive_the_inspector(page: Any, tag: str) -> None:
     assert "(3, 3, 8, 16)" in text  # the kernel shape
     assert "(3*3*8 + 1) * 16 = 1168" in text
     assert page.locator(f"{DETAILS} .tfnb-feature-maps img").count() == 1
-    assert page.locator(f"{DETAILS} img").count() >= 4  # histograms and maps
+    # the histograms (kernel, bias, output) as inline SVG, drawn with a size in the pane
+    histograms = page.locator(f'{DETAILS} svg[aria-label^="histogram of"]')
+    assert histograms.count() == 3
+    box_of = histograms.first.bounding_box()
+    assert box_of is not None and box_of["width"] > 200 and box_of["height"] > 100
     assert "tfnb-selected" in (box.get_attribute("class") or "")
 
     # The keyboard, focus inside the widget (the click put it there).
