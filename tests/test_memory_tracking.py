@@ -216,6 +216,23 @@ def test_optimizer_traced_inside_the_block_is_watched(untouched: None) -> None:
     assert counts and counts[-1] == int(optimizer.iterations.numpy())
 
 
+def test_each_optimizer_counts_from_its_own_steps(untouched: None) -> None:
+    """A notebook optimizer that took 7 steps in an earlier cell, and a new one that the block
+    traces and steps 3 times: 3 steps, not 0 (the old count is not the new one's start)."""
+    old_model, old = _dense(8), keras.optimizers.SGD(0.01)
+    old_step = _graph_loop(old_model, old)
+    for _ in range(7):
+        old_step()
+    model, optimizer = _dense(8), keras.optimizers.SGD(0.01)
+    step = _graph_loop(model, optimizer)
+    with track_memory(interval_ms=5, optimizers=[old]) as mem:
+        for _ in range(3):
+            step()
+    assert mem.report is not None and mem.recorder.recording is not None
+    assert mem.recorder.recording.graph_steps == 3
+    assert "3 training step(s) seen (3 inside tf.function" in mem.report.summary[0]
+
+
 @pytest.mark.parametrize("error", [ValueError("boom"), KeyboardInterrupt()])
 def test_thread_stops_and_patches_restored_when_the_block_raises(
     untouched: None, error: BaseException
