@@ -209,3 +209,26 @@ def test_a_single_loss_step_reads_as_before(shell: InteractiveShell) -> None:
     assert not any(line.startswith("my_loss") for line in summary)
     assert "[Loss over steps]" in report.to_text()
     np.testing.assert_allclose(report.history.loss, returned[:, 0], rtol=1e-6)
+
+
+def test_an_eager_step_names_its_losses_from_the_cell(shell: InteractiveShell) -> None:
+    # the same step without @tf.function: the names are read from the notebook cell itself
+    run(shell, DCGAN.format(apply=APPLY).replace("@tf.function\n", ""))
+    report, returned = record(shell, "train(train_dataset, 1)")
+    assert [s.label for s in report.losses] == ["gen_loss", "disc_loss"]
+    for series, column in zip(report.losses, returned.T, strict=True):
+        np.testing.assert_allclose(series.values, column, rtol=1e-6)
+
+
+def test_a_keras_gan_trained_by_fit_names_the_losses_of_its_train_step() -> None:
+    # the Keras GAN example: two optimizers stepped inside the model's own train_step
+    from tests._keras_examples import gan
+    from tfnb_debug import record_gradients
+
+    model = gan()
+    x = np.random.default_rng(0).uniform(size=(32, 8)).astype("float32")
+    with record_gradients() as rec:
+        model.fit(x, batch_size=8, epochs=1, verbose=0)
+    report = rec.result()
+    assert [s.label for s in report.losses] == ["d_loss", "g_loss"]
+    assert [len(s.values) for s in report.losses] == [4, 4]
