@@ -154,39 +154,52 @@ def test_p15_silent_after_one_epoch_and_no_control_runs() -> None:
 
 
 @pytest.mark.slow
-def test_the_control_leaves_model_optimizer_and_random_states_as_a_run_without_it() -> None:
-    def state(model: keras.Model) -> list[np.ndarray]:
-        values = [v.numpy() for v in model.variables]
-        values += [v.numpy() for v in model.optimizer.variables]
-        values += [v.numpy() for v in model.metrics_variables]
-        return values
+def test_the_control_leaves_model_optimizer_and_random_states_as_a_cell_without_it(
+    shell: InteractiveShell,
+) -> None:
+    """The same cell twice from the same start, with the control and with -q (skipped): the
+    model, its optimizer, its metrics, the global random states and the next layer name end
+    the same, bit for bit; and within the first cell nothing changed after the fit."""
+    from tfnb_debug.collect.snapshot import global_seed_generator
 
-    def run(label_control: bool | str) -> tuple[Any, ...]:
+    def state(model: keras.Model) -> list[np.ndarray]:
+        return [v.numpy() for v in model.variables + model.optimizer.variables] + [
+            v.numpy() for v in model.metrics_variables
+        ]
+
+    cell = FIT + (
+        "\nbefore = [v.numpy() for v in model.variables + model.optimizer.variables]"
+        " + [v.numpy() for v in model.metrics_variables]"
+        "\nname = keras.layers.Dense(1).name"  # e.g. dense_7: the next is dense_8, or not
+    )
+
+    def run(line: str) -> tuple[Any, ...]:
         x, y = _data("bug")
-        model = _model()
-        with record_fit_args(outcomes=True, label_control=label_control) as fits:
-            model.fit(x, y, epochs=12, batch_size=16, validation_split=0.3, verbose=0)
-        before = state(model)
-        name = keras.layers.Dense(1).name  # e.g. dense_7: the next is dense_8, control or not
-        report = with_fit_findings(Report(title="t"), fits)
+        shell.user_ns.update(model=_model(), x=x, y=y, keras=keras)
+        report = run_magic(shell, line, cell).result
+        model, name = shell.user_ns["model"], shell.user_ns["name"]
         after = state(model)
+        for a, b in zip(shell.user_ns["before"], after, strict=True):
+            np.testing.assert_array_equal(a, b)  # nothing moved after the fit
         following = keras.layers.Dense(1).name
         assert int(following.rsplit("_", 1)[1]) == int(name.rsplit("_", 1)[1]) + 1
-        for a, b in zip(before, after, strict=True):  # the control changed nothing here
-            np.testing.assert_array_equal(a, b)
-        generator = keras.random.SeedGenerator()  # draws from the global seed generator
-        rng = (np.random.get_state()[1].copy(), random.getstate(), generator.state.numpy())
-        return after, rng, fits.outcomes[0].control, report
+        generator = global_seed_generator()  # Keras' (None until an unseeded op made it)
+        seeds = None if generator is None else generator.state.numpy()
+        rng = (np.random.get_state()[1].copy(), random.getstate(), seeds)
+        return after, rng, _p15(report)
 
-    with_control = run(True)
-    without = run("skipped for the test")
-    assert with_control[2].ran and not without[2].ran
-    assert _p15(with_control[3]) and _p15(without[3])
+    with_control = run("%%tfgrad -o")
+    without = run("%%tfgrad -q -o")
+    assert "control: " in with_control[2].evidence
+    assert "did not run: skipped with -q" in without[2].message
     for a, b in zip(with_control[0], without[0], strict=True):
         np.testing.assert_array_equal(a, b)  # weights, optimizer slots, metrics: bit for bit
     np.testing.assert_array_equal(with_control[1][0], without[1][0])  # NumPy's global state
     assert with_control[1][1] == without[1][1]  # Python's
-    np.testing.assert_array_equal(with_control[1][2], without[1][2])  # Keras' seed generator
+    if with_control[1][2] is None or without[1][2] is None:
+        assert with_control[1][2] is None and without[1][2] is None  # neither made one
+    else:
+        np.testing.assert_array_equal(with_control[1][2], without[1][2])  # Keras' generator
 
 
 @pytest.mark.slow
