@@ -242,6 +242,9 @@ def test_two_worker_job_records_and_opens_with_d02_and_its_clean_twin(
     assert list(report.stragglers) == ["worker-1"]  # it pauses 60 ms before each step
     assert (report.to_dataframe("workers")["peak host MiB"] > 100).all()  # memory recorded too
     assert "straggler worker-1" in sharded.text
+    replicas = report.to_dataframe("worker-1 replicas")  # each worker's per-replica table
+    assert list(replicas.columns[1:3]) == ["replica 0", "replica 1"]
+    assert "replicas" in [t.name for t in report.worker(1).tables]
     norms = report.to_dataframe("gradient norms")  # all-reduced: the same on both workers
     np.testing.assert_allclose(norms["worker-0 median"], norms["worker-1 median"], rtol=1e-5)
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
-from tfnb_debug.reports import Finding, Target
+from tfnb_debug.reports import Finding, Table, Target
 from tfnb_debug.text import first_line
 
 __all__ = [
@@ -104,6 +104,7 @@ class WorkerRecord:
     other_calls: int
     size_bytes: int
     memory: WorkerMemory | None = None
+    tables: tuple[Table, ...] = ()  # the gradient report's other tables (per replica)
 
     def step_seconds(self) -> np.ndarray:
         """Seconds per optimizer step, one value per timed call: from the end of the previous
@@ -298,5 +299,16 @@ def _worker(
         hashes=tuple(batches.get("hashes", ())),
         batch_source=str(batches.get("source", "")),
         other_calls=int(record.get("other_calls", 0)),
+        tables=tuple(
+            Table(
+                str(t["name"]),
+                tuple(str(c) for c in t["columns"]),
+                tuple(
+                    tuple(tuple(v) if isinstance(v, list) else v for v in row) for row in t["rows"]
+                ),
+                tuple(str(m) for m in t.get("row_marks", ())),
+            )
+            for t in record.get("tables", ())
+        ),
         size_bytes=size,
     )

@@ -31,6 +31,26 @@ def _npz(arrays: dict[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
+def _plain(value: Any) -> Any:
+    """A table cell as JSON holds it: numbers, text, None (anything else as its text)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def _table_json(table: Any) -> dict[str, Any]:
+    return {
+        "name": table.name,
+        "columns": list(table.columns),
+        "rows": [[_plain(v) for v in row] for row in table.rows],
+        "row_marks": list(table.row_marks),
+    }
+
+
 def _finding_json(f: Finding) -> dict[str, Any]:
     out: dict[str, Any] = {
         "code": f.code,
@@ -75,6 +95,8 @@ def save_worker(run_dir: str, report: Any, identity: Any, times: Any) -> str:
         "findings": [_finding_json(f) for f in report.all_findings()],
         "batches": {"source": times.batch_source, "hashes": list(times.hashes)},
         "other_calls": times.other_calls,
+        # the report's other tables (the per-replica one under a strategy), as plain values
+        "tables": [_table_json(t) for t in report.tables if t.name != "gradients"],
     }
     write_bytes(
         f"{folder}/{GRADIENTS}",

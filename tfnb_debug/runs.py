@@ -12,7 +12,7 @@ identical input batches.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ class RunReport(Report):
 
         w = self._record(index)
         memory = w.memory.findings if w.memory is not None else ()
-        return build_report(
+        report = build_report(
             w.history,
             source=w.source,
             model_name=w.model_name,
@@ -59,6 +59,7 @@ class RunReport(Report):
             max_steps=max(w.history.n_records, 1),
             notes=(f"{w.name} ({w.task}) of run {self.run_dir}", *w.notes),
         )
+        return replace(report, tables=(*report.tables, *w.tables))
 
     def step_times(self, index: int) -> np.ndarray:
         """Seconds per optimizer step of worker ``index``, one value per timed call."""
@@ -141,7 +142,11 @@ def build_run_report(
         title=title,
         summary=tuple(summary),
         findings=sort_findings(findings),
-        tables=(workers_table(workers, times, slow), gradient_table(workers)),
+        tables=(
+            workers_table(workers, times, slow),
+            gradient_table(workers),
+            *(replace(t, name=f"{w.name} {t.name}") for w in workers for t in w.tables),
+        ),
         sections=run_sections(workers),
         run_dir=run_dir,
         workers=workers,
@@ -151,8 +156,6 @@ def build_run_report(
 
 
 def _on_worker(f: Finding, name: str) -> Finding:
-    from dataclasses import replace
-
     place = f"{name}: {f.place}" if f.place else name
     return replace(f, place=place, group=())
 
