@@ -15,7 +15,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-pytestmark = pytest.mark.slow
+from tfnb_debug.collect.loss_targets import LossTargets
 
 #: the DCGAN tutorial's shape, tiny: Dense generator and discriminator on 8x8 images
 DCGAN = """
@@ -87,6 +87,38 @@ def record(shell: InteractiveShell, cell: str):  # type: ignore[no-untyped-def]
     return result.result, np.array(shell.user_ns["returned"])
 
 
+def test_applied_gradients_find_their_call_or_the_one_pending_loss() -> None:
+    import tensorflow as tf
+
+    v = tf.Variable(2.0)
+    with tf.GradientTape(persistent=True) as tape:
+        a = v * v
+        b = v * 3.0
+    targets = LossTargets()
+    (ga,) = tape.gradient(a, [v])
+    (gb,) = tape.gradient(b, [v])
+    targets.note(a, [ga], None)
+    targets.note(b, [gb], None)
+    # the objects gradient returned, applied in the other order
+    matched = targets.take([gb])
+    assert matched is not None and matched.loss is b
+    matched = targets.take([ga])
+    assert matched is not None and matched.loss is a
+    # eager gradients made anew from them (clipped) match no call: the one pending loss ...
+    targets.note(a, [ga], None)
+    matched = targets.take([tf.clip_by_norm(ga, 1.0)])
+    assert matched is not None and matched.loss is a
+    # ... and none of two: never the wrong one
+    targets.note(a, [ga], None)
+    targets.note(b, [gb], None)
+    assert targets.take([tf.clip_by_norm(ga, 1.0)]) is None
+    # a target that is no scalar is no loss
+    targets.note(tf.stack([a, b]), [ga], None)
+    matched = targets.take([ga])
+    assert matched is not None and matched.loss is None
+
+
+@pytest.mark.slow
 def test_both_dcgan_losses_are_shown_each_with_its_name_and_values(
     shell: InteractiveShell,
 ) -> None:
@@ -148,6 +180,7 @@ def train_step(images):
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_loss_no_variable_holds_takes_the_next_name_the_code_gives(
     shell: InteractiveShell, names: dict[str, str], labels: list[str]
 ) -> None:
@@ -164,6 +197,7 @@ def test_a_loss_no_variable_holds_takes_the_next_name_the_code_gives(
         np.testing.assert_allclose(series.values, column, rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_clipped_gradients_are_traced_back_to_their_loss(shell: InteractiveShell) -> None:
     clipped = (
         "gradients_of_generator = [tf.clip_by_norm(g, 1.0) for g in gradients_of_generator]\n"
@@ -200,6 +234,7 @@ def train(dataset, epochs):
 """
 
 
+@pytest.mark.slow
 def test_a_single_loss_step_reads_as_before(shell: InteractiveShell) -> None:
     run(shell, SINGLE)
     report, returned = record(shell, "train(train_dataset, 1)")
@@ -211,6 +246,7 @@ def test_a_single_loss_step_reads_as_before(shell: InteractiveShell) -> None:
     np.testing.assert_allclose(report.history.loss, returned[:, 0], rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_an_eager_step_names_its_losses_from_the_cell(shell: InteractiveShell) -> None:
     # the same step without @tf.function: the names are read from the notebook cell itself
     run(shell, DCGAN.format(apply=APPLY).replace("@tf.function\n", ""))
@@ -220,6 +256,7 @@ def test_an_eager_step_names_its_losses_from_the_cell(shell: InteractiveShell) -
         np.testing.assert_allclose(series.values, column, rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_a_keras_gan_trained_by_fit_names_the_losses_of_its_train_step() -> None:
     # the Keras GAN example: two optimizers stepped inside the model's own train_step
     from tests._keras_examples import gan

@@ -58,8 +58,7 @@ class MatchedLoss:
 class _Call:
     loss: Any
     name: str | None
-    ids: frozenset[int]
-    refs: tuple[Any, ...]  # weak references to the gradients, so an id is never reused
+    refs: dict[int, Any]  # id -> weak reference of each gradient (an id is never reused)
 
 
 class LossTargets:
@@ -80,14 +79,14 @@ class LossTargets:
         scalar = isinstance(target, tf.Tensor | tf.Variable) and target.shape.rank == 0
         loss = target if scalar and target.dtype.is_floating else None
         grads = [g for g in tf.nest.flatten(result) if g is not None]
-        refs: list[Any] = []
+        refs: dict[int, Any] = {}
         for g in grads:
             try:
-                refs.append(weakref.ref(g))
+                refs[id(g)] = weakref.ref(g)
             except TypeError:
-                refs.append(lambda g=g: g)  # not weakly referable: held for the step
+                refs[id(g)] = lambda g=g: g  # not weakly referable: held for the step
         calls = self._calls()
-        calls.append(_Call(loss, _target_name(frame), frozenset(id(g) for g in grads), tuple(refs)))
+        calls.append(_Call(loss, _target_name(frame), refs))
         del calls[:-KEEP]
 
     def take(self, grads: list[Any]) -> MatchedLoss | None:
@@ -104,13 +103,15 @@ class LossTargets:
         return MatchedLoss(call.loss, call.name)
 
 
-def _alive(call: _Call, grad: Any) -> bool:
-    return any(ref() is grad for ref in call.refs)
+def _returned(call: _Call, grad: Any) -> bool:
+    """Whether ``grad`` is one of the gradients the call returned (the object itself)."""
+    ref = call.refs.get(id(grad))
+    return ref is not None and ref() is grad
 
 
 def _by_identity(calls: list[_Call], grads: list[Any]) -> _Call | None:
     for call in reversed(calls):
-        if any(id(g) in call.ids and _alive(call, g) for g in grads):
+        if any(_returned(call, g) for g in grads):
             return call
     return None
 
@@ -128,7 +129,7 @@ def _through_ops(calls: list[_Call], grads: list[Any]) -> _Call | None:
             if id(tensor) in seen:
                 continue
             seen.add(id(tensor))
-            hit = [i for i, c in enumerate(calls) if id(tensor) in c.ids and _alive(c, tensor)]
+            hit = [i for i, c in enumerate(calls) if _returned(c, tensor)]
             if hit:
                 found.update(hit)
                 continue
