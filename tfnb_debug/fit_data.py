@@ -1,14 +1,17 @@
 """Silent data bugs around ``Model.fit``: P13 validation-split-skew, P14 steps-exceed-data
-(its arguments) and P16 majority-class (what it left).
+(its arguments), P15 labels-unlearnable and P16 majority-class (what it left).
 
 The magics that run training (``%%tfgrad``, ``%%tfmem``, ``%%tfcheck``) and
 their functions (``record_gradients``, ``track_memory``, ``run_checked``)
 record the arguments of every ``fit`` call in the block with
 :func:`record_fit_args` and add the findings to their report with
 :func:`with_fit_findings`.  ``%tflint --data (x, y) --validation-split F``
-checks a split before training with :func:`split_skew_of_data`.  ``%%tfgrad``
-also reads what each ``fit`` left (``record_fit_args(outcomes=True)``): a
-classifier whose predictions collapsed to the majority class (P16).
+checks a split before training with :func:`split_skew_of_data`.  All three also
+read what each ``fit`` left (``record_fit_args(outcomes=True)``; ``%%tfmem`` and
+``%%tfcheck`` with ``at_end=True``, after their hooks are removed): validation that never
+leaves chance while the model memorizes (P15, confirmed in :func:`with_fit_findings` by a
+control run on shuffled labels, :mod:`tfnb_debug.collect.label_control`) and a classifier
+whose predictions collapsed to the majority class (P16).
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ mode, on the validation rows against their real labels.
 
 Cost: at most :data:`MAX_ROWS` training rows, :data:`MAX_STEPS` steps per run and
 :data:`MAX_HELD_OUT` validation rows; the real-label run stops at half of
-``max_seconds`` and the shuffled one takes the steps it took.  A run that cannot take
-:data:`MIN_STEPS` steps in that time is not judged (:attr:`ControlRun.ran` False, with
-the reason).
+``max_seconds`` and the shuffled one takes the steps it took.  A model whose forward pass
+says it cannot take :data:`MIN_STEPS` steps in that time is not trained at all, and a run
+that does not is not judged (:attr:`ControlRun.ran` False, with the reason).
 
 Everything runs under :class:`~tfnb_debug.collect.training_guard.TrainingGuard` on the
 user's model (its weights, optimizer, metrics and every global random state are put back
@@ -149,6 +149,10 @@ def _guarded_run(
             copy = _fresh_copy(model, data)
             if isinstance(copy, str):
                 return ControlRun(False, copy, seconds=time.monotonic() - start)
+            if not pair:
+                slow = _too_slow(copy, data, batch, max_seconds)
+                if slow:
+                    return ControlRun(False, slow, seconds=time.monotonic() - start)
             rng = np.random.default_rng([seed, pair])
             order = np.concatenate(
                 [rng.permutation(rows) for _ in range(math.ceil(steps * batch / rows) + 1)]
@@ -219,6 +223,23 @@ def _fresh_copy(model: Any, data: _Data) -> Any:
         copy(keras.tree.map_structure(lambda v: v[:2], data.x), training=False)
     fresh.build(copy.trainable_variables)
     return copy
+
+
+def _too_slow(copy: Any, data: _Data, batch: int, max_seconds: float) -> str:
+    """Why the control would not fit its budget, judged from one forward pass of the copy
+    on a batch before any training step is traced (a step costs about three forward
+    passes); "" when it may."""
+    import keras
+
+    began = time.monotonic()
+    copy(keras.tree.map_structure(lambda v: v[:batch], data.x), training=False)
+    forward = time.monotonic() - began
+    if forward * 3 * MIN_STEPS <= max_seconds / 2:
+        return ""
+    return (
+        f"one forward pass of a copy took {forward:.2f} s, so {MIN_STEPS} training steps would "
+        f"not fit in {max_seconds / 2:.0f} s (the model is too slow for a quick control)"
+    )
 
 
 def _train(
