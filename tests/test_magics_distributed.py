@@ -67,6 +67,16 @@ def build(cls=keras.Model):
         model.compile(keras.optimizers.SGD(0.01), "mse")
     return model
 
+def build_log():  # a log of negative values in one layer: NaN from the first step
+    keras.utils.set_random_seed(0)
+    with strategy.scope():
+        inp = keras.Input((8,))
+        h = keras.layers.Dense(16, name="hidden")(inp)
+        h = keras.layers.Lambda(lambda t: tf.math.log(t), name="logit")(h)
+        model = keras.Model(inp, keras.layers.Dense(1, name="out")(h), name="net")
+        model.compile(keras.optimizers.SGD(0.01), "mse")
+    return model
+
 class Batches(keras.callbacks.Callback):  # each batch's loss; sleeps past --live-interval
     def on_train_batch_end(self, batch, logs=None):
         seen.append(float(logs["loss"]))
@@ -160,6 +170,7 @@ for name, cell in {
     "shape_cell": "%%tfshape --no-stats -v rep\nmodel(x[:15])",
     "shape_fit": "%%tfshape --no-stats -v rep\nfit_losses(model)",
     "check_nan_fit": "%%tfcheck -v rep\nmodel = build(); fit_losses(model, x_bad)",
+    "check_log_fit": "%%tfcheck -v rep\nmodel = build_log(); fit_losses(model)",
     "check_nan_loop": "%%tfcheck -v rep\nmodel = build(); loop_losses(model, strategy.experimental_distribute_dataset(bad_ds))",
     "pipeline_eds": "%tfpipeline --no-timing -q -v rep strategy.experimental_distribute_dataset(train_ds)",
     "pipeline_ds": "%tfpipeline --no-timing -q -v rep train_ds",
@@ -271,6 +282,17 @@ def test_tfcheck_names_a_nan_input_on_one_replica(results: dict[str, Any], style
     assert "%%tfcheck stopped the cell at the first NaN/Inf: N05 nonfinite-input" in last, last
     assert got["codes"] == ["N05"], got["text"]
     assert "at step 3 (2 optimizer step(s) had been applied)" in got["text"], got["text"]
+
+
+@pytest.mark.slow
+def test_tfcheck_names_the_op_that_made_a_nan_inside_a_replica(results: dict[str, Any]) -> None:
+    """The failing layer's input is copied out of the replica that failed and the layer re-run
+    alone: the op and the user's source line, as without a strategy."""
+    got = results["other"]["check_log_fit"]
+    assert got["codes"] == ["N01"], got["text"]
+    assert "at step 1 (0 optimizer step(s) had been applied)" in got["text"]
+    assert "first bad op: Log created at <ipython-input-" in got["text"], got["text"]
+    assert "tf.math.log(t)" in got["text"]
 
 
 @pytest.mark.slow

@@ -556,8 +556,6 @@ class NumericsChecks:
         float_inputs = [t for t in inputs if t.dtype.is_floating]
         if len(float_inputs) != 1:
             return None
-        if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
-            return None  # per-replica Python side effects: skip
         source = float_inputs[0]
 
         def copy_input(value: Any) -> bool:
