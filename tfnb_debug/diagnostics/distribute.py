@@ -100,7 +100,7 @@ def replica_divergence(differences: Iterable[MirroredDifference]) -> list[Findin
             message = (
                 f"the moving statistics of BatchNormalization differ across replicas: each "
                 f"replica updates its own copy of '{diff.path}' from its own examples, and "
-                "evaluation, prediction and saving read only the first device's copy"
+                "a read outside the replicas (`get_weights()`, saving) gives the first device's copy"
             )
             hint = (
                 "`BatchNormalization(synchronized=True)`: the batch statistics are all-reduced "
