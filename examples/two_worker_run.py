@@ -16,7 +16,11 @@ time inside ``tfnb_debug.record_gradients(save_to=...)`` and
   workers read the same batches (D02 unsharded-input);
 * ``RUN_DIR/sharded``: auto-sharding by DATA, each worker reads its own half
   of every batch; ``--slow-ms`` makes worker 1 spend that long on the host
-  before each step (a straggler).
+  before each step (a straggler);
+* ``RUN_DIR/plain``: the loop iterates a dataset that was never distributed
+  (each worker reads every batch itself: D02, with the other fix).
+
+``--runs unsharded,sharded`` records only those.
 
 ``--worker I --ports P0,P1`` runs one worker (what the launcher does).
 """
@@ -31,6 +35,8 @@ import subprocess
 import sys
 import time
 
+RUNS = "unsharded,sharded,plain"
+
 
 def _free_ports(n: int) -> list[int]:
     socks = [socket.socket() for _ in range(n)]
@@ -43,12 +49,15 @@ def _free_ports(n: int) -> list[int]:
             s.close()
 
 
-def launch(run_dir: str, steps: int, slow_ms: float, timeout: float = 300) -> list[str]:
+def launch(
+    run_dir: str, steps: int, slow_ms: float, runs: str = RUNS, timeout: float = 300
+) -> list[str]:
     """Start both workers, wait for them, return their outputs (raises if one failed)."""
     ports = ",".join(str(p) for p in _free_ports(2))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0")
     env.pop("TF_CONFIG", None)
     args = [run_dir, "--ports", ports, "--steps", str(steps), "--slow-ms", str(slow_ms)]
+    args += ["--runs", runs]
     procs = [
         subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), *args, "--worker", str(i)],
@@ -71,7 +80,9 @@ def launch(run_dir: str, steps: int, slow_ms: float, timeout: float = 300) -> li
     return outputs
 
 
-def work(run_dir: str, index: int, ports: list[str], steps: int, slow_ms: float) -> None:
+def work(
+    run_dir: str, index: int, ports: list[str], steps: int, slow_ms: float, runs: list[str]
+) -> None:
     os.environ["TF_CONFIG"] = json.dumps(
         {
             "cluster": {"worker": [f"localhost:{p}" for p in ports]},
@@ -91,6 +102,8 @@ def work(run_dir: str, index: int, ports: list[str], steps: int, slow_ms: float)
     y = (x @ rng.normal(size=(8, 1))).astype("float32")
 
     def dataset(policy: object) -> object:
+        if policy is None:  # not distributed: each worker iterates the whole dataset itself
+            return tf.data.Dataset.from_tensor_slices((x, y)).batch(global_batch // 2)
         ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(global_batch)
         options = tf.data.Options()
         options.experimental_distribute.auto_shard_policy = policy
@@ -130,8 +143,12 @@ def work(run_dir: str, index: int, ports: list[str], steps: int, slow_ms: float)
                 train_step(batch)
 
     auto = tf.data.experimental.AutoShardPolicy
-    train("unsharded", auto.OFF, 0.0)
-    train("sharded", auto.DATA, slow_ms / 1000.0 if index == 1 else 0.0)
+    if "unsharded" in runs:
+        train("unsharded", auto.OFF, 0.0)
+    if "sharded" in runs:
+        train("sharded", auto.DATA, slow_ms / 1000.0 if index == 1 else 0.0)
+    if "plain" in runs:
+        train("plain", None, 0.0)
     print(f"worker {index} done", flush=True)
 
 
@@ -140,15 +157,20 @@ def main() -> None:
     parser.add_argument("run_dir")
     parser.add_argument("--steps", type=int, default=20, help="steps per run (default 20)")
     parser.add_argument("--slow-ms", type=float, default=0.0, help="worker 1's pause per step")
+    parser.add_argument(
+        "--runs", default=RUNS, help=f"which runs, comma-separated (default {RUNS})"
+    )
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--ports", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is None:
-        for out in launch(args.run_dir, args.steps, args.slow_ms):
+        for out in launch(args.run_dir, args.steps, args.slow_ms, args.runs):
             print(out.strip().splitlines()[-1] if out.strip() else "")
-        print(f"recorded: {args.run_dir}/unsharded and {args.run_dir}/sharded")
+        runs = args.runs.split(",")
+        print("recorded: " + ", ".join(f"{args.run_dir}/{name}" for name in runs))
     else:
-        work(args.run_dir, args.worker, args.ports.split(","), args.steps, args.slow_ms)
+        runs = args.runs.split(",")
+        work(args.run_dir, args.worker, args.ports.split(","), args.steps, args.slow_ms, runs)
 
 
 if __name__ == "__main__":

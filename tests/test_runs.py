@@ -248,6 +248,11 @@ def test_two_worker_job_records_and_opens_with_d02_and_its_clean_twin(
     norms = report.to_dataframe("gradient norms")  # all-reduced: the same on both workers
     np.testing.assert_allclose(norms["worker-0 median"], norms["worker-1 median"], rtol=1e-5)
 
+    plain = run_magic(shell, f"%tfrun -o {run_dir / 'plain'}").result  # never distributed
+    d02 = next(f for f in plain.findings if f.code == "D02")
+    assert "from a plain tf.data iterator, not a distributed dataset" in d02.evidence
+    assert "experimental_distribute_dataset(...)" in d02.hint and "AutoShard" not in d02.hint
+
 
 def _hand_made_worker(index: int, *, hashes: tuple[str, ...], pause: float) -> WorkerRecord:
     """A worker's records as open_run reads them, made by hand (no TensorFlow)."""
