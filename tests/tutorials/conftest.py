@@ -14,6 +14,12 @@ from tests.tutorials._notebook import Notebook
 
 @pytest.fixture(scope="module")
 def notebook(bare_shell: InteractiveShell) -> Iterator[Notebook]:
+    import os
+
+    import keras
+
+    # random data, random initial weights: the same each run, whatever ran before
+    keras.utils.set_random_seed(int(os.environ.get("TFNB_TUTORIAL_SEED", "0")))
     with capture_output():
         bare_shell.run_line_magic("load_ext", "tfnb_debug")
     user_keys = set(bare_shell.user_ns)

@@ -92,7 +92,7 @@ model.compile(optimizer='adam',
               loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
               metrics=['accuracy'])
 
-epochs = 2
+epochs = 6
 history = model.fit(train_ds, validation_data=val_ds, epochs=epochs, verbose=0)
 
 data_augmentation = keras.Sequential(

@@ -117,7 +117,7 @@ model.compile(loss=losses.BinaryCrossentropy(from_logits=True),
               optimizer='adam',
               metrics=[tf.metrics.BinaryAccuracy(threshold=0.0)])
 
-epochs = 2
+epochs = 6
 history = model.fit(
     train_ds,
     validation_data=val_ds,
