@@ -294,14 +294,38 @@ def test_tflint_reads_p16_from_a_dataset(shell: InteractiveShell) -> None:
     assert report.checks[-1][:2] == ("P16", "predictions vs the majority class")
 
 
-def test_a_prediction_cut_short_by_time_still_samples_sorted_arrays_across() -> None:
+def test_a_prediction_cut_short_by_time_still_samples_sorted_arrays_across(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tfnb_debug.collect import fit_outcome
+
     _, raw, y = _tabular()
     order = np.argsort(y, kind="stable")  # sorted by class: 510 zeros, then 90 ones
     model = _mlp()
     model.fit(raw[:64], y[:64], epochs=1, verbose=0)
     head = classifier_head(model)
     assert head is not None
+    # calls of 16 rows (as for a large input): the budget is spent after the first call, and
+    # predicting goes on to MIN_EXAMPLES, then stops
+    monkeypatch.setattr(fit_outcome, "_CALL_ELEMENTS", 16 * raw.shape[1])
     found = predict_classes(model, (raw[order], y[order]), head, max_seconds=0.0)
-    assert found is not None and found.examples == 64  # one batch, then the budget is spent
+    assert found is not None and found.examples == fit_outcome.MIN_EXAMPLES == 64
     assert found.sampled[1] > 0 and found.sampled[0] > 0  # not just the first, sorted rows
     assert found.labels == (510, 90)  # labels are still counted over all the arrays
+
+
+def test_predictions_after_a_fit_take_a_share_of_the_fits_own_time() -> None:
+    from tfnb_debug.collect.fit_outcome import MAX_SECONDS, MIN_SECONDS, fit_budget
+
+    assert fit_budget(None) == MAX_SECONDS
+    assert fit_budget(0.5) == MIN_SECONDS  # a short fit: at least MIN_SECONDS (and 64 rows)
+    assert fit_budget(10.0) == pytest.approx(0.5)
+    assert fit_budget(600.0) == MAX_SECONDS
+
+
+def test_a_small_input_is_predicted_in_one_call_and_a_large_one_in_calls_of_at_least_16() -> None:
+    from tfnb_debug.collect.fit_outcome import _rows_per_call
+
+    assert _rows_per_call(np.zeros((512, 20), "float32")) == 256
+    assert _rows_per_call(np.zeros((512, 96, 96, 3), "float32")) == 37
+    assert _rows_per_call((np.zeros((8, 224, 224, 3)), np.zeros((8, 10)))) == 16

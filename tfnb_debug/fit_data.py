@@ -149,7 +149,8 @@ def outcome_of_fit(
     from tfnb_debug.splits import fit_split
 
     x_name = call.x_name if call else None
-    outcome = describe_outcome(model, arguments, result, classifier_head(model), x_name)
+    seconds = call.seconds if call else None
+    outcome = describe_outcome(model, arguments, result, classifier_head(model), x_name, seconds)
     split = fit_split(arguments, call)
     if outcome is not None and split is not None:
         outcome = dataclasses.replace(outcome, splits=(split,))

@@ -30,10 +30,12 @@ How it works, and what it promises:
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import functools
 import math
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
@@ -102,6 +104,9 @@ class FitCall:
     global_batch: int | None = None
     last_batch: int | None = None
     batchnorm: tuple[str, ...] = ()
+    # how long the call ran (wall seconds), known once it returned: what is read after it
+    # (P16's predictions) is bounded by a share of it
+    seconds: float | None = None
 
 
 # -- the class-level patch ------------------------------------------------------
@@ -148,7 +153,10 @@ def _make_patched_fit(original: Any) -> Any:
             if call is not None:
                 for recorder in recorders:
                     recorder.calls.append(call)
+        start = time.perf_counter()
         result = original(self, *args, **kwargs)
+        if call is not None:
+            call = dataclasses.replace(call, seconds=time.perf_counter() - start)
         for recorder in recorders:
             if recorder.after_fit is not None:
                 recorder.read_outcome(original, self, args, kwargs, result, call)

@@ -38,6 +38,7 @@ __all__ = [
     "Predictions",
     "class_ids",
     "describe_outcome",
+    "fit_budget",
     "predict_classes",
     "predicted_ids",
 ]
@@ -46,7 +47,15 @@ __all__ = [
 MAX_EXAMPLES = 256
 #: seconds of predicting after which no further batch is run
 MAX_SECONDS = 2.0
-_BATCH = 64
+#: after a fit: predicting stops past this share of the fit's own time (within
+#: MIN_SECONDS..MAX_SECONDS), once MIN_EXAMPLES examples were read
+FIT_SHARE = 0.05
+MIN_SECONDS = 0.1
+MIN_EXAMPLES = 64
+#: input values per call of the model (a small input goes through in one call: each eager
+#: call costs milliseconds of Python whatever its size); at least _MIN_ROWS examples a call
+_CALL_ELEMENTS = 1 << 20
+_MIN_ROWS = 16
 _MAX_BATCHES = 16
 _SCALING_LAYERS = ("Normalization", "Rescaling", "BatchNormalization", "LayerNormalization")
 
@@ -151,17 +160,24 @@ def describe_outcome(
     result: Any,
     head: ClassifierHead | None,
     x_name: str | None = None,
+    fit_seconds: float | None = None,
 ) -> FitOutcome | None:
     """The outcome of ``model.fit(**arguments)`` that returned ``result``; None if unreadable.
-    ``head``: the classifier output to read predictions of (None: history only)."""
+    ``head``: the classifier output to read predictions of (None: history only), for at most
+    :func:`fit_budget` of ``fit_seconds``, the fit's own time."""
     try:
-        return _outcome(model, arguments, result, head, x_name)
+        return _outcome(model, arguments, result, head, x_name, fit_budget(fit_seconds))
     except Exception:  # reading must never change what fit returns
         return None
 
 
 def _outcome(
-    model: Any, a: dict[str, Any], result: Any, head: ClassifierHead | None, x_name: str | None
+    model: Any,
+    a: dict[str, Any],
+    result: Any,
+    head: ClassifierHead | None,
+    x_name: str | None,
+    seconds: float,
 ) -> FitOutcome:
     from tfnb_debug.collect.metric_facts import collect_metrics
 
@@ -180,9 +196,11 @@ def _outcome(
         if n:
             samples = int(math.floor(n * (1.0 - split))) if split else n
             if head is not None:
-                predictions = predict_classes(model, (x, y), head, limit=samples)
+                predictions = predict_classes(
+                    model, (x, y), head, limit=samples, max_seconds=seconds
+                )
     elif _is_dataset(x) and head is not None:
-        predictions = predict_classes(model, x, head)
+        predictions = predict_classes(model, x, head, max_seconds=seconds)
     kinds = tuple(sorted({fact.kind for fact in collect_metrics(model)}))
     names = tuple(str(getattr(m, "name", "")) for m in _user_metrics(model))
     validation = _validation_counts(a, head, samples) if head is not None else None
@@ -322,12 +340,14 @@ def _from_arrays(
     # over the whole array, also when the data is sorted; the global RNGs are not touched
     idx = np.random.default_rng(0).permutation(idx)
     xs = keras.tree.map_structure(lambda a: np.asarray(a)[idx], x)
+    rows = _rows_per_call(xs)
     outputs = []
     start = time.monotonic()
-    for first in range(0, len(idx), _BATCH):
-        part = keras.tree.map_structure(lambda a, s=first: a[s : s + _BATCH], xs)
+    for first in range(0, len(idx), rows):
+        part = keras.tree.map_structure(lambda a, s=first: a[s : s + rows], xs)
         outputs.append(_single_output(model(part, training=False)))
-        if time.monotonic() - start > max_seconds:
+        done = first + len(outputs[-1])
+        if done >= MIN_EXAMPLES and time.monotonic() - start > max_seconds:
             break
     done = sum(len(o) for o in outputs)
     what = f"{done} of the {n} {examples_of}, evenly spaced"
@@ -352,7 +372,8 @@ def _from_dataset(model: Any, dataset: Any, examples: int, max_seconds: float) -
             peaks.append(peak)
         seen += len(labels[-1])
         batches += 1
-        if seen >= examples or batches >= _MAX_BATCHES or time.monotonic() - start > max_seconds:
+        late = seen >= MIN_EXAMPLES and time.monotonic() - start > max_seconds
+        if seen >= examples or batches >= _MAX_BATCHES or late:
             break
     if not labels:
         return None
@@ -361,6 +382,22 @@ def _from_dataset(model: Any, dataset: Any, examples: int, max_seconds: float) -
         f"the first {batches} batch{'es' if batches > 1 else ''} of the dataset ({seen} examples)"
     )
     return y, y, np.concatenate(outputs), (max(peaks) if peaks else None), what
+
+
+def _rows_per_call(xs: Any) -> int:
+    """Examples per call of the model: as many as fit in :data:`_CALL_ELEMENTS` input values
+    (all of them for a small input), at least :data:`_MIN_ROWS`."""
+    import keras
+
+    per_row = sum(int(np.prod(np.shape(a)[1:], dtype=np.int64)) for a in keras.tree.flatten(xs))
+    return max(_MIN_ROWS, min(MAX_EXAMPLES, _CALL_ELEMENTS // max(per_row, 1)))
+
+
+def fit_budget(fit_seconds: float | None) -> float:
+    """Seconds of predicting allowed after a fit that took ``fit_seconds`` (None: unknown)."""
+    if fit_seconds is None:
+        return MAX_SECONDS
+    return min(MAX_SECONDS, max(MIN_SECONDS, FIT_SHARE * fit_seconds))
 
 
 def _single_output(value: Any) -> np.ndarray:
