@@ -346,7 +346,9 @@ def labels_unlearnable(
         hint = (
             "check that each label belongs to its input: x and y shuffled or sorted "
             "separately, a wrong label column, labels joined on the wrong key; shuffle with "
-            f"one permutation ({shuffle})"
+            f"one permutation ({shuffle}). If they do belong together, these inputs do not "
+            "predict these labels (labels too noisy, or features that do not carry the "
+            "target): the data, not the model, needs the change"
         )
     else:
         why = control.reason if control is not None else "P15's control was not asked for"
