@@ -151,22 +151,17 @@ def caller_frame(frame: types.FrameType | None) -> types.FrameType | None:
     return None
 
 
-def _autograph_frame(frame: types.FrameType) -> bool:
-    return "__autograph_generated_file" in frame.f_code.co_filename
-
-
-def _call_source(frame: types.FrameType) -> str | None:
-    """The source of the expression the frame is executing (a call), from its code positions."""
-    code = frame.f_code
+def _call_source(code: types.CodeType, lasti: int, globals_: Any) -> str | None:
+    """The source of the expression at instruction ``lasti`` (a call), from its code positions."""
     try:
-        positions = list(code.co_positions())[frame.f_lasti // 2]
+        positions = list(code.co_positions())[lasti // 2]
     except (AttributeError, IndexError):
         return None
     start, end, col, end_col = positions
     if None in positions:
         return None
     assert start is not None and end is not None and col is not None and end_col is not None
-    lines = [linecache.getline(code.co_filename, n, frame.f_globals) for n in range(start, end + 1)]
+    lines = [linecache.getline(code.co_filename, n, globals_) for n in range(start, end + 1)]
     if not all(lines):
         return None
     raw = [line.encode("utf-8") for line in lines]  # offsets count UTF-8 bytes
@@ -189,7 +184,27 @@ def _target_name(frame: types.FrameType | None) -> str | None:
         frame = frame.f_back
     if frame is None or str(frame.f_globals.get("__name__", "")).split(".")[0] in _LIBRARIES:
         return None
-    source = _call_source(frame)
+    return _name_at(frame.f_code, frame.f_lasti, frame.f_globals)
+
+
+#: the name read at each call site (code object, instruction), the oldest dropped first
+_NAMES: dict[tuple[types.CodeType, int], str | None] = {}
+_NAMES_KEPT = 256
+
+
+def _name_at(code: types.CodeType, lasti: int, globals_: Any) -> str | None:
+    """The name at a call site, read once: an eager loop makes the same call every step."""
+    key = (code, lasti)
+    if key not in _NAMES:
+        if len(_NAMES) >= _NAMES_KEPT:
+            _NAMES.pop(next(iter(_NAMES)), None)
+        _NAMES[key] = _read_name(code, lasti, globals_)
+    return _NAMES[key]
+
+
+def _read_name(code: types.CodeType, lasti: int, globals_: Any) -> str | None:
+    """The target variable of the ``gradient`` call at instruction ``lasti`` of ``code``."""
+    source = _call_source(code, lasti, globals_)
     if source is None:
         return None
     try:
@@ -198,7 +213,7 @@ def _target_name(frame: types.FrameType | None) -> str | None:
         return None
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
         return None
-    generated = _autograph_frame(frame)
+    generated = "__autograph_generated_file" in code.co_filename
     args: list[ast.expr] = list(call.args)
     keywords: dict[str | None, ast.expr] = {k.arg: k.value for k in call.keywords}
     if generated and call.func.attr == "converted_call" and len(args) >= 2:
