@@ -2,7 +2,8 @@
 
 Two models, two ``GradientTape``s and two optimizers in one ``@tf.function`` ``train_step``,
 reached through the Python ``train(dataset, epochs)`` loop.  Correct code: every magic stays
-quiet at warning and error severity, and ``%%tfgrad`` shows both losses, each named.
+quiet at warning and error severity (but P02: no ``prefetch()`` at the end of the pipeline),
+and ``%%tfgrad`` shows both losses, each named.
 """
 
 from __future__ import annotations

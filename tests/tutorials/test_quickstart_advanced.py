@@ -1,8 +1,9 @@
 """TensorFlow 2 quickstart for experts (tutorials/quickstart/advanced), on random 12x12 digits.
 
 A subclassed model trained by an ``@tf.function`` ``train_step`` under a Python loop over
-epochs, with ``tf.keras.metrics`` accumulators: correct code, so every magic must stay quiet
-at warning and error severity.
+epochs, with ``tf.keras.metrics`` accumulators: correct code, so every magic stays quiet at
+warning and error severity, except ``%tfpipeline``'s P02 (the pipeline ends in ``batch()``,
+without the ``prefetch()`` tf.data's performance guide asks of every pipeline).
 """
 
 from __future__ import annotations

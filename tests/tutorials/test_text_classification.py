@@ -4,7 +4,9 @@ Review files read by ``text_dataset_from_directory``, a ``TextVectorization`` la
 tutorial's own standardization, adapted on the text and mapped over the batches, an
 Embedding + pooling model trained on logits with ``BinaryAccuracy(threshold=0.0)``, then the
 export model that takes raw strings.  Correct code: every magic stays quiet at warning and
-error severity.
+error severity, except ``%tfpipeline`` on ``train_ds``: its ``map(vectorize_text)`` has no
+``num_parallel_calls`` (P04) and its ``cache()`` after the utility's shuffle makes every
+epoch replay the first one's batches in the same order (P09).
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 The tutorial's ``WindowGenerator`` (``timeseries_dataset_from_array`` then a ``map``), its
 ``compile_and_fit`` with early stopping, the linear, dense, multi-step dense, convolutional
-and LSTM models.  Correct code stays quiet at warning and error severity; the tutorial's
+and LSTM models.  Correct code stays quiet at warning and error severity (but P02 and P04
+on the window datasets: a ``map`` after the utility's ``prefetch``, without
+``num_parallel_calls``); the tutorial's
 deliberate error (the multi-step dense model, built on 3-step windows, called on 24-step
 ones) gets the diagnosis that names the Flatten.
 """
