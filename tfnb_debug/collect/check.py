@@ -115,6 +115,13 @@ def _same(a: Any, b: Any) -> bool:
     return a is b
 
 
+#: the ops whose input Keras' cross-entropy losses take as the logits of their output
+#: (``keras.src.backend.tensorflow.nn._get_logits``), each made again by its raw op
+_LOGIT_OPS: dict[str, Callable[[Any], Any]] = {
+    "Sigmoid": lambda x: tf.raw_ops.Sigmoid(x=x),
+    "Softmax": lambda x: tf.raw_ops.Softmax(logits=x),
+}
+
 #: the functions a Keras model makes for ``fit``/``evaluate``/``predict`` (one step each)
 FUNCTIONS = ("train_function", "test_function", "predict_function")
 
@@ -431,15 +438,51 @@ class NumericsChecks:
         # float16 gradients are scaled by LossScaleOptimizer and may overflow on purpose
         # (it then skips the step), so the backward pass of float16 tensors is not checked.
         check_backward = kind == "output" and tensor.dtype != tf.float16
+        backward = f"{TAG}|backward|{place}|" if check_backward else None
         if tf.executing_eagerly():
             checked = tf.debugging.check_numerics(tensor, tag)  # its gradient checks dy too
             if not check_backward:
                 checked = tensor  # checked already (eagerly); keep the plain gradient
+            guard = None
         else:
             guard = self._guard(tensor, tag, before_failing)
-            backward = f"{TAG}|backward|{place}|" if check_backward else None
             checked = self._after(tensor, guard, backward)
+        checked = self._keras_facts(tensor, checked, guard, backward)
         self._checked[id(checked)] = checked
+        return checked
+
+    def _keras_facts(self, tensor: Any, checked: Any, guard: Any, backward_tag: str | None) -> Any:
+        """``checked`` (the checked copy of ``tensor``) with what Keras reads from ``tensor``
+        besides its values, so the checked cell trains exactly like the plain one.
+
+        * its mask (``_keras_mask``: the next layer's ``__call__`` takes it from its input);
+        * the logits of a probability output: Keras' cross-entropy losses compute from the
+          logits of a sigmoid/softmax output, kept on the tensor (``_keras_logits``) or, in a
+          graph, the input of the raw ``Sigmoid``/``Softmax`` op that made it.  Lost, the loss
+          is computed from clipped probabilities instead, whose gradient vanishes once an
+          output saturates (an unscaled-input classifier then trains to a different model).
+
+        The logits go through the output's guard (a loss computed from them waits for the
+        check) and the gradient flowing back into them is checked like the output's.  A
+        raw op's output is made again (the same op, on the guarded logits: the same values)
+        so that Keras finds the op it looks for.
+        """
+        if checked is tensor:
+            return checked
+        from tfnb_debug.collect.keras_access import private
+
+        masking = private("keras_masking")
+        mask = masking.get_keras_mask(tensor)
+        after_guard = guard if guard is not None else tf.constant(True)
+        logits = getattr(tensor, "_keras_logits", None)
+        op = None if tf.executing_eagerly() else getattr(tensor, "op", None)
+        remake = _LOGIT_OPS.get(str(getattr(op, "type", "")))
+        if logits is not None:
+            checked._keras_logits = self._after(logits, after_guard, backward_tag)
+        elif op is not None and remake is not None and len(op.inputs) == 1:
+            checked = remake(self._after(op.inputs[0], after_guard, backward_tag))
+        if mask is not None:
+            masking.set_keras_mask(checked, mask)
         return checked
 
     def _guard(

@@ -70,6 +70,8 @@ PRIVATE: dict[str, tuple[str, str | None]] = {
     "DataLayer": ("keras.src.layers.preprocessing.data_layer", "DataLayer"),
     "in_symbolic_scope": ("keras.src.backend.common.symbolic_scope", "in_symbolic_scope"),
     "global_state": ("keras.src.backend.common.global_state", None),
+    # get/set_keras_mask: the mask a tensor carries to the next layer's __call__
+    "keras_masking": ("keras.src.backend.common.masking", None),
     "GLOBAL_SEED_GENERATOR": ("keras.src.random.seed_generator", "GLOBAL_SEED_GENERATOR"),
     "backend_random": ("keras.src.backend", "random"),  # the active backend's random ops
     "backend_nn": ("keras.src.backend.tensorflow.nn", None),
