@@ -403,15 +403,17 @@ def build_memory_report(
     series = tuple(_merge(record, recording.steps) for record in records)
     findings: list[Finding] = []
     per_step = len(steps) >= thresholds.growth_min_points
-    for s, record in zip(series, records, strict=True):
+    for s in series:
         if per_step:
             points = [(m.index, m.reading(s.name)) for m in steps]
             xs = [float(x) for x, y in points if y is not None]
             ys = [float(y) for x, y in points if y is not None]
         else:
-            xs, ys = list(record.times), [float(v) for v in record.current]
+            xs, ys = _steady_samples(s, steps)
         trend = fit_trend(xs, ys, thresholds)
-        grown = growth_finding(s.name, trend, per_step=per_step, thresholds=thresholds)
+        grown = growth_finding(
+            s.name, trend, per_step=per_step, thresholds=thresholds, steps_seen=len(steps)
+        )
         if grown is not None:
             findings.append(grown)
         findings.extend(capacity_findings(s.name, s.peak, s.capacity, thresholds))
@@ -442,7 +444,9 @@ def build_memory_report(
     ]
     if steps and not per_step:
         summary.append(
-            f"R01 needs at least {thresholds.growth_min_points} steps: the trend is fitted over time"
+            f"R01 needs at least {thresholds.growth_min_points} steps: the trend is fitted over "
+            f"time, from the end of the first step on ({steps[0].time:.2f} s; the start-up and "
+            "tracing before it are left out)"
         )
     if error is not None:
         summary.append(
@@ -539,6 +543,20 @@ def _steps_from_samples(recording: Any) -> tuple[Any, ...]:
             )
             last = count
     return tuple(marks)
+
+
+def _steady_samples(series: MemorySeries, steps: Sequence[Any]) -> tuple[list[float], list[float]]:
+    """The readings over time R01 judges when too few steps were seen to fit per step: those
+    from the end of the first training step on (``series``: the samples and step readings).
+
+    Before it a process climbs once while TensorFlow starts up and the first step traces,
+    builds the optimizer's variables and fills the input pipeline: on a freshly started
+    kernel or worker that climb is most of a short cell's samples, and not a leak.  With
+    no step seen at all, every sample (the fit skips its warm-up fraction as always).
+    """
+    start = steps[0].time if steps else float("-inf")
+    pairs = [(t, float(v)) for t, v in zip(series.times, series.current, strict=True) if t >= start]
+    return [t for t, _ in pairs], [v for _, v in pairs]
 
 
 def _merge(record: Any, steps: Sequence[Any]) -> MemorySeries:

@@ -31,8 +31,10 @@ class MemoryThresholds:
     """The documented defaults of the memory rules; pass your own to override.
 
     R01 memory-growth fires for a series when, over the per-step readings (or
-    the time samples when no training step was seen) left after skipping the
-    first ``growth_warmup_fraction`` of them (at least one):
+    the readings over time when fewer than ``growth_min_points`` steps were
+    seen: from the end of the first step on, when there was one, so that a
+    fresh process's start-up and first trace are left out) left after
+    skipping the first ``growth_warmup_fraction`` of them (at least one):
 
     * there are at least ``growth_min_points`` readings;
     * a least-squares line rises by at least ``growth_min_bytes`` across them;
@@ -127,9 +129,18 @@ def fit_trend(
 
 
 def growth_finding(
-    series: str, trend: Trend | None, *, per_step: bool, thresholds: MemoryThresholds
+    series: str,
+    trend: Trend | None,
+    *,
+    per_step: bool,
+    thresholds: MemoryThresholds,
+    steps_seen: int = 0,
 ) -> Finding | None:
-    """R01 when ``trend`` shows a steady climb by the thresholds' standards."""
+    """R01 when ``trend`` shows a steady climb by the thresholds' standards.
+
+    ``steps_seen``: for a trend over time, the training steps seen (fewer than
+    ``growth_min_points``; the readings then start at the end of the first one).
+    """
     if trend is None or not trend.steady(thresholds):
         return None
     if per_step:
@@ -140,6 +151,11 @@ def growth_finding(
         span = f"{trend.first_x:.1f}-{trend.last_x:.1f} s"
         rate = f"{format_bytes(trend.slope)} per second"
         what = "over the cell's run (no training steps were seen, so the trend is over time)"
+        if steps_seen:
+            what = (
+                f"over time after the first training step ({steps_seen} step(s) seen, fewer "
+                f"than {thresholds.growth_min_points}: the trend is over time)"
+            )
     return finding(
         "R01",
         f"{series} climbed steadily {what}: {rate}, {format_bytes(trend.rise)} in all",
