@@ -57,6 +57,13 @@ def _raw_softmax() -> keras.Model:
     return model
 
 
+def _eager_sigmoid() -> keras.Model:
+    """``run_eagerly`` (on the scaled inputs): the checked copies are eager tensors."""
+    model = _mlp((8,))
+    model.compile("sgd", "binary_crossentropy", run_eagerly=True)
+    return model
+
+
 def _train(shell: InteractiveShell, make: Callable[[], Any], data: str, magic: str | None) -> Any:
     model = make()
     shell.user_ns["model"] = model
@@ -77,16 +84,17 @@ def _train(shell: InteractiveShell, make: Callable[[], Any], data: str, magic: s
         (_dropout_batchnorm, "raw"),
         (_masked_softmax, "tokens"),
         (_raw_softmax, "raw"),
+        (_eager_sigmoid, "x"),
     ],
-    ids=["unscaled-sigmoid", "dropout-batchnorm", "masked-softmax", "raw-softmax"],
+    ids=["unscaled-sigmoid", "dropout-batchnorm", "masked-softmax", "raw-softmax", "eager"],
 )
 def test_tfcheck_trains_bit_for_bit_like_the_plain_cell(
     shell: InteractiveShell, make: Callable[[], Any], data: str
 ) -> None:
-    _, raw, y = _tabular()
+    x, raw, y = _tabular()
     tokens = np.random.default_rng(0).integers(1, 20, size=(600, 10))
     tokens[:, 6:] = 0
-    shell.user_ns.update(raw=raw, y=y, tokens=tokens)
+    shell.user_ns.update(x=x, raw=raw, y=y, tokens=tokens)
     plain_history, plain_weights = _train(shell, make, data, None)
     # twice: the second run uses the checked function kept from the first
     for _ in range(2):
