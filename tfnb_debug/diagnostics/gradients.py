@@ -43,9 +43,16 @@ class GradThresholds:
     end of the recording (the last norm is the highest of the last
     ``growth_window`` records and not below the one that grew).
     ``update_ratio_*`` (G06): median update/weight norm ratio of a layer above
-    ``high`` or below ``low``.  ``stagnant_*`` (G07): relative loss change over
-    the first ``stagnant_steps`` recorded steps (at least
-    ``stagnant_min_steps``) under ``stagnant_rel``.
+    ``high`` or below ``low``, over the later half of the recorded steps (the
+    first steps from a fresh initialisation move small weights by a large
+    fraction), and only when that half holds at least ``update_ratio_min_steps``
+    steps where the layer's weight norm is at least ``update_ratio_min_weight``
+    (a zero-initialised layer's ratio says nothing).  "Too high" also judges every
+    step before the recorded loss misbehaved (became non-finite, rose to
+    ``update_ratio_loss_rise`` x its first value, or did not improve from the first
+    half to the later half), so a diverging short run is caught.  ``stagnant_*``
+    (G07): relative loss change over the first ``stagnant_steps`` recorded steps
+    (at least ``stagnant_min_steps``) under ``stagnant_rel``.
     """
 
     vanishing_abs: float = 1e-7
@@ -59,6 +66,9 @@ class GradThresholds:
     growth_min_norm: float = 10.0
     update_ratio_high: float = 1e-1
     update_ratio_low: float = 1e-7
+    update_ratio_min_steps: int = 5
+    update_ratio_min_weight: float = 1e-3
+    update_ratio_loss_rise: float = 10.0
     stagnant_rel: float = 1e-4
     stagnant_steps: int = 10
     stagnant_min_steps: int = 5
@@ -66,7 +76,12 @@ class GradThresholds:
     def __post_init__(self) -> None:
         from tfnb_debug.errors import TfnbDebugError
 
-        windows = ("growth_window", "stagnant_steps", "stagnant_min_steps")
+        windows = (
+            "growth_window",
+            "stagnant_steps",
+            "stagnant_min_steps",
+            "update_ratio_min_steps",
+        )
         bad = [name for name in windows if getattr(self, name) < 1]
         bad += [
             name
@@ -428,48 +443,173 @@ def _keeps_growing(h: GradientHistory, col: np.ndarray, th: GradThresholds) -> s
 
 
 def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
-    ratios = _finite(h.layer_update_ratios())
+    """G06 on the later half of the recording: the first steps from a fresh initialisation
+    routinely move small weights by a large fraction; the ratio is about steady training."""
     layers = h.layers()
-    if ratios.size == 0 or np.all(np.isnan(ratios)):
+    first = h.n_records // 2
+    weights = h.layer_weight_norms()[first:]
+    ratios = np.where(
+        weights >= th.update_ratio_min_weight, h.layer_update_ratios()[first:], np.nan
+    )
+    ratios = _finite(ratios)
+    if ratios.size == 0:
         return [], []
+    counts = (~np.isnan(ratios)).sum(axis=0)
+    medians = _nanmedian(ratios, axis=0)
+    judged = [j for j in range(len(layers)) if counts[j] >= th.update_ratio_min_steps]
+    high = [j for j in judged if medians[j] > th.update_ratio_high]
+    low = [j for j in judged if medians[j] < th.update_ratio_low]
+    window = _window(h, first)
+    evidence = {
+        j: f"median ratio {float(medians[j]):.3g} over {int(counts[j])} recorded steps "
+        f"({window}; threshold {th.update_ratio_high:g})" + _loss_trend(h, first)
+        for j in high
+    }
+    unstable = _loss_misbehaves(h, th)
+    if unstable is not None:  # a loss that diverges or does not improve: judge every step
+        end, how = unstable
+        every = _finite(
+            np.where(
+                h.layer_weight_norms()[:end] >= th.update_ratio_min_weight,
+                h.layer_update_ratios()[:end],
+                np.nan,
+            )
+        )
+        if every.size:
+            all_medians = _nanmedian(every, axis=0)
+            for j in range(len(layers)):
+                if j not in evidence and all_medians[j] > th.update_ratio_high:
+                    evidence[j] = (
+                        f"median ratio {float(all_medians[j]):.3g} over "
+                        f"{int((~np.isnan(every[:, j])).sum())} recorded steps "
+                        f"(threshold {th.update_ratio_high:g}) while {how}"
+                    )
+            high = sorted(evidence)
     findings: list[Finding] = []
     flagged: list[tuple[str, str]] = []
-    medians = _nanmedian(ratios, axis=0)
-    high = [j for j in range(len(layers)) if medians[j] > th.update_ratio_high]
-    low = [j for j in range(len(layers)) if medians[j] < th.update_ratio_low]
-    for hit, what, hint, bound in (
-        (
-            high,
-            f"above {th.update_ratio_high:g}: each step changes the weights by more than "
-            f"{th.update_ratio_high:.0%}, the learning rate is too high",
-            "lower the learning rate (by 10x to start with) or add a warm-up",
-            th.update_ratio_high,
-        ),
-        (
-            low,
-            f"below {th.update_ratio_low:g}: the weights barely move (learning rate too low, "
-            "or the layer is effectively frozen)",
-            "raise the learning rate, or check that the layer's gradient is not vanishing",
-            th.update_ratio_low,
-        ),
-    ):
-        if not hit:
-            continue
-        j = hit[0]
+    if high:
+        j = high[0]
+        cause, hint = (
+            "the learning rate is too high for it",
+            (
+                "lower the learning rate (by 10x to start with), or add a warm-up and a decay schedule"
+            ),
+        )
+        norms = _finite(h.layer_grad_norms())
+        exploding = _explodes(h, norms, _median_of_others(norms), j, th)
+        if exploding is not None:  # a step is the learning rate times the gradient: both fit
+            cause = "the learning rate is too high for it, or its gradient explodes (G02)"
+            hint = (
+                "lower the learning rate and clip gradients (clipnorm=1.0); if the gradient "
+                "still explodes, normalise the inputs and check the initialisation"
+            )
+            evidence[j] += f"; gradient {exploding}"
         findings.append(
             finding(
                 "G06",
-                f"the update/weight norm ratio of layer '{label(layers[j])}' is {what}"
-                + _others([label(layers[k]) for k in hit[1:]]),
+                f"the update/weight norm ratio of layer '{label(layers[j])}' is above "
+                f"{th.update_ratio_high:g}: each step changes its weights by "
+                f"more than {th.update_ratio_high:.0%}; {cause}"
+                + _others([label(layers[k]) for k in high[1:]]),
                 place=f"layer '{label(layers[j])}'",
                 target=Target("layer", layers[j]),
-                evidence=f"median ratio {float(medians[j]):.3g} over "
-                f"{int((~np.isnan(ratios[:, j])).sum())} recorded steps (threshold {bound:g})",
+                evidence=evidence[j],
                 hint=hint,
             )
         )
-        flagged.extend((layers[k], "G06") for k in hit)
+        flagged.extend((layers[k], "G06") for k in high)
+    if low:
+        findings.append(_too_low(h, th, label, low, medians, counts, first, window))
+        flagged.extend((layers[k], "G06") for k in low)
     return findings, flagged
+
+
+def _loss_misbehaves(h: GradientHistory, th: GradThresholds) -> tuple[int, str] | None:
+    """(records to judge, what the loss did) when the recorded loss diverged or did not
+    improve: it became non-finite, rose to ``update_ratio_loss_rise`` x its first value, or
+    (with at least twice ``update_ratio_min_steps`` losses) its later half's median is not
+    below its first half's."""
+    known = np.flatnonzero(h.loss_known)
+    if len(known) < 2:
+        return None
+    values = h.loss[known]
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        record = int(known[bad[0]])
+        return record, f"the loss became {float(values[bad[0]])} at step {_step_of(h, record)}"
+    start = float(values[0])
+    rise = np.flatnonzero(np.abs(values) >= th.update_ratio_loss_rise * abs(start))
+    if start != 0 and rise.size:
+        record = int(known[rise[0]])
+        return record + 1, (
+            f"the loss rose from {start:.4g} to {float(values[rise[0]]):.4g} "
+            f"at step {_step_of(h, record)}"
+        )
+    if len(values) < 2 * th.update_ratio_min_steps:
+        return None  # a few mini-batch losses vary too much to tell
+    half = len(values) // 2
+    before, after = float(np.median(values[:half])), float(np.median(values[half:]))
+    if after < before:
+        return None
+    return h.n_records, (
+        f"the loss did not improve (median {before:.4g} over the first half of the recorded "
+        f"steps, {after:.4g} over the later half)"
+    )
+
+
+def _window(h: GradientHistory, first: int) -> str:
+    if h.n_records == 0:
+        return "no steps"
+    return f"the later half of the run, steps {_step_of(h, first)}-{_step_of(h, h.n_records - 1)}"
+
+
+def _loss_trend(h: GradientHistory, first: int) -> str:
+    """What the loss did over the judged half, when it was recorded (context for the ratio)."""
+    known = h.loss_known[first:] & np.isfinite(h.loss[first:])
+    if known.sum() < 2:
+        return "; the loss was not recorded"
+    values = h.loss[first:][known]
+    return f"; loss over those steps from {float(values[0]):.4g} to {float(values[-1]):.4g}"
+
+
+def _too_low(
+    h: GradientHistory,
+    th: GradThresholds,
+    label: Callable[[str], str],
+    low: list[int],
+    medians: np.ndarray,
+    counts: np.ndarray,
+    first: int,
+    window: str,
+) -> Finding:
+    """The weights barely move: either the gradient reaching the layer is ~0 (the cause is
+    upstream, G01) or the learning rate turns a normal gradient into a tiny step."""
+    layers = h.layers()
+    j = low[0]
+    grad = float(_nanmedian(_finite(h.layer_grad_norms()[first:, j])))
+    if grad < th.vanishing_abs:
+        cause = f"its gradient is itself ~0 (median norm {grad:.3g}), not the learning rate"
+        hint = (
+            "the gradient does not reach this layer: look at G01 (vanishing gradient), dead "
+            "ReLUs or saturated activations before it, and at what the loss depends on"
+        )
+    else:
+        cause = (
+            f"its gradient is not small (median norm {grad:.3g}), so the learning rate is "
+            "too low (or the optimizer scales the step down, e.g. a schedule that decayed to ~0)"
+        )
+        hint = "raise the learning rate, and check the schedule's value at these steps"
+    return finding(
+        "G06",
+        f"the update/weight norm ratio of layer '{label(layers[j])}' is below "
+        f"{th.update_ratio_low:g} over {window}: its weights barely move; {cause}"
+        + _others([label(layers[k]) for k in low[1:]]),
+        place=f"layer '{label(layers[j])}'",
+        target=Target("layer", layers[j]),
+        evidence=f"median ratio {float(medians[j]):.3g} over {int(counts[j])} recorded steps "
+        f"({window}; threshold {th.update_ratio_low:g})",
+        hint=hint,
+    )
 
 
 def _stagnant_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
