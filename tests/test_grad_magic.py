@@ -146,3 +146,81 @@ def test_cell_code_is_not_variable_expanded(nb: InteractiveShell) -> None:
     )
     assert nb.user_ns["s"] == "{x} $y"
     assert shown.result.total_steps == 1
+
+
+MODELS = """
+import numpy as np, keras, tensorflow as tf
+rng = np.random.default_rng(0)
+x = rng.normal(size=(32, 8)).astype("float32"); y = x @ rng.normal(size=(8, 1)).astype("float32")
+inp = keras.Input((8,))
+net = keras.Model(inp, keras.layers.Dense(1)(keras.layers.Dense(4, name="hidden")(inp)), name="net")
+seq = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, name="hidden")], name="seq")
+class Sub(keras.Model):
+    def __init__(self):
+        super().__init__(name="sub")
+        self.hidden = keras.layers.Dense(1, name="hidden")
+    def call(self, x):
+        return self.hidden(x)
+sub = Sub(); sub(x)
+opt = keras.optimizers.SGD(0.01)
+def step(model, xb, yb, opt):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(yb - model(xb, training=True)))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+"""
+
+
+def test_custom_loop_report_names_the_model_the_cell_trains(shell: InteractiveShell) -> None:
+    """A Functional model's variable paths start with a layer's name ('hidden/kernel'): the
+    title names the model whose trainable variables were updated, never that layer."""
+    shell.run_cell(MODELS)
+    for model in ("net", "seq", "sub"):
+        cell = (
+            f"for i in range(2):\n"
+            f"    with tf.GradientTape() as tape:\n"
+            f"        loss = tf.reduce_mean(tf.square(y[:, :1] - {model}(x, training=True)[:, :1]))\n"
+            f"    grads = tape.gradient(loss, {model}.trainable_variables)\n"
+            f"    keras.optimizers.SGD(0.01, name='o_{model}').apply_gradients("
+            f"zip(grads, {model}.trainable_variables))\n"
+        )
+        report = run_magic(shell, "%%tfgrad -q -o", cell=cell).result
+        assert report.title.startswith(f"Gradients of model '{model}':"), report.title
+        assert report.model_name == model
+    # a model created in the cell (not in the notebook before it) is found where it steps
+    cell = "fresh = keras.Sequential([keras.layers.Dense(1, name='hidden')], name='fresh')\n"
+    cell += "fresh(x)\nstep(fresh, x, y, keras.optimizers.SGD(0.01))"
+    report = run_magic(shell, "%%tfgrad -q -o", cell=cell).result
+    assert report.model_name == "fresh"
+    # a bare layer trained without any model: no model name rather than the layer's
+    cell = "lin = keras.layers.Dense(1, name='lin'); lin(x)\n"
+    cell += "with tf.GradientTape() as tape:\n    loss = tf.reduce_mean(lin(x))\n"
+    cell += "opt.apply_gradients(zip(tape.gradient(loss, lin.trainable_variables), lin.trainable_variables))"
+    report = run_magic(shell, "%%tfgrad -q -o", cell=cell).result
+    assert report.model_name is None
+    assert report.title.startswith("Gradients of the trained variables:")
+
+
+def test_two_models_trained_in_one_cell_are_both_named(shell: InteractiveShell) -> None:
+    shell.run_cell(MODELS)
+    shell.run_cell(
+        "gen = keras.Sequential([keras.Input((8,)), keras.layers.Dense(8, name='g')], name='generator')\n"
+        "disc = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, name='d')], name='discriminator')\n"
+        "gan = keras.Sequential([gen, disc], name='gan')\n"
+    )
+    cell = (
+        "g_opt, d_opt = keras.optimizers.Adam(1e-3), keras.optimizers.Adam(1e-3)\n"
+        "for i in range(2):\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        d_loss = tf.reduce_mean(disc(x) - disc(gen(x)))\n"
+        "    d_opt.apply_gradients(zip(tape.gradient(d_loss, disc.trainable_variables), disc.trainable_variables))\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        g_loss = -tf.reduce_mean(gan(x))\n"
+        "    g_opt.apply_gradients(zip(tape.gradient(g_loss, gen.trainable_variables), gen.trainable_variables))\n"
+    )
+    report = run_magic(shell, "%%tfgrad -q -o", cell=cell).result
+    assert report.model_name is None  # no single model: layer names keep their model's prefix
+    assert report.title.startswith("Gradients of models 'discriminator' and 'generator':")
+    assert "generator/g" in report.layer_names() and "discriminator/d" in report.layer_names()
+    groups = next(n for n in report.notes if "optimizer/variable groups" in n)
+    assert "model 'discriminator' (" in groups and "model 'generator' (" in groups

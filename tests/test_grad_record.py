@@ -212,6 +212,9 @@ def test_everything_is_restored_after_an_error_or_interrupt(error: type[BaseExce
     assert rec.report.for_layer("restore/d1").grad_norm.shape == (4,)  # 2 records, padded
     assert np.isfinite(rec.report.for_layer("restore/d1").grad_norm).sum() == 2
     assert any("2 optimizer/variable groups" in n for n in rec.report.notes)
+    # two models fitted: the title names both, not the first alone
+    assert rec.report.model_name is None
+    assert rec.report.title.startswith("Gradients of models 'fresh' and 'restore':")
     # a later plain fit is not recorded by anything and keeps the plain function
     model.fit(x, y, batch_size=16, epochs=1, verbose=0)
     assert model.train_function is plain

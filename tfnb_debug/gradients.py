@@ -134,12 +134,14 @@ def build_report(
     notes: Iterable[str] = (),
     failed: bool = False,
     losses: Sequence[LossSeries] = (),
+    models: Sequence[str] = (),
 ) -> GradientReport:
     """Turn a history into a report: rules, the per-variable table, the plot sections.
 
     ``failed``: the recorded code raised; the report says it is partial.  ``losses``:
     each group's own loss, when several optimizers stepped on losses of their own
-    (shown each with its label instead of the one ``loss`` line).
+    (shown each with its label instead of the one ``loss`` line).  ``models``: the models
+    the groups train, one each, named in the title when there is no single ``model_name``.
     """
     losses = tuple(losses) if len(losses) > 1 else ()
     from tfnb_debug.diagnostics.gradients import check_gradients
@@ -171,6 +173,8 @@ def build_report(
             losses=[(s.label, s.steps, s.values) for s in losses],
         )
     who = f"model '{model_name}'" if model_name else "the trained variables"
+    if not model_name and len(models) > 1:  # several models, one optimizer each (a GAN)
+        who = "models " + ", ".join(f"'{name}'" for name in models[:-1]) + f" and '{models[-1]}'"
     partial = (
         [f"partial report: the cell failed after {history.n_records} recorded step(s)"]
         if failed
@@ -581,7 +585,7 @@ def _finish(
             )
     if len(data) > 1:
         groups = ", ".join(
-            f"{d.variables[0].path.split('/')[0] if d.variables else '?'} "
+            f"{_group_title(d, watched)} "
             f"({d.variables[0].optimizer if d.variables else '?'}): {d.total_steps}"
             for d in data
         )
@@ -629,6 +633,7 @@ def _finish(
         notes=notes,
         failed=failed,
         losses=_loss_series(data),
+        models=_trained_models(capture, data, watched),
     )
     from tfnb_debug.replica_report import with_replicas
 
@@ -724,14 +729,52 @@ def _merge(data: list[Any]) -> GradientHistory:
 
 
 def _model_name(capture: Any, data: list[Any], watched: list[Any]) -> str | None:
+    """The one model the recorded steps train, or None when there is no such single model
+    (several, or one not found): a layer's name is never taken for a model's."""
+    models = _trained_models(capture, data, watched)
+    return models[0] if len(models) == 1 else None
+
+
+def _trained_models(capture: Any, data: list[Any], watched: list[Any]) -> tuple[str, ...]:
+    """The models the recorded steps train, each once: the fitted ones, else each group's
+    model; () when a group's model is not known."""
     if capture.fit_models:
-        return str(capture.fit_models[0].name)
-    first = data[0].variables[0].path if data and data[0].variables else ""
+        return tuple(dict.fromkeys(str(info.name) for info in capture.fit_models))
+    names = [_group_model(d, watched) for d in data]
+    if None in names:
+        return ()
+    return tuple(dict.fromkeys(n for n in names if n is not None))
+
+
+def _group_title(group: Any, watched: list[Any]) -> str:
+    """One optimizer/variable group as the notes name it: its model, else its first variable."""
+    model = _group_model(group, watched)
+    if model is not None:
+        return f"model '{model}'"
+    return f"'{group.variables[0].path}'..." if group.variables else "?"
+
+
+def _group_model(group: Any, watched: list[Any]) -> str | None:
+    """The model one optimizer/variable group trains: found by identity where the step was
+    taken (``CaptureData.models``), else the one notebook model whose trainable variables
+    have exactly the group's paths."""
+    found = tuple(dict.fromkeys(getattr(group, "models", ())))
+    if found:
+        return found[0] if len(found) == 1 else None
+    paths = {meta.path for meta in group.variables}
+    names = []
     for obj in watched:
         name = getattr(obj, "name", None)
-        if hasattr(obj, "trainable_variables") and name and first.startswith(f"{name}/"):
-            return str(name)
-    return first.split("/", 1)[0] if "/" in first else None
+        if not name or not hasattr(obj, "trainable_variables") or hasattr(obj, "apply_gradients"):
+            continue
+        try:
+            own = {str(getattr(v, "path", "")).split(":")[0] for v in obj.trainable_variables}
+        except Exception:
+            continue
+        if own == paths:
+            names.append(str(name))
+    names = list(dict.fromkeys(names))
+    return names[0] if len(names) == 1 else None
 
 
 def _fit_models(capture: Any, watched: list[Any]) -> list[Any]:

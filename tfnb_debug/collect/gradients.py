@@ -64,7 +64,8 @@ from tfnb_debug.collect.keras_access import (
     ResourceVariable,
     TensorFlowTrainer,
 )
-from tfnb_debug.collect.loss_targets import LossTargets, evidence_names
+from tfnb_debug.collect.loss_targets import LossTargets, caller_frame, evidence_names
+from tfnb_debug.collect.trained_models import trained_models
 from tfnb_debug.gradient_history import (
     HIST_BINS,
     STAT_COLUMNS,
@@ -122,6 +123,8 @@ class CaptureData(GradientHistory):
     loss_scaled_by: tuple[str, ...] = ()
     #: names the calling code gives this group's loss, best first (collect/loss_targets.py)
     loss_names: tuple[str, ...] = ()
+    #: the Keras models whose trainable variables are this group's (collect/trained_models.py)
+    models: tuple[str, ...] = ()
     #: what each replica computed (examples, loss, gradient norms before the all-reduce)
     per_replica: ReplicaHistory | None = None
 
@@ -199,6 +202,7 @@ class _Recorder:
         self.replicas = 1
         self.loss_scaled_by: set[str] = set()
         self.loss_names: tuple[str, ...] | None = None  # read at the first step (kept on reuse)
+        self.models: tuple[str, ...] | None = None  # the same
         n, cap = len(variables), capture.max_steps
         device = getattr(variables[0], "device", None) if variables else None
         with tf.init_scope(), tf.device(device or None):
@@ -224,6 +228,8 @@ class _Recorder:
         matched = self.capture.loss_targets.take(grads)
         if self.loss_names is None:
             self.loss_names = evidence_names(matched, optimizer, variables)
+        if self.models is None:
+            self.models = trained_models(variables, caller_frame(sys._getframe()))
         loss = _usable_loss(matched.loss if matched is not None else None)
         scale = self.capture.loss_scale_for(optimizer)
         if loss is not None and scale is not None:
@@ -379,6 +385,7 @@ class _Recorder:
             replicas=self.replicas,
             loss_scaled_by=tuple(sorted(self.loss_scaled_by)),
             loss_names=self.loss_names or (),
+            models=self.models or (),
         )
 
     def read(self) -> CaptureData:

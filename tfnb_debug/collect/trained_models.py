@@ -1,0 +1,57 @@
+"""Which Keras model an optimizer step trains: the model whose trainable variables are the
+variables the step updates, found by identity among the models the calling code can see.
+
+Variable paths cannot tell it: in Keras 3 a Functional model's variables are named
+after their layers only ("hidden/kernel"), so the first part of a path may be a layer.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+__all__ = ["trained_models"]
+
+#: how deep sub-models (a GAN's generator inside the GAN) are searched
+_DEPTH = 3
+
+
+def _models_in(value: Any, model_class: type, depth: int) -> Iterator[Any]:
+    if not isinstance(value, model_class):
+        return
+    yield value
+    if depth <= 0:
+        return
+    try:
+        layers = list(getattr(value, "layers", ()))
+    except Exception:
+        return
+    for layer in layers:
+        yield from _models_in(layer, model_class, depth - 1)
+
+
+def trained_models(variables: Sequence[Any], frame: types.FrameType | None) -> tuple[str, ...]:
+    """The names of the Keras models (in ``frame``'s locals and globals, and the models
+    nested in them) whose trainable variables are exactly ``variables``; each name once."""
+    if frame is None or not variables:
+        return ()
+    import keras
+
+    wanted = {id(v) for v in variables}
+    seen: set[int] = set()
+    names: list[str] = []
+    for scope in (frame.f_locals, frame.f_globals):
+        for value in list(scope.values()):
+            for model in _models_in(value, keras.Model, _DEPTH):
+                if id(model) in seen:
+                    continue
+                seen.add(id(model))
+                try:
+                    own = {id(v) for v in model.trainable_variables}
+                except Exception:
+                    continue
+                name = str(getattr(model, "name", "") or "")
+                if own == wanted and name and name not in names:
+                    names.append(name)
+    return tuple(names)
