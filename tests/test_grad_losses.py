@@ -269,3 +269,39 @@ def test_a_keras_gan_trained_by_fit_names_the_losses_of_its_train_step() -> None
     report = rec.result()
     assert [s.label for s in report.losses] == ["d_loss", "g_loss"]
     assert [len(s.values) for s in report.losses] == [4, 4]
+
+
+def test_g05_and_g07_read_each_labelled_loss() -> None:
+    from tfnb_debug.diagnostics.gradients import check_losses
+
+    steps = np.arange(12)
+    moving = np.linspace(2.0, 1.0, 12)
+    flat = np.full(12, 0.6931)
+    broken = moving.copy()
+    broken[7:] = np.nan
+    found = check_losses([("gen_loss", steps, moving), ("disc_loss", steps, broken)])
+    assert [(f.code, f.message.split(" became")[0]) for f in found] == [
+        ("G05", "the loss 'disc_loss'")
+    ]
+    assert "at step 7" in found[0].message
+    found = check_losses([("gen_loss", steps, flat), ("disc_loss", steps, moving)])
+    assert [f.code for f in found] == ["G07"] and "'gen_loss'" in found[0].message
+    assert check_losses([("gen_loss", steps, moving), ("disc_loss", steps, moving)]) == []
+
+
+@pytest.mark.slow
+def test_a_nan_in_the_second_loss_alone_is_found_and_named(shell: InteractiveShell) -> None:
+    """The discriminator's loss is NaN (a constant NaN term: its gradients stay finite, so
+    no G03), the generator's is fine: G05 names disc_loss (it used to read the first
+    optimizer's loss only)."""
+    code = DCGAN.format(apply=APPLY).replace(
+        "disc_loss = discriminator_loss(real_output, fake_output)",
+        "disc_loss = discriminator_loss(real_output, fake_output) + tf.math.log(-tf.ones([]))",
+    )
+    run(shell, code)
+    report, returned = record(shell, "train(train_dataset, 1)")
+    assert np.isnan(returned[:, 1]).all() and np.isfinite(returned[:, 0]).all()
+    codes = [f.code for f in report.findings]
+    assert codes.count("G05") == 1 and "G03" not in codes, codes
+    g05 = next(f for f in report.findings if f.code == "G05")
+    assert "'disc_loss'" in g05.message, g05.message

@@ -144,14 +144,18 @@ def build_report(
     the groups train, one each, named in the title when there is no single ``model_name``.
     """
     losses = tuple(losses) if len(losses) > 1 else ()
-    from tfnb_debug.diagnostics.gradients import check_gradients
+    from tfnb_debug.diagnostics.gradients import check_gradients, check_losses
     from tfnb_debug.render.gradients import gradient_sections
 
     def label(layer: str) -> str:
         return _label(model_name, layer)
 
     result = check_gradients(history, thresholds, label=label)
-    findings = sort_findings([*result.findings, *extra_findings])
+    found = list(result.findings)
+    if losses:  # G05 and G07 for each group's own loss, named, not for the one loss line
+        found = [f for f in found if f.code not in ("G05", "G07")]
+        found += check_losses([(s.label, s.steps, s.values) for s in losses], thresholds)
+    findings = sort_findings([*found, *extra_findings])
     table = _variable_table(history, result.flags, label)
     layers = history.layers()
     sections: tuple[Section, ...] = ()

@@ -7,7 +7,7 @@ the layers it flags (for the per-layer table).  Pure NumPy: no TensorFlow.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ __all__ = [
     "GradThresholds",
     "RuleResult",
     "check_gradients",
+    "check_losses",
     "live_findings",
     "loss_name",
     "no_gradient_at_all",
@@ -215,22 +216,48 @@ def _nonfinite_gradient(
 
 
 def _nonfinite_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
-    bad = h.loss_known & ~np.isfinite(h.loss)
+    return _loss_nonfinite(h.steps, h.loss, h.loss_known), []
+
+
+def _loss_nonfinite(
+    steps: np.ndarray, loss: np.ndarray, known: np.ndarray, name: str | None = None
+) -> list[Finding]:
+    """G05 over one loss series (``name``: its label when a step computes several)."""
+    bad = known & ~np.isfinite(loss)
     if not bad.any():
-        return [], []
+        return []
     record = int(np.argmax(bad))
-    step = _step_of(h, record)
+    step = int(steps[record])
+    what = f"the loss '{name}'" if name else "the loss"
     return [
         finding(
             "G05",
-            f"the loss became {float(h.loss[record])} at step {step} "
+            f"{what} became {float(loss[record])} at step {step} "
             "(the first recorded step with a non-finite loss)",
             place=f"step {step}",
-            evidence=f"{int(bad.sum())} of {int(h.loss_known.sum())} recorded losses non-finite",
+            evidence=f"{int(bad.sum())} of {int(known.sum())} recorded "
+            f"{'values of ' + repr(name) if name else 'losses'} non-finite",
             hint="look at the inputs and labels of that step, lower the learning rate, and use "
             "from_logits=True losses instead of log(softmax) by hand",
         )
-    ], []
+    ]
+
+
+def check_losses(
+    series: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    thresholds: GradThresholds | None = None,
+) -> list[Finding]:
+    """G05 and G07 for each of several labelled losses (``(label, steps, values)``), as when a
+    GAN's step computes a generator and a discriminator loss, each for its own optimizer:
+    each finding names its loss."""
+    th = thresholds or GradThresholds()
+    found: list[Finding] = []
+    for name, steps, values in series:
+        steps, values = np.asarray(steps), np.asarray(values, dtype=float)
+        known = np.ones(values.shape, dtype=bool)
+        found += _loss_nonfinite(steps, values, known, name)
+        found += _loss_stagnant(steps, values, known, th, name)
+    return found
 
 
 def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
@@ -613,26 +640,38 @@ def _too_low(
 
 
 def _stagnant_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
-    known = h.loss[h.loss_known]
-    steps = h.steps[h.loss_known]
+    return _loss_stagnant(h.steps, h.loss, h.loss_known, th), []
+
+
+def _loss_stagnant(
+    steps: np.ndarray,
+    loss: np.ndarray,
+    known_mask: np.ndarray,
+    th: GradThresholds,
+    name: str | None = None,
+) -> list[Finding]:
+    """G07 over one loss series (``name``: its label when a step computes several)."""
+    known = loss[known_mask]
+    steps = steps[known_mask]
     keep = np.isfinite(known)
     known, steps = known[keep][: th.stagnant_steps], steps[keep][: th.stagnant_steps]
     if len(known) < th.stagnant_min_steps:
-        return [], []
+        return []
     spread = float(known.max() - known.min())
     scale = max(float(np.abs(known).mean()), 1e-12)
     change = spread / scale
     if change >= th.stagnant_rel:
-        return [], []
+        return []
+    what = f"the loss '{name}'" if name else "the loss"
     return [
         finding(
             "G07",
-            f"the loss barely moves over the first {len(known)} recorded steps "
+            f"{what} barely moves over the first {len(known)} recorded steps "
             f"(steps {int(steps[0])}-{int(steps[-1])}): relative change {change:.2g} "
             f"< {th.stagnant_rel:g}",
             place=f"steps {int(steps[0])}-{int(steps[-1])}",
-            evidence=f"loss from {float(known[0]):.6g} to {float(known[-1]):.6g}",
+            evidence=f"{name or 'loss'} from {float(known[0]):.6g} to {float(known[-1]):.6g}",
             hint="check the learning rate (zero or tiny?), frozen layers, the loss/output "
             "pairing (M01-M05), and that the labels are not constant",
         )
-    ], []
+    ]
