@@ -8,8 +8,9 @@ import pytest
 import tensorflow as tf
 
 import tfnb_debug
-from tfnb_debug.diagnostics.gradients import GradThresholds
+from tfnb_debug.diagnostics.gradients import GradThresholds, check_gradients
 from tfnb_debug.diagnostics.model import check_loss_pairing
+from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 from tfnb_debug.gradients import GradientReport
 
 
@@ -435,3 +436,33 @@ def test_the_keras_vae_example_trains_without_any_gradient_finding() -> None:
         model.fit(data, epochs=4, batch_size=32, verbose=0)
     assert rec.report is not None and rec.report.recorded_steps == 64
     assert [c for c in rec.report.codes() if c.startswith("G")] == [], rec.report.to_text()
+
+
+def ratio_history(optimizers: tuple[str, str]) -> GradientHistory:
+    """20 steps of two layers: update/weight 0.3 on the first half, 0.05 on the later half,
+    and a flat loss (hand-made, as the recorded history holds it)."""
+    variables = tuple(
+        VariableMeta(f"{layer}/kernel", layer, "kernel", (4, 4), "float32", opt)
+        for layer, opt in zip(("gen", "disc"), optimizers, strict=True)
+    )
+    stats = np.zeros((20, 2, len(STAT_COLUMNS)))
+    stats[:, :, 0] = 0.5  # grad norm
+    stats[:, :, 6] = 1.0  # weight norm
+    stats[:, :, 7] = np.where(np.arange(20) < 10, 0.3, 0.05)[:, None]  # update norm
+    return GradientHistory(
+        variables=variables,
+        steps=np.arange(20),
+        loss=np.tile([1.0, 1.2], 10),
+        loss_known=np.ones(20, bool),
+        stats=stats,
+        hist=np.zeros((20, 2, HIST_BINS)),
+        total_steps=20,
+    )
+
+
+def test_g06_a_loss_that_does_not_improve_counts_the_early_steps_but_not_a_gans() -> None:
+    one = [f for f in check_gradients(ratio_history(("sgd", "sgd"))).findings if f.code == "G06"]
+    assert len(one) == 1 and "the loss did not improve" in one[0].evidence
+    # two optimizers, each on its own model (a GAN): an adversary's loss need not fall
+    two = check_gradients(ratio_history(("adam", "adam_1"))).findings
+    assert "G06" not in [f.code for f in two]

@@ -554,8 +554,8 @@ def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str],
 def _loss_misbehaves(h: GradientHistory, th: GradThresholds) -> tuple[int, str] | None:
     """(records to judge, what the loss did) when the recorded loss diverged or did not
     improve: it became non-finite, rose to ``update_ratio_loss_rise`` x its first value, or
-    (with at least twice ``update_ratio_min_steps`` losses) its later half's median is not
-    below its first half's."""
+    (with at least twice ``update_ratio_min_steps`` losses, and one optimizer) its later
+    half's median is not below its first half's."""
     known = np.flatnonzero(h.loss_known)
     if len(known) < 2:
         return None
@@ -574,6 +574,8 @@ def _loss_misbehaves(h: GradientHistory, th: GradThresholds) -> tuple[int, str] 
         )
     if len(values) < 2 * th.update_ratio_min_steps:
         return None  # a few mini-batch losses vary too much to tell
+    if len({meta.optimizer for meta in h.variables}) > 1:
+        return None  # several optimizers (a GAN's): one adversary's loss need not fall
     half = len(values) // 2
     before, after = float(np.median(values[:half])), float(np.median(values[half:]))
     if after < before:
