@@ -153,7 +153,9 @@ import numpy as np, keras, tensorflow as tf
 rng = np.random.default_rng(0)
 x = rng.normal(size=(32, 8)).astype("float32"); y = x @ rng.normal(size=(8, 1)).astype("float32")
 inp = keras.Input((8,))
-net = keras.Model(inp, keras.layers.Dense(1)(keras.layers.Dense(4, name="hidden")(inp)), name="net")
+net = keras.Model(
+    inp, keras.layers.Dense(1, name="out")(keras.layers.Dense(4, name="hidden")(inp)), name="net"
+)
 seq = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, name="hidden")], name="seq")
 class Sub(keras.Model):
     def __init__(self):
@@ -224,3 +226,13 @@ def test_two_models_trained_in_one_cell_are_both_named(shell: InteractiveShell) 
     assert "generator/g" in report.layer_names() and "discriminator/d" in report.layer_names()
     groups = next(n for n in report.notes if "optimizer/variable groups" in n)
     assert "model 'discriminator' (" in groups and "model 'generator' (" in groups
+    # a layer inspector of either model finds this report, and its layer's gradients in it
+    from tfnb_debug.widgets.linking import find_gradient_report, gradient_info
+
+    assert report.models == ("discriminator", "generator")
+    for name in report.models:
+        assert find_gradient_report(name, shell.user_ns, shell) is report
+    info, _ = gradient_info(report, shell.user_ns["gen"].layers[0].weights)
+    assert info is not None and info.source.startswith(
+        "%tfgrad report of 'discriminator' and 'generator'"
+    )

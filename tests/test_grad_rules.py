@@ -239,7 +239,11 @@ def regression(optimizer: keras.optimizers.Optimizer, epochs: int, seed: int = 1
     x = rng.normal(size=(64, 8)).astype("float32")
     y = x @ rng.normal(size=(8, 1)).astype("float32")
     model = keras.Sequential(
-        [keras.Input((8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)],
+        [
+            keras.Input((8,)),
+            keras.layers.Dense(16, activation="relu", name="hidden"),
+            keras.layers.Dense(1, name="out"),
+        ],
         name="reg",
     )
     model.compile(optimizer, "mse")

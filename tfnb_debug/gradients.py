@@ -79,6 +79,9 @@ class GradientReport(Report):
     layer_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: one loss per optimizer/variable group, when more than one group recorded its own
     losses: tuple[LossSeries, ...] = ()
+    #: the models the recorded steps train, when known: ``(model_name,)``, or several (a GAN's
+    #: generator and discriminator, each with its optimizer) when ``model_name`` is None
+    models: tuple[str, ...] = ()
 
     @property
     def recorded_steps(self) -> int:
@@ -220,6 +223,7 @@ def build_report(
         source=source,
         history=history,
         total_steps=history.total_steps,
+        models=tuple(models) if not model_name else (model_name,),
         every=every,
         max_steps=max_steps,
         notes=tuple(notes),

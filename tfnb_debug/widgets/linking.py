@@ -33,11 +33,17 @@ def remember_gradient_report(shell: Any, report: Any) -> None:
     """Keep ``report`` as the latest gradient report of its model in this session."""
     from tfnb_debug._state import state_for
 
-    name = getattr(report, "model_name", None)
-    if shell is None or not name:
+    names = _models_of(report)
+    if shell is None or not names:
         return
     reports = state_for(shell).settings.setdefault(SETTINGS_KEY, {})
-    reports[str(name)] = report
+    for name in names:  # a report of two models (a GAN's) is each one's latest
+        reports[name] = report
+
+
+def _models_of(report: Any) -> tuple[str, ...]:
+    name = getattr(report, "model_name", None)
+    return tuple(getattr(report, "models", ())) or ((str(name),) if name else ())
 
 
 def find_gradient_report(
@@ -61,10 +67,10 @@ def find_gradient_report(
     if isinstance(out, Mapping):
         for key in sorted((k for k in out if isinstance(k, int)), reverse=True):
             value = out[key]
-            if _is_gradient_report(value) and value.model_name == model_name:
+            if _is_gradient_report(value) and model_name in _models_of(value):
                 return value
     for value in list(namespace.values()):
-        if _is_gradient_report(value) and value.model_name == model_name:
+        if _is_gradient_report(value) and model_name in _models_of(value):
             return value
     return None
 
@@ -73,7 +79,8 @@ def gradient_info(report: Any, weights: Sequence[Any]) -> tuple[GradientInfo | N
     """This layer's gradients from ``report``, matched by the weights' variable paths."""
     paths = {str(getattr(v, "path", "") or "").split(":")[0] for v in weights}
     paths.discard("")
-    label = f"%tfgrad report of '{report.model_name}', {report.recorded_steps} recorded step(s)"
+    models = " and ".join(f"'{name}'" for name in _models_of(report)) or "the trained variables"
+    label = f"%tfgrad report of {models}, {report.recorded_steps} recorded step(s)"
     if not paths:
         return None, "this layer has no weights, so no gradients"
     history = report.history
