@@ -37,8 +37,12 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two_worker_run.py"
 def _model() -> keras.Model:
     keras.utils.set_random_seed(0)
     return keras.Sequential(
-        [keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(1)],
-        name="single",
+        [
+            keras.Input((4,)),
+            keras.layers.Dense(8, activation="relu", name="dense"),
+            keras.layers.Dense(1, name="dense_1"),
+        ],
+        name="single",  # the layers named: Keras' own counter depends on earlier tests
     )
 
 
