@@ -246,6 +246,53 @@ out["running_mean"] = fitted(Running("mean", name="running"))
 out["bn"] = fitted(keras.layers.BatchNormalization(name="bn"))
 out["bn_sync"] = fitted(keras.layers.BatchNormalization(synchronized=True, name="bn"))
 
+
+
+# D03 / D04 in a custom loop: what the replicas received, with BatchNormalization
+def bn_loop(n, batch, bn="plain", drop=False, from_function=False):
+    xs = rng.normal(size=(n, 4)).astype("float32")
+    ys = rng.normal(size=(n, 1)).astype("float32")
+    middle = [] if bn == "none" else [
+        keras.layers.BatchNormalization(synchronized=bn == "sync", name="bn")]
+    with strategy.scope():
+        net = dense_net(*middle)
+        sgd = keras.optimizers.SGD(0.01)
+    ds = tf.data.Dataset.from_tensor_slices((xs, ys))
+    if from_function:
+        data = strategy.distribute_datasets_from_function(
+            lambda ctx: ds.shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(
+                batch, drop_remainder=drop))
+    else:
+        data = strategy.experimental_distribute_dataset(ds.batch(batch, drop_remainder=drop))
+
+    @tf.function
+    def step(inp):
+        def replica(xy):
+            with tf.GradientTape() as tape:
+                loss = keras.losses.MeanSquaredError()(xy[1], net(xy[0], training=True))
+            grads = tape.gradient(loss, net.trainable_variables)
+            sgd.apply_gradients(zip(grads, net.trainable_variables))
+            return loss
+        return strategy.run(replica, args=(inp,))
+
+    with tfnb_debug.record_gradients(watch=[net, sgd]) as rec:
+        for inp in data:
+            step(inp)
+    result = summary(rec.result())
+    result["finite_weights"] = all(np.isfinite(w).all() for w in net.get_weights())
+    result["examples"] = rec.result().history.per_replica.column("examples").tolist()
+    return result
+
+
+out["bn_17"] = bn_loop(17, 16)              # last global batch 1: replica 1 gets none
+out["bn_17_sync"] = bn_loop(17, 16, "sync")
+out["bn_17_none"] = bn_loop(17, 16, "none")
+out["bn_17_drop"] = bn_loop(17, 16, drop=True)
+out["bn_19"] = bn_loop(19, 16)              # last global batch 3: 2 and 1
+out["bn_20"] = bn_loop(20, 16)              # last global batch 4: 2 and 2
+out["bn_fn_tiny"] = bn_loop(32, 4, from_function=True)   # 4 per replica
+out["bn_fn_large"] = bn_loop(64, 16, from_function=True)  # 16 per replica
+
 # the magic: %%tfgrad on the hand-written mean, in a real IPython shell
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
@@ -346,3 +393,31 @@ def test_d06_names_the_variable_whose_copies_differ(recorded: dict[str, Any]) ->
     assert "moving_mean" in bn and "synchronized=True" in bn
     assert "D06" not in recorded["bn_sync"]["codes"]
     assert "D06" not in recorded["fit"]["codes"] and "D06" not in recorded["mean"]["codes"]
+
+
+@pytest.mark.slow
+def test_d03_d04_in_a_custom_loop_read_what_the_replicas_received(
+    recorded: dict[str, Any],
+) -> None:
+    # 17 examples in global batches of 16: the last step gives 1 and 0 examples
+    bn = recorded["bn_17"]
+    assert bn["examples"] == [[8.0, 8.0], [1.0, 0.0]]
+    d04 = bn["findings"]["D04"]
+    assert "1 and 0" in d04 and "empty batch" in d04 and "measured in the steps" in d04
+    assert "drop_remainder=True" in d04 and "'bn'" in d04
+    assert not bn["finite_weights"]  # the NaN the message names, measured
+    d03 = bn["findings"]["D03"]
+    assert "8 and 8 examples (8 per replica, below 16)" in d03 and "synchronized=True" in d03
+    # a last batch of 3: one replica normalizes a single example
+    assert "2 and 1" in recorded["bn_19"]["findings"]["D04"]
+    # clean twins: synchronized, no BatchNormalization, drop_remainder, an even last batch
+    for twin in ("bn_17_sync", "bn_17_none"):
+        assert not {"D03", "D04"} & set(recorded[twin]["codes"]), recorded[twin]["text"]
+        assert recorded[twin]["finite_weights"]
+    for twin in ("bn_17_drop", "bn_20"):
+        assert "D04" not in recorded[twin]["codes"] and "D03" in recorded[twin]["codes"]
+    # distribute_datasets_from_function: 4 per replica fires, 16 per replica does not
+    assert "normalizes over 4 examples" in recorded["bn_fn_tiny"]["findings"]["D03"]
+    assert not {"D03", "D04"} & set(recorded["bn_fn_large"]["codes"])
+    # under fit, D03 is read from fit's arguments once, not measured a second time
+    assert "at fit of model 'net'" in recorded["bn"]["findings"]["D03"]

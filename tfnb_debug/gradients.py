@@ -652,6 +652,7 @@ def _finish(
         data,
         [o for o in objects if o is not None],
         label=lambda layer: _label(model_name, layer),
+        fit_models=[str(getattr(m, "name", "")) for m in capture.fit_model_objects],
     )
 
 

@@ -8,6 +8,10 @@ adds to the gradient report:
   each layer's gradient norm before the all-reduce, at the last recorded step,
   with the spread across replicas;
 * D01 replica-loss-scaling from the example weights, per optimizer;
+* D03 tiny-replica-batch and D04 empty-replica-batch from the examples each
+  replica received, for a group trained outside ``fit`` (whose D03 and D04 are
+  read from its arguments) with BatchNormalization layers that are not
+  synchronized;
 * D06 replica-divergence from the mirrored variables of the trained models
   (and of the models and optimizers watched), compared once at the end.
 """
@@ -105,14 +109,21 @@ def with_replicas(
     objects: Iterable[Any],
     *,
     label: Callable[[str], str] = str,
+    fit_models: Iterable[str] = (),
 ) -> R:
     """A copy of ``report`` with the replicas table(s), their summary line, D01 per group that
-    ran on several replicas, and D06 for the mirrored variables of ``objects``.
+    ran on several replicas, D03 and D04 per such group that no ``fit`` trained, and D06 for
+    the mirrored variables of ``objects``.
 
-    ``data``: the capture's groups (:class:`~tfnb_debug.collect.gradients.CaptureData`).
+    ``data``: the capture's groups (:class:`~tfnb_debug.collect.gradients.CaptureData`);
+    ``fit_models``: the names of the models ``fit`` trained (D03 and D04 come from its
+    arguments there).
     """
     from tfnb_debug.collect.replicas import mirrored_divergence
     from tfnb_debug.diagnostics.distribute import replica_divergence, replica_loss_scaling
+    from tfnb_debug.diagnostics.fit_data import measured_replica_batch
+
+    fitted = set(fit_models)
 
     found: list[Finding] = []
     tables: list[Table] = []
@@ -125,6 +136,14 @@ def with_replicas(
         optimizer = d.variables[0].optimizer if d.variables else "optimizer"
         names = tuple(getattr(d, "loss_names", ()) or ())
         found += replica_loss_scaling(history, optimizer=optimizer, loss_names=names)
+        models = tuple(getattr(d, "models", ()) or ())
+        if not fitted.intersection(models):
+            found += measured_replica_batch(
+                history,
+                batchnorm=tuple(getattr(d, "batchnorm", ()) or ()),
+                model=models[0] if models else None,
+                steps=[int(s) for s in d.steps],
+            )
         layers = d.layer_index()
         title = "replicas" if len(distributed) == 1 else f"replicas ({optimizer})"
         tables.append(replica_table(history, layers, label=label, title=title))

@@ -45,7 +45,14 @@ import numpy as np
 
 from tfnb_debug.collect._patching import Patches
 
-__all__ = ["FitArgsRecorder", "FitCall", "LabelCounts", "label_counts", "original_fit"]
+__all__ = [
+    "FitArgsRecorder",
+    "FitCall",
+    "LabelCounts",
+    "label_counts",
+    "original_fit",
+    "replica_batchnorm",
+]
 
 #: label arrays with more distinct values than this are taken as regression targets
 MAX_CLASSES = 1000
@@ -316,7 +323,7 @@ def _distribution(model: Any, x: Any, y: Any, a: dict[str, Any], split: float) -
         "replicas": replicas,
         "global_batch": batch,
         "last_batch": last,
-        "batchnorm": _replica_batchnorm(model),
+        "batchnorm": replica_batchnorm(model),
     }
 
 
@@ -343,7 +350,7 @@ def _batches(x: Any, y: Any, a: dict[str, Any], split: float) -> tuple[int | Non
     return batch, train % batch
 
 
-def _replica_batchnorm(model: Any) -> tuple[str, ...]:
+def replica_batchnorm(model: Any) -> tuple[str, ...]:
     """Paths of the BatchNormalization layers that train and normalize per replica."""
     from tfnb_debug.collect.batchnorm_training import batchnorm_modes
 

@@ -65,7 +65,7 @@ from tfnb_debug.collect.keras_access import (
     TensorFlowTrainer,
 )
 from tfnb_debug.collect.loss_targets import LossTargets, caller_frame, evidence_names
-from tfnb_debug.collect.trained_models import trained_models
+from tfnb_debug.collect.trained_models import trained_model_objects
 from tfnb_debug.gradient_history import (
     HIST_BINS,
     STAT_COLUMNS,
@@ -125,6 +125,9 @@ class CaptureData(GradientHistory):
     loss_names: tuple[str, ...] = ()
     #: the Keras models whose trainable variables are this group's (collect/trained_models.py)
     models: tuple[str, ...] = ()
+    #: the BatchNormalization layers of those models that train and normalize per replica
+    #: (not synchronized; read under a strategy with more than one replica, D03 and D04)
+    batchnorm: tuple[str, ...] = ()
     #: what each replica computed (examples, loss, gradient norms before the all-reduce)
     per_replica: ReplicaHistory | None = None
 
@@ -150,6 +153,17 @@ def _read_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
         return [tf.zeros([0], tf.as_dtype(v.dtype)) for v in variables]
 
     return list(tf.cond(due, read, empty))
+
+
+def _per_replica_batchnorm(models: Sequence[Any]) -> tuple[str, ...]:
+    """The BatchNormalization layers of ``models`` that train and are not synchronized,
+    when the step runs under a strategy with more than one replica (D03, D04)."""
+    ctx = tf.distribute.get_replica_context()
+    if ctx is None or int(ctx.num_replicas_in_sync) < 2:
+        return ()
+    from tfnb_debug.collect.fit_args import replica_batchnorm
+
+    return tuple(dict.fromkeys(p for m in models for p in replica_batchnorm(m)))
 
 
 def _first_local_replica(replica_id: int) -> bool:
@@ -203,6 +217,7 @@ class _Recorder:
         self.loss_scaled_by: set[str] = set()
         self.loss_names: tuple[str, ...] | None = None  # read at the first step (kept on reuse)
         self.models: tuple[str, ...] | None = None  # the same
+        self.batchnorm: tuple[str, ...] = ()  # the same, under a strategy
         n, cap = len(variables), capture.max_steps
         device = getattr(variables[0], "device", None) if variables else None
         with tf.init_scope(), tf.device(device or None):
@@ -229,8 +244,20 @@ class _Recorder:
         if self.loss_names is None:
             self.loss_names = evidence_names(matched, optimizer, variables)
         if self.models is None:
-            self.models = trained_models(variables, caller_frame(sys._getframe()))
-        loss = _usable_loss(matched.loss if matched is not None else None)
+            models = trained_model_objects(variables, caller_frame(sys._getframe()))
+            self.models = tuple(dict.fromkeys(str(m.name) for m in models if m.name))
+            self.batchnorm = _per_replica_batchnorm(models)
+        raw = matched.loss if matched is not None else None
+        empty = _no_elements(raw)
+        if empty:
+            # a loss over no examples (a Keras loss of a replica's empty batch, shape (0,), made
+            # as a constant): tape.gradient differentiates the sum of its values, 0; every
+            # replica must reach the collectives below with a scalar loss
+            loss = tf.constant(0.0)
+        else:
+            loss = _usable_loss(raw)
+            if loss is not None and loss.shape.rank != 0:
+                loss = tf.reduce_sum(loss)  # what tape.gradient differentiates
         scale = self.capture.loss_scale_for(optimizer)
         if loss is not None and scale is not None:
             loss = tf.cast(loss, tf.float32) / tf.cast(_read(scale), tf.float32)
@@ -242,7 +269,7 @@ class _Recorder:
             # Each replica holds a partial gradient; the statistics belong to the
             # summed one, which is what the optimizer applies.
             self.replicas = replicas
-            table = self._replica_table(ctx, replicas, present, dense, loss)
+            table = self._replica_table(ctx, replicas, present, dense, loss, empty)
             dense = list(ctx.all_reduce(tf.distribute.ReduceOp.SUM, dense))
             if loss is not None:
                 loss = ctx.all_reduce(tf.distribute.ReduceOp.SUM, tf.cast(loss, tf.float32))
@@ -305,11 +332,17 @@ class _Recorder:
         return result
 
     def _replica_table(
-        self, ctx: Any, replicas: int, present: list[int], dense: list[Any], loss: Any
+        self,
+        ctx: Any,
+        replicas: int,
+        present: list[int],
+        dense: list[Any],
+        loss: Any,
+        empty: bool = False,
     ) -> tf.Tensor | None:
         """Every replica's examples, loss and gradient norms before the all-reduce, as one
         all-reduced table (:mod:`tfnb_debug.collect.replicas`)."""
-        from tfnb_debug.collect.replicas import ReplicaBuffer, example_weight
+        from tfnb_debug.collect.replicas import ReplicaBuffer, example_weight, no_examples
 
         if not self.capture.per_replica:
             return None
@@ -318,7 +351,7 @@ class _Recorder:
                 self.replica_buf = ReplicaBuffer(
                     self.capture.max_steps, replicas, len(self.meta), self.stats.device
                 )
-        weight = example_weight(loss)
+        weight = no_examples() if empty else example_weight(loss)
         return self.replica_buf.gather(ctx, present, dense, loss, weight)
 
     def facts(self) -> tuple[frozenset[int], int, frozenset[str]]:
@@ -386,6 +419,7 @@ class _Recorder:
             loss_scaled_by=tuple(sorted(self.loss_scaled_by)),
             loss_names=self.loss_names or (),
             models=self.models or (),
+            batchnorm=self.batchnorm,
         )
 
     def read(self) -> CaptureData:
@@ -428,6 +462,15 @@ def _usable_loss(loss: Any) -> tf.Tensor | None:
             return loss
         graph = getattr(graph, "outer_graph", None)
     return None
+
+
+def _no_elements(loss: Any) -> bool:
+    """Whether ``loss`` has a static shape with no elements: a loss over no examples."""
+    shape = getattr(loss, "shape", None)
+    try:
+        return shape is not None and shape.num_elements() == 0
+    except Exception:
+        return False
 
 
 def _is_eager(tensor: Any) -> bool:

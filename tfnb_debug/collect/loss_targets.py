@@ -76,8 +76,11 @@ class LossTargets:
 
     def note(self, target: Any, result: Any, frame: types.FrameType | None) -> None:
         """A ``tape.gradient(target, ...)`` call returned ``result``; ``frame`` made the call."""
-        scalar = isinstance(target, tf.Tensor | tf.Variable) and target.shape.rank == 0
-        loss = target if scalar and target.dtype.is_floating else None
+        # a scalar loss, or one with no elements (a Keras loss over a replica's empty batch)
+        usable = isinstance(target, tf.Tensor | tf.Variable) and (
+            target.shape.rank == 0 or target.shape.num_elements() == 0
+        )
+        loss = target if usable and target.dtype.is_floating else None
         grads = [g for g in tf.nest.flatten(result) if g is not None]
         refs: dict[int, Any] = {}
         for g in grads:

@@ -39,6 +39,7 @@ __all__ = [
     "ReplicaBuffer",
     "example_weight",
     "mirrored_divergence",
+    "no_examples",
 ]
 
 #: ops that hand a traced step its data
@@ -63,6 +64,12 @@ class _Pending:
     examples: tf.Tensor
     weight: tf.Tensor
     reduction: str
+
+
+def no_examples() -> _Pending:
+    """The examples and weight of a replica whose loss has no elements: it saw no example."""
+    zero = tf.constant(0.0, tf.float32)
+    return _Pending(zero, zero, "")
 
 
 def example_weight(loss: Any) -> _Pending | None:
@@ -175,7 +182,7 @@ class ReplicaBuffer:
             norms = tf.tensor_scatter_nd_update(
                 norms, [[i] for i in present], tf.sqrt(tf.stack(squares))
             )
-        if pending is not None:
+        if pending is not None and pending.reduction:
             self.reductions.add(pending.reduction)
         head = tf.stack(
             [

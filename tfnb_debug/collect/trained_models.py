@@ -11,7 +11,7 @@ import types
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-__all__ = ["trained_models"]
+__all__ = ["trained_model_objects", "trained_models"]
 
 #: how deep sub-models (a GAN's generator inside the GAN) are searched
 _DEPTH = 3
@@ -34,13 +34,24 @@ def _models_in(value: Any, model_class: type, depth: int) -> Iterator[Any]:
 def trained_models(variables: Sequence[Any], frame: types.FrameType | None) -> tuple[str, ...]:
     """The names of the Keras models (in ``frame``'s locals and globals, and the models
     nested in them) whose trainable variables are exactly ``variables``; each name once."""
+    names: list[str] = []
+    for model in trained_model_objects(variables, frame):
+        name = str(getattr(model, "name", "") or "")
+        if name and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def trained_model_objects(variables: Sequence[Any], frame: types.FrameType | None) -> list[Any]:
+    """The Keras models (in ``frame``'s locals and globals, and the models nested in them)
+    whose trainable variables are exactly ``variables``; each model once."""
     if frame is None or not variables:
-        return ()
+        return []
     import keras
 
     wanted = {id(v) for v in variables}
     seen: set[int] = set()
-    names: list[str] = []
+    found: list[Any] = []
     for scope in (frame.f_locals, frame.f_globals):
         for value in list(scope.values()):
             for model in _models_in(value, keras.Model, _DEPTH):
@@ -51,7 +62,6 @@ def trained_models(variables: Sequence[Any], frame: types.FrameType | None) -> t
                     own = {id(v) for v in model.trainable_variables}
                 except Exception:
                     continue
-                name = str(getattr(model, "name", "") or "")
-                if own == wanted and name and name not in names:
-                    names.append(name)
-    return tuple(names)
+                if own == wanted:
+                    found.append(model)
+    return found

@@ -1,6 +1,11 @@
 """Rules over the recorded arguments of ``fit`` calls: P13 validation-split-skew, P14 steps-exceed-data,
 and under a ``tf.distribute`` strategy D03 tiny-replica-batch and D04 empty-replica-batch.
 
+D03 and D04 have a second form for custom loops (``strategy.run``):
+:func:`measured_replica_batch` reads the examples each replica received in the
+recorded steps (:class:`~tfnb_debug.replica_history.ReplicaHistory`) instead of
+``fit``'s arguments.
+
 Both take :class:`~tfnb_debug.collect.fit_args.FitCall` records (plain values)
 and return findings; :func:`fit_data_findings` runs both and merges the same
 finding from repeated ``fit`` calls into one.
@@ -12,13 +17,17 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from tfnb_debug.collect.fit_args import FitCall, LabelCounts
 from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.replica_history import ReplicaHistory
 from tfnb_debug.reports import Finding, finding
 
 __all__ = [
     "FitDataThresholds",
     "fit_data_findings",
+    "measured_replica_batch",
     "steps_exceed_data",
     "validation_split_skew",
 ]
@@ -282,6 +291,26 @@ def _training_steps(call: FitCall, batches: int, steps: int, dataset: str) -> li
 
 
 # -- D03, D04 ----------------------------------------------------------------------
+def _layers(batchnorm: Sequence[str]) -> str:
+    return ", ".join(f"'{p}'" for p in batchnorm[:3]) + (
+        f" and {len(batchnorm) - 3} more" if len(batchnorm) > 3 else ""
+    )
+
+
+def _d03_hint(th: FitDataThresholds, replicas: int) -> str:
+    return (
+        "use BatchNormalization(synchronized=True) (statistics over the global batch), "
+        f"or a global batch of at least {th.min_replica_batch * replicas}"
+    )
+
+
+def _d04_message(what: str, empty: int) -> str:
+    return (
+        f"{what}: {empty} replica(s) get an empty batch, and BatchNormalization over an "
+        "empty batch writes NaN into its weights"
+    )
+
+
 def tiny_replica_batch(call: FitCall, thresholds: FitDataThresholds | None = None) -> list[Finding]:
     """D03: each replica's BatchNormalization normalizes over fewer than ``min_replica_batch``."""
     th = thresholds or FitDataThresholds()
@@ -290,9 +319,6 @@ def tiny_replica_batch(call: FitCall, thresholds: FitDataThresholds | None = Non
     per_replica = call.global_batch / call.replicas
     if per_replica >= th.min_replica_batch:
         return []
-    layers = ", ".join(f"'{p}'" for p in call.batchnorm[:3]) + (
-        f" and {len(call.batchnorm) - 3} more" if len(call.batchnorm) > 3 else ""
-    )
     return [
         finding(
             "D03",
@@ -301,9 +327,8 @@ def tiny_replica_batch(call: FitCall, thresholds: FitDataThresholds | None = Non
             place=f"fit of model '{call.model}'",
             evidence=f"global batch {call.global_batch} / {call.replicas} replicas = "
             f"{per_replica:g} examples per replica (below {th.min_replica_batch}); "
-            f"BatchNormalization layers that train: {layers}",
-            hint="use BatchNormalization(synchronized=True) (statistics over the global batch), "
-            f"or a global batch of at least {th.min_replica_batch * call.replicas}",
+            f"BatchNormalization layers that train: {_layers(call.batchnorm)}",
+            hint=_d03_hint(th, call.replicas),
         )
     ]
 
@@ -313,13 +338,11 @@ def empty_replica_batch(call: FitCall) -> list[Finding]:
     last = call.last_batch
     if call.replicas <= 1 or not call.batchnorm or not last or last >= call.replicas:
         return []
-    empty = call.replicas - last
+    what = f"every epoch ends with a global batch of {last} example(s) for {call.replicas} replicas"
     return [
         finding(
             "D04",
-            f"every epoch ends with a global batch of {last} example(s) for {call.replicas} "
-            f"replicas: {empty} replica(s) get an empty batch, and BatchNormalization over an "
-            "empty batch writes NaN into its weights while fit's loss stays finite",
+            _d04_message(what, call.replicas - last) + " while fit's loss stays finite",
             place=f"fit of model '{call.model}'",
             evidence=f"global batch {call.global_batch}, last batch {last}, "
             f"{call.replicas} replicas; BatchNormalization layers that train: "
@@ -329,3 +352,102 @@ def empty_replica_batch(call: FitCall) -> list[Finding]:
             "it)",
         )
     ]
+
+
+def _counts(values: np.ndarray) -> str:
+    return " and ".join(str(int(v)) for v in values)
+
+
+def _steps(steps: Sequence[int]) -> str:
+    shown = ", ".join(str(s) for s in steps[:4])
+    return shown + (f" and {len(steps) - 4} more" if len(steps) > 4 else "")
+
+
+def measured_replica_batch(
+    history: ReplicaHistory,
+    *,
+    batchnorm: Sequence[str],
+    model: str | None,
+    steps: Sequence[int] | None = None,
+    thresholds: FitDataThresholds | None = None,
+) -> list[Finding]:
+    """D03 and D04 in a custom loop, from the examples each replica's loss reduced over in the
+    recorded steps (measured inside the step), for a model whose BatchNormalization layers
+    ``batchnorm`` train and are not synchronized.
+
+    D03: the replicas' share of the largest global batch seen is below ``min_replica_batch``
+    on average.  D04: a step where a replica got no example, or one example while another
+    replica got more (a short batch at an epoch's end): BatchNormalization then normalizes
+    over fewer than 2 examples.  Steps whose counts were not found are no evidence.
+    """
+    th = thresholds or FitDataThresholds()
+    n = history.replicas
+    if n < 2 or not batchnorm or history.n_records == 0:
+        return []
+    examples = history.column("examples")
+    known = np.isfinite(examples).all(axis=1)
+    if not known.any():
+        return []
+    counts = examples[known].astype(np.int64)
+    numbers = np.asarray(steps, np.int64)[known] if steps is not None else np.flatnonzero(known)
+    place = f"model '{model}'" if model else "the trained model"
+    place += " in a custom loop (strategy.run)"
+    layers = _layers(batchnorm)
+    recorded = f"{len(counts)} recorded step(s)"
+    found: list[Finding] = []
+    totals = counts.sum(axis=1)
+    widest = counts[int(np.argmax(totals))]
+    per_replica = float(widest.sum()) / n
+    if per_replica < th.min_replica_batch:
+        full = int((totals == widest.sum()).sum())
+        share = (
+            f"each of the {n} replicas normalizes over {int(widest[0])} examples"
+            if len(set(widest.tolist())) == 1
+            else f"the {n} replicas normalize over {_counts(widest)} examples"
+        )
+        found.append(
+            finding(
+                "D03",
+                f"{share}: BatchNormalization computes its statistics per replica",
+                place=place,
+                evidence=f"measured in the steps: the largest global batch, {int(widest.sum())} "
+                f"examples, reached the {n} replicas as {_counts(widest)} examples "
+                f"({per_replica:g} per replica, below {th.min_replica_batch}) in {full} of "
+                f"{recorded}; BatchNormalization layers that train: {layers}",
+                hint=_d03_hint(th, n),
+            )
+        )
+    short = (counts == 0) | ((counts == 1) & (counts < counts.max(axis=1, keepdims=True)))
+    bad = np.flatnonzero(short.any(axis=1))
+    if len(bad):
+        first = counts[bad[0]]
+        empty = int((first == 0).sum())
+        what = (
+            f"a global batch of {int(first.sum())} example(s) reached the {n} replicas as "
+            f"{_counts(first)}"
+        )
+        if empty:
+            message = _d04_message(what, empty)
+        else:
+            message = (
+                f"{what}: BatchNormalization normalizes a replica's single example to its "
+                "offset (the variance of one example is 0) and pulls its moving variance "
+                "toward 0"
+            )
+        shown = [int(numbers[i]) for i in bad]
+        found.append(
+            finding(
+                "D04",
+                message,
+                place=place,
+                evidence=f"measured in the steps: a replica got fewer than 2 examples, and fewer "
+                f"than another replica, at step {_steps(shown)} ({len(bad)} of {recorded}); "
+                f"examples per replica there: {_counts(first)}; "
+                f"BatchNormalization layers that train: {layers}",
+                hint="drop the short batch: `.batch(n, drop_remainder=True)` on the dataset "
+                "before `experimental_distribute_dataset` (in `distribute_datasets_from_function`"
+                ", on each replica's dataset), or a dataset whose length is a multiple of the "
+                "global batch",
+            )
+        )
+    return found
