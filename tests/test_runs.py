@@ -110,6 +110,55 @@ def test_single_process_script_opens_in_a_notebook(shell: InteractiveShell, tmp_
         run.worker(3)
 
 
+OPEN_WITHOUT_TENSORFLOW = """
+import sys
+class HideTensorFlow:
+    # what an environment without TensorFlow answers: no module of that name
+    def find_spec(self, name, path=None, target=None):
+        if name == "tensorflow" or name.startswith("tensorflow."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, HideTensorFlow())
+import tfnb_debug
+run = tfnb_debug.open_run(sys.argv[1])
+print("TYPE:", type(run).__name__, isinstance(run, tfnb_debug.RunReport))
+print("SUMMARY:", run.summary[0])
+print("TEXT:", "worker-0" in run.to_text(), "<svg" in run.to_html())
+print("WORKER:", run.worker(0).recorded_steps)
+try:
+    tfnb_debug.open_run("gs://bucket/runs/exp1")
+except tfnb_debug.TfnbDebugError as error:
+    print("URL:", str(error))
+print("LOADED:", "tensorflow" in sys.modules, "keras" in sys.modules)
+"""
+
+
+@pytest.mark.slow
+def test_a_local_run_opens_without_tensorflow(tmp_path: Path) -> None:
+    """Run folders are JSON and npz: a Python without TensorFlow opens a local one; a URL
+    (read through tf.io.gfile) gets one line saying what to do."""
+    run_dir = str(tmp_path / "run")
+    _custom_loop(run_dir)
+    root = str(Path(__file__).resolve().parents[1])
+    out = subprocess.run(
+        [sys.executable, "-c", OPEN_WITHOUT_TENSORFLOW, run_dir],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = dict(line.split(": ", 1) for line in out.stdout.splitlines() if ": " in line)
+    assert lines["TYPE"] == "RunReport True"
+    assert lines["SUMMARY"] == "a single-process run: worker-0 6 optimizer step(s)"
+    assert lines["TEXT"] == "True True" and lines["WORKER"] == "6"
+    url = lines["URL"]
+    assert url.startswith("gs://bucket/runs/exp1 is read through tf.io.gfile, which needs")
+    assert "pip install tensorflow-cpu" in url and "\n" not in url
+    assert lines["LOADED"] == "False False"  # nothing imported TensorFlow or Keras
+
+
 def test_a_memory_only_run_opens(tmp_path: Path) -> None:
     with tfnb_debug.track_memory(save_to=tmp_path / "mem"):
         np.ones((1024, 1024)).sum()

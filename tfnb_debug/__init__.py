@@ -63,6 +63,9 @@ _LAZY = {
     "LayerInspector": "tfnb_debug.widgets.inspector",
 }
 
+# Public functions that work without TensorFlow: reading a run folder (JSON and npz files).
+_WITHOUT_TENSORFLOW = frozenset({"open_run"})
+
 __all__ = sorted(["Finding", "Report", "TfnbDebugError", "TfnbDebugWarning", "__version__", *_LAZY])
 
 
@@ -71,7 +74,11 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'tfnb_debug' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
-    if isinstance(value, types.FunctionType) and not tensorflow_installed():
+    if (
+        isinstance(value, types.FunctionType)
+        and name not in _WITHOUT_TENSORFLOW
+        and not tensorflow_installed()
+    ):
         return _needs_tensorflow(value)
     return value
 

@@ -12,11 +12,13 @@ identical input batches.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from tfnb_debug._startup import install_command, tensorflow_installed
 from tfnb_debug.diagnostics.runs import (
     RunThresholds,
     WorkerInput,
@@ -99,6 +101,12 @@ def open_run(
     path = str(path)
     if not path.strip():
         raise TfnbDebugError("no run folder given: %tfrun RUN_DIR, e.g. %tfrun runs/exp1")
+    if "://" in path and not tensorflow_installed():
+        raise TfnbDebugError(
+            f"{path} is read through tf.io.gfile, which needs TensorFlow, not installed for "
+            f"this Python ({sys.executable}): run `{install_command()}`, or copy the run "
+            "folder to a local path (a local folder opens without TensorFlow)"
+        )
     workers = tuple(load_worker(path, name) for name in find_workers(path))
     return build_run_report(path, workers, thresholds)
 
