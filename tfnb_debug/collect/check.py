@@ -6,10 +6,10 @@ for a checked run, and restores all of it in ``finally``:
 * layer calls go through :func:`tfnb_debug.collect._patching.layer_call_hook`:
   each floating output is replaced by ``tf.identity(output)`` under a control
   dependency on a guard, so the check runs inside ``tf.function`` and
-  ``model.fit`` before any consumer of the output.  The guard is one sum and a
-  ``tf.cond``; only when the sum is not finite does the exact
-  ``tf.debugging.check_numerics`` run (eagerly, ``check_numerics`` is used
-  directly).  A custom gradient guards the gradient flowing back into each
+  ``model.fit`` before any consumer of the output.  The guard is one sum and an
+  ``If`` op whose two branches are shared by every guard; only when the sum is
+  not finite does the exact check run, raising with ``check_numerics``' own
+  message (eagerly, ``check_numerics`` is used directly).  A custom gradient guards the gradient flowing back into each
   output.  The inputs of the outermost call are checked first (N05), and any
   input that is not the checked output of another layer is checked too, so a
   failing layer's inputs are known to be finite;
@@ -429,7 +429,7 @@ class NumericsChecks:
         tensor: Any,
         kind: str,
         place: str,
-        before_failing: Callable[[], list[Any]] | None = None,
+        copy: _Copy | None = None,
     ) -> Any:
         """``tensor``, checked: eagerly with ``check_numerics``; in graphs with a cheap guard."""
         if not tensor.dtype.is_floating or self._is_checked(tensor):
@@ -445,7 +445,7 @@ class NumericsChecks:
                 checked = tensor  # checked already (eagerly); keep the plain gradient
             guard = None
         else:
-            guard = self._guard(tensor, tag, before_failing)
+            guard = self._guard(tensor, tag, copy)
             checked = self._after(tensor, guard, backward)
         checked = self._keras_facts(tensor, checked, guard, backward)
         self._checked[id(checked)] = checked
@@ -485,30 +485,33 @@ class NumericsChecks:
             masking.set_keras_mask(checked, mask)
         return checked
 
-    def _guard(
-        self, tensor: Any, tag: str, before_failing: Callable[[], list[Any]] | None = None
-    ) -> Any:
+    def _guard(self, tensor: Any, tag: str, copy: _Copy | None = None) -> Any:
         """A scalar op that raises if ``tensor`` holds NaN/Inf.
 
-        The common path is one sum (NaN and Inf propagate into it) and a
-        ``tf.cond``; only when the sum is not finite does the exact
-        ``check_numerics`` run on the whole tensor, so a sum that merely
-        overflowed never reports a NaN that is not there.
+        The common path is one sum (NaN and Inf propagate into it) and an
+        ``If`` op; only when the sum is not finite does the exact check run on
+        the whole tensor (after ``copy``: a layer's input copied to the host),
+        so a sum that merely overflowed never reports a NaN that is not there.
+        The ``If``'s two branches are functions shared by every guard of the
+        same dtypes (:func:`_branches`), so a guard adds three ops to the
+        trace, not two branch graphs of its own: on a model of a few hundred
+        layers that is most of what tracing the checked step took.
         """
         wide = tensor if tensor.dtype in (tf.float32, tf.float64) else tf.cast(tensor, tf.float32)
         total = tf.reduce_sum(wide)
-
-        def fine() -> Any:
-            return tf.constant(True)
-
-        def exact() -> Any:
-            deps = before_failing() if before_failing is not None else []
-            with tf.control_dependencies(deps):
-                checked = tf.debugging.check_numerics(tensor, tag)
-            with tf.control_dependencies([checked]):
-                return tf.constant(True)
-
-        return tf.cond(tf.math.is_finite(total), fine, exact)
+        source = copy[1] if copy is not None else None
+        fine, exact = _branches(tensor.dtype, None if source is None else source.dtype)
+        inputs = [tensor, tf.constant(tag), tf.constant(copy[0] if copy is not None else "")]
+        if source is not None:
+            inputs.append(source)
+        return tf.raw_ops.If(
+            cond=tf.math.is_finite(total),
+            input=inputs,
+            Tout=[tf.bool],
+            then_branch=fine,
+            else_branch=exact,
+            output_shapes=[[]],
+        )[0]
 
     def _after(self, tensor: Any, guard: Any, backward_tag: str | None) -> Any:
         """``tensor`` behind a control dependency on ``guard``; its gradient checked too."""
@@ -574,43 +577,30 @@ class NumericsChecks:
     def _check_outputs(
         self, out: Any, path: str, index: int, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        before_failing = None
+        copy = None
         if not tf.executing_eagerly() and self.op_detail:
-            before_failing = self._input_copier(path, args, kwargs)
+            copy = self._input_to_copy(path, args, kwargs)
         return keras.tree.map_structure(
-            lambda v: (
-                self._check(v, "output", path, before_failing) if isinstance(v, tf.Tensor) else v
-            ),
+            lambda v: self._check(v, "output", path, copy) if isinstance(v, tf.Tensor) else v,
             out,
         )
 
-    def _input_copier(
+    def _input_to_copy(
         self, path: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Callable[[], list[Any]] | None:
-        """On the failing path only: copy the layer's single float input to the host.
+    ) -> _Copy | None:
+        """The layer's single float input, to copy to the host on the failing path only.
 
-        A Python copy, not a variable: assigning inputs of varying shapes to a
-        shape-less variable trips Grappler (it fed later ops the wrong tensor).
-        XLA is off for the run, so the ``py_function`` is allowed.  The copy
-        goes to the run active when the graph runs: a kept graph outlives the
-        run that traced it.
+        A Python copy (:func:`_copy_input`), not a variable: assigning inputs
+        of varying shapes to a shape-less variable trips Grappler (it fed later
+        ops the wrong tensor).  XLA is off for the run, so the ``py_function``
+        is allowed.  The copy goes to the run active when the graph runs: a
+        kept graph outlives the run that traced it.
         """
         inputs = [t for t in keras.tree.flatten((args, kwargs)) if isinstance(t, tf.Tensor)]
         float_inputs = [t for t in inputs if t.dtype.is_floating]
         if len(float_inputs) != 1:
             return None
-        source = float_inputs[0]
-
-        def copy_input(value: Any) -> bool:
-            active = _active()
-            if active is not None and active._stashed is None:
-                active._stashed = (path, value.numpy())
-            return False
-
-        def copier() -> list[Any]:
-            return [tf.py_function(copy_input, [source], Tout=tf.bool)]
-
-        return copier
+        return path, float_inputs[0]
 
     # -- after a failure -----------------------------------------------------------------
 
@@ -813,6 +803,65 @@ class NumericsChecks:
         return found
 
 
+#: a layer's path and its input, copied to the host when the layer's output check fails
+_Copy = tuple[str, Any]
+
+#: the shared branches of the guards' ``If`` ops, by (checked dtype, copied input's dtype)
+_BRANCHES: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+_BRANCHES_LOCK = threading.Lock()
+
+
+def _copy_input(place: Any, value: Any) -> bool:
+    """On a failing guard: ``value`` (the input of the layer at ``place``) to the active run."""
+    active = _active()
+    if active is not None and active._stashed is None:
+        active._stashed = (place.numpy().decode(), value.numpy())
+    return False
+
+
+def _branches(dtype: Any, source: Any) -> tuple[Any, Any]:
+    """The ``If`` branches of a guard on a ``dtype`` tensor (with a ``source`` input to copy,
+    or None): ``(fine, exact)``, concrete functions of ``(tensor, tag, place[, input])``.
+
+    ``exact`` copies the input (:func:`_copy_input`), then raises
+    ``InvalidArgumentError`` with ``check_numerics``' own message
+    (``<tag> : Tensor had NaN values``) unless the tensor is finite.  Made
+    once per dtype pair and shared by every guard: traced with no hook
+    active, so they are not the user's traces.
+    """
+    key = (dtype, source)
+    with _BRANCHES_LOCK:
+        if key in _BRANCHES:
+            return _BRANCHES[key]
+    from tfnb_debug.collect._patching import suspended
+
+    specs = [tf.TensorSpec(None, dtype), tf.TensorSpec([], tf.string), tf.TensorSpec([], tf.string)]
+    if source is not None:
+        specs.append(tf.TensorSpec(None, source))
+
+    def fine(*_: Any) -> Any:
+        return tf.constant(True)
+
+    def exact(tensor: Any, tag: Any, place: Any, *copied: Any) -> Any:
+        deps = [tf.py_function(_copy_input, [place, copied[0]], Tout=tf.bool)] if copied else []
+        with tf.control_dependencies(deps):
+            nan = tf.reduce_any(tf.math.is_nan(tensor))
+            inf = tf.reduce_any(tf.math.is_inf(tensor))
+            what = tf.where(nan & inf, "Inf and NaN", tf.where(nan, "NaN", "Inf"))
+            message = tf.strings.join([tag, " : Tensor had ", what, " values"])
+            failed = tf.debugging.Assert(tf.logical_not(nan | inf), [message])
+        with tf.control_dependencies([failed]):
+            return tf.constant(True)
+
+    with tf.init_scope(), suspended():
+        made = tuple(
+            tf.function(branch, input_signature=specs, autograph=False).get_concrete_function()
+            for branch in (fine, exact)
+        )
+    with _BRANCHES_LOCK:
+        return _BRANCHES.setdefault(key, made)
+
+
 def _local_tensors(strategy: Any, values: Sequence[Any]) -> list[Any]:
     """Every replica's tensor of ``values`` (what a ``merge_call`` gives, per replica)."""
     found: list[Any] = []
@@ -958,8 +1007,9 @@ def _key_line(text: str) -> str:
     """E.g. ``check_numerics: Tensor had NaN values`` from TensorFlow's long message."""
     text = strip_ansi(text)
     match = re.search(TAG + r"\|[^|]*\|[^|]*\|['\s:]*([^\n\[]*)", text)
-    if match and match.group(1).strip():
-        return "check_numerics: " + match.group(1).strip()
+    if match and match.group(1).strip().rstrip("]"):
+        # a guard's exact check raises through ``Assert``: "[<tag> : Tensor had NaN values]"
+        return "check_numerics: " + match.group(1).strip().rstrip("]").strip()
     return " ".join(text.split())[:200]
 
 
