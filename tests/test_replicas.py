@@ -21,6 +21,7 @@ import pytest
 
 from tests._support import check_golden
 from tfnb_debug.diagnostics.distribute import replica_divergence, replica_loss_scaling
+from tfnb_debug.diagnostics.fit_data import measured_replica_batch
 from tfnb_debug.replica_history import MirroredDifference, ReplicaHistory
 from tfnb_debug.replica_report import replica_table, replicas_summary
 from tfnb_debug.reports import Report, sort_findings
@@ -51,6 +52,38 @@ def test_d01_fires_on_replica_means_only() -> None:
     assert replica_loss_scaling(history(1.0, replicas=1), optimizer="sgd") == []
     # a weight that was not found (NaN) is no evidence
     assert replica_loss_scaling(history(float("nan")), optimizer="sgd") == []
+
+
+def counts(*steps: tuple[float, ...]) -> ReplicaHistory:
+    """Hand-made records holding only the examples each replica received per step."""
+    values = np.full((len(steps), len(steps[0]), 3 + len(PATHS)), np.nan, np.float32)
+    values[:, :, 0] = steps
+    return ReplicaHistory(values=values, paths=PATHS)
+
+
+def test_d03_d04_measured_read_the_examples_each_replica_received() -> None:
+    def codes(h: ReplicaHistory, batchnorm: tuple[str, ...] = ("bn",)) -> dict[str, str]:
+        steps = list(range(5, 5 + h.n_records))
+        found = measured_replica_batch(h, batchnorm=batchnorm, model="net", steps=steps)
+        return {f.code: f.to_text() for f in found}
+
+    found = codes(counts((8, 8), (8, 8), (1, 0)))
+    assert "at step 7 (1 of 3 recorded step(s))" in found["D04"] and "1 and 0" in found["D04"]
+    assert "8 and 8 examples (8 per replica, below 16) in 2 of 3" in found["D03"]
+    assert "single example" in codes(counts((16, 16), (2, 1)))["D04"]
+    assert (
+        "at step 0 "
+        in measured_replica_batch(counts((1, 0)), batchnorm=("bn",), model=None)[-1].evidence
+    )
+    # an even last batch, 16 per replica, one example on every replica of a tiny batch
+    assert codes(counts((16, 16), (2, 2))) == {}
+    assert list(codes(counts((1, 1), (1, 1)))) == ["D03"]
+    # no BatchNormalization that trains per replica, one replica, counts not found
+    assert codes(counts((8, 8), (1, 0)), batchnorm=()) == {}
+    assert codes(counts((8,), (0,))) == {}
+    assert codes(counts((np.nan, np.nan), (np.nan, np.nan))) == {}
+    # a step whose counts were not found is no evidence; the others still are
+    assert "at step 6" in codes(counts((np.nan, 8), (1, 0), (16, 16)))["D04"]
 
 
 def test_d06_hint_follows_the_variable() -> None:

@@ -389,7 +389,8 @@ def measured_replica_batch(
     if not known.any():
         return []
     counts = examples[known].astype(np.int64)
-    numbers = np.asarray(steps, np.int64)[known] if steps is not None else np.flatnonzero(known)
+    numbers = np.asarray(steps if steps is not None else [], np.int64)
+    numbers = numbers[known] if len(numbers) == len(known) else np.flatnonzero(known)
     place = f"model '{model}'" if model else "the trained model"
     place += " in a custom loop (strategy.run)"
     layers = _layers(batchnorm)
