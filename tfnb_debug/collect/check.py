@@ -527,13 +527,35 @@ class NumericsChecks:
             def grad(dy: Any) -> Any:
                 if not isinstance(dy, tf.Tensor) or not dy.dtype.is_floating:
                     return dy
-                dy_guard = self._guard(dy, backward_tag)
-                with tf.control_dependencies([dy_guard]):
-                    return tf.identity(dy)
+                return self._checked_gradient(dy, backward_tag)
 
             return y, grad
 
         return passed(tensor)
+
+    def _checked_gradient(self, dy: Any, tag: str) -> Any:
+        """``dy`` (the gradient flowing back into a checked output) through its guard.
+
+        The value passes through a ``StatelessIf`` (same sum and shared
+        branches as :meth:`_guard`, the exact branch returning ``dy`` once it
+        passed), not behind a control dependency on a stateful op: a graph
+        then runs the check exactly when the gradient is used.  A frozen
+        layer's backward pass, which no trainable variable needs (a frozen
+        base under a trained head), is pruned as in the plain step instead
+        of being computed in every step only to be checked.
+        """
+        wide = dy if dy.dtype in (tf.float32, tf.float64) else tf.cast(dy, tf.float32)
+        fine, exact = _branches(dy.dtype, None, passing=True)
+        out = tf.raw_ops.StatelessIf(
+            cond=tf.math.is_finite(tf.reduce_sum(wide)),
+            input=[dy, tf.constant(tag), tf.constant("")],
+            Tout=[dy.dtype],
+            then_branch=fine,
+            else_branch=exact,
+            output_shapes=[dy.shape],
+        )[0]
+        out.set_shape(dy.shape)
+        return out
 
     def check_gradients(self, grads: list[Any], places: dict[int, str]) -> list[Any]:
         """The gradients (``places``: index -> variable path), checked before they are applied.
@@ -806,8 +828,9 @@ class NumericsChecks:
 #: a layer's path and its input, copied to the host when the layer's output check fails
 _Copy = tuple[str, Any]
 
-#: the shared branches of the guards' ``If`` ops, by (checked dtype, copied input's dtype)
-_BRANCHES: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+#: the shared branches of the guards' ``If`` ops, by (checked dtype, copied input's dtype,
+#: whether they pass the tensor on)
+_BRANCHES: dict[tuple[Any, Any, bool], tuple[Any, Any]] = {}
 _BRANCHES_LOCK = threading.Lock()
 
 
@@ -819,7 +842,7 @@ def _copy_input(place: Any, value: Any) -> bool:
     return False
 
 
-def _branches(dtype: Any, source: Any) -> tuple[Any, Any]:
+def _branches(dtype: Any, source: Any, *, passing: bool = False) -> tuple[Any, Any]:
     """The ``If`` branches of a guard on a ``dtype`` tensor (with a ``source`` input to copy,
     or None): ``(fine, exact)``, concrete functions of ``(tensor, tag, place[, input])``.
 
@@ -827,9 +850,10 @@ def _branches(dtype: Any, source: Any) -> tuple[Any, Any]:
     ``InvalidArgumentError`` with ``check_numerics``' own message
     (``<tag> : Tensor had NaN values``) unless the tensor is finite.  Made
     once per dtype pair and shared by every guard: traced with no hook
-    active, so they are not the user's traces.
+    active, so they are not the user's traces.  ``passing``: both return the
+    tensor itself instead of True (the exact one once it passed).
     """
-    key = (dtype, source)
+    key = (dtype, source, passing)
     with _BRANCHES_LOCK:
         if key in _BRANCHES:
             return _BRANCHES[key]
@@ -839,8 +863,8 @@ def _branches(dtype: Any, source: Any) -> tuple[Any, Any]:
     if source is not None:
         specs.append(tf.TensorSpec(None, source))
 
-    def fine(*_: Any) -> Any:
-        return tf.constant(True)
+    def fine(tensor: Any, *_: Any) -> Any:
+        return tf.identity(tensor) if passing else tf.constant(True)
 
     def exact(tensor: Any, tag: Any, place: Any, *copied: Any) -> Any:
         deps = [tf.py_function(_copy_input, [place, copied[0]], Tout=tf.bool)] if copied else []
@@ -851,7 +875,7 @@ def _branches(dtype: Any, source: Any) -> tuple[Any, Any]:
             message = tf.strings.join([tag, " : Tensor had ", what, " values"])
             failed = tf.debugging.Assert(tf.logical_not(nan | inf), [message])
         with tf.control_dependencies([failed]):
-            return tf.constant(True)
+            return tf.identity(tensor) if passing else tf.constant(True)
 
     with tf.init_scope(), suspended():
         made = tuple(
