@@ -350,6 +350,26 @@ with capture_output():
 with capture_output() as cap:
     shell.run_cell("%%tfgrad\nfor batch in dist:\n    train(batch)\n")
 out["magic"] = "\n".join(o.data.get("text/plain", "") for o in cap.outputs) + cap.stdout
+# the same magic on a custom loop whose model has BatchNormalization, 17 examples in batches of 16
+shell.user_ns["dist17"] = strategy.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensor_slices((x[:17], y[:17])).batch(16))
+with capture_output():
+    shell.run_cell(
+        "with strategy.scope():\n"
+        "    bn_model = dense_net(keras.layers.BatchNormalization(name='bn'))\n"
+        "    bn_opt = keras.optimizers.SGD(0.01)\n"
+        "@tf.function\n"
+        "def bn_train(batch):\n"
+        "    def replica(inp):\n"
+        "        with tf.GradientTape() as tape:\n"
+        "            loss = keras.losses.MeanSquaredError()(inp[1], bn_model(inp[0], training=True))\n"
+        "        bn_opt.apply_gradients(zip(tape.gradient(loss, bn_model.trainable_variables), bn_model.trainable_variables))\n"
+        "        return loss\n"
+        "    return strategy.run(replica, args=(batch,))\n"
+    )
+with capture_output() as cap:
+    shell.run_cell("%%tfgrad\nfor batch in dist17:\n    bn_train(batch)\n")
+out["magic_bn"] = "\n".join(o.data.get("text/plain", "") for o in cap.outputs) + cap.stdout
 print("RESULT " + json.dumps(out))
 '''
 
@@ -452,5 +472,8 @@ def test_d03_d04_in_a_custom_loop_read_what_the_replicas_received(
     # distribute_datasets_from_function: 4 per replica fires, 16 per replica does not
     assert "normalizes over 4 examples" in recorded["bn_fn_tiny"]["findings"]["D03"]
     assert not {"D03", "D04"} & set(recorded["bn_fn_large"]["codes"])
+    # the same under the %%tfgrad magic in a real IPython shell
+    assert "D04 empty-replica-batch (error)" in recorded["magic_bn"], recorded["magic_bn"]
+    assert "D03 tiny-replica-batch (warning)" in recorded["magic_bn"]
     # under fit, D03 is read from fit's arguments once, not measured a second time
     assert "at fit of model 'net'" in recorded["bn"]["findings"]["D03"]
