@@ -98,6 +98,20 @@ class _Traced:
     gradients: list[str] = field(default_factory=list)
     optimizers: list[Any] = field(default_factory=list)
     counters: list[tuple[Any, Any]] = field(default_factory=list)
+    _seen: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
+
+    def add_layer(self, layer: Any, path: str) -> None:
+        """``layer`` called at ``path`` (once each: a set lookup, as every layer call of the
+        trace comes here, where scanning the list grew with the square of the layers)."""
+        if ("layer", id(layer), path) not in self._seen:
+            self._seen.add(("layer", id(layer), path))
+            self.layers.append((layer, path))
+
+    def add_output(self, path: str) -> None:
+        """The output at ``path`` is checked (once each)."""
+        if ("output", path) not in self._seen:
+            self._seen.add(("output", path))
+            self.outputs.append(path)
 
 
 def _add(items: list[Any], item: Any) -> None:
@@ -372,7 +386,7 @@ class NumericsChecks:
         path = "/".join([*self._stack, layer.name])
         index = self._register(layer, path)
         if self._tracing is not None:
-            _add(self._tracing.layers, (layer, path))
+            self._tracing.add_layer(layer, path)
         outermost = not self._stack
         kind = "input" if outermost else "layer-input"
         place = path if not outermost else layer.name
@@ -388,7 +402,7 @@ class NumericsChecks:
             self._stack.pop()
         self._add_output(path)
         if self._tracing is not None:
-            _add(self._tracing.outputs, path)
+            self._tracing.add_output(path)
         try:
             return self._check_outputs(out, path, index, args, kwargs)
         except tf.errors.InvalidArgumentError:
