@@ -877,11 +877,14 @@ def _branches(dtype: Any, source: Any, *, passing: bool = False) -> tuple[Any, A
     if source is not None:
         specs.append(tf.TensorSpec(None, source))
 
-    def fine(tensor: Any, *_: Any) -> Any:
+    # named parameters (no ``*args``): TensorFlow warns of the names it makes for those
+    def fine(tensor: Any, tag: Any, place: Any, copied: Any = None) -> Any:
         return tf.identity(tensor) if passing else tf.constant(True)
 
-    def exact(tensor: Any, tag: Any, place: Any, *copied: Any) -> Any:
-        deps = [tf.py_function(_copy_input, [place, copied[0]], Tout=tf.bool)] if copied else []
+    def exact(tensor: Any, tag: Any, place: Any, copied: Any = None) -> Any:
+        deps = (
+            [] if copied is None else [tf.py_function(_copy_input, [place, copied], Tout=tf.bool)]
+        )
         with tf.control_dependencies(deps):
             nan = tf.reduce_any(tf.math.is_nan(tensor))
             inf = tf.reduce_any(tf.math.is_inf(tensor))
