@@ -49,6 +49,7 @@ __all__ = [
     "FitArgsRecorder",
     "FitCall",
     "LabelCounts",
+    "is_dataset",
     "label_counts",
     "original_fit",
     "replica_batchnorm",
@@ -274,7 +275,7 @@ def _describe(model: Any, a: dict[str, Any], frame: FrameType | None) -> FitCall
     split = float(a.get("validation_split") or 0.0)
     labels = None
     samples = None
-    if split and validation_data is None and y is not None and not _is_dataset(x):
+    if split and validation_data is None and y is not None and not is_dataset(x):
         samples = _leading(y)
         if samples is not None:
             split_at = int(math.floor(samples * (1.0 - split)))
@@ -307,7 +308,7 @@ def _describe(model: Any, a: dict[str, Any], frame: FrameType | None) -> FitCall
         batches=_finite_batches(x),
         validation_steps=int(validation_steps) if validation_steps is not None else None,
         validation_batches=_finite_batches(val_x),
-        validation_name=_name_of(val_x, user_frame) if _is_dataset(val_x) else None,
+        validation_name=_name_of(val_x, user_frame) if is_dataset(val_x) else None,
         **_distribution(model, x, y, a, split),
     )
 
@@ -329,7 +330,7 @@ def _distribution(model: Any, x: Any, y: Any, a: dict[str, Any], split: float) -
 
 def _batches(x: Any, y: Any, a: dict[str, Any], split: float) -> tuple[int | None, int | None]:
     """(global batch size, size of the last batch of an epoch) when they can be read."""
-    if _is_dataset(x):
+    if is_dataset(x):
         ds = x
         while ds is not None:
             if hasattr(ds, "_batch_size") and hasattr(ds, "_drop_remainder"):
@@ -367,14 +368,15 @@ def replica_batchnorm(model: Any) -> tuple[str, ...]:
     return tuple(p for p in training if p.rsplit("/", 1)[-1] not in synchronized)
 
 
-def _is_dataset(value: Any) -> bool:
+def is_dataset(value: Any) -> bool:
+    """Whether ``value`` is a ``tf.data.Dataset`` (without importing TensorFlow)."""
     tf = sys.modules.get("tensorflow")
     return tf is not None and isinstance(value, tf.data.Dataset)
 
 
 def _finite_batches(value: Any) -> int | None:
     """A dataset's known, finite cardinality (None for infinite, unknown or not a dataset)."""
-    if not _is_dataset(value):
+    if not is_dataset(value):
         return None
     n = int(value.cardinality())
     return n if n >= 0 else None

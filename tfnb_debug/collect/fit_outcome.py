@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from tfnb_debug.collect.fit_args import is_dataset
 from tfnb_debug.collect.splits import SplitFacts
 
 __all__ = [
@@ -191,7 +192,7 @@ def _outcome(
     split = float(a.get("validation_split") or 0.0)
     predictions = None
     samples = None
-    if y is not None and not _is_dataset(x):
+    if y is not None and not is_dataset(x):
         n = _length(y)
         if n:
             samples = int(math.floor(n * (1.0 - split))) if split else n
@@ -199,7 +200,7 @@ def _outcome(
                 predictions = predict_classes(
                     model, (x, y), head, limit=samples, max_seconds=seconds
                 )
-    elif _is_dataset(x) and head is not None:
+    elif is_dataset(x) and head is not None:
         predictions = predict_classes(model, x, head, max_seconds=seconds)
     kinds = tuple(sorted({fact.kind for fact in collect_metrics(model)}))
     names = tuple(str(getattr(m, "name", "")) for m in _user_metrics(model))
@@ -230,7 +231,7 @@ def _validation_counts(
         labels = np.asarray(data[1])
     elif data is None and y is not None and samples is not None and a.get("validation_split"):
         labels = np.asarray(y)[samples:]
-    elif _is_dataset(data):
+    elif is_dataset(data):
         parts = []
         for i, element in enumerate(data):
             if not isinstance(element, tuple | list) or len(element) < 2 or i >= _MAX_BATCHES:
@@ -268,13 +269,6 @@ def _kind_of_name(name: str) -> str:
         if kind in low:
             return kind
     return "other"
-
-
-def _is_dataset(value: Any) -> bool:
-    import sys
-
-    tf = sys.modules.get("tensorflow")
-    return tf is not None and isinstance(value, tf.data.Dataset)
 
 
 def _length(value: Any) -> int | None:

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from tfnb_debug.collect.fit_args import is_dataset
 from tfnb_debug.collect.fit_outcome import ClassifierHead, ControlRun, class_ids, predicted_ids
 
 __all__ = ["run_label_control"]
@@ -87,7 +88,7 @@ def _control_data(a: dict[str, Any], head: ClassifierHead, seed: int) -> _Data |
 
     x, y = a.get("x"), a.get("y")
     batch = int(a.get("batch_size") or 32)
-    if _is_dataset(x):
+    if is_dataset(x):
         got = _from_dataset(x, MAX_ROWS)
         if got is None:
             return "the training dataset does not yield (x, y) pairs"
@@ -101,7 +102,7 @@ def _control_data(a: dict[str, Any], head: ClassifierHead, seed: int) -> _Data |
     data: Any = a.get("validation_data")
     if isinstance(data, tuple | list) and len(data) >= 2:
         x_val, y_val = data[0], np.asarray(data[1])
-    elif _is_dataset(data):
+    elif is_dataset(data):
         got = _from_dataset(data, MAX_HELD_OUT)
         if got is None:
             return "the validation dataset does not yield (x, y) pairs"
@@ -296,13 +297,6 @@ class _name_counters_kept:  # noqa: N801 - used as a context manager
         if self._uids is not None and self._saved is not None:
             self._uids.clear()
             self._uids.update(self._saved)
-
-
-def _is_dataset(value: Any) -> bool:
-    import sys
-
-    tf = sys.modules.get("tensorflow")
-    return tf is not None and isinstance(value, tf.data.Dataset)
 
 
 def _from_dataset(dataset: Any, limit: int) -> tuple[Any, np.ndarray, int] | None:
