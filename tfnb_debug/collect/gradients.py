@@ -265,14 +265,24 @@ class _Recorder:
         ctx = tf.distribute.get_replica_context()
         replicas = int(ctx.num_replicas_in_sync) if ctx is not None else 1
         writer, table = True, None
+        loss_known: tf.Tensor | None = None  # under a strategy: whether every replica's was found
         if replicas > 1 and ctx is not None:
             # Each replica holds a partial gradient; the statistics belong to the
             # summed one, which is what the optimizer applies.
             self.replicas = replicas
             table = self._replica_table(ctx, replicas, present, dense, loss, empty)
             dense = list(ctx.all_reduce(tf.distribute.ReduceOp.SUM, dense))
-            if loss is not None:
-                loss = ctx.all_reduce(tf.distribute.ReduceOp.SUM, tf.cast(loss, tf.float32))
+            # every replica makes the same collective call, found loss or not (a replica
+            # that skipped it would leave the others' reductions unmatched): the sum of the
+            # losses and of the replicas that found one; the sum is known when all did
+            found = 0.0 if loss is None else 1.0
+            part = tf.stack([tf.constant(0.0) if loss is None else tf.cast(loss, tf.float32)])
+            total = ctx.all_reduce(
+                tf.distribute.ReduceOp.SUM, tf.concat([part, tf.constant([found])], 0)
+            )
+            all_found = tf.equal(total[1], float(replicas))
+            loss = tf.where(all_found, total[0], tf.constant(np.nan, tf.float32))
+            loss_known = tf.cast(all_found, tf.float32)
             replica_id = tf.get_static_value(ctx.replica_id_in_sync_group)
             writer = replica_id is None or _first_local_replica(int(replica_id))
         capture = self.capture
@@ -289,7 +299,7 @@ class _Recorder:
             index = [[self.count.read_value()]]
             self.stats.scatter_nd_update(index, [rows])
             self.hist.scatter_nd_update(index, [hists])
-            known = 0.0 if loss is None else 1.0
+            known = loss_known if loss_known is not None else 0.0 if loss is None else 1.0
             loss_value = tf.constant(np.nan, tf.float32) if loss is None else loss
             meta_row = tf.stack(
                 [
