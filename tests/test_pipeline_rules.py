@@ -123,6 +123,55 @@ def test_p08_shuffle_after_batch() -> None:
     assert "P08" in codes(fixed_order.prefetch(1))
 
 
+def token_sequences(length: int = 20) -> tf.data.Dataset:
+    """A stream of token ids cut into sequences of ``length + 1`` (one example each)."""
+    ids = np.random.default_rng(0).integers(0, 30, 2000).astype("int64")
+    return tf.data.Dataset.from_tensor_slices(ids).batch(length + 1, drop_remainder=True)
+
+
+def split_input_target(sequence: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    return sequence[:-1], sequence[1:]
+
+
+def test_p08_silent_when_the_earlier_batch_builds_the_examples() -> None:
+    # batch(seq + 1) cuts the stream into sequences, the map splits each into (input,
+    # target): the shuffle after them reorders examples, which the last batch groups
+    examples = token_sequences().map(split_input_target, num_parallel_calls=AUTOTUNE)
+    ds = examples.shuffle(100).batch(16, drop_remainder=True).prefetch(AUTOTUNE)
+    assert "P08" not in codes(ds)
+    # the split may come after the training batch: it still cuts what batch(seq + 1) made
+    later = token_sequences().shuffle(100).batch(16).map(split_input_target).prefetch(1)
+    assert "P08" not in codes(later)
+
+
+def test_p08_still_fires_on_a_real_batch_then_shuffle() -> None:
+    # the same examples, batched for training and then shuffled: whole batches reorder
+    examples = token_sequences().map(split_input_target, num_parallel_calls=AUTOTUNE)
+    report = inspect_pipeline(
+        examples.batch(16).shuffle(8).prefetch(1), throughput=False, augmentation=False
+    )
+    (p08,) = [f for f in report.findings if f.code == "P08"]
+    assert "batch(16" in p08.message
+    # a second batch() of batches whose elements were never split is no evidence
+    assert "P08" in codes(base().batch(8).shuffle(20).batch(4).prefetch(1))
+
+
+def test_label_distribution_left_out_for_a_target_per_position() -> None:
+    examples = token_sequences().map(split_input_target, num_parallel_calls=AUTOTUNE)
+    report = inspect_pipeline(
+        examples.shuffle(100).batch(16).prefetch(1), throughput=False, augmentation=False
+    )
+    label = report_sample_labels(report)
+    assert label == []  # an argmax over 20 positions is no class
+    one_hot = np.eye(10, dtype="float32")[Y]
+    report = inspect_pipeline(good(base(y=one_hot)), throughput=False, augmentation=False)
+    assert report_sample_labels(report) == ["label distribution"]
+
+
+def report_sample_labels(report: Any) -> list[str]:
+    return [p.title for p in report.pictures if p.kind == "labels"]
+
+
 def test_p09_shuffle_before_cache() -> None:
     assert "P09" in codes(good(base().shuffle(200).cache()))
     assert "P09" not in codes(good(base().cache().shuffle(200)))
@@ -166,6 +215,41 @@ def _slow(x: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
 
 
 @pytest.mark.slow
+def test_p02_p04_silent_when_the_measured_pipeline_is_a_small_share_of_the_step() -> None:
+    # in memory: map without num_parallel_calls, no prefetch; a model whose step costs
+    # far more than a batch of the pipeline (measured about 2% here)
+    mlp = keras.Sequential(
+        [
+            keras.Input((8, 8, 1)),
+            keras.layers.Flatten(),
+            keras.layers.Dense(1024, "relu"),
+            keras.layers.Dense(1024, "relu"),
+            keras.layers.Dense(10),
+        ]
+    )
+    mlp.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    ds = base().map(lambda x, y: (x / 16, y)).shuffle(200).batch(32)
+    report = inspect_pipeline(ds, model=mlp, per_stage=False, augmentation=False)
+    assert report.batches_per_s and report.model_steps_per_s
+    assert report.model_steps_per_s / report.batches_per_s < 0.1
+    assert not {"P02", "P04"} & set(report.codes()), report.to_text()
+    # without a model nothing measures the share: both are reported, with the batch time
+    report = inspect_pipeline(ds, per_stage=False, augmentation=False)
+    for code in ("P02", "P04"):
+        (found,) = [f for f in report.findings if f.code == code]
+        assert "ms a batch (no model given" in found.evidence
+
+
+def test_p02_p04_fire_with_the_share_when_the_pipeline_is_a_large_share() -> None:
+    slow = base().batch(16).map(_slow)  # ~30 ms a batch, sequential, no prefetch
+    report = inspect_pipeline(
+        slow, model=small_model(rescale=True), per_stage=False, max_seconds=0.3, max_batches=8
+    )
+    for code in ("P02", "P04"):
+        (found,) = [f for f in report.findings if f.code == code]
+        assert "train step" in found.evidence and "% of model" in found.evidence, found.evidence
+
+
 def test_p11_input_bound_against_the_models_step_rate() -> None:
     slow = base().batch(16).map(_slow).prefetch(1)  # at most ~33 batches/s
     tiny = small_model(rescale=True)

@@ -137,6 +137,7 @@ def run_inspection(
                 s.random_ops,
                 cards[i - 1] if i > 0 else None,
                 utility=s.utility,
+                leaves=_leaf_count(s),
             )
             for i, s in enumerate(stages)
             if not s.internal
@@ -294,6 +295,16 @@ def _batch_size_guess(stages: Sequence[Stage]) -> int:
         if stage.kind in {"batch", "padded_batch"} and isinstance(size, int) and size > 0:
             return size
     return 32
+
+
+def _leaf_count(stage: Stage) -> int | None:
+    """How many components the stage's elements have (its live dataset's element spec)."""
+    if stage.dataset is None:
+        return None
+    try:
+        return len(tf.nest.flatten(stage.dataset.element_spec))
+    except Exception:
+        return None
 
 
 def _cardinalities(stages: Sequence[Stage]) -> list[int | None]:

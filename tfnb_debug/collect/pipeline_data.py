@@ -341,14 +341,29 @@ def _examples(comp: Component, views: list[Any], *, batched: bool) -> np.ndarray
 
 
 def _label_ids(examples: np.ndarray) -> np.ndarray | None:
-    """One id per example: the value for scalar labels, the argmax for one-hot rows."""
+    """One id per example: the value for scalar labels, the argmax for one-hot rows.
+
+    A row that is not one-hot (nor a distribution over classes) holds several targets,
+    e.g. the next token at each of 100 positions, or several labels of one example: it
+    has no single class, so None (its argmax would be a position, not a class).
+    """
     if examples.ndim == 1:
         return examples
     if examples.ndim == 2 and examples.shape[1] == 1:
         return examples[:, 0]
-    if examples.ndim == 2 and examples.shape[1] > 1:
+    if examples.ndim == 2 and examples.shape[1] > 1 and _one_hot_rows(examples):
         return np.argmax(examples, axis=1)
     return None
+
+
+def _one_hot_rows(rows: np.ndarray) -> bool:
+    """Every row a one-hot vector or a distribution over classes (values in [0, 1], sum 1)."""
+    if rows.dtype.kind not in "biuf" or rows.size == 0:
+        return False
+    values = rows.astype(np.float64)
+    if not np.all(np.isfinite(values)) or values.min() < 0 or values.max() > 1:
+        return False
+    return bool(np.allclose(values.sum(axis=1), 1.0, atol=1e-3))
 
 
 def _preview(comp: Component, views: list[Any], *, batched: bool) -> tuple[str, ...]:

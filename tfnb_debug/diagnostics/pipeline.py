@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tfnb_debug.reports import Finding, Target, finding
+from tfnb_debug.values import format_float
 
 if TYPE_CHECKING:
     from tfnb_debug.collect.pipeline_data import Component, ComponentSample, Sample
@@ -35,6 +36,9 @@ class PipelineThresholds:
       another batch stays within [0,1] counts as a mix of scales.
     * ``unnormalized_max`` (N04): image inputs whose maximum exceeds this reach a
       model without a Rescaling/Normalization layer in front.
+    * ``input_share`` (P02, P04): with a model's train step measured, reported only
+      when the pipeline's time per batch is at least this fraction of the step (below
+      it, prefetching or parallel maps can save at most that share).
     """
 
     min_shuffle_buffer: int = 1000
@@ -42,6 +46,7 @@ class PipelineThresholds:
     range_tolerance: float = 0.01
     mixed_range_high: float = 2.0
     unnormalized_max: float = 10.0
+    input_share: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class StageFacts:
     random_ops: bool | None
     input_cardinality: int | None  # of the stage's input; -1 infinite, -2 unknown
     utility: str = ""  # the Keras utility that built this stage, e.g. keras.utils.image_dataset_...
+    leaves: int | None = None  # components of the stage's output element (None: unknown)
 
     def param(self, name: str) -> object:
         return dict(self.params).get(name)
@@ -129,9 +135,40 @@ def cache_after_random_map(f: PipelineFacts, t: PipelineThresholds) -> list[Find
     return out
 
 
+def _input_share(f: PipelineFacts) -> float | None:
+    """The pipeline's time per batch as a share of the model's train step, when both were timed."""
+    if f.model is None or not f.model.steps_per_s or not f.batches_per_s:
+        return None
+    return f.model.steps_per_s / f.batches_per_s
+
+
+def _share_evidence(f: PipelineFacts) -> str:
+    """What the share of the step says (P02, P04); empty when nothing was timed."""
+    share = _input_share(f)
+    if share is not None and f.model is not None and f.model.steps_per_s and f.batches_per_s:
+        return (
+            f"; the pipeline takes {format_float(1000 / f.batches_per_s)} ms a batch, "
+            f"{share:.0%} of {f.model.name}'s {format_float(1000 / f.model.steps_per_s)} ms "
+            "train step"
+        )
+    if f.batches_per_s:
+        return (
+            f"; the pipeline takes {format_float(1000 / f.batches_per_s)} ms a batch (no model "
+            "given: its share of a train step was not measured)"
+        )
+    return ""
+
+
+def _small_share(f: PipelineFacts, t: PipelineThresholds) -> bool:
+    """Measured: the whole pipeline costs less than ``input_share`` of a train step, so
+    neither a prefetch nor parallel maps can save more than that."""
+    share = _input_share(f)
+    return share is not None and share < t.input_share
+
+
 def missing_prefetch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
     main = [s for s in f.stages if s.kind != "options"]
-    if not main:
+    if not main or _small_share(f, t):
         return []
     prefetches = [s for s in main if s.kind == "prefetch"]
     last = main[-1]
@@ -142,7 +179,7 @@ def missing_prefetch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
                 "the pipeline has no prefetch(): the model waits while each batch is prepared",
                 place=last.place,
                 target=last.target,
-                evidence="no prefetch stage in the chain",
+                evidence="no prefetch stage in the chain" + _share_evidence(f),
                 hint="end the pipeline with .prefetch(tf.data.AUTOTUNE)",
             )
         ]
@@ -161,7 +198,7 @@ def missing_prefetch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
                 f"{what}: {last.label} runs after it, outside the overlap with training",
                 place=inner.place,
                 target=inner.target,
-                evidence=f"last stage is stage {last.index} {last.label}",
+                evidence=f"last stage is stage {last.index} {last.label}" + _share_evidence(f),
                 hint=hint,
             )
         ]
@@ -203,13 +240,15 @@ def small_shuffle_buffer(f: PipelineFacts, t: PipelineThresholds) -> list[Findin
 
 
 def sequential_map(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
+    if _small_share(f, t):
+        return []
     return [
         finding(
             "P04",
             f"{s.label} runs one element at a time (no num_parallel_calls)",
             place=s.place,
             target=s.target,
-            evidence="MapDataset, not ParallelMapDataset",
+            evidence="MapDataset, not ParallelMapDataset" + _share_evidence(f),
             hint="pass num_parallel_calls=tf.data.AUTOTUNE to map()",
         )
         for s in f.stages
@@ -297,36 +336,87 @@ def value_range(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
 
 def shuffle_after_batch(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
     out = []
-    batches = [s for s in f.stages if s.kind in {"batch", "padded_batch"}]
     for s in f.stages:
         if s.kind != "shuffle":
             continue
-        before = [b for b in batches if b.index < s.index]
-        undone = any(
-            u.kind == "unbatch" and before and before[-1].index < u.index < s.index
-            for u in f.stages
-        )
+        before = _batches_in_force(f.stages, s.index)
+        if not before:
+            continue
+        last = before[-1]
         # examples shuffled before that batch (anew each epoch) do not always share a batch
         mixed = any(
             e.kind in {"shuffle", "shuffle_and_repeat"}
-            and before
-            and e.index < before[-1].index
+            and e.index < last.index
             and e.param("reshuffle_each_iteration") is not False
             for e in f.stages
         )
-        if before and not undone and not mixed:
-            out.append(
-                finding(
-                    "P08",
-                    f"shuffle() comes after {before[-1].label} (stage {before[-1].index}): it shuffles "
-                    "whole batches, so the same examples always share a batch",
-                    place=s.place,
-                    target=s.target,
-                    evidence=f"batch at stage {before[-1].index}, shuffle at stage {s.index}",
-                    hint="shuffle examples before batching: ds.shuffle(n).batch(b)",
-                )
+        if mixed or _builds_examples(f.stages, last, s):
+            continue
+        out.append(
+            finding(
+                "P08",
+                f"shuffle() comes after {last.label} (stage {last.index}): it shuffles "
+                "whole batches, so the same examples always share a batch",
+                place=s.place,
+                target=s.target,
+                evidence=f"batch at stage {last.index}, shuffle at stage {s.index}",
+                hint="shuffle examples before batching: ds.shuffle(n).batch(b)",
             )
+        )
     return out
+
+
+_BATCHES = {"batch", "padded_batch"}
+
+
+def _batches_in_force(stages: Sequence[StageFacts], index: int) -> list[StageFacts]:
+    """The batch stages before ``index`` that no ``unbatch()`` undid since."""
+    found: list[StageFacts] = []
+    for s in stages:
+        if s.index >= index:
+            break
+        if s.kind in _BATCHES:
+            found.append(s)
+        elif s.kind == "unbatch":
+            found = []
+    return found
+
+
+def _builds_examples(stages: Sequence[StageFacts], batch: StageFacts, shuffle: StageFacts) -> bool:
+    """Whether ``batch`` builds the examples of a later batch rather than training batches.
+
+    The evidence: another ``batch()`` after the shuffle groups the shuffled elements
+    (no ``unbatch()`` between), and a ``map`` after ``batch`` splits each of its elements
+    into more components than it received (a sequence of ids into ``(input, target)``,
+    a window into features and labels): the elements ``batch`` makes are cut into
+    examples, so the shuffle between them reorders examples, as it should.
+    """
+    regroups = False
+    for s in stages:
+        if s.index <= shuffle.index:
+            continue
+        if s.kind == "unbatch":
+            break
+        if s.kind in _BATCHES:
+            regroups = True
+            break
+    if not regroups:
+        return False
+    previous = batch
+    for s in stages:
+        if s.index <= batch.index:
+            continue
+        if s.kind == "unbatch":
+            return False
+        if (
+            s.kind == "map"
+            and s.leaves is not None
+            and previous.leaves is not None
+            and s.leaves > previous.leaves
+        ):
+            return True
+        previous = s
+    return False
 
 
 def cached_shuffle_order(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:
