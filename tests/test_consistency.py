@@ -7,6 +7,7 @@ import warnings
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -35,6 +36,28 @@ class Scale(keras.layers.Layer):
 
     def call(self, inputs):
         return inputs * self.factor
+
+
+@keras.saving.register_keras_serializable(package="tfnb_test_consistency")
+class TokenModel(keras.Model):
+    """A subclassed model over int64 token ids (no declared inputs: Keras' export signature
+    would guess float32); ``scale`` changes outputs and is missing from get_config."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.embedding = keras.layers.Embedding(20, 4)
+        self.dense = keras.layers.Dense(20)
+        self.scale = 1.0
+
+    def call(self, inputs, training=False):
+        return self.dense(self.embedding(inputs)) * self.scale
+
+
+TOKENS = np.random.RandomState(3).randint(0, 20, (16, 12)).astype("int64")
+
+
+def token_dataset() -> tf.data.Dataset:
+    return tf.data.Dataset.from_tensor_slices(TOKENS).batch(8)
 
 
 def unregistered_mse(y_true, y_pred):
@@ -205,3 +228,28 @@ def test_magic_returns_report_and_reports_bad_names(shell: InteractiveShell) -> 
         run_magic(shell, "%tfconsistency nope cx")
     with pytest.raises(UsageError, match="must be a Keras model"):
         run_magic(shell, "%tfconsistency cx cx")
+
+
+def test_c02_silent_when_the_savedmodel_of_an_int64_token_model_reproduces_it() -> None:
+    model = TokenModel()
+    model(TOKENS[:8])
+    # X is the dataset's first batch, an int64 tensor: an export signature guessed as
+    # float32 cannot bind it, which is the check failing, not the model
+    report = check_consistency(model, token_dataset(), export=True)
+    assert "C02" not in report.codes(), report.to_text()
+    assert [(e.kind, e.rel_diff, e.error) for e in report.exports] == [
+        (".keras round trip", 0.0, ""),
+        ("SavedModel (model.export)", 0.0, ""),
+    ]
+
+
+def test_c02_still_fires_for_an_int64_token_model_that_reloads_differently() -> None:
+    model = TokenModel()
+    model(TOKENS[:8])
+    model.scale = 3.0  # changes outputs; get_config does not save it
+    report = check_consistency(model, token_dataset(), export=True)
+    c02 = [f for f in report.findings if f.code == "C02"]
+    assert [f.place for f in c02] == [".keras round trip"], report.to_text()
+    assert "relative difference" in c02[0].evidence
+    saved_model = report.exports[1]
+    assert saved_model.error == "" and saved_model.rel_diff == 0.0  # it traced scale=3.0

@@ -346,16 +346,51 @@ def _saved_model_round_trip(model: Any, x: Any, reference: Any, folder: str) -> 
     from tfnb_debug.collect.snapshot import relative_difference
 
     kind = "SavedModel (model.export)"
-    path = os.path.join(folder, "saved_model")
-    try:
-        with _cl.redirect_stdout(io.StringIO()):
-            model.export(path, format="tf_saved_model")
-        restored = tf.saved_model.load(path)
-        outputs = restored.serve(x)
-    except Exception as err:
-        return ExportObservation(kind, None, None, f"{type(err).__name__}: {first_line(err)}")
-    max_abs, rel = relative_difference(outputs, reference)
-    return ExportObservation(kind, rel, max_abs)
+    first_error = ""
+    # The signature is read from X, as the caller would write it: Keras' own guess for a
+    # model without declared inputs is float32, which int token ids cannot be bound to,
+    # and the check would then fail on its own export call, not on the model.  A model
+    # built for one batch size (a stateful RNN) gets X's exact shape.
+    for i, batch in enumerate((None, "exact")):
+        path = os.path.join(folder, f"saved_model_{i}")
+        signature = _input_signature(x, batch=batch)
+        try:
+            with _cl.redirect_stdout(io.StringIO()):
+                model.export(path, format="tf_saved_model", input_signature=signature)
+            restored = tf.saved_model.load(path)
+            outputs = restored.serve(x)
+        except Exception as err:
+            if not first_error:
+                first_error = (
+                    f"model.export(input_signature={_signature_text(signature)}) or its "
+                    f"serve(X) raised {type(err).__name__}: {first_line(err)}"
+                )
+            continue
+        max_abs, rel = relative_difference(outputs, reference)
+        return ExportObservation(kind, rel, max_abs)
+    return ExportObservation(kind, None, None, first_error)
+
+
+def _input_signature(x: Any, *, batch: str | None) -> list[Any]:
+    """``model.export``'s ``input_signature`` for inputs like ``x``: each leaf's dtype and
+    shape, the batch axis left open (``batch=None``) or as in ``x`` (``"exact"``)."""
+    import tensorflow as tf
+
+    def spec(leaf: Any) -> Any:
+        value = tf.convert_to_tensor(leaf)
+        shape = value.shape.as_list()
+        if batch is None and shape:
+            shape[0] = None
+        return tf.TensorSpec(shape, value.dtype)
+
+    return [tf.nest.map_structure(spec, x)]
+
+
+def _signature_text(signature: list[Any]) -> str:
+    import tensorflow as tf
+
+    leaves = tf.nest.flatten(signature)
+    return ", ".join(f"{leaf.dtype.name}{tuple(leaf.shape.as_list())}" for leaf in leaves)
 
 
 # -- helpers ----------------------------------------------------------------------------

@@ -209,6 +209,13 @@ def export_mismatch(obs: ExportObservation, thresholds: ConsistencyThresholds) -
                 f"{each} a get_config() returning every constructor argument (or pass "
                 "custom_objects= to load_model)"
             )
+        elif obs.kind.startswith("SavedModel"):
+            # no registration involved: the export traces call() with X's own signature
+            hint = (
+                "run the same model.export(path, input_signature=[...]) for the full "
+                "traceback: the traced call() (no eager values such as .numpy(), no Python "
+                "branch on a tensor's value) is what failed"
+            )
         else:
             hint = (
                 "register custom layers, losses and functions with "
