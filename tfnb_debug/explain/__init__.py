@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from tfnb_debug.explain._context import ErrorContext, build_context
+from tfnb_debug.explain.contracts import broken_contract, internal_error
 from tfnb_debug.explain.data import input_structure
 from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
 from tfnb_debug.explain.dtypes import dtype_mismatch
@@ -47,6 +48,7 @@ RULES: tuple[Rule, ...] = (
     out_of_memory,
     outside_scope,
     unsupported_distribution,
+    broken_contract,
     label_out_of_range,
     index_out_of_range,
     loss_output_mismatch,
@@ -68,7 +70,12 @@ RULES: tuple[Rule, ...] = (
 )
 # Only when no rule above explained the error (one problem, one finding): a layer
 # that raised while Keras built a Sequential from its layer list.
-FALLBACK_RULES: tuple[Rule, ...] = (sequential_build_fails,)
+FALLBACK_RULES: tuple[Rule, ...] = (sequential_build_fails, internal_error)
+# Rules that read only the error's message and shapes: a broken contract of the failing call
+# names the argument and its fix, so these would only restate (or contradict) it.
+MESSAGE_RULES: frozenset[Rule] = frozenset(
+    {layer_rejects_input, op_shapes, spatial_and_size, input_structure, ragged_batch}
+)
 
 
 def explain_exception(
@@ -87,13 +94,17 @@ def explain_exception(
     ctx = build_context(exc, cells=cells)
     findings: list[Finding] = []
     steps: list[NextStep] = []
+    contract_broken = False
     for rule in RULES + (FALLBACK_RULES if fallback else ()):
         if rule in FALLBACK_RULES and findings:
             break
+        if contract_broken and rule in MESSAGE_RULES:
+            continue
         explained = rule(ctx)
         if explained is None:
             continue
         found, next_steps = explained
+        contract_broken = contract_broken or rule is broken_contract
         if all(f.code != found.code for f in findings):
             findings.append(found)
             steps.extend(s for s in next_steps if s not in steps)

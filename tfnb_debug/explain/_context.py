@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._contracts import ContractReport, read_contract
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._evidence import (
     DatasetStage,
@@ -150,6 +151,9 @@ class ErrorContext:
     evidence: Evidence = Evidence()  # the failing call, pipelines, embeddings, dtype policies
     producers: tuple[tuple[str, str, str], ...] = ()  # (layer, producer, class) in that model
     distribution: DistributionInfo | None = None  # tf.distribute facts, when the error is about it
+    contract: ContractReport | None = (
+        None  # the failing call into the library, its contract checked
+    )
 
     def key_sentence(self) -> str:
         """The first line of the error that says what went wrong (no frames, no boilerplate)."""
@@ -337,7 +341,15 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         producers=_producers(exc),
         evidence=read_evidence(exc, is_user_file),
         distribution=read_distribution(exc, "\n".join(messages), is_user_file),
+        contract=_safely(read_contract, exc, is_user_file),
     )
+
+
+def _safely(read: Any, *args: Any) -> Any:
+    try:
+        return read(*args)
+    except Exception:
+        return None
 
 
 def _message(exc: BaseException) -> str:

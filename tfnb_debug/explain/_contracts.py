@@ -1,0 +1,1061 @@
+"""Call contracts: the failing user call's arguments checked against what the API it called takes.
+
+One check per documented contract of the APIs users call most.  Each check
+reads the live arguments of :class:`~tfnb_debug.explain._api.LiveCall` and
+returns a :class:`Violation` naming the argument that breaks the contract,
+what it is, what the API takes, and a fix derived from the two (never a fix
+already in place).  :func:`read_contract` runs them while the exception is
+read and keeps plain values only (a :class:`ContractReport`).
+
+``CONTRACTS`` lists, for each check, the API names it covers and the raise
+sites (message patterns) whose exception it explains; ``scripts/explain_coverage.py``
+reads it to build the coverage table of docs/diagnostics.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tfnb_debug.explain._api import UNREAD, LiveCall, user_call
+from tfnb_debug.explain._call import describe_value
+
+INTERNAL = ("AttributeError", "IndexError", "KeyError", "TypeError")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One argument that breaks the called API's contract."""
+
+    code: str  # catalog code: S12 structure, S01 layer input, S07 op shape, S11 dtype, P12 range
+    argument: str  # the argument as the user wrote it
+    problem: str  # what it is, against what the API takes
+    hint: str  # the fix, derived from both
+    evidence: str = ""
+
+
+@dataclass(frozen=True)
+class ContractReport:
+    """The failing call into the library and what its contracts found (plain values)."""
+
+    api: str
+    source: str
+    filename: str
+    lineno: int
+    arguments: tuple[str, ...]  # each bound argument, described
+    violations: tuple[Violation, ...]
+
+
+Check = Callable[[LiveCall, BaseException], "Violation | None"]
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A check, the APIs it applies to (public names, matched by suffix), the raise sites it explains."""
+
+    apis: tuple[str, ...]
+    check: Check
+    explains: tuple[str, ...] = ()  # regexes over raise-site messages (for the coverage table)
+
+
+def read_contract(exc: BaseException, is_user_file: Any) -> ContractReport | None:
+    call = user_call(exc, is_user_file)
+    if call is None:
+        return None
+    violations: list[Violation] = []
+    for contract in CONTRACTS:
+        if not _applies(contract, call):
+            continue
+        try:
+            found = contract.check(call, exc)
+        except Exception:
+            found = None
+        if found is not None and found not in violations:
+            violations.append(found)
+    return ContractReport(
+        api=call.api,
+        source=call.source,
+        filename=call.filename,
+        lineno=call.lineno,
+        arguments=tuple(_describe(call, name) for name in list(call.values)[:8]),
+        violations=tuple(violations),
+    )
+
+
+def _applies(contract: Contract, call: LiveCall) -> bool:
+    """``Layer.add_weight`` matches ``keras.Layer.add_weight`` and the same method of a subclass;
+    ``tf.image.`` (ending in a dot) every API under it; ``*`` every call."""
+    if "*" in contract.apis:
+        return True
+    names = _api_names(call)
+    for api in contract.apis:
+        for name in names:
+            if api.endswith(".") and name.startswith(api):
+                return True
+            if name == api or name.endswith("." + api):
+                return True
+    return False
+
+
+def _api_names(call: LiveCall) -> set[str]:
+    """The call's API name, and the same method on every library base class (LSTM -> RNN, Layer)."""
+    from tfnb_debug.explain._api import public_name
+
+    names = {call.api}
+    owner = (
+        call.receiver
+        if call.receiver is not None
+        else (call.callee if isinstance(call.callee, type) else None)
+    )
+    if owner is not None:
+        cls = owner if isinstance(owner, type) else type(owner)
+        for klass in cls.__mro__:
+            base = public_name(klass)
+            names.add(
+                f"{base}.{call.method}" if call.method and call.method != "__call__" else base
+            )
+    return names
+
+
+def _describe(call: LiveCall, name: str) -> str:
+    value = call.values.get(name, UNREAD)
+    text = call.text(name)
+    if value is UNREAD:
+        return f"{name}=`{text}` (not read)"
+    described = describe_value(text, value).describe()
+    return (
+        f"{name}={described}" if described != f"`{text}`" else f"{name}=`{text}` ({_kind(value)})"
+    )
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, int | float | str | bool):
+        return repr(value)[:40]
+    return type(value).__name__
+
+
+# small readers -------------------------------------------------------------------------
+
+
+def shape_of(value: Any) -> tuple[int | None, ...] | None:
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return None
+    try:
+        return tuple(None if d is None else int(d) for d in shape)
+    except Exception:
+        return None
+
+
+def fmt(shape: tuple[int | None, ...] | None) -> str:
+    if shape is None:
+        return "(?)"
+    inner = ", ".join("None" if d is None else str(d) for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def is_variable(value: Any) -> bool:
+    return any(
+        c.__name__ in ("Variable", "ResourceVariable", "BaseResourceVariable")
+        for c in type(value).__mro__
+    )
+
+
+def is_tensorlike(value: Any) -> bool:
+    return shape_of(value) is not None and not is_variable(value)
+
+
+def _is_a(value: Any, *class_names: str) -> bool:
+    return any(c.__name__ in class_names for c in type(value).__mro__)
+
+
+def item_text(text: str, index: int | str) -> str:
+    """The source of item ``index`` of an argument: ``x`` of ``(x, y)``, else ``text[index]``."""
+    import ast
+
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        node = None
+    if isinstance(node, ast.Tuple | ast.List) and isinstance(index, int) and index < len(node.elts):
+        return ast.unparse(node.elts[index])
+    if isinstance(node, ast.Dict) and isinstance(index, str):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == index:
+                return ast.unparse(value)
+    return f"{text}[{index!r}]"
+
+
+def _items(value: Any) -> list[Any] | None:
+    return list(value) if isinstance(value, list | tuple) else None
+
+
+# layers called on tensors ----------------------------------------------------------------
+
+
+def _state_count(layer: Any) -> tuple[int, list[int | None]] | None:
+    """How many initial states an RNN layer takes and each one's size."""
+    if _is_a(layer, "Bidirectional"):
+        forward = _state_count(layer.forward_layer)
+        backward = _state_count(layer.backward_layer)
+        if forward is None or backward is None:
+            return None
+        return forward[0] + backward[0], forward[1] + backward[1]
+    cell = getattr(layer, "cell", None)
+    size = getattr(cell, "state_size", None)
+    if size is None:
+        return None
+    sizes = list(size) if isinstance(size, list | tuple) else [size]
+    return len(sizes), [s if isinstance(s, int) else None for s in sizes]
+
+
+def rnn_initial_state(call: LiveCall, exc: BaseException) -> Violation | None:
+    layer = call.receiver
+    states = call.value("initial_state")
+    if states is UNREAD or states is None or call.method != "__call__":
+        return None
+    expected = _state_count(layer)
+    if expected is None:
+        return None
+    count, sizes = expected
+    listed = _items(states)
+    given = listed if listed is not None else [states]
+    text = call.text("initial_state")
+    kind = type(layer).__name__
+    names = {1: "[h]", 2: "[h, c]", 4: "[h_fw, c_fw, h_bw, c_bw]"}.get(count, f"{count} tensors")
+    if len(given) != count:
+        extra = ""
+        if len(given) == count + 1:
+            extra = (
+                " (it looks like an RNN's full return_state output: the first item is the "
+                "sequence output, the rest are the states)"
+            )
+            fix = "pass the states only: `output, *states = ...` then `initial_state=states`"
+        else:
+            fix = f"pass `initial_state={names}`, each of shape (batch, units)"
+        return Violation(
+            "S12",
+            text,
+            f"`initial_state` of {kind} '{layer.name}' is {len(given)} tensor(s); "
+            f"{kind} takes {count} ({names}){extra}",
+            fix,
+            evidence=f"the layer's states: {count} of size {sizes}",
+        )
+    for i, (state, size) in enumerate(zip(given, sizes, strict=True)):
+        shape = shape_of(state)
+        if shape and size is not None and shape[-1] is not None and shape[-1] != size:
+            return Violation(
+                "S12",
+                text,
+                f"state {i} of `initial_state` has {shape[-1]} units, {kind} '{layer.name}' has "
+                f"{size}",
+                f"make the states (batch, {size}) (the encoder's units equal to this layer's), "
+                f"or give '{layer.name}' units={shape[-1]}",
+                evidence=f"state {i} shape {fmt(shape)}",
+            )
+    return None
+
+
+def attention_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
+    layer = call.receiver
+    inputs = call.value("inputs")
+    if inputs is UNREAD or call.method != "__call__":
+        return None
+    kind = type(layer).__name__
+    items = _items(inputs)
+    text = call.text("inputs")
+    if items is None:
+        return Violation(
+            "S12",
+            text,
+            f"{kind} was called on one tensor {fmt(shape_of(inputs))}; it takes a list "
+            "[query, value] or [query, value, key]",
+            f"call it on a list: `{call.source.split('(')[0]}([query, value])` (for "
+            f"self-attention `[{text}, {text}]`)",
+        )
+    if len(items) not in (2, 3):
+        return Violation(
+            "S12",
+            text,
+            f"{kind} was called on a list of {len(items)}; it takes [query, value] or "
+            "[query, value, key]",
+            "pass two or three tensors",
+        )
+    query, value = shape_of(items[0]), shape_of(items[1])
+    key = shape_of(items[2]) if len(items) == 3 else value
+    if query and key and query[-1] is not None and key[-1] is not None and query[-1] != key[-1]:
+        which = "key" if len(items) == 3 else "value (used as the key)"
+        return Violation(
+            "S12",
+            text,
+            f"{kind} scores query against key by a dot product, so their last axes must agree: "
+            f"query {fmt(query)}, {which} {fmt(key)}",
+            "project one of them to the other's size with a Dense layer first, or use "
+            "MultiHeadAttention (it projects query and key itself)",
+        )
+    return None
+
+
+def mha_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
+    if call.method != "__call__":
+        return None
+    if "value" in call.bind_error and "missing" in call.bind_error:
+        query = next(iter(call.texts.values()), "x")
+        return Violation(
+            "S12",
+            call.source,
+            f"{type(call.receiver).__name__} takes `query` and `value` (and optionally `key`); "
+            "only the query was given",
+            f"for self-attention pass the same tensor twice: `mha({query}, {query})`; for "
+            "cross-attention `mha(query, value)`",
+        )
+    return None
+
+
+def add_weight_shape(call: LiveCall, exc: BaseException) -> Violation | None:
+    shape = call.value("shape")
+    if not isinstance(shape, list | tuple) or None not in shape:
+        return None
+    index = list(shape).index(None)
+    text = call.text("shape")
+    batch = index == 0 and len(shape) > 1
+    return Violation(
+        "S01",
+        text,
+        f"`add_weight(shape={text})` has None at position {index}"
+        + (
+            ": the weight's shape reads the batch axis (input_shape[0] is None while Keras builds)"
+            if batch
+            else ""
+        ),
+        "a weight cannot depend on the batch size: build it from the feature axes, e.g. "
+        "`shape=(input_shape[-1], units)`; per-example values belong in call()"
+        if batch
+        else "every axis of a weight must be known when build() runs: use the known axes of "
+        "input_shape (input_shape[-1]) or a constructor argument",
+        evidence=f"shape {shape}",
+    )
+
+
+# weights ---------------------------------------------------------------------------------
+
+
+def set_weights(call: LiveCall, exc: BaseException) -> Violation | None:
+    target = call.receiver
+    given = _items(call.value("weights"))
+    if target is None or given is None:
+        return None
+    try:
+        current = [tuple(int(d) for d in w.shape) for w in target.weights]
+    except Exception:
+        return None
+    name = getattr(target, "name", "the layer")
+    text = call.text("weights")
+    if len(given) != len(current):
+        return Violation(
+            "S12",
+            text,
+            f"`set_weights` got {len(given)} arrays for '{name}', which holds {len(current)} "
+            f"weights {current}",
+            "pass one array per weight in get_weights() order (kernel, then bias; BatchNormalization: "
+            "gamma, beta, moving mean, moving variance)",
+        )
+    for i, (w, want) in enumerate(zip(given, current, strict=True)):
+        have = shape_of(w)
+        if have is None or have == want:
+            continue
+        if tuple(reversed(have)) == want and len(want) == 2:
+            fix = f"transpose it: `{item_text(text, i)}.T` (a (out, in) matrix from another framework, Keras Dense stores (in, out))"
+        elif (
+            len(want) == 4
+            and sorted(d or 0 for d in have) == sorted(want)
+            and (have[2], have[3], have[1], have[0]) == want
+        ):
+            fix = (
+                f"reorder its axes: `np.transpose({item_text(text, i)}, (2, 3, 1, 0))` (a PyTorch-style "
+                "(out, in, kh, kw) kernel; Keras Conv2D stores (kh, kw, in, out))"
+            )
+        elif sorted(d or 0 for d in have) == sorted(want):
+            fix = f"its axes are in another order: transpose it to {fmt(want)}"
+        else:
+            fix = f"the array belongs to a layer of another size: give '{name}' the size the array has, or load the matching weights"
+        return Violation(
+            "S12",
+            item_text(text, i),
+            f"weight {i} of '{name}' has shape {fmt(want)} but the array given has {fmt(have)}",
+            fix,
+        )
+    return None
+
+
+# optimizers and tapes ---------------------------------------------------------------------
+
+
+def _pairs(value: Any) -> list[tuple[Any, Any]] | None:
+    items = _items(value)
+    if (
+        items is None
+        or not items
+        or not all(isinstance(p, tuple | list) and len(p) == 2 for p in items)
+    ):
+        return None
+    return [(p[0], p[1]) for p in items]
+
+
+def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
+    pairs = _pairs(call.value("grads_and_vars"))
+    text = call.text("grads_and_vars")
+    if pairs is None:
+        grads, variables = _items(call.value("grads")), _items(call.value("trainable_variables"))
+        if (
+            grads
+            and variables
+            and all(is_variable(g) for g in grads)
+            and not any(is_variable(v) for v in variables)
+        ):
+            return Violation(
+                "S12",
+                call.source,
+                "`optimizer.apply(grads, trainable_variables)` got variables as the gradients and "
+                "tensors as the variables",
+                "swap the two arguments: `apply(grads, model.trainable_variables)`",
+            )
+        return _unknown_variables(call, variables or [])
+    if all(is_variable(a) and not is_variable(b) for a, b in pairs):
+        return Violation(
+            "S12",
+            text,
+            "`apply_gradients` takes (gradient, variable) pairs, but each pair here is "
+            "(variable, gradient)",
+            "zip the gradients first: `apply_gradients(zip(grads, model.trainable_variables))`",
+        )
+    return _unknown_variables(call, [v for _, v in pairs])
+
+
+def _unknown_variables(call: LiveCall, variables: list[Any]) -> Violation | None:
+    optimizer = call.receiver
+    known = _optimizer_variables(optimizer)
+    if not known or not variables:
+        return None
+    unknown = [v for v in variables if is_variable(v) and not any(v is k for k in known)]
+    if not unknown:
+        return None
+    return _shared_optimizer(call, optimizer, known, unknown, None)
+
+
+def _optimizer_variables(optimizer: Any) -> list[Any]:
+    if not getattr(optimizer, "built", False):
+        return []
+    found = getattr(optimizer, "_trainable_variables", None)
+    return list(found) if isinstance(found, list | tuple) else []
+
+
+def _models_in(call: LiveCall) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for space in call.namespaces[:2]:
+        for key, value in list(space.items()):
+            if key.startswith("_") or not _is_a(value, "Model"):
+                continue
+            if all(value is not m for _, m in out):
+                out.append((key, value))
+    return out[:30]
+
+
+def _shared_optimizer(
+    call: LiveCall, optimizer: Any, known: list[Any], unknown: list[Any], model: Any
+) -> Violation:
+    owners = []
+    for name, other in _models_in(call):
+        if other is model:
+            continue
+        try:
+            weights = other.trainable_variables
+        except Exception:
+            continue
+        if weights and all(any(w is k for k in known) for w in weights):
+            owners.append(name)
+    path = getattr(unknown[0], "path", getattr(unknown[0], "name", "?"))
+    opt = type(optimizer).__name__
+    if owners:
+        return Violation(
+            "S12",
+            call.source,
+            f"the {opt} optimizer was built for the variables of model `{owners[0]}` and is now "
+            f"given others ({len(unknown)} unknown, e.g. '{path}'): one optimizer instance "
+            "serves one set of variables",
+            f"give each model its own optimizer: `compile(optimizer=keras.optimizers.{opt}(...))` "
+            "with a new instance (not the one the other model uses)",
+            evidence=f"{len(known)} variables known to the optimizer",
+        )
+    return Violation(
+        "S12",
+        call.source,
+        f"the {opt} optimizer was built for {len(known)} variables and is now given "
+        f"{len(unknown)} it does not know (e.g. '{path}')",
+        "two causes fit: layers were unfrozen (`trainable = True`) after the optimizer was "
+        "built, so the step now trains variables it never saw: call `model.compile(...)` again "
+        "with a new optimizer; or the optimizer instance is shared with another model: give each "
+        "its own",
+        evidence=f"{len(known)} variables known to the optimizer",
+    )
+
+
+def fit_optimizer(call: LiveCall, exc: BaseException) -> Violation | None:
+    if "Unknown variable" not in str(exc):
+        return None
+    model = call.receiver
+    optimizer = getattr(model, "optimizer", None)
+    known = _optimizer_variables(optimizer)
+    try:
+        unknown = [v for v in model.trainable_variables if not any(v is k for k in known)]
+    except Exception:
+        return None
+    if not known or not unknown:
+        return None
+    return _shared_optimizer(call, optimizer, known, unknown, model)
+
+
+def tape_gradient(call: LiveCall, exc: BaseException) -> Violation | None:
+    target, sources = call.value("target"), call.value("sources")
+    if target is UNREAD or sources is UNREAD:
+        return None
+    if _is_a(sources, "Layer"):
+        return Violation(
+            "S12",
+            call.text("sources"),
+            f"`tape.gradient` got a {type(sources).__name__} as its sources; it takes tensors or "
+            "variables",
+            f"pass the variables: `tape.gradient(loss, {call.text('sources')}.trainable_variables)`",
+        )
+    items = _items(target)
+    if items and all(is_variable(t) for t in items) and is_tensorlike(sources):
+        return Violation(
+            "S12",
+            call.source,
+            "`tape.gradient(target, sources)` got the variables as the target and a tensor as "
+            "the sources",
+            "put the loss first: `tape.gradient(loss, variables)`",
+        )
+    return None
+
+
+# labels and image ops -----------------------------------------------------------------------
+
+
+def to_categorical(call: LiveCall, exc: BaseException) -> Violation | None:
+    import numpy as np
+
+    labels, classes = call.value("x"), call.value("num_classes")
+    if labels is UNREAD or not isinstance(classes, int):
+        return None
+    try:
+        array = np.asarray(labels)
+        low, high = int(array.min()), int(array.max())
+    except Exception:
+        return None
+    if low >= 0 and high < classes:
+        return None
+    text = call.text("x")
+    if low < 0:
+        fix = f"the labels hold {low}: re-index them to start at 0"
+    elif low == 1 and high == classes:
+        fix = f"the labels run from 1 to {high}: use `{text} - 1`, or num_classes={high + 1} and ignore class 0"
+    else:
+        fix = f"num_classes={high + 1} (the largest label + 1), or re-index the labels to 0..{classes - 1}"
+    return Violation(
+        "P12",
+        text,
+        f"`to_categorical` got labels from {low} to {high} with num_classes={classes}",
+        fix,
+        evidence=f"labels in [{low}, {high}]",
+    )
+
+
+def image_rank(call: LiveCall, exc: BaseException) -> Violation | None:
+    name = "images" if "images" in call.values else "image"
+    value = call.value(name)
+    shape = shape_of(value)
+    if shape is None or len(shape) in (3, 4):
+        size = call.value("size")
+        if isinstance(size, int) or (isinstance(size, list | tuple) and len(size) != 2):
+            return Violation(
+                "S07",
+                call.text("size"),
+                f"`{call.api}` takes size=(height, width), got {size!r}",
+                "pass two numbers: `size=(h, w)`",
+            )
+        return None
+    text = call.text(name)
+    if len(shape) == 2:
+        fix = f"a single grayscale image of shape {fmt(shape)} needs a channel axis: `{text}[..., None]` (or `tf.expand_dims({text}, -1)`)"
+    elif len(shape) == 5:
+        fix = f"fold the extra axis into the batch: `tf.reshape({text}, (-1, {shape[2]}, {shape[3]}, {shape[4]}))`, or map the op over it"
+    else:
+        fix = "give it (height, width, channels) or (batch, height, width, channels)"
+    return Violation(
+        "S07",
+        text,
+        f"`{call.api}` takes images of rank 3 (H, W, C) or 4 (N, H, W, C); `{text}` has rank "
+        f"{len(shape)}, shape {fmt(shape)}",
+        fix,
+    )
+
+
+# tf.data ---------------------------------------------------------------------------------
+
+
+def _leaves(value: Any, prefix: str) -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            out.extend(_leaves(v, item_text(prefix, str(k))))
+        return out
+    if isinstance(value, tuple):
+        out = []
+        for i, v in enumerate(value):
+            out.extend(_leaves(v, item_text(prefix, i)))
+        return out
+    return [(prefix, value)]
+
+
+def from_tensor_slices(call: LiveCall, exc: BaseException) -> Violation | None:
+    tensors = call.value("tensors")
+    if tensors is UNREAD:
+        return None
+    text = call.text("tensors")
+    leaves = _leaves(tensors, text)
+    if isinstance(tensors, list) and tensors and isinstance(tensors[0], list | tuple):
+        lengths = sorted({len(t) for t in tensors if isinstance(t, list | tuple)})
+        if len(lengths) > 1:
+            return Violation(
+                "S13",
+                text,
+                f"`from_tensor_slices` got a Python list of rows of different lengths {lengths[:4]}: "
+                "it needs one rectangular array",
+                "pad the rows to one length (keras.utils.pad_sequences) or build the dataset with "
+                "tf.ragged.constant(...) and padded_batch/ragged_batch",
+            )
+    firsts = [(name, _length(v)) for name, v in leaves]
+    known = [(n, f) for n, f in firsts if f is not None]
+    if len({f for _, f in known}) > 1:
+        listed = ", ".join(f"`{n}` {f}" for n, f in known[:4])
+        return Violation(
+            "S12",
+            text,
+            f"`from_tensor_slices` slices every component along its first axis, so all must have "
+            f"the same length: {listed}",
+            "give every component one entry per example (x and y of the same length); check how "
+            "each was built or split",
+        )
+    return None
+
+
+def _length(value: Any) -> int | None:
+    shape = shape_of(value)
+    if shape:
+        return shape[0]
+    return len(value) if isinstance(value, list) else None
+
+
+def _positional_count(func: Any) -> tuple[int, int, bool] | None:
+    import inspect
+
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
+    return len(required), len(positional), varargs
+
+
+def dataset_map(call: LiveCall, exc: BaseException) -> Violation | None:
+    func = call.value("map_func")
+    dataset = call.receiver
+    if func is UNREAD or dataset is None or not isinstance(exc, TypeError):
+        return None
+    spec = getattr(dataset, "element_spec", None)
+    count = _positional_count(func)
+    if spec is None or count is None:
+        return None
+    required, positional, varargs = count
+    parts = len(spec) if isinstance(spec, tuple) else 1
+    if varargs or required <= parts <= positional:
+        return None
+    name = getattr(func, "__name__", "the function")
+    shown = (
+        f"a tuple of {parts}"
+        if isinstance(spec, tuple)
+        else "one element" + (" (a dict)" if isinstance(spec, dict) else "")
+    )
+    if parts > 1:
+        fix = f"take {parts} arguments, `def {name}(x, y): ...` (map unpacks a tuple element into arguments)"
+    else:
+        fix = f"take one argument, `def {name}(element): ...` (a dict or single element is passed whole)"
+    return Violation(
+        "S12",
+        call.text("map_func"),
+        f"`map` passes each element as {shown}, but `{name}` takes {required} positional "
+        "argument(s)" + (f" (up to {positional})" if positional != required else ""),
+        fix,
+    )
+
+
+def padded_batch(call: LiveCall, exc: BaseException) -> Violation | None:
+    padded = call.value("padded_shapes")
+    dataset = call.receiver
+    if padded is UNREAD or padded is None or dataset is None:
+        return None
+    spec = dataset.element_spec
+    text = call.text("padded_shapes")
+    if isinstance(spec, tuple) and not isinstance(padded, tuple | dict):
+        return Violation(
+            "S12",
+            text,
+            f"the elements are tuples of {len(spec)} components but `padded_shapes` is one shape",
+            "give one padded shape per component, e.g. `padded_shapes=([None], [])` for "
+            "(sequence, label)",
+        )
+    pairs = list(zip(spec, padded, strict=False)) if isinstance(spec, tuple) else [(spec, padded)]
+    for component, shape in pairs:
+        rank = getattr(getattr(component, "shape", None), "rank", None)
+        given = len(shape) if isinstance(shape, list | tuple) else None
+        if rank is not None and given is not None and rank != given:
+            return Violation(
+                "S12",
+                text,
+                f"a component of rank {rank} (shape {list(component.shape)}) got a padded shape "
+                f"of rank {given} ({list(shape)})",
+                f"give it a padded shape with {rank} entries (None pads to the longest in the batch)",
+            )
+    return None
+
+
+def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
+    function = call.callee
+    specs = getattr(function, "input_signature", None)
+    if not specs or call.method != "__call__":
+        return None
+    values = [v for k, v in call.values.items() if k.startswith("arg")] or list(
+        call.values.values()
+    )
+    texts = list(call.texts.values())
+    if len(values) != len(specs):
+        return Violation(
+            "S12",
+            call.source,
+            f"the tf.function's input_signature declares {len(specs)} argument(s), the call passes {len(values)}",
+            "pass exactly the declared arguments, or change input_signature",
+        )
+    for i, (value, spec) in enumerate(zip(values, specs, strict=True)):
+        shape = shape_of(value)
+        want = getattr(spec, "shape", None)
+        if shape is None or want is None or want.rank is None:
+            continue
+        wanted = tuple(want.as_list())
+        text = texts[i] if i < len(texts) else f"argument {i}"
+        if len(shape) != len(wanted):
+            return Violation(
+                "S12",
+                text,
+                f"`{text}` has rank {len(shape)} {fmt(shape)}; the input_signature declares "
+                f"{fmt(wanted)}",
+                "reshape the data to the declared rank, or declare the shape the data has (None for an axis that varies)",
+            )
+        for axis, (have, need) in enumerate(zip(shape, wanted, strict=True)):
+            if need is not None and have is not None and have != need:
+                return Violation(
+                    "S12",
+                    text,
+                    f"`{text}` has {have} on axis {axis} {fmt(shape)}; the input_signature "
+                    f"declares {need} there {fmt(wanted)}",
+                    f"declare the shape the data has (TensorSpec({fmt(tuple(None if j == 0 else d for j, d in enumerate(shape)))}), None for an axis that varies) or fix the data",
+                )
+        dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
+        declared = str(getattr(spec.dtype, "name", spec.dtype))
+        if dtype and declared and dtype != declared:
+            return Violation(
+                "S11",
+                text,
+                f"`{text}` is {dtype}; the input_signature declares {declared}",
+                f"cast it first: `tf.cast({text}, tf.{declared})`, or declare {dtype}",
+            )
+    return None
+
+
+# models: construction, compile and fit -----------------------------------------------------
+
+
+def _output_names(model: Any) -> list[str]:
+    try:
+        return [str(n) for n in model.output_names]
+    except Exception:
+        return []
+
+
+def _near(name: str, options: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.5)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def compile_keys(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A loss / loss_weights / metrics dict keyed by names that are not the model's outputs."""
+    model = call.receiver
+    names = _output_names(model)
+    if len(names) < 1:
+        return None
+    sources = [
+        ("loss", getattr(model, "loss", None)),
+        (
+            "loss_weights",
+            getattr(getattr(model, "_compile_loss", None), "_user_loss_weights", None),
+        ),
+        ("metrics", getattr(getattr(model, "_compile_metrics", None), "_user_metrics", None)),
+    ]
+    if call.api.endswith(".compile"):
+        sources = [(k, call.value(k)) for k in ("loss", "loss_weights", "metrics")]
+    for argument, value in sources:
+        if not isinstance(value, dict):
+            continue
+        wrong = [k for k in value if k not in names]
+        if not wrong:
+            continue
+        near = _near(str(wrong[0]), names)
+        return Violation(
+            "S12",
+            f"{argument}={{{', '.join(repr(k) for k in value)}}}",
+            f"compile's `{argument}` dict is keyed by {sorted(map(str, value))}, but the model's "
+            f"outputs are named {names}: '{wrong[0]}' names no output{near}",
+            f"key the dict by the output names {names}, or name the output layers as the keys "
+            f"(`Dense(..., name='{wrong[0]}')`)",
+        )
+    return None
+
+
+def fit_class_weight(call: LiveCall, exc: BaseException) -> Violation | None:
+    weights = call.value("class_weight")
+    model = call.receiver
+    if not isinstance(weights, dict) or len(_output_names(model)) < 2:
+        return None
+    y = call.text("y")
+    return Violation(
+        "S12",
+        call.text("class_weight"),
+        f"`class_weight` applies to a model with one output; this model has "
+        f"{len(_output_names(model))} outputs {_output_names(model)}",
+        "weight the examples instead: build per-example weights from the class weights of the "
+        f"output they belong to, e.g. `w = np.vectorize(class_weight.get)({y}[0])`, and pass "
+        "`sample_weight=w` (one array per output, or a dict keyed by output name); or weight the "
+        "classes inside that output's loss",
+    )
+
+
+def model_graph(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``keras.Model(inputs, outputs)``: every output must be reachable from the inputs given."""
+    inputs = call.values.get("inputs", call.values.get("arg0", UNREAD))
+    outputs = call.values.get("outputs", call.values.get("arg1", UNREAD))
+    if inputs is UNREAD or outputs is UNREAD:
+        return None
+    in_text = call.texts.get("inputs", call.texts.get("arg0", "inputs"))
+    out_text = call.texts.get("outputs", call.texts.get("arg1", "outputs"))
+    given = _leaves(
+        inputs
+        if isinstance(inputs, tuple | dict)
+        else tuple(inputs)
+        if isinstance(inputs, list)
+        else (inputs,),
+        "inputs",
+    )
+    outs = _leaves(
+        outputs
+        if isinstance(outputs, tuple | dict)
+        else tuple(outputs)
+        if isinstance(outputs, list)
+        else (outputs,),
+        "outputs",
+    )
+    given_tensors = [t for _, t in given]
+    for _, out in outs:
+        if getattr(out, "_keras_history", None) is None:
+            return Violation(
+                "S12",
+                out_text,
+                f"an output is a {type(out).__name__}, not a symbolic tensor made by calling layers "
+                "on the model's Inputs",
+                "build the output with layers (wrap TensorFlow ops in a Layer or a Lambda) from "
+                "the Input tensors, not from concrete data",
+            )
+        sources = _source_inputs(out)
+        missing = [s for s in sources if not any(s is g for g in given_tensors)]
+        if missing:
+            names = [
+                getattr(getattr(m, "_keras_history", None), "operation", None) for m in missing
+            ]
+            shown = ", ".join(
+                f"'{getattr(n, 'name', '?')}' {fmt(shape_of(m))}"
+                for n, m in zip(names, missing, strict=True)
+            )
+            variable = _name_in(call, missing[0])
+            return Violation(
+                "S12",
+                in_text,
+                f"the outputs depend on Input(s) {shown} that are not in `inputs` "
+                f"({len(given_tensors)} given)",
+                f"list every Input the outputs use: `keras.Model(inputs=[{in_text.strip('[]')}, "
+                f"{variable or 'the missing Input'}], outputs=...)`",
+            )
+    return None
+
+
+def _source_inputs(tensor: Any, limit: int = 2000) -> list[Any]:
+    """The Input tensors a symbolic tensor was computed from (walking ``_keras_history``)."""
+    found: list[Any] = []
+    stack = [tensor]
+    seen: set[int] = set()
+    while stack and len(seen) < limit:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        history = getattr(t, "_keras_history", None)
+        operation = getattr(history, "operation", None)
+        if operation is None:
+            continue
+        if type(operation).__name__ == "InputLayer":
+            if not any(t is f for f in found):
+                found.append(t)
+            continue
+        try:
+            node = operation._inbound_nodes[getattr(history, "node_index", 0)]
+            stack.extend(node.input_tensors)
+        except Exception:
+            continue
+    return found
+
+
+def _name_in(call: LiveCall, value: Any) -> str:
+    for space in call.namespaces[:2]:
+        for key, item in list(space.items()):
+            if item is value and not key.startswith("_"):
+                return key
+    return ""
+
+
+def batch_size_argument(call: LiveCall, exc: BaseException) -> Violation | None:
+    """An array or tensor where the API takes a number (``get_initial_state(batch_size)``)."""
+    for name in ("batch_size", "num_classes", "units", "filters", "input_dim", "output_dim"):
+        value = call.values.get(name, UNREAD)
+        shape = shape_of(value)
+        if value is UNREAD or shape is None or len(shape) == 0:
+            continue
+        text = call.text(name)
+        method = call.api.rpartition(".")[2]
+        fix = f"pass a number: `{method}({name}={text}.shape[0])`"
+        if name == "batch_size":
+            fix = (
+                f"pass the batch size: `{method}(batch_size=tf.shape({text})[0])` (Keras 3's "
+                f"`{method}` takes the batch size, not the inputs as Keras 2 did)"
+                if method == "get_initial_state"
+                else f"pass a number: `{name}={text}.shape[0]`"
+            )
+        return Violation(
+            "S12",
+            text,
+            f"`{call.api}` takes `{name}` as a number, but got `{text}`, an array of shape {fmt(shape)}",
+            fix,
+        )
+    return None
+
+
+def signature_binding(call: LiveCall, exc: BaseException) -> Violation | None:
+    """The arguments do not bind to the API's signature (a missing or an unknown argument)."""
+    error = call.bind_error
+    if not error or not isinstance(exc, TypeError):
+        return None
+    import inspect
+
+    target: Any = getattr(call.receiver, "call", None) if call.method == "__call__" else call.callee
+    try:
+        params = list(inspect.signature(target).parameters)
+    except (TypeError, ValueError, AttributeError):
+        params = []
+    unexpected = re.search(r"unexpected keyword argument '(\w+)'", error)
+    missing = re.search(r"missing a required argument: '(\w+)'", error)
+    shown = f"{call.api}({', '.join(params[:8])})"
+    if unexpected:
+        word = unexpected.group(1)
+        return Violation(
+            "S12",
+            word,
+            f"`{call.api}` has no argument `{word}`{_near(word, params)}",
+            f"its arguments are: {shown}",
+        )
+    if missing:
+        return Violation(
+            "S12",
+            call.source,
+            f"`{call.api}` needs `{missing.group(1)}`, which the call does not pass",
+            f"pass it: {shown}",
+        )
+    return None
+
+
+CONTRACTS: tuple[Contract, ...] = (
+    Contract(("RNN", "Bidirectional"), rnn_initial_state, (r"initial_state", r"state")),
+    Contract(
+        ("Attention", "AdditiveAttention"),
+        attention_inputs,
+        (r"must be called on a list of inputs",),
+    ),
+    Contract(("MultiHeadAttention",), mha_inputs, (r"missing a required argument",)),
+    Contract(("Layer.add_weight",), add_weight_shape, (r"must be fully-defined",)),
+    Contract(
+        ("Layer.set_weights",),
+        set_weights,
+        (r"weight shape .* is not compatible", r"expects \d+ weights"),
+    ),
+    Contract(
+        ("Optimizer.apply_gradients", "Optimizer.apply"),
+        apply_gradients,
+        (r"Unknown variable", r"_unique_id"),
+    ),
+    Contract(("Model.fit", "Model.train_on_batch"), fit_optimizer, (r"Unknown variable",)),
+    Contract(("GradientTape.gradient",), tape_gradient, ()),
+    Contract(("to_categorical",), to_categorical, (r"index \d+ is out of bounds",)),
+    Contract(
+        ("tf.image.",),
+        image_rank,
+        (
+            r"must have either 3 or 4 dimensions",
+            r"must be at least three-dimensional",
+            r"'size' must be a 1-D",
+        ),
+    ),
+    Contract(
+        ("Dataset.from_tensor_slices",),
+        from_tensor_slices,
+        (r"Dimensions \d+ and \d+ are not compatible", r"non-rectangular"),
+    ),
+    Contract(("Dataset.map",), dataset_map, (r"takes \d+ positional argument",)),
+    Contract(("Dataset.padded_batch",), padded_batch, (r"padded_shapes", r"padded shape")),
+    Contract(
+        ("tf.function",), function_signature, (r"Can not cast TensorSpec", r"input_signature")
+    ),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.train_on_batch", "Model.compile"),
+        compile_keys,
+        (r"in loss dict", r"loss_weights", r"metrics"),
+    ),
+    Contract(("Model.fit",), fit_class_weight, (r"class_weight` is only supported",)),
+    Contract(("keras.Model", "keras.Function"), model_graph, (r"is not connected to `inputs`",)),
+    Contract(("*",), batch_size_argument, (r"non-rectangular",)),
+    Contract(
+        ("*",), signature_binding, (r"missing a required argument", r"unexpected keyword argument")
+    ),
+)

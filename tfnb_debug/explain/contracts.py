@@ -1,0 +1,73 @@
+"""The failing call broke the contract of the API it called (S12, S01, S07, S11, P12, S13).
+
+:mod:`._contracts` checks the user's call into Keras or TensorFlow against
+the API's documented contract while the exception is read; this rule turns
+the first violation into the finding.  When no contract is broken but the
+exception is a library-internal one (an ``AttributeError``, ``IndexError``,
+``KeyError`` or ``TypeError`` raised deep inside the API), the box still says
+what is certain: the call, the API and the arguments as given, and no guess.
+"""
+
+from __future__ import annotations
+
+from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._contracts import INTERNAL
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+
+def broken_contract(ctx: ErrorContext) -> Explained | None:
+    """The first contract violation of the failing call, as its catalog finding."""
+    report = ctx.contract
+    if report is None or not report.violations:
+        return None
+    violation = report.violations[0]
+    where = ctx.where(report.filename, report.lineno)
+    evidence = f"`{report.source}` at {where}"
+    if violation.evidence:
+        evidence += f"; {violation.evidence}"
+    return (
+        _finding(violation.code, violation.problem, report.api, evidence, violation.hint),
+        (),
+    )
+
+
+def internal_error(ctx: ErrorContext) -> Explained | None:
+    """A library-internal exception with no broken contract found: the call and its arguments."""
+    report = ctx.contract
+    if report is None or report.violations or ctx.type_name not in INTERNAL:
+        return None
+    if not any(f.user for f in ctx.frames) or ctx.frames[-1].user:
+        return None  # raised in the user's own code, not inside the library
+    arguments = "; ".join(report.arguments) or "no arguments"
+    where = ctx.where(report.filename, report.lineno)
+    return (
+        finding(
+            "S12",
+            f"{ctx.type_name} raised inside `{report.api}`, called at {where}: an argument does "
+            "not fit what the API takes, and none of the contracts tfnb_debug checks is broken",
+            place=f"`{report.api}`",
+            evidence=f"`{report.source}`; the arguments as given: {arguments}",
+            hint=f"compare each argument with `help({report.api})`: its type, structure (tuple "
+            "vs list, pairs, the number of items), shapes and dtypes",
+        ),
+        (),
+    )
+
+
+def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Finding:
+    # finding() takes the code as a literal so the catalog test can read it
+    place = f"`{api}`"
+    if code == "S01":
+        return finding("S01", problem, place=place, evidence=evidence, hint=hint)
+    if code == "S07":
+        return finding("S07", problem, place=place, evidence=evidence, hint=hint)
+    if code == "S11":
+        return finding("S11", problem, place=place, evidence=evidence, hint=hint)
+    if code == "S13":
+        return finding("S13", problem, place=place, evidence=evidence, hint=hint)
+    if code == "P12":
+        return finding("P12", problem, place=place, evidence=evidence, hint=hint)
+    return finding("S12", problem, place=place, evidence=evidence, hint=hint)
