@@ -44,6 +44,8 @@ class CheckReport(Report):
     layers_checked: tuple[str, ...] = ()
     losses_checked: tuple[str, ...] = ()
     gradients_checked: tuple[str, ...] = ()
+    #: gradients applied that no check could read, as "variable path (kind)"
+    gradients_unchecked: tuple[str, ...] = ()
     steps: int = 0  # training steps (batches): updates of the optimizer that stepped most
     updates: int = 0  # optimizer updates, all optimizers together (2 per step in a GAN)
     checked_nothing: bool = False  # no layer output, loss or gradient went through a check
@@ -254,13 +256,7 @@ def build_report(
             "compile configuration and options): their checks are the same"
         )
     summary.extend(notes)
-    rows = [
-        ("input batches (N05)", "outermost layer/model call", "checked"),
-        ("layer outputs (N01)", f"{len(checks.checked_outputs)} layer call sites", "checked"),
-        ("losses (G05)", ", ".join(checks.checked_losses) or "none seen", "checked"),
-        ("gradients (G03)", f"{len(checks.checked_gradients)} variables", "checked"),
-        ("tf.function traces (T01)", f"{sum(c.traces for c in counts)} traces", "counted"),
-    ]
+    rows = _check_rows(checks, counts)
     if losses is not None:
         rows.append(
             (
@@ -303,6 +299,7 @@ def build_report(
         layers_checked=tuple(checks.checked_outputs),
         losses_checked=tuple(checks.checked_losses),
         gradients_checked=tuple(checks.checked_gradients),
+        gradients_unchecked=tuple(checks.unchecked_gradients),
         steps=steps,
         updates=updates,
         checked_nothing=checked_nothing,
@@ -320,6 +317,32 @@ def steps_text(steps: int, updates: int, optimizers: int) -> str:
     return f"{steps} optimizer step(s)"
 
 
+def _check_rows(checks: Any, counts: Sequence[Any]) -> list[tuple[str, str, str]]:
+    """What each check covered in this run: "checked" only where something went through it."""
+
+    def how(count: int, none: str) -> str:
+        return "checked" if count else none
+
+    outputs, losses = len(checks.checked_outputs), len(checks.checked_losses)
+    gradients, unchecked = len(checks.checked_gradients), list(checks.unchecked_gradients)
+    where = f"{gradients} variables"
+    if unchecked:
+        where += f"; not checked: {', '.join(unchecked[:3])}" + (
+            " ..." if len(unchecked) > 3 else ""
+        )
+    return [
+        ("input batches (N05)", "outermost layer/model call", how(outputs, "no layer call ran")),
+        ("layer outputs (N01)", f"{outputs} layer call sites", how(outputs, "no layer call ran")),
+        ("losses (G05)", ", ".join(checks.checked_losses) or "none seen", how(losses, "none ran")),
+        (
+            "gradients (G03)",
+            where,
+            how(gradients, "not checked" if unchecked else "no optimizer update ran"),
+        ),
+        ("tf.function traces (T01)", f"{sum(c.traces for c in counts)} traces", "counted"),
+    ]
+
+
 def _headline(checks: Any, steps: str, checked_nothing: bool) -> str:
     failure = checks.failure
     if checked_nothing:
@@ -327,10 +350,27 @@ def _headline(checks: Any, steps: str, checked_nothing: bool) -> str:
             "NOTHING CHECKED: no Keras layer call, loss or optimizer update ran under the checks "
             "in this cell, so no NaN/Inf could be found"
         )
-    if failure is None:
+    if failure is not None:
+        return f"STOPPED at the first NaN/Inf: {failure.kind} check at '{failure.place}'"
+    outputs = len(checks.checked_outputs)
+    if (
+        not checks.checked_losses
+        and not checks.checked_gradients
+        and not checks.unchecked_gradients
+    ):
         return (
-            f"no NaN/Inf: {len(checks.checked_outputs)} layer outputs, "
-            f"{len(checks.checked_losses)} loss(es) and {len(checks.checked_gradients)} gradients "
-            f"checked over {steps}"
+            f"no NaN/Inf: {outputs} layer outputs checked (no loss and no optimizer update ran "
+            "in this cell)"
         )
-    return f"STOPPED at the first NaN/Inf: {failure.kind} check at '{failure.place}'"
+    unchecked = checks.unchecked_gradients
+    missed = (
+        f"; {len(unchecked)} gradient(s) NOT checked: {', '.join(unchecked[:3])}"
+        + (" ..." if len(unchecked) > 3 else "")
+        if unchecked
+        else ""
+    )
+    return (
+        f"no NaN/Inf: {outputs} layer outputs, "
+        f"{len(checks.checked_losses)} loss(es) and {len(checks.checked_gradients)} gradients "
+        f"checked over {steps}{missed}"
+    )

@@ -96,6 +96,7 @@ class _Traced:
     outputs: list[str] = field(default_factory=list)
     losses: list[str] = field(default_factory=list)
     gradients: list[str] = field(default_factory=list)
+    unchecked_gradients: list[str] = field(default_factory=list)
     optimizers: list[Any] = field(default_factory=list)
     counters: list[tuple[Any, Any]] = field(default_factory=list)
     _seen: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
@@ -119,6 +120,24 @@ def _add(items: list[Any], item: Any) -> None:
     pair) by identity, never with ``==`` (a variable's ``==`` is elementwise)."""
     if all(not _same(known, item) for known in items):
         items.append(item)
+
+
+def _values(grad: Any) -> Any:
+    """The dense values of a gradient: an ``IndexedSlices``' (an Embedding's, a gather's)
+    ``values``, or the tensor itself."""
+    return grad.values if isinstance(grad, tf.IndexedSlices) else grad
+
+
+def _with_values(grad: Any, values: Any) -> Any:
+    """``grad`` with its values replaced by ``values`` (the checked copy)."""
+    if isinstance(grad, tf.IndexedSlices):
+        return tf.IndexedSlices(values, grad.indices, grad.dense_shape)
+    return values
+
+
+def _checkable_gradient(grad: Any) -> bool:
+    """A gradient whose values a check reads: a float tensor or ``IndexedSlices``."""
+    return isinstance(grad, tf.Tensor | tf.IndexedSlices) and grad.dtype.is_floating
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -205,6 +224,8 @@ class NumericsChecks:
         self.checked_outputs: list[str] = []  # layer paths, first-call order
         self.checked_losses: list[str] = []
         self.checked_gradients: list[str] = []
+        #: gradients applied but of a kind no check reads: "variable path (kind)"
+        self.unchecked_gradients: list[str] = []
         self.xla_switched_off: list[str] = []
         self.traces = TraceCounts()
         self.failure: CheckFailure | None = None
@@ -582,10 +603,13 @@ class NumericsChecks:
             return grads
         if tf.executing_eagerly():
             return [
-                self._check(g, "gradient", places[i]) if i in places else g
+                _with_values(g, self._check(_values(g), "gradient", places[i]))
+                if i in places
+                else g
                 for i, g in enumerate(grads)
             ]
         indices = sorted(places)
+        values = {i: _values(grads[i]) for i in indices}
 
         def fine() -> Any:
             return tf.constant(True)
@@ -594,17 +618,18 @@ class NumericsChecks:
             last: list[Any] = []
             for i in indices:
                 with tf.control_dependencies(last):
-                    last = [tf.debugging.check_numerics(grads[i], f"{TAG}|gradient|{places[i]}|")]
+                    last = [tf.debugging.check_numerics(values[i], f"{TAG}|gradient|{places[i]}|")]
             with tf.control_dependencies(last):
                 return tf.constant(True)
 
-        totals = [tf.reduce_sum(tf.cast(grads[i], tf.float32)) for i in indices]
+        totals = [tf.reduce_sum(tf.cast(values[i], tf.float32)) for i in indices]
         guard = tf.cond(tf.math.is_finite(tf.add_n(totals)), fine, exact)
         out = list(grads)
         with tf.control_dependencies([guard]):
             for i in indices:
-                out[i] = tf.identity(grads[i])
-                self._checked[id(out[i])] = out[i]
+                checked = tf.identity(values[i])
+                self._checked[id(checked)] = checked
+                out[i] = _with_values(grads[i], checked)
         return out
 
     def _is_checked(self, tensor: Any) -> bool:
@@ -713,6 +738,8 @@ class NumericsChecks:
             _add(self.checked_losses, loss)
         for place in traced.gradients:
             _add(self.checked_gradients, place)
+        for place in traced.unchecked_gradients:
+            _add(self.unchecked_gradients, place)
         for optimizer in traced.optimizers:
             _add(self._optimizers, optimizer)
         for optimizer, counter in traced.counters:
@@ -799,6 +826,7 @@ class NumericsChecks:
         mine = {
             "losses": self.checked_losses,
             "gradients": self.checked_gradients,
+            "unchecked_gradients": self.unchecked_gradients,
             "optimizers": self._optimizers,
             "counters": None,
         }[kind]
@@ -1144,7 +1172,12 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
         grads = original_gradient(tape, target, *args, **kwargs)
         with tf.control_dependencies([guard]):
             return tf.nest.map_structure(
-                lambda g: tf.identity(g) if isinstance(g, tf.Tensor) else g, grads
+                lambda g: (
+                    _with_values(g, tf.identity(_values(g)))
+                    if isinstance(g, tf.Tensor | tf.IndexedSlices)
+                    else g
+                ),
+                grads,
             )
 
     def apply(self: Any, grads: Any, trainable_variables: Any = None) -> Any:
@@ -1156,9 +1189,14 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
         grads = list(grads)
         places: dict[int, str] = {}
         for i, (grad, var) in enumerate(zip(grads, variables, strict=False)):
-            if isinstance(grad, tf.Tensor) and grad.dtype.is_floating:
-                places[i] = str(getattr(var, "path", getattr(var, "name", "variable")))
-                checks._note("gradients", places[i])
+            if grad is None:
+                continue  # no gradient at all: nothing to check (G04 is %%tfgrad's)
+            place = str(getattr(var, "path", getattr(var, "name", "variable")))
+            if _checkable_gradient(grad):
+                places[i] = place
+                checks._note("gradients", place)
+            else:
+                checks._note("unchecked_gradients", f"{place} ({type(grad).__name__})")
         checked = checks.check_gradients(grads, places)
         if not checks._in_apply:
             checks._count_step(self, checked)
