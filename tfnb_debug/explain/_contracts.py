@@ -1006,6 +1006,158 @@ def signature_binding(call: LiveCall, exc: BaseException) -> Violation | None:
     return None
 
 
+# dimensions: where a wrong size came from -------------------------------------------------
+
+
+def _differing_axis(shapes: list[tuple[int | None, ...]], skip: int | None) -> int | None:
+    rank = len(shapes[0])
+    for axis in range(1, rank):
+        if skip is not None and axis == skip % rank:
+            continue
+        sizes = {s[axis] for s in shapes if s[axis] is not None}
+        if len(sizes) > 1:
+            return axis
+    return None
+
+
+def _size_fix(chains: list[tuple[Any, ...]], target: str, size: int | None) -> str:
+    """The fix a chain of axis sizes supports: where an odd size was rounded, or what shrank it."""
+    from tfnb_debug.explain._lineage import has_shrinking_layer, rounding_step, total_factor
+
+    for chain in chains:
+        found = rounding_step(chain)
+        if found is not None:
+            step, before = found
+            factor = total_factor(chain)
+            start = chain[0].size
+            multiple = (
+                -(-start // factor) * factor if isinstance(start, int) and factor > 1 else None
+            )
+            return (
+                f"{step.class_name} '{step.layer}' divides {before} (odd) by {step.stride} and "
+                f"rounds to {step.size} ({step.rounds(before)}), so the way back up does not "
+                f"return to the same size: use an input size that is a multiple of {factor}"
+                + (f" (e.g. {multiple} instead of {start})" if multiple else "")
+                + f", or crop/pad one side to match before {target} (Cropping2D / ZeroPadding2D, "
+                "or keras.layers.Resizing)"
+            )
+    if not any(has_shrinking_layer(c) for c in chains):
+        return (
+            f"no layer on either path has a stride or 'valid' padding; the sizes differ from the "
+            f"start of each path ({', '.join(str(c[0].size) + ' at ' + c[0].layer for c in chains if c)}): "
+            f"give {target} inputs built from tensors of the same size"
+        )
+    return ""
+
+
+def merge_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A merge layer (Concatenate, Add, ...) on branches whose sizes differ: each branch's chain."""
+    from tfnb_debug.explain._lineage import axis_chain, fmt_chain
+
+    inputs = _items(call.value("inputs"))
+    if call.method != "__call__" or not inputs or len(inputs) < 2:
+        return None
+    shapes = [shape_of(t) for t in inputs]
+    if any(s is None for s in shapes) or len({len(s) for s in shapes if s is not None}) != 1:
+        return None
+    known = [s for s in shapes if s is not None]
+    skip = getattr(call.receiver, "axis", None) if _is_a(call.receiver, "Concatenate") else None
+    axis = _differing_axis(known, skip)
+    if axis is None:
+        return None
+    chains = [axis_chain(t, axis) for t in inputs]
+    if not all(chains):
+        return None
+    name = getattr(call.receiver, "name", "the merge layer")
+    sizes = ", ".join(str(s[axis]) for s in known)
+    evidence = "; ".join(f"branch {i + 1}: {fmt_chain(c)}" for i, c in enumerate(chains))
+    fix = _size_fix(chains, f"'{name}'", None)
+    if not fix:
+        ratio = max(s[axis] or 1 for s in known) / max(min(s[axis] or 1 for s in known), 1)
+        fix = (
+            f"the branches are downsampled a different number of times (factor {ratio:g}): "
+            "give the larger branch the same strides/pooling as the other, or upsample the smaller"
+            if float(ratio).is_integer()
+            else "make both branches shrink the same way (the chains above show where they part)"
+        )
+    return Violation(
+        "S01",
+        call.text("inputs"),
+        f"{type(call.receiver).__name__} '{name}' gets inputs of sizes {sizes} on axis {axis} "
+        f"(shapes {', '.join(fmt(s) for s in known)})",
+        fix,
+        evidence=f"axis {axis}: {evidence}",
+    )
+
+
+def _fit_xy(call: LiveCall) -> tuple[Any, Any]:
+    return call.values.get("x", UNREAD), call.values.get("y", UNREAD)
+
+
+def autoencoder_target(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``fit(x, x)``: the labels are the inputs, so the model's output must have the input's shape."""
+    from tfnb_debug.explain._lineage import axis_chain, fmt_chain
+
+    x, y = _fit_xy(call)
+    model = call.receiver
+    if x is UNREAD or y is not x or shape_of(x) is None:
+        return None
+    try:
+        output = model.outputs[0]
+    except Exception:
+        return None
+    out_shape, in_shape = shape_of(output), shape_of(x)
+    if out_shape is None or in_shape is None or len(out_shape) != len(in_shape):
+        return None
+    axis = _differing_axis([out_shape, (None, *in_shape[1:])], None)
+    if axis is None:
+        return None
+    chain = axis_chain(output, axis)
+    fix = _size_fix([chain], "the output", in_shape[axis]) if chain else ""
+    if not fix and chain:
+        fix = (
+            f"the output's axis {axis} ends at {out_shape[axis]}, the input has {in_shape[axis]}: "
+            "the decoder's upsampling does not undo the encoder's downsampling (compare the "
+            "strides and upsampling factors along the chain)"
+        )
+    text = call.text("x")
+    return Violation(
+        "S07",
+        f"fit({text}, {text})",
+        f"the labels are the inputs themselves (`{text}`, {fmt(in_shape)}), so the model must "
+        f"output that shape, but it outputs {fmt(out_shape)} (axis {axis}: {out_shape[axis]} vs "
+        f"{in_shape[axis]})",
+        fix or f"make the decoder return axis {axis} to {in_shape[axis]}",
+        evidence=f"axis {axis}: {fmt_chain(chain)}" if chain else "",
+    )
+
+
+def baked_sample_count(call: LiveCall, exc: BaseException) -> Violation | None:
+    """An Input whose shape holds the number of samples (``Input(shape=x.shape)``)."""
+    model = call.receiver
+    x = call.values.get("x", call.values.get("inputs", call.values.get("arg0", UNREAD)))
+    data = shape_of(x)
+    try:
+        declared = [shape_of(t) for t in model.inputs]
+    except Exception:
+        return None
+    if data is None or len(declared) != 1 or declared[0] is None or len(data) < 2:
+        return None
+    per_example = declared[0][1:]
+    if tuple(per_example) != tuple(data):
+        return None
+    text = call.text("x") if "x" in call.values else call.text("inputs")
+    return Violation(
+        "S01",
+        text,
+        f"the model's Input has shape {fmt(declared[0])}: its first axis after the batch is "
+        f"{data[0]}, the number of samples in `{text}` {fmt(data)}, so every example is expected "
+        "to hold the whole dataset",
+        f"declare the shape of one example: `keras.Input(shape={text}.shape[1:])` "
+        f"(= {fmt(data[1:])})",
+    )
+
+
 CONTRACTS: tuple[Contract, ...] = (
     Contract(("RNN", "Bidirectional"), rnn_initial_state, (r"initial_state", r"state")),
     Contract(
@@ -1054,6 +1206,21 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit",), fit_class_weight, (r"class_weight` is only supported",)),
     Contract(("keras.Model", "keras.Function"), model_graph, (r"is not connected to `inputs`",)),
+    Contract(
+        ("Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Dot"),
+        merge_shapes,
+        (r"requires inputs with matching shapes", r"Inputs have incompatible shapes"),
+    ),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.train_on_batch"),
+        autoencoder_target,
+        (r"Incompatible shapes", r"target.shape"),
+    ),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.predict", "keras.Model"),
+        baked_sample_count,
+        (r"incompatible with the layer", r"expected shape="),
+    ),
     Contract(("*",), batch_size_argument, (r"non-rectangular",)),
     Contract(
         ("*",), signature_binding, (r"missing a required argument", r"unexpected keyword argument")
