@@ -1,0 +1,68 @@
+"""Score the diagnosis on the fresh cases, running every case for real.
+
+``python -m tests.explain_fresh [--family F] [--json PATH]`` (from the
+repository root, with the project's environment) runs every case in one real
+IPython ``InteractiveShell`` with ``tfnb_debug`` loaded, after ``PRELUDE``,
+and prints a verdict per case (right, generic, silent, wrong, broken; see
+``_score.score``) with the first finding line, then the counts per family.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.explain_fresh")
+    parser.add_argument("--family", help="run only this family")
+    parser.add_argument("--json", help="write the per-case results to this file")
+    args = parser.parse_args(argv)
+
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    from tests.explain_fresh import PRELUDE, all_cases
+    from tests.explain_fresh._score import VERDICTS, run_case
+
+    cases = [c for c in all_cases() if args.family in (None, c.family)]
+    if not cases:
+        print(f"no cases in family {args.family!r}", file=sys.stderr)
+        return 2
+    shell = InteractiveShell.instance()
+    with capture_output():
+        shell.run_line_magic("load_ext", "tfnb_debug")
+        shell.run_cell(PRELUDE, store_history=False)
+    results = []
+    for case in cases:
+        result = run_case(shell, case)
+        results.append(result)
+        first = result.findings[0][:200] if result.findings else "-"
+        print(f"{result.verdict:8} {case.family}/{case.name}: {first}", flush=True)
+
+    families = sorted({r.family for r in results})
+    counts = {f: Counter(r.verdict for r in results if r.family == f) for f in families}
+    total = Counter(r.verdict for r in results)
+    width = max(len(f) for f in [*families, "total"])
+    header = f"{'family':{width}} " + " ".join(f"{v:>7}" for v in VERDICTS) + f" {'cases':>7}"
+    print()
+    print(header)
+    print("-" * len(header))
+    for family in [*families, "total"]:
+        row = total if family == "total" else counts[family]
+        cells = " ".join(f"{row.get(v, 0):>7}" for v in VERDICTS)
+        print(f"{family:{width}} {cells} {sum(row.values()):>7}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump([r.as_dict() for r in results], handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
