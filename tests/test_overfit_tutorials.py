@@ -91,3 +91,67 @@ def test_data_the_model_cannot_take_is_a_one_line_usage_error(shell: Interactive
     shell.user_ns.update(small=model, wrong_xy=(np.zeros((8, 5), "float32"), NOISE[:8]))
     with pytest.raises(UsageError, match="cannot take DATA's first 4 examples.*expected axis -1"):
         run_magic(shell, "%tfoverfit small wrong_xy --steps 2 --samples 4")
+
+
+def target_values(report: object) -> int:
+    rows = dict(report.tables[0].rows)  # type: ignore[attr-defined]
+    return int(rows["target values in the examples"])
+
+
+def test_target_values_count_every_position_of_a_sequence_or_mask() -> None:
+    # next-token prediction: 16 sequences of 100 ids, one class id per position
+    ids = RNG.integers(0, 20, (16, 101)).astype("int64")
+    tokens = keras.Sequential(
+        [keras.Input((100,), dtype="int64"), keras.layers.Embedding(20, 4), keras.layers.Dense(20)]
+    )
+    tokens.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    report = overfit_small_batch(tokens, (ids[:, :-1], ids[:, 1:]), steps=2, plot=False)
+    assert target_values(report) == 16 * 100, report.to_text()
+    # segmentation: a class id per pixel of a 16x16 mask
+    images = RNG.random((16, 16, 16, 3)).astype("float32")
+    masks = RNG.integers(0, 3, (16, 16, 16, 1)).astype("int64")
+    pixels = keras.Sequential([keras.Input((16, 16, 3)), keras.layers.Conv2D(3, 1)])
+    pixels.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    report = overfit_small_batch(pixels, (images, masks), steps=2, plot=False)
+    assert target_values(report) == 16 * 16 * 16, report.to_text()
+
+
+def test_target_values_of_one_class_per_example_stay_one_each() -> None:
+    labels = RNG.integers(0, 3, 16)
+    for loss, y in (
+        ("sparse_categorical_crossentropy", labels),
+        ("categorical_crossentropy", np.eye(3, dtype="float32")[labels]),  # one-hot rows
+    ):
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, "softmax")])
+        model.compile("adam", loss)
+        report = overfit_small_batch(model, (X, y), steps=2, plot=False)
+        assert target_values(report) == 16, (loss, report.to_text())
+
+
+def separable() -> tuple[np.ndarray, np.ndarray, keras.Model]:
+    y = (X[:, 0] > 0).astype("int64")
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+    model.compile(
+        keras.optimizers.Adam(0.1), keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    )
+    return X, y, model
+
+
+def test_a_model_that_already_fits_the_examples_is_not_said_to_memorize_them() -> None:
+    x, y, model = separable()
+    model.fit(x, y, epochs=100, verbose=0)  # trained: every example right before the check
+    assert np.all(model.predict(x, verbose=0).argmax(-1) == y)
+    before = [v.numpy().tobytes() for v in model.variables]
+    report = overfit_small_batch(model, (x, y), plot=False)
+    assert report.already and report.steps == 0 and report.losses == ()
+    assert report.summary[0].startswith("ALREADY FIT"), report.summary[0]
+    assert "in 2 steps" not in report.to_text() and "yes:" not in report.to_text()
+    assert "untrained copy" in report.summary[0]
+    assert [v.numpy().tobytes() for v in model.variables] == before
+
+
+def test_an_untrained_model_still_memorizes_in_its_steps() -> None:
+    x, y, model = separable()
+    report = overfit_small_batch(model, (x, y), plot=False)
+    assert report.memorized and not report.already and report.steps >= 1, report.to_text()
+    assert report.summary[0].startswith("yes:") and "before training)" in report.summary[0]

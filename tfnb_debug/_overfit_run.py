@@ -62,7 +62,8 @@ class Progress:
 class Run:
     """What one run measured.  ``stopped``: why training ended: ``"steps"`` (all of them
     ran), ``"memorized"`` (a check found the examples memorized), ``"time"`` (the budget
-    ran out first) or ``"nonfinite"`` (the loss became NaN/Inf)."""
+    ran out first), ``"nonfinite"`` (the loss became NaN/Inf) or ``"already"`` (the
+    examples met the criterion before any step, so none ran)."""
 
     losses: tuple[float, ...]
     initial: float
@@ -71,6 +72,7 @@ class Run:
     loss_key: str
     stopped: str = "steps"
     seconds: float = 0.0
+    initial_accuracy: float | None = None  # on the examples before training (classifiers)
 
 
 Done = Callable[[float, float, "float | None"], bool]
@@ -239,6 +241,11 @@ def train(
     chosen: list[str] = []
     classification = not own and is_classification(model)
     initial = math.nan if own else first_evaluation(model, x, y, n)
+    before = accuracy(model, x, y) if classification else None
+    if not own and done(initial, initial, before):
+        # a trained model may fit these examples already: no step of training then shows
+        # anything about whether its training can memorize them
+        return Run((), initial, initial, before, "loss", "already", initial_accuracy=before)
     state: dict[str, Any] = {"stopped": "steps", "checked": None, "next": 0.0}
     began = time.perf_counter()
     clock = {"first": 0.0}
@@ -300,7 +307,7 @@ def train(
         final = evaluate(model, x, y, n)
         correct = accuracy(model, x, y)
     key = chosen[0] if chosen else "loss"
-    return Run(tuple(losses), initial, final, correct, key, state["stopped"], seconds)
+    return Run(tuple(losses), initial, final, correct, key, state["stopped"], seconds, before)
 
 
 def first_evaluation(model: Any, x: Any, y: Any, n: int) -> float:
@@ -380,15 +387,31 @@ class Capacity:
 
 
 def capacity(model: Any, y: Any, n: int, *, classification: bool) -> Capacity | None:
-    """Target values (one class id per example and output when classifying) vs trainable parameters."""
+    """Target values in the examples vs trainable parameters.
+
+    Each label value is a target, except the class axis of one-hot labels under a
+    categorical (not sparse, not binary) cross-entropy, which together make one class
+    id: a sequence of 100 token ids is 100 targets, a 64x64 mask 4,096, a one-hot row one.
+    """
     import keras
     import numpy as np
 
     if y is None or n < 1:
         return None
-    leaves = keras.tree.flatten(y)
-    per_example = (
-        len(leaves) if classification else sum(int(np.prod(np.shape(a)[1:])) for a in leaves)
-    )
+    one_hot = classification and _one_hot_loss(model)
+    per_example = 0
+    for leaf in keras.tree.flatten(y):
+        rest = tuple(int(d) for d in np.shape(leaf)[1:])
+        if one_hot and rest and rest[-1] > 1:
+            rest = rest[:-1]
+        per_example += int(np.prod(rest)) if rest else 1
     parameters = sum(int(np.prod(v.shape)) for v in model.trainable_weights)
     return Capacity(per_example * n, per_example, parameters)
+
+
+def _one_hot_loss(model: Any) -> bool:
+    """A categorical cross-entropy that takes one-hot rows (not the sparse or binary one)."""
+    loss = model.loss
+    name = loss if isinstance(loss, str) else getattr(loss, "__name__", type(loss).__name__)
+    name = str(name).lower().replace("_", "")
+    return "categoricalcrossentropy" in name and "sparse" not in name

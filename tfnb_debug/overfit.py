@@ -81,6 +81,8 @@ class OverfitReport(Report):
     loss_key: str = "loss"
     own_train_step: bool = False
     out_of_time: bool = False  # the time budget ended training before the verdict was reached
+    #: the examples met the criterion before any training step (a trained model): none ran
+    already: bool = False
     seconds: float = 0.0  # the training's wall time
     plot: bool = field(default=True, repr=False)  # show the loss curve (drawn when first shown)
 
@@ -254,8 +256,21 @@ def _report(
 
     losses, initial, final, accuracy = run.losses, run.initial, run.final, run.accuracy
     out_of_time = not memorized and run.stopped == "time"
-    if memorized:
+    already = run.stopped == "already"
+    if already:
+        score = (
+            f"accuracy {accuracy:.3g} on them" if accuracy is not None else f"loss {initial:.4g}"
+        )
+        verdict = (
+            f"ALREADY FIT: {model.name!r} fits these {n} examples before any training step "
+            f"({score}), so no step ran: this says nothing about whether its training can "
+            "memorize them; to check that, run %tfoverfit on an untrained copy "
+            "(keras.models.clone_model(model), compiled the same way)"
+        )
+    elif memorized:
         verdict = f"yes: {model.name!r} memorized {n} examples in {len(losses)} steps"
+        if run.initial_accuracy is not None:
+            verdict += f" (accuracy {run.initial_accuracy:.3g} before training)"
     elif out_of_time:
         verdict = (
             f"NOT YET: {model.name!r} did not memorize {n} examples in the {len(losses)} of "
@@ -316,7 +331,9 @@ def _report(
                 "or check the labels match the inputs"
             )
     summary.append(
-        "the model trained itself; its weights, optimizer, metric and random states were "
+        "no training step ran; the model's state is as it was"
+        if already
+        else "the model trained itself; its weights, optimizer, metric and random states were "
         "restored bit for bit afterwards"
     )
     before, after = (
@@ -331,6 +348,8 @@ def _report(
         (after, final),
         ("loss ratio after/before", final / initial if initial else float("nan")),
     ]
+    if run.initial_accuracy is not None:
+        rows.append(("accuracy before training", run.initial_accuracy))
     if accuracy is not None:
         rows.append(("accuracy on the examples", accuracy))
     if capacity is not None:
@@ -338,7 +357,16 @@ def _report(
         rows.append(("trainable parameters", capacity.parameters))
     rows.append(("training time (s)", round(run.seconds, 2)))
     rows.append(
-        ("memorized", "yes" if memorized else "not yet (out of time)" if out_of_time else "NO")
+        (
+            "memorized",
+            "yes, before any training step"
+            if already
+            else "yes"
+            if memorized
+            else "not yet (out of time)"
+            if out_of_time
+            else "NO",
+        )
     )
     return OverfitReport(
         title=f"tfnb_debug overfit check of {model.name!r}",
@@ -357,6 +385,7 @@ def _report(
         loss_key=run.loss_key,
         own_train_step=own,
         out_of_time=out_of_time,
+        already=already,
         seconds=run.seconds,
         plot=plot,
     )

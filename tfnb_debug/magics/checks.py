@@ -118,7 +118,9 @@ class CheckMagics(Magics):
         weight, optimizer, metric and random state, the compiled train function
         and model.history are put back bit for bit, also if the run raises or is
         interrupted.  If MODEL cannot memorize the examples, the %tflint
-        findings that can explain why are listed.
+        findings that can explain why are listed.  A MODEL that already fits
+        them before any step (a trained model) is said to, and not trained:
+        check an untrained copy to see whether its training can memorize them.
 
         Example::
 
