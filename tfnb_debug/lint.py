@@ -294,9 +294,19 @@ def _majority_class(model: Any, data: Any, checks: list[tuple[str, str, str]]) -
         checks.append(("P16", check, "not applicable: not a single-output classifier"))
         return []
     iterations = getattr(getattr(model, "optimizer", None), "iterations", None)
+    trained = ""
     if iterations is None or int(np.asarray(iterations)) == 0:
-        checks.append(("P16", check, "not checked: the model has not trained yet"))
-        return []
+        # the optimizer took no step here; weights loaded from a file were trained elsewhere
+        from tfnb_debug.collect.trained_weights import moved_from_initial
+
+        moved = moved_from_initial(model, head.output)
+        if moved is None:
+            checks.append(("P16", check, "not checked: the model has not trained yet"))
+            return []
+        trained = (
+            f"; the optimizer has taken no step, but {moved} has moved: trained weights "
+            "(loaded or trained elsewhere)"
+        )
     if not isinstance(data, tf.data.Dataset) and not isinstance(data, tuple | list):
         checks.append(("P16", check, "not checked: --data is not (x, y) or a dataset"))
         return []
@@ -310,7 +320,7 @@ def _majority_class(model: Any, data: Any, checks: list[tuple[str, str, str]]) -
     if predictions is None:
         checks.append(("P16", check, "not checked: the labels are not one class per example"))
         return []
-    checks.append(("P16", check, f"ran (predictions on {predictions.source})"))
+    checks.append(("P16", check, f"ran (predictions on {predictions.source}{trained})"))
     from tfnb_debug.collect.metric_facts import collect_metrics
 
     kinds = tuple(fact.kind for fact in collect_metrics(model))
