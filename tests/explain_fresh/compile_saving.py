@@ -49,7 +49,7 @@ model.compile("adam", loss={"age_output": "mse", "gender_output": "binary_crosse
 model.fit(x, {"age": y_age, "gender": y_gender}, epochs=1, verbose=0)
 """,
         expect=None,
-        must_not=("stride", "one-hot", "sparse"),
+        must_not=("the strides", "one-hot", "sparse"),
         unexplained="Keras lists the expected keys ['age', 'gender'] next to the keys it found",
         fix="key the loss by the output layer names: {'age': ..., 'gender': ...}",
     ),
@@ -64,7 +64,7 @@ model.fit(x, [y_age, y_gender], class_weight={0: 1.0, 1: 3.0}, epochs=1, verbose
 """,
         expect="S12",
         must=("class_weight", "sample_weight"),
-        must_not=("stride", "one-hot", "labels out of range"),
+        must_not=("the strides", "one-hot", "labels out of range"),
         fix="per-output sample_weight (weights computed from y_gender), not class_weight",
     ),
     # Raises KeyError: 'gender'
@@ -79,7 +79,7 @@ model.fit(x, {"age": y_age, "gender": y_gender}, epochs=1, verbose=0)
 """,
         expect="S12",
         must=("gendr", "gender"),
-        must_not=("stride", "one-hot", "sparse"),
+        must_not=("the strides", "one-hot", "sparse"),
         fix="loss_weights={'age': 1.0, 'gender': 0.5}",
     ),
     # Raises ValueError: tuple arity mismatch; expected: 2, got: 1; tuple: ('mae',).
@@ -92,7 +92,7 @@ model.compile("adam", loss=["mse", "binary_crossentropy"], metrics=["mae"])
 model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
 """,
         expect=None,
-        must_not=("stride", "one-hot", "sparse"),
+        must_not=("the strides", "one-hot", "sparse"),
         unexplained="Keras says a metrics list needs one entry per output (or a dict)",
         fix="metrics={'age': ['mae'], 'gender': ['accuracy']}",
     ),
@@ -110,7 +110,7 @@ model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
         """,
         expect="S12",
         must=("weighted_mse", "weight"),
-        must_not=("one-hot", "stride", "labels out of range", "sample_weight"),
+        must_not=("one-hot", "the strides", "labels out of range", "sample_weight"),
         fix="a loss takes (y_true, y_pred): bind weight with a closure or a Loss subclass",
     ),
     # Raises ValueError: Could not interpret optimizer identifier: <class
@@ -125,7 +125,7 @@ model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
         """,
         expect="S12",
         must=("adam()",),
-        must_not=("learning rate", "stride", "labels"),
+        must_not=("learning rate", "the strides", "labels"),
         fix="optimizer=keras.optimizers.Adam() (an instance)",
     ),
     # Raises ValueError: A total of 2 objects could not be loaded. Example error message for
@@ -144,7 +144,7 @@ model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
         """,
         expect="S12",
         must=("8", "16"),
-        must_not=("register_keras_serializable", "custom_objects", "stride"),
+        must_not=("register_keras_serializable", "custom_objects", "the strides"),
         fix="rebuild the model with the architecture that was saved (Dense(8))",
     ),
     # Raises ValueError: No model config found in the file at /tmp/.../best.weights.h5.
@@ -160,7 +160,7 @@ model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
         """,
         expect="C05",
         must=("load_weights",),
-        must_not=("register_keras_serializable", "custom_objects", "stride"),
+        must_not=("register_keras_serializable", "custom_objects", "the strides"),
         fix="build the model in code, then model.load_weights(path)",
     ),
     # Raises InvalidArgumentError: Graph execution error: ... Detected unsupported operations when
@@ -182,7 +182,7 @@ model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
         """,
         expect="T03",
         must=("jit_compile", "numpy_function"),
-        must_not=("set_shape", "output_signature", "stride", "batch size"),
+        must_not=("set_shape", "output_signature", "the strides", "batch size"),
         fix="jit_compile=False, or write the loss with TensorFlow ops",
     ),
     # Raises InvalidArgumentError: Graph execution error: ... Detected unsupported operations when
@@ -204,7 +204,7 @@ model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
         """,
         expect="T03",
         must=("jit_compile", "py_function"),
-        must_not=("set_shape", "output_signature", "stride", "batch size"),
+        must_not=("set_shape", "output_signature", "the strides", "batch size"),
         fix="jit_compile=False, or write the layer with TensorFlow ops (tf.random.normal)",
     ),
     # Raises InvalidArgumentError: Graph execution error: ... Detected unsupported operations when
@@ -228,7 +228,7 @@ model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
         """,
         expect="T03",
         must=("jit_compile", "string"),
-        must_not=("encode the text column", "astype", "stride"),
+        must_not=("encode the text column", "astype", "the strides"),
         fix="jit_compile=False, or parse the strings in the tf.data pipeline",
     ),
     # Raises ValueError: Data cardinality is ambiguous. Make sure all arrays contain the same
@@ -246,7 +246,7 @@ model.fit(x, [y_age, y_gender], epochs=1, verbose=0)
         """,
         expect="S12",
         must=("sample_weight", "30"),
-        must_not=("stride", "one-hot", "class_weight"),
+        must_not=("the strides", "one-hot", "class_weight"),
         fix="one sample weight per row (40)",
     ),
 ]

@@ -41,7 +41,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("initial_state", "2"),
-        must_not=("return_sequences=true", "stride", "batch the dataset"),
+        must_not=("return_sequences=true", "the strides", "batch the dataset"),
         fix="an LSTM takes two states [h, c]: use an LSTM encoder or pass [h, c]",
     ),
     # Raises IndexError: Exception encountered when calling LSTM.call(). ... list index out of
@@ -59,7 +59,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("initial_state", "4"),
-        must_not=("return_sequences=true", "stride", "batch the dataset"),
+        must_not=("return_sequences=true", "the strides", "batch the dataset"),
         fix="a Bidirectional LSTM takes four states: [h_fw, c_fw, h_bw, c_bw]",
     ),
     # Raises TypeError: missing a required argument: 'value'
@@ -72,7 +72,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("value", "multiheadattention"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="self-attention: mha(tokens, tokens)",
     ),
     # Raises ValueError: Attention layer must be called on a list of inputs, namely [query, value]
@@ -85,7 +85,7 @@ CASES: list[Case] = [
         context = keras.layers.Attention()(q)
         """,
         expect=None,
-        must_not=("stride", "flatten", "batch the dataset", "return_sequences"),
+        must_not=("the strides", "flatten", "batch the dataset", "return_sequences"),
         unexplained="Keras says the layer must be called on a list [query, value] (or [query, value, key])",
         fix="Attention()([query, value])",
     ),
@@ -110,7 +110,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("optimizer", "instance"),
-        must_not=("learning rate", "persistent", "stride"),
+        must_not=("learning rate", "persistent", "the strides"),
         fix="one optimizer instance per model: gen_opt and disc_opt",
     ),
     # Raises ValueError: Layer dense_2 weight shape (3, 4) is not compatible with provided weight
@@ -127,7 +127,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("(3, 4)", "transpose"),
-        must_not=("batch", "flatten", "stride"),
+        must_not=("batch size", "flatten", "the strides"),
         fix="transpose the kernel: set_weights([w.T, b])",
     ),
     # Raises ValueError: You called `set_weights(weights)` on layer 'dense_3' with a weight list
@@ -141,7 +141,7 @@ CASES: list[Case] = [
         layer.set_weights([np.ones((3, 4), dtype="float32")])
         """,
         expect=None,
-        must_not=("transpose", "stride", "batch"),
+        must_not=("transpose", "the strides", "batch size"),
         unexplained="Keras says the list has 1 weight and the layer expects 2",
         fix="pass [kernel, bias] (or use_bias=False)",
     ),
@@ -155,7 +155,7 @@ CASES: list[Case] = [
         """,
         expect="P12",
         must=("5", "num_classes"),
-        must_not=("embedding", "input_dim", "stride"),
+        must_not=("embedding", "input_dim", "the strides"),
         fix="shift the ids to 0..4 (grades - 1) or num_classes=6",
     ),
     # Raises InvalidArgumentError: {{function_node __wrapped__SparseSoftmaxCrossEntropyWithLogits_
@@ -172,7 +172,7 @@ CASES: list[Case] = [
         """,
         expect="P12",
         must=("label", "3"),
-        must_not=("embedding", "input_dim", "one-hot", "stride"),
+        must_not=("embedding", "input_dim", "one-hot", "the strides"),
         fix="the model needs 4 output units, or re-index the labels to 0..2",
     ),
     # Raises ValueError: 'images' must have either 3 or 4 dimensions.
@@ -185,7 +185,7 @@ CASES: list[Case] = [
         """,
         expect="S07",
         must=("resize", "channel"),
-        must_not=("batch the dataset", "stride", "flatten"),
+        must_not=("batch the dataset", "the strides", "flatten"),
         fix="add a channel axis: digit[..., None]",
     ),
     # Raises InvalidArgumentError: {{function_node
@@ -200,7 +200,7 @@ CASES: list[Case] = [
         """,
         expect="S07",
         must=("random_crop", "size"),
-        must_not=("batch the dataset", "stride", "flatten"),
+        must_not=("batch the dataset", "batch size", "the strides", "flatten"),
         fix="size must list every axis: size=(32, 32, 3)",
     ),
     # Raises AttributeError: 'tensorflow.python.framework.ops.EagerTensor' object has no attribute
@@ -219,7 +219,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("apply_gradients", "zip(grad"),
-        must_not=("learning rate", "stride", "persistent"),
+        must_not=("learning rate", "the strides", "persistent"),
         fix="zip(grads, model.trainable_variables): gradient first",
     ),
     # Raises AttributeError: 'Sequential' object has no attribute '_id'
@@ -235,7 +235,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("gradient", "trainable_variables"),
-        must_not=("persistent", "stride", "learning rate"),
+        must_not=("persistent", "the strides", "learning rate"),
         fix="tape.gradient(loss, model.trainable_variables)",
     ),
     # Raises ValueError: Dimensions 100 and 90 are not compatible
@@ -249,7 +249,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("100", "90"),
-        must_not=("padded_batch", "stride", "batch the dataset"),
+        must_not=("padded_batch", "the strides", "batch the dataset"),
         fix="give features and labels the same number of rows",
     ),
     # Raises TypeError: in user code: ... TypeError:
@@ -265,7 +265,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("map", "2"),
-        must_not=("stride", "padded_batch", "cast"),
+        must_not=("the strides", "padded_batch", "cast"),
         fix="the function takes every component: lambda image, label: (image / 255.0, label)",
     ),
     # Raises TypeError: If shallow structure is a sequence, input must also be a sequence. Input
@@ -284,7 +284,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("padded_shapes",),
-        must_not=("stride", "ragged_batch", "batch the dataset"),
+        must_not=("the strides", "ragged_batch", "batch the dataset"),
         fix="one padded shape per component: padded_shapes=([None], [])",
     ),
     # Raises InvalidArgumentError: {{function_node __wrapped__IteratorGetNext_output_types_1_devic
@@ -304,7 +304,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("output_signature",),
-        must_not=("stride", "padded_batch", "set_shape"),
+        must_not=("the strides", "padded_batch", "set_shape"),
         fix="output_signature=(TensorSpec((4,), float32), TensorSpec((), int32))",
     ),
     # Raises TypeError: Binding inputs to tf.function failed due to `Can not cast
@@ -322,7 +322,7 @@ CASES: list[Case] = [
         """,
         expect="S11",
         must=("float32", "int32"),
-        must_not=("stride", "batch the dataset", "retrac"),
+        must_not=("the strides", "batch the dataset", "retrac"),
         fix="cast first: tf.cast(batch, tf.float32)",
     ),
     # Raises ValueError: `labels.shape.rank` must equal `logits.shape.rank - 1`. Received:
@@ -337,7 +337,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("labels=", "logits="),
-        must_not=("astype", "tf.cast", "stride"),
+        must_not=("astype", "tf.cast", "the strides"),
         fix="pass by keyword: labels=labels, logits=logits",
     ),
     # Raises TypeError: too many positional arguments
@@ -351,7 +351,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("concatenate", "list"),
-        must_not=("stride", "matching shapes"),
+        must_not=("the strides", "matching shapes"),
         fix="pass one list: Concatenate()([a, b])",
     ),
     # Raises InvalidArgumentError: Value for attr 'TI' of float is not in the list of allowed
@@ -365,7 +365,7 @@ CASES: list[Case] = [
         """,
         expect="S11",
         must=("one_hot", "int"),
-        must_not=("stride", "embedding", "input_dim"),
+        must_not=("the strides", "embedding", "input_dim"),
         fix="tf.one_hot(tf.cast(ids, tf.int32), 3)",
     ),
     # Raises ValueError: Argument `validation_split` is only supported for tensors or NumPy
@@ -383,7 +383,7 @@ CASES: list[Case] = [
         model.fit(ds, validation_split=0.2, epochs=1, verbose=0)
         """,
         expect=None,
-        must_not=("stride", "shuffle before fit", "labels"),
+        must_not=("the strides", "shuffle before fit", "labels"),
         unexplained="Keras says validation_split is only supported for arrays and tensors",
         fix="split the dataset with take/skip and pass validation_data",
     ),

@@ -37,7 +37,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("metadata", "inputs"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="keras.Model(inputs=[image, meta], outputs=score)",
     ),
     # Raises ValueError: Output with path `` is not connected to `inputs`
@@ -55,7 +55,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("hidden", "inputs"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="keras.Model(base.inputs, base.get_layer('hidden').output)",
     ),
     # Raises ValueError: Shapes used to initialize variables must be fully-defined (no `None`
@@ -80,7 +80,7 @@ CASES: list[Case] = [
         """,
         expect="S01",
         must=("input_shape[-1]",),
-        must_not=("stride", "batch the dataset", "flatten"),
+        must_not=("the strides", "batch the dataset", "flatten"),
         fix="read the feature axis: shape=(input_shape[-1], self.units)",
     ),
     # Raises ValueError: Exception encountered when calling TokenMix.call(). ... Could not
@@ -102,7 +102,7 @@ CASES: list[Case] = [
         """,
         expect="S01",
         must=("input_shape[-1]", "6"),
-        must_not=("stride", "batch the dataset", "flatten"),
+        must_not=("the strides", "batch the dataset", "flatten"),
         fix="shape=(input_shape[-1], 8): the feature axis is the last",
     ),
     # Raises ValueError: Input 0 with name 'None' of layer 'shared_proj' is incompatible with the
@@ -120,7 +120,7 @@ CASES: list[Case] = [
         """,
         expect="S01",
         must=("shared_proj", "16"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="one Dense per input width, or project both to the same width first",
     ),
     # Raises ValueError: Output with path `` is not connected to `inputs`
@@ -135,7 +135,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("context", "inputs"),
-        must_not=("stride", "flatten"),
+        must_not=("the strides", "flatten"),
         fix="keras.Model(inputs=[query, context], outputs=out)",
     ),
     # Raises ValueError: A KerasTensor cannot be used as input to a TensorFlow function. A
@@ -150,7 +150,7 @@ CASES: list[Case] = [
         merged = tf.concat([a, b], axis=-1)
         """,
         expect=None,
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         unexplained="Keras says a KerasTensor cannot go into a TensorFlow function and to wrap it in a layer",
         fix="keras.layers.Concatenate()([a, b]) or keras.ops.concatenate",
     ),
@@ -168,7 +168,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("outputs", "(hidden)"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="call the layer: outputs = Dense(1, ...)(hidden)",
     ),
     # Raises TypeError: To be compatible with tf.function, Python functions must return zero or
@@ -187,7 +187,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("lambda", "scale"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="pass both tensors to the Lambda: Lambda(lambda ts: ts[0] * ts[1])([x, scale])",
     ),
     # Raises ValueError: Layer "pair" expects 2 named input(s) with keys
@@ -207,7 +207,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("sequential", "functional"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="build the whole model with the Functional API",
     ),
     # Raises ValueError: Layer "scorer" expects 2 named input(s) with keys
@@ -225,7 +225,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("2", "scorer"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="call it on both tensors: scorer([query, doc])",
     ),
     # Raises ValueError: All `outputs` values must be KerasTensors. Received:
@@ -243,7 +243,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("key_proj", "numpy"),
-        must_not=("stride", "flatten", "batch the dataset"),
+        must_not=("the strides", "flatten", "batch the dataset"),
         fix="feed the prototypes through a second keras.Input (or make them a weight)",
     ),
 ]

@@ -58,7 +58,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("(10,)",),
-        must_not=("batch", "stride", "flatten"),
+        must_not=("batch size", "the strides", "flatten"),
         fix="a tuple: keras.Input(shape=(10,))",
     ),
     # Raises ValueError: You tried to call `count_params` on layer 'sequential_21', but the layer
@@ -76,7 +76,7 @@ CASES: list[Case] = [
         """,
         expect="S04",
         must=("input_length", "input"),
-        must_not=("stride", "input_dim", "index"),
+        must_not=("the strides", "input_dim", "index"),
         fix="start the model with keras.Input(shape=(20,))",
     ),
     # Raises NotImplementedError: Exception encountered when calling Lambda.call(). ... We could
@@ -92,7 +92,7 @@ CASES: list[Case] = [
         """,
         expect="S01",
         must=("l2_normalize", "keras.ops"),
-        must_not=("output_shape", "stride", "flatten"),
+        must_not=("output_shape", "the strides", "flatten"),
         fix="keras.ops.normalize(t, axis=1) (keras.backend lost its math functions)",
     ),
     # Raises AttributeError: 'int' object has no attribute 'value'
@@ -118,7 +118,7 @@ CASES: list[Case] = [
         """,
         expect="S01",
         must=(".value", "input_shape"),
-        must_not=("stride", "batch the dataset", "flatten"),
+        must_not=("the strides", "batch the dataset", "flatten"),
         fix="shapes hold plain ints: input_shape[-1] without .value",
     ),
     # Raises TypeError: 'float' object cannot be interpreted as an integer
@@ -135,7 +135,7 @@ CASES: list[Case] = [
         """,
         expect="S12",
         must=("steps_per_epoch", "int"),
-        must_not=("astype", "tf.cast", "stride"),
+        must_not=("astype", "tf.cast", "the strides"),
         fix="an integer: steps_per_epoch=math.ceil(len(x) / 32)",
     ),
     # Raises AttributeError: 'Mean' object has no attribute 'reset_states'
@@ -148,7 +148,7 @@ CASES: list[Case] = [
         train_loss.reset_states()
         """,
         expect=None,
-        must_not=("stride", "batch", "shape"),
+        must_not=("the strides", "batch size", "the shapes"),
         unexplained="no catalog code covers a renamed method; the AttributeError names reset_states",
         fix="train_loss.reset_state()",
     ),
@@ -210,7 +210,7 @@ CASES: list[Case] = [
         print("learning rate:", float(model.optimizer.lr))
         """,
         expect=None,
-        must_not=("stride", "shape", "batch"),
+        must_not=("the strides", "the shapes", "batch size"),
         unexplained="no catalog code covers a renamed attribute; the AttributeError names lr",
         fix="model.optimizer.learning_rate",
     ),
@@ -227,7 +227,7 @@ CASES: list[Case] = [
         model.fit_generator(batches(), steps_per_epoch=2, epochs=1)
         """,
         expect=None,
-        must_not=("stride", "output_signature", "repeat"),
+        must_not=("the strides", "output_signature", "repeat"),
         unexplained="no catalog code covers a removed method; the AttributeError names fit_generator",
         fix="model.fit(batches(), steps_per_epoch=2)",
     ),
@@ -242,7 +242,7 @@ CASES: list[Case] = [
         ])
         """,
         expect=None,
-        must_not=("stride", "shape", "cache"),
+        must_not=("the strides", "the shapes", "cache"),
         unexplained="no catalog code covers a moved namespace; the AttributeError names experimental",
         fix="keras.layers.RandomFlip / keras.layers.Rescaling",
     ),
@@ -262,7 +262,7 @@ CASES: list[Case] = [
         out = Scale()(keras.Input((5,)))
         """,
         expect=None,
-        must_not=("stride", "batch", "input_shape[0]"),
+        must_not=("the strides", "batch size", "input_shape[0]"),
         unexplained="Keras says name must be a keyword and shows add_weight(shape=..., name=...)",
         fix="self.add_weight(shape=(input_shape[-1],), name='gamma')",
     ),
@@ -283,7 +283,7 @@ CASES: list[Case] = [
         HalfSquare()(tf.ones((2, 1)), tf.zeros((2, 1)))
         """,
         expect=None,
-        must_not=("stride", "shape", "from_logits"),
+        must_not=("the strides", "the shapes", "from_logits"),
         unexplained="Keras lists the reduction values it accepts",
         fix='reduction="sum_over_batch_size"',
     ),
