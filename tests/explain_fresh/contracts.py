@@ -350,7 +350,7 @@ CASES: list[Case] = [
         merged = keras.layers.Concatenate()(a, b)
         """,
         expect="S12",
-        must=("concatenate", "list"),
+        must=("concatenate", "[a, b]"),
         must_not=("the strides", "matching shapes"),
         fix="pass one list: Concatenate()([a, b])",
     ),
