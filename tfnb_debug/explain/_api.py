@@ -422,3 +422,32 @@ def _fill_positional(call: LiveCall, order: list[str], values: Any) -> None:
     for name, value in zip(order, values if isinstance(values, tuple) else (), strict=False):
         if _has_unread(call.values.get(name, UNREAD)):
             call.values[name] = value
+
+
+def layer_frames(exc: BaseException, is_user_file: Any) -> list[LiveCall]:
+    """The library layers running in the traceback (innermost first), as calls with the frame's
+    locals for arguments: what a layer was given when the error came from inside a model's run
+    (``model.predict`` -> ``LSTM.call`` with ``initial_state``), where the user's call is ``predict``."""
+    found: list[LiveCall] = []
+    user: list[Mapping[str, Any]] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        cls = library_class(type(owner)) if owner is not None else None
+        if cls is not None and hasattr(owner, "_inbound_nodes") and _frame_is_library(frame):
+            values = {k: v for k, v in frame.f_locals.items() if k not in ("self", "__class__")}
+            call = LiveCall(public_name(cls), "__call__", owner, owner, values=values)
+            call.source = f"{type(owner).__name__} '{getattr(owner, 'name', '?')}'"
+            found.insert(0, call)
+        elif is_user_file(frame.f_code.co_filename):
+            user.extend((frame.f_locals, frame.f_globals))
+        tb = tb.tb_next
+    for call in found:
+        call.namespaces = tuple(user)
+    return found
+
+
+def _frame_is_library(frame: Any) -> bool:
+    path = frame.f_code.co_filename.replace("\\", "/")
+    return "/keras/" in path or "/tensorflow/" in path

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tfnb_debug.explain._api import UNREAD, LiveCall, user_call
+from tfnb_debug.explain._api import UNREAD, LiveCall, layer_frames, user_call
 from tfnb_debug.explain._call import describe_value
 
 INTERNAL = ("AttributeError", "IndexError", "KeyError", "TypeError")
@@ -59,22 +59,22 @@ class Contract:
     apis: tuple[str, ...]
     check: Check
     explains: tuple[str, ...] = ()  # regexes over raise-site messages (for the coverage table)
+    layer: bool = False  # also checked on a layer's own call frame inside a model's run
 
 
 def read_contract(exc: BaseException, is_user_file: Any) -> ContractReport | None:
+    """The user's failing call with its contracts checked; when it breaks none, the layers that
+    ran inside it (a layer's ``call`` frame, innermost first) are checked with what they got."""
     call = user_call(exc, is_user_file)
     if call is None:
         return None
-    violations: list[Violation] = []
-    for contract in CONTRACTS:
-        if not _applies(contract, call):
-            continue
-        try:
-            found = contract.check(call, exc)
-        except Exception:
-            found = None
-        if found is not None and found not in violations:
-            violations.append(found)
+    violations = _check(call, exc, CONTRACTS)
+    if not violations:
+        layer_contracts = tuple(c for c in CONTRACTS if c.layer)
+        for layer in layer_frames(exc, is_user_file):
+            violations = _check(layer, exc, layer_contracts)
+            if violations:
+                break
     return ContractReport(
         api=call.api,
         source=call.source,
@@ -83,6 +83,20 @@ def read_contract(exc: BaseException, is_user_file: Any) -> ContractReport | Non
         arguments=tuple(_describe(call, name) for name in list(call.values)[:8]),
         violations=tuple(violations),
     )
+
+
+def _check(call: LiveCall, exc: BaseException, contracts: tuple[Contract, ...]) -> list[Violation]:
+    violations: list[Violation] = []
+    for contract in contracts:
+        if not _applies(contract, call):
+            continue
+        try:
+            found = contract.check(call, exc)
+        except Exception:
+            found = None
+        if found is not None and found not in violations:
+            violations.append(found)
+    return violations
 
 
 def _applies(contract: Contract, call: LiveCall) -> bool:
@@ -214,17 +228,36 @@ def _state_count(layer: Any) -> tuple[int, list[int | None]] | None:
     return len(sizes), [s if isinstance(s, int) else None for s in sizes]
 
 
+def _wrapping_bidirectional(call: LiveCall, layer: Any) -> Any:
+    """The Bidirectional whose forward or backward layer ``layer`` is (found in the user's models)."""
+    for _, model in _models_in(call):
+        try:
+            inner = list(model._flatten_layers(include_self=False, recursive=True))
+        except Exception:
+            continue
+        for candidate in inner:
+            if _is_a(candidate, "Bidirectional") and layer in (
+                getattr(candidate, "forward_layer", None),
+                getattr(candidate, "backward_layer", None),
+            ):
+                return candidate
+    return None
+
+
 def rnn_initial_state(call: LiveCall, exc: BaseException) -> Violation | None:
     layer = call.receiver
     states = call.value("initial_state")
-    if states is UNREAD or states is None or call.method != "__call__":
+    if states is UNREAD or states is None or call.method != "__call__" or layer is None:
         return None
+    listed = _items(states)
+    given = listed if listed is not None else [states]
+    wrapper = _wrapping_bidirectional(call, layer)
+    if wrapper is not None:  # each direction got half of what the user gave the wrapper
+        layer, given = wrapper, given * 2
     expected = _state_count(layer)
     if expected is None:
         return None
     count, sizes = expected
-    listed = _items(states)
-    given = listed if listed is not None else [states]
     text = call.text("initial_state")
     kind = type(layer).__name__
     names = {1: "[h]", 2: "[h, c]", 4: "[h_fw, c_fw, h_bw, c_bw]"}.get(count, f"{count} tensors")
@@ -270,6 +303,8 @@ def attention_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
     items = _items(inputs)
     text = call.text("inputs")
     if items is None:
+        if "must be called on a list of inputs" in str(exc):
+            return None  # Keras' own message names the fix
         return Violation(
             "S12",
             text,
@@ -357,6 +392,8 @@ def set_weights(call: LiveCall, exc: BaseException) -> Violation | None:
     name = getattr(target, "name", "the layer")
     text = call.text("weights")
     if len(given) != len(current):
+        if f"expecting {len(current)} weights" in str(exc):
+            return None  # Keras' own message says how many it expects
         return Violation(
             "S12",
             text,
@@ -457,7 +494,7 @@ def _optimizer_variables(optimizer: Any) -> list[Any]:
 
 def _models_in(call: LiveCall) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
-    for space in call.namespaces[:2]:
+    for space in call.namespaces[:6]:
         for key, value in list(space.items()):
             if key.startswith("_") or not _is_a(value, "Model"):
                 continue
@@ -578,6 +615,8 @@ def to_categorical(call: LiveCall, exc: BaseException) -> Violation | None:
 
 def image_rank(call: LiveCall, exc: BaseException) -> Violation | None:
     name = "images" if "images" in call.values else "image"
+    if "value" in call.values and "size" in call.values:  # tf.image.random_crop(value, size)
+        return _crop_size(call)
     value = call.value(name)
     shape = shape_of(value)
     if shape is None or len(shape) in (3, 4):
@@ -603,6 +642,23 @@ def image_rank(call: LiveCall, exc: BaseException) -> Violation | None:
         f"`{call.api}` takes images of rank 3 (H, W, C) or 4 (N, H, W, C); `{text}` has rank "
         f"{len(shape)}, shape {fmt(shape)}",
         fix,
+    )
+
+
+def _crop_size(call: LiveCall) -> Violation | None:
+    shape, size = shape_of(call.value("value")), call.value("size")
+    if shape is None or not isinstance(size, list | tuple) or len(size) == len(shape):
+        return None
+    text = call.text("value")
+    full = tuple(size) + tuple(shape[len(size) :]) if len(size) < len(shape) else None
+    return Violation(
+        "S07",
+        call.text("size"),
+        f"`{call.api}` takes one size per axis of `{text}` {fmt(shape)}: size {tuple(size)} has "
+        f"{len(size)} entries for rank {len(shape)}",
+        f"give every axis, the channels included: `size={full}`"
+        if full
+        else f"give {len(shape)} sizes, one per axis",
     )
 
 
@@ -826,6 +882,9 @@ def compile_keys(call: LiveCall, exc: BaseException) -> Violation | None:
         wrong = [k for k in value if k not in names]
         if not wrong:
             continue
+        message = str(exc)
+        if "Expected keys" in message and all(repr(n) in message for n in names):
+            return None  # Keras' own message lists the output names the keys must be
         near = _near(str(wrong[0]), names)
         return Violation(
             "S12",
@@ -973,6 +1032,93 @@ def batch_size_argument(call: LiveCall, exc: BaseException) -> Violation | None:
     return None
 
 
+_INT_PARAMETERS = (
+    "epochs",
+    "batch_size",
+    "steps_per_epoch",
+    "validation_steps",
+    "validation_freq",
+    "initial_epoch",
+    "units",
+    "filters",
+    "num_classes",
+    "input_dim",
+    "output_dim",
+    "num_heads",
+    "key_dim",
+)
+
+
+def int_argument(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A float where the API counts something (``steps_per_epoch=len(x) / 32``)."""
+    if not isinstance(exc, TypeError | ValueError):
+        return None
+    for name in _INT_PARAMETERS:
+        value = call.values.get(name, UNREAD)
+        if isinstance(value, float) or type(value).__name__ in ("float32", "float64"):
+            text = call.text(name)
+            return Violation(
+                "S12",
+                f"{name}={text}",
+                f"`{name}` counts something and takes an int; `{text}` is {value!r}, a float",
+                f"pass an int: `{name}={_int_form(text)}`",
+            )
+    return None
+
+
+def _int_form(text: str) -> str:
+    if " / " in text and " // " not in text:
+        return text.replace(" / ", " // ")
+    return f"int({text})"
+
+
+def user_function_arity(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A function of the user's that the library calls with a fixed number of arguments (a loss
+    or metric as ``fn(y_true, y_pred)``) but that takes another number."""
+    import inspect
+
+    message = str(exc)
+    match = re.search(
+        r"(\w+)\(\) (missing \d+ required positional argument|takes \d+ positional)", message
+    )
+    if not isinstance(exc, TypeError) or match is None:
+        return None
+    name = match.group(1)
+    model = call.receiver
+    roles: list[tuple[str, Any]] = []
+    loss = getattr(model, "loss", None)
+    for value in (
+        loss.values()
+        if isinstance(loss, dict)
+        else loss
+        if isinstance(loss, list | tuple)
+        else [loss]
+    ):
+        if getattr(value, "__name__", None) == name:
+            roles.append(("loss", value))
+    if not roles:
+        return None
+    role, function = roles[0]
+    try:
+        params = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return None
+    extra = params[2:]
+    fix = (
+        f"bind the extra argument(s) {extra} before compile: "
+        f"`loss=lambda y_true, y_pred: {name}(y_true, y_pred, {', '.join(f'{p}=...' for p in extra)})` "
+        f"(or functools.partial, or a keras.losses.Loss subclass that takes them in __init__)"
+        if extra
+        else f"give `{name}` the two arguments Keras passes: `def {name}(y_true, y_pred)`"
+    )
+    return Violation(
+        "S12",
+        name,
+        f"Keras calls a {role} as `{name}(y_true, y_pred)`, but `{name}` takes {tuple(params)}",
+        fix,
+    )
+
+
 def signature_binding(call: LiveCall, exc: BaseException) -> Violation | None:
     """The arguments do not bind to the API's signature (a missing or an unknown argument)."""
     error = call.bind_error
@@ -1020,8 +1166,9 @@ def _differing_axis(shapes: list[tuple[int | None, ...]], skip: int | None) -> i
     return None
 
 
-def _size_fix(chains: list[tuple[Any, ...]], target: str, size: int | None) -> str:
-    """The fix a chain of axis sizes supports: where an odd size was rounded, or what shrank it."""
+def _size_fix(chains: list[tuple[Any, ...]], target: str, want: int | None) -> str:
+    """The fix a chain of axis sizes supports: the layer that rounded an odd size, the layer whose
+    ``valid`` padding changed it, the layer whose units set it, or that nothing on the paths did."""
     from tfnb_debug.explain._lineage import has_shrinking_layer, rounding_step, total_factor
 
     for chain in chains:
@@ -1041,13 +1188,44 @@ def _size_fix(chains: list[tuple[Any, ...]], target: str, size: int | None) -> s
                 + f", or crop/pad one side to match before {target} (Cropping2D / ZeroPadding2D, "
                 "or keras.layers.Resizing)"
             )
+    for chain in chains:
+        valid = _valid_steps(chain)
+        if valid:
+            shown = ", ".join(f"{s.class_name} '{s.layer}' {b} -> {s.size}" for s, b in valid[:3])
+            return (
+                f"padding='valid' changes the size where a kernel of more than 1 does not fit "
+                f"exactly: {shown}; use padding='same' there (a stride-s layer then divides or "
+                "multiplies by s exactly), or crop/pad to match"
+            )
+    for chain in chains:
+        last = chain[-1] if chain else None
+        units = _units_of(last)
+        if last is not None and units is not None and want is not None and units != want:
+            return f"{last.class_name} '{last.layer}' makes this axis with {units} units; give it {want}"
     if not any(has_shrinking_layer(c) for c in chains):
+        starts = ", ".join(f"{c[0].size} at {c[0].layer}" for c in chains if c)
         return (
-            f"no layer on either path has a stride or 'valid' padding; the sizes differ from the "
-            f"start of each path ({', '.join(str(c[0].size) + ' at ' + c[0].layer for c in chains if c)}): "
-            f"give {target} inputs built from tensors of the same size"
+            "no layer on the path has a stride or 'valid' padding; the sizes differ from where "
+            f"the path starts ({starts}): give {target} tensors of the same size"
         )
     return ""
+
+
+def _valid_steps(chain: tuple[Any, ...]) -> list[tuple[Any, int | None]]:
+    """Layers with padding='valid' and a kernel > 1 that changed the size on this axis."""
+    out = []
+    before = chain[0].size if chain else None
+    for step in chain[1:]:
+        if step.padding == "valid" and step.kernel > 1 and step.changes(before):
+            out.append((step, before))
+        before = step.size if step.size is not None else before
+    return out
+
+
+def _units_of(step: Any) -> int | None:
+    """The ``units``/``filters`` of the layer that made a step (the feature axis' size)."""
+    value = getattr(step, "units", 0)
+    return int(value) if isinstance(value, int) and value > 0 else None
 
 
 def merge_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -1094,41 +1272,61 @@ def _fit_xy(call: LiveCall) -> tuple[Any, Any]:
     return call.values.get("x", UNREAD), call.values.get("y", UNREAD)
 
 
-def autoencoder_target(call: LiveCall, exc: BaseException) -> Violation | None:
-    """``fit(x, x)``: the labels are the inputs, so the model's output must have the input's shape."""
+def target_shape(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``fit(x, y)`` whose labels have another size than the model's output on an axis past the
+    batch: the output's chain on that axis says which layer made the size (``fit(x, x)``: the
+    labels are the inputs, so the output must have the input's shape)."""
     from tfnb_debug.explain._lineage import axis_chain, fmt_chain
 
     x, y = _fit_xy(call)
     model = call.receiver
-    if x is UNREAD or y is not x or shape_of(x) is None:
+    labels = shape_of(y)
+    if labels is None or x is UNREAD:
         return None
     try:
-        output = model.outputs[0]
+        outputs = list(model.outputs)
     except Exception:
         return None
-    out_shape, in_shape = shape_of(output), shape_of(x)
-    if out_shape is None or in_shape is None or len(out_shape) != len(in_shape):
+    if len(outputs) != 1:
         return None
-    axis = _differing_axis([out_shape, (None, *in_shape[1:])], None)
+    output = outputs[0]
+    out_shape = shape_of(output)
+    if out_shape is None or len(out_shape) != len(labels) or len(labels) < 2:
+        return None
+    axis = _differing_axis([out_shape, (None, *labels[1:])], None)
     if axis is None:
         return None
+    if axis == len(labels) - 1 and y is not x:
+        return None  # the class/feature axis: the label rules (M04, M05, S07) read that one
     chain = axis_chain(output, axis)
-    fix = _size_fix([chain], "the output", in_shape[axis]) if chain else ""
-    if not fix and chain:
-        fix = (
-            f"the output's axis {axis} ends at {out_shape[axis]}, the input has {in_shape[axis]}: "
-            "the decoder's upsampling does not undo the encoder's downsampling (compare the "
-            "strides and upsampling factors along the chain)"
+    if not chain:
+        return None
+    started_at_label_size = chain[0].size == labels[axis]
+    fix = _size_fix([chain], "the output", labels[axis])
+    text_x, text_y = call.text("x"), call.text("y")
+    if y is x:
+        what = (
+            f"the labels are the inputs themselves (`{text_x}`, {fmt(labels)}), so the model must "
+            f"output that shape"
         )
-    text = call.text("x")
+    else:
+        what = f"the labels `{text_y}` have {labels[axis]} on axis {axis}"
+    if not fix:
+        fix = (
+            f"the model's input has {chain[0].size} on axis {axis} and the layers change it to "
+            f"{out_shape[axis]}: make them return it to {labels[axis]} (compare the strides and "
+            "upsampling factors along the chain)"
+            if started_at_label_size
+            else f"the labels' axis {axis} ({labels[axis]}) does not come from the input's "
+            f"({chain[0].size}): build the labels with the output's size, or change the layers"
+        )
     return Violation(
         "S07",
-        f"fit({text}, {text})",
-        f"the labels are the inputs themselves (`{text}`, {fmt(in_shape)}), so the model must "
-        f"output that shape, but it outputs {fmt(out_shape)} (axis {axis}: {out_shape[axis]} vs "
-        f"{in_shape[axis]})",
-        fix or f"make the decoder return axis {axis} to {in_shape[axis]}",
-        evidence=f"axis {axis}: {fmt_chain(chain)}" if chain else "",
+        f"fit({text_x}, {text_y})",
+        f"{what}, but it outputs {fmt(out_shape)} (axis {axis}: {out_shape[axis]} vs "
+        f"{labels[axis]})",
+        fix,
+        evidence=f"axis {axis}: {fmt_chain(chain)}",
     )
 
 
@@ -1159,7 +1357,7 @@ def baked_sample_count(call: LiveCall, exc: BaseException) -> Violation | None:
 
 
 CONTRACTS: tuple[Contract, ...] = (
-    Contract(("RNN", "Bidirectional"), rnn_initial_state, (r"initial_state", r"state")),
+    Contract(("RNN", "Bidirectional"), rnn_initial_state, (r"initial_state", r"state"), layer=True),
     Contract(
         ("Attention", "AdditiveAttention"),
         attention_inputs,
@@ -1213,13 +1411,19 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.train_on_batch"),
-        autoencoder_target,
+        target_shape,
         (r"Incompatible shapes", r"target.shape"),
     ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "keras.Model"),
         baked_sample_count,
         (r"incompatible with the layer", r"expected shape="),
+    ),
+    Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.train_on_batch"),
+        user_function_arity,
+        (r"required positional argument",),
     ),
     Contract(("*",), batch_size_argument, (r"non-rectangular",)),
     Contract(

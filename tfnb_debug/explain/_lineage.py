@@ -26,6 +26,7 @@ class AxisStep:
     padding: str = ""  # "same" / "valid" for convolutions and pooling, "" otherwise
     kernel: int = 1
     upsample: int = 1  # UpSampling / Conv*Transpose factor on this axis
+    units: int = 0  # the layer's units/filters (the size it gives the last axis), 0 if none
 
     def changes(self, before: int | None) -> bool:
         return before is not None and self.size is not None and before != self.size
@@ -81,7 +82,11 @@ def _step(layer: Any, size: int | None, axis: int, rank: int) -> AxisStep:
     cls = type(layer).__name__
     spatial = (axis % rank) - 1 if rank >= 3 else -1  # channels_last: axis 1 -> spatial 0
     if spatial < 0 or spatial >= rank - 2:
-        return AxisStep(str(layer.name), cls, size)
+        width = getattr(layer, "units", None) or getattr(layer, "filters", None)
+        last = rank > 0 and axis % rank == rank - 1
+        return AxisStep(
+            str(layer.name), cls, size, units=width if last and isinstance(width, int) else 0
+        )
     stride = _per_axis(getattr(layer, "strides", None), spatial)
     kernel = _per_axis(
         getattr(layer, "kernel_size", None) or getattr(layer, "pool_size", None), spatial
