@@ -1,0 +1,371 @@
+"""Call contracts and dimension lineage: each broken contract, raised for real in a real shell,
+names the argument and a fix that fits it; a twin where the fix is already in place, or where
+Keras' own message already names the fix, gets no contract finding."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+PRELUDE = "import numpy as np\nimport tensorflow as tf\nimport keras\n"
+
+# (name, code, code of the finding, words it must contain, words it must NOT contain)
+BROKEN: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
+    (
+        "lstm_state_count_inside_predict",
+        """
+        enc = keras.Input((12, 8)); _, h = keras.layers.GRU(16, return_state=True)(enc)
+        dec = keras.Input((10, 8))
+        out = keras.layers.LSTM(16, return_sequences=True)(dec, initial_state=[h])
+        model = keras.Model([enc, dec], out)
+        model.predict([np.zeros((2, 12, 8)), np.zeros((2, 10, 8))], verbose=0)
+        """,
+        "S12",
+        ("initial_state", "takes 2", "[h, c]"),
+        ("channel",),
+    ),
+    (
+        "bidirectional_takes_four_states",
+        """
+        enc = keras.Input((12, 8)); _, h = keras.layers.GRU(16, return_state=True)(enc)
+        dec = keras.Input((10, 8))
+        out = keras.layers.Bidirectional(keras.layers.LSTM(16, return_sequences=True))(dec, initial_state=[h, h])
+        model = keras.Model([enc, dec], out)
+        model.predict([np.zeros((2, 12, 8)), np.zeros((2, 10, 8))], verbose=0)
+        """,
+        "S12",
+        ("bidirectional", "takes 4", "2 tensor"),
+        (),
+    ),
+    (
+        "mha_without_value",
+        "q = keras.Input((4, 8))\nkeras.layers.MultiHeadAttention(2, 4)(q)",
+        "S12",
+        ("value", "mha(q, q)"),
+        (),
+    ),
+    (
+        "optimizer_shared_by_two_models",
+        """
+        opt = keras.optimizers.Adam()
+        m1 = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m1.compile(opt, "mse")
+        m2 = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m2.compile(opt, "mse")
+        x = np.zeros((4, 3), "float32"); y = np.zeros((4, 1), "float32")
+        m1.fit(x, y, verbose=0); m2.fit(x, y, verbose=0)
+        """,
+        "S12",
+        ("`m1`", "its own optimizer"),
+        ("unfrozen",),
+    ),
+    (
+        "set_weights_in_out_in_layout",
+        "d = keras.layers.Dense(4); d.build((None, 3))\nw = np.zeros((4, 3)); d.set_weights([w, np.zeros(4)])",
+        "S12",
+        ("(3, 4)", "(4, 3)", "w.T"),
+        (),
+    ),
+    (
+        "to_categorical_one_based",
+        "grades = np.array([1, 2, 5, 3]); keras.utils.to_categorical(grades, num_classes=5)",
+        "P12",
+        ("1 to 5", "grades - 1"),
+        (),
+    ),
+    (
+        "resize_grayscale",
+        "digit = np.zeros((28, 28), 'float32'); tf.image.resize(digit, (32, 32))",
+        "S07",
+        ("rank 2", "digit[..., None]"),
+        (),
+    ),
+    (
+        "random_crop_size_without_channels",
+        "img = np.zeros((32, 32, 3), 'float32'); tf.image.random_crop(img, size=(24, 24))",
+        "S07",
+        ("(24, 24, 3)",),
+        ("batch axis",),
+    ),
+    (
+        "apply_gradients_pairs_reversed",
+        """
+        v = tf.Variable(1.0); opt = keras.optimizers.SGD()
+        with tf.GradientTape() as tape:
+            loss = v * v
+        grads = tape.gradient(loss, [v])
+        opt.apply_gradients(zip([v], grads))
+        """,
+        "S12",
+        ("(variable, gradient)", "zip(grads"),
+        (),
+    ),
+    (
+        "from_tensor_slices_lengths",
+        "features = np.zeros((10, 3)); labels = np.zeros(8)\ntf.data.Dataset.from_tensor_slices((features, labels))",
+        "S12",
+        ("`features` 10", "`labels` 8"),
+        (),
+    ),
+    (
+        "map_function_arity",
+        "ds = tf.data.Dataset.from_tensor_slices((np.zeros((10, 3)), np.zeros(10)))\nds.map(lambda image: image / 255.0)",
+        "S12",
+        ("tuple of 2", "takes 1"),
+        (),
+    ),
+    (
+        "input_signature_axis",
+        """
+        @tf.function(input_signature=[tf.TensorSpec((None, 3), tf.float32)])
+        def f(x):
+            return x
+        batch = np.zeros((2, 4), "float32")
+        f(batch)
+        """,
+        "S12",
+        ("axis 1", "declares 3"),
+        (),
+    ),
+    (
+        "class_weight_two_outputs",
+        """
+        i = keras.Input((3,)); a = keras.layers.Dense(2, activation="softmax", name="a")(i); b = keras.layers.Dense(1, name="b")(i)
+        m = keras.Model(i, [a, b]); m.compile("adam", loss=["sparse_categorical_crossentropy", "mse"])
+        m.fit(np.zeros((4, 3)), [np.zeros((4,)), np.zeros((4, 1))], class_weight={0: 1.0, 1: 2.0}, verbose=0)
+        """,
+        "S12",
+        ("2 outputs", "sample_weight"),
+        (),
+    ),
+    (
+        "model_output_from_unlisted_input",
+        """
+        i = keras.Input((3,)); j = keras.Input((3,))
+        o = keras.layers.Dense(1)(keras.layers.Concatenate()([i, j]))
+        keras.Model(i, o)
+        """,
+        "S12",
+        ("not in `inputs`", "[i, j]"),
+        (),
+    ),
+    (
+        "build_reads_the_batch_axis",
+        """
+        class Scale(keras.layers.Layer):
+            def build(self, input_shape):
+                self.w = self.add_weight(shape=(input_shape[0], input_shape[-1]))
+            def call(self, x):
+                return x * self.w
+        keras.Sequential([keras.Input((3,)), Scale()])
+        """,
+        "S01",
+        ("input_shape[0]", "batch axis"),
+        ("channel",),
+    ),
+    (
+        "keras3_get_initial_state",
+        "gru = keras.layers.GRU(4); batch = np.zeros((2, 5, 3), 'float32')\ngru.get_initial_state(batch)",
+        "S12",
+        ("batch_size", "tf.shape(batch)[0]"),
+        (),
+    ),
+    (
+        "steps_per_epoch_float",
+        """
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        ds = tf.data.Dataset.from_tensor_slices((np.zeros((10, 3)), np.zeros((10, 1)))).batch(2).repeat()
+        m.fit(ds, steps_per_epoch=10 / 3, epochs=1, verbose=0)
+        """,
+        "S12",
+        ("steps_per_epoch", "10 // 3"),
+        (),
+    ),
+    (
+        "loss_with_an_extra_parameter",
+        """
+        def weighted_mse(y_true, y_pred, weight):
+            return weight * tf.reduce_mean((y_true - y_pred) ** 2)
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", weighted_mse)
+        m.fit(np.zeros((4, 3)), np.zeros((4, 1)), verbose=0)
+        """,
+        "S12",
+        ("(y_true, y_pred)", "weight="),
+        (),
+    ),
+    # where each dimension came from
+    (
+        "unet_skip_after_odd_pooling",
+        """
+        inp = keras.Input((28, 28, 1))
+        c1 = keras.layers.Conv2D(4, 3, padding="same", name="c1")(inp)
+        p1 = keras.layers.MaxPooling2D(name="p1")(c1)
+        p2 = keras.layers.MaxPooling2D(name="p2")(p1)
+        p3 = keras.layers.MaxPooling2D(name="p3")(p2)
+        u1 = keras.layers.UpSampling2D(name="u1")(p3)
+        keras.layers.Concatenate(name="cat")([u1, p2])
+        """,
+        "S01",
+        ("p2 7 -> p3 3 (floor of 7/2) -> u1 6", "multiple of 8", "32 instead of 28"),
+        ("strides=",),
+    ),
+    (
+        "same_padding_stride_one_branches_of_two_sizes",
+        """
+        a = keras.Input((10, 10, 3)); b = keras.Input((12, 12, 3))
+        ca = keras.layers.Conv2D(4, 3, padding="same")(a); cb = keras.layers.Conv2D(4, 3, padding="same")(b)
+        keras.layers.Concatenate()([ca, cb])
+        """,
+        "S01",
+        ("no layer on the path has a stride",),
+        ("check strides", "padding='same' on both"),
+    ),
+    (
+        "residual_with_one_valid_convolution",
+        """
+        inp = keras.Input((32, 32, 16))
+        h = keras.layers.Conv2D(16, 3, padding="same")(inp)
+        h = keras.layers.Conv2D(16, 3, name="c2")(h)
+        keras.layers.Add()([inp, h])
+        """,
+        "S01",
+        ("'c2' 32 -> 30", "padding='same'"),
+        ("strides=",),
+    ),
+    (
+        "autoencoder_ceil_overshoots",
+        """
+        inp = keras.Input((28, 28, 1))
+        h = keras.layers.Conv2D(8, 3, strides=2, padding="same", name="enc1")(inp)
+        h = keras.layers.Conv2D(8, 3, strides=2, padding="same", name="enc2")(h)
+        h = keras.layers.Conv2D(8, 3, strides=2, padding="same", name="enc3")(h)
+        h = keras.layers.Conv2DTranspose(8, 3, strides=2, padding="same", name="dec1")(h)
+        h = keras.layers.Conv2DTranspose(8, 3, strides=2, padding="same", name="dec2")(h)
+        out = keras.layers.Conv2DTranspose(1, 3, strides=2, padding="same", name="dec3")(h)
+        ae = keras.Model(inp, out); ae.compile("adam", "mse")
+        x = np.zeros((8, 28, 28, 1), "float32")
+        ae.fit(x, x, epochs=1, verbose=0)
+        """,
+        "S07",
+        (
+            "28 -> enc1 14 -> enc2 7 -> enc3 4 (ceil of 7/2) -> dec1 8 -> dec2 16 -> dec3 32",
+            "labels are the inputs",
+        ),
+        ("make the labels", "one-hot", "sparse"),
+    ),
+    (
+        "dense_autoencoder_width",
+        """
+        m = keras.Sequential([keras.Input((784,)), keras.layers.Dense(64), keras.layers.Dense(728, name="out")])
+        m.compile("adam", "mse")
+        x = np.zeros((16, 784), "float32")
+        m.fit(x, x, verbose=0)
+        """,
+        "S07",
+        ("'out'", "728 units", "give it 784"),
+        ("flatten", "stride", "one-hot"),
+    ),
+    (
+        "input_shape_holds_the_sample_count",
+        """
+        x = np.zeros((100, 8), "float32"); y = np.zeros((100, 1), "float32")
+        model = keras.Sequential([keras.Input(shape=x.shape), keras.layers.Dense(1)])
+        model.compile("adam", "mse")
+        model.fit(x, y, verbose=0)
+        """,
+        "S01",
+        ("number of samples", "x.shape[1:]"),
+        ("channel axis",),
+    ),
+]
+
+# Keras' own message names the fix: no contract finding (the box may still show another rule's)
+CLEAR = [
+    ("attention_on_one_tensor", "q = keras.Input((4, 8))\nkeras.layers.Attention()(q)"),
+    (
+        "set_weights_without_the_bias",
+        "d = keras.layers.Dense(4); d.build((None, 3))\nd.set_weights([np.zeros((3, 4))])",
+    ),
+]
+
+
+def _run(shell: InteractiveShell, code: str) -> tuple[bool, list[str]]:
+    with capture_output() as captured:
+        result = shell.run_cell(textwrap.dedent(code).strip("\n"), store_history=False)
+    text = "\n".join(o.data["text/plain"] for o in captured.outputs if "text/plain" in o.data)
+    return bool(result.success), [
+        line for line in text.splitlines() if line[:1].isupper() and line[1:3].isdigit()
+    ]
+
+
+@pytest.fixture
+def contract_shell(shell: InteractiveShell) -> InteractiveShell:
+    with capture_output():
+        shell.run_cell(PRELUDE, store_history=False)
+    return shell
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "expect", "must", "must_not"), BROKEN, ids=[c[0] for c in BROKEN]
+)
+def test_broken_contract_names_argument_and_fix(
+    contract_shell: InteractiveShell,
+    name: str,
+    code: str,
+    expect: str,
+    must: tuple[str, ...],
+    must_not: tuple[str, ...],
+) -> None:
+    success, lines = _run(contract_shell, code)
+    assert not success, f"{name}: the cell did not fail"
+    assert len(lines) == 1, f"{name}: one problem, one finding; got {lines}"
+    line = lines[0]
+    assert line.startswith(expect + " "), line
+    missing = [w for w in must if w.lower() not in line.lower()]
+    assert not missing, f"{name}: lacks {missing}:\n{line}"
+    wrong = [w for w in must_not if w.lower() in line.lower()]
+    assert not wrong, f"{name}: says {wrong}, which the evidence contradicts:\n{line}"
+
+
+@pytest.mark.parametrize(("name", "code"), CLEAR, ids=[c[0] for c in CLEAR])
+def test_no_contract_finding_where_keras_message_names_the_fix(
+    contract_shell: InteractiveShell, name: str, code: str
+) -> None:
+    success, lines = _run(contract_shell, code)
+    assert not success
+    assert lines == [], f"{name}: Keras' message already names the fix; got {lines}"
+
+
+def test_contracts_hold_where_the_call_is_right(contract_shell: InteractiveShell) -> None:
+    """The fixed versions of the broken calls above run without an error (so no finding)."""
+    code = """
+    enc = keras.Input((12, 8)); _, h, c = keras.layers.LSTM(16, return_state=True)(enc)
+    dec = keras.Input((10, 8))
+    out = keras.layers.LSTM(16, return_sequences=True)(dec, initial_state=[h, c])
+    keras.Model([enc, dec], out).predict([np.zeros((2, 12, 8)), np.zeros((2, 10, 8))], verbose=0)
+    d = keras.layers.Dense(4); d.build((None, 3)); d.set_weights([np.zeros((4, 3)).T, np.zeros(4)])
+    keras.utils.to_categorical(np.array([1, 2, 5, 3]) - 1, num_classes=5)
+    tf.image.resize(np.zeros((28, 28), "float32")[..., None], (32, 32))
+    v = tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        loss = v * v
+    keras.optimizers.SGD().apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+    """
+    success, lines = _run(contract_shell, code)
+    assert success and lines == []
+
+
+def test_contract_reading_runs_no_user_code(contract_shell: InteractiveShell) -> None:
+    """Arguments that are calls of the user's functions are never evaluated to check them."""
+    code = """
+    calls = []
+    def make():
+        calls.append(1)
+        return np.zeros((28, 28), "float32")
+    tf.image.resize(make(), (32, 32))
+    """
+    success, lines = _run(contract_shell, code)
+    assert not success
+    assert contract_shell.user_ns["calls"] == [1]
+    assert lines and "rank 2" in lines[0]
