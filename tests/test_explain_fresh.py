@@ -16,15 +16,11 @@ from tests.explain_corpus import Case
 from tests.explain_fresh import PRELUDE, all_cases
 from tests.explain_fresh._score import run_case, wrong_lines
 
-# Cases whose finding gave advice the evidence contradicts when the set was written
-# (python -m tests.explain_fresh marks them "wrong").  Strict: once the advice is
-# fixed the case passes, the xfail fails, and its entry here must go.
-KNOWN_WRONG = {
-    "random_crop_size_without_channels": "S07 says the shapes [3] vs [2] differ on the batch axis;"
-    " they are the ranks of the image and of `size`",
-    "sequence_windows_padded_differently_from_the_input": "S07 points at one-hot vs integer"
-    " labels; the time axis shrank 50 -> 42 in two valid Conv1D layers",
-}
+# Cases whose finding gives advice the evidence contradicts (python -m tests.explain_fresh
+# marks them "wrong"), as strict xfails: once the advice is fixed the xfail fails and the
+# entry must go.  None at present (random_crop_size_without_channels and
+# sequence_windows_padded_differently_from_the_input were fixed in fa53cbc).
+KNOWN_WRONG: dict[str, str] = {}
 
 CASES = all_cases()
 PARAMS = [
