@@ -280,6 +280,121 @@ BROKEN: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
     ),
 ]
 
+BROKEN += [
+    (
+        "concatenate_on_separate_arguments",
+        "a = keras.Input((3,)); b = keras.Input((3,))\nkeras.layers.Concatenate()(a, b)",
+        "S12",
+        ("one list", "[a, b]"),
+        (),
+    ),
+    (
+        "optimizer_class_not_instance",
+        """
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        m.compile(optimizer=keras.optimizers.Adam, loss="mse")
+        """,
+        "S12",
+        ("keras.optimizers.Adam()",),
+        (),
+    ),
+    (
+        "input_shape_as_an_int",
+        "keras.Input(shape=10)",
+        "S12",
+        ("(10,)",),
+        (),
+    ),
+    (
+        "one_hot_of_float_ids",
+        "ids = tf.constant([0.0, 2.0, 1.0])\ntf.one_hot(ids, 3)",
+        "S11",
+        ("float32", "tf.cast(ids, tf.int32)"),
+        (),
+    ),
+    (
+        "load_model_of_a_weights_file",
+        """
+        import os, tempfile
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        path = os.path.join(tempfile.mkdtemp(), "best.weights.h5"); m.save_weights(path)
+        keras.saving.load_model(path)
+        """,
+        "C05",
+        ("weights file", "load_weights"),
+        ("custom_objects",),
+    ),
+    (
+        "images_larger_than_the_model_was_built_for",
+        """
+        m = keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Conv2D(8, 3, padding="same"),
+                              keras.layers.Flatten(), keras.layers.Dense(2)])
+        m.predict(np.zeros((4, 32, 32, 1), "float32"), verbose=0)
+        """,
+        "S01",
+        ("(28, 28, 1)", "(32, 32, 1)", "resize"),
+        (),
+    ),
+    (
+        "normalization_adapted_on_a_transposed_table",
+        """
+        table = np.random.rand(300, 5).astype("float32")
+        norm = keras.layers.Normalization(); norm.adapt(table.T)
+        m = keras.Sequential([keras.Input((5,)), norm, keras.layers.Dense(1)])
+        m.predict(table[:8], verbose=0)
+        """,
+        "S01",
+        ("300", "adapt"),
+        ("tf.shape(x)[0]",),
+    ),
+    (
+        "tensorshape_value_in_build",
+        """
+        class Old(keras.layers.Layer):
+            def build(self, input_shape):
+                self.w = self.add_weight(shape=(input_shape[-1].value, 4))
+            def call(self, x):
+                return x @ self.w
+        keras.Sequential([keras.Input((3,)), Old()])
+        """,
+        "S01",
+        (".value", "input_shape[-1]"),
+        (),
+    ),
+    (
+        "jit_compile_with_py_function",
+        """
+        class Jitter(keras.layers.Layer):
+            def call(self, x):
+                y = tf.py_function(lambda t: t + 1.0, [x], tf.float32)
+                return tf.ensure_shape(y, x.shape)
+        m = keras.Sequential([keras.Input((4,)), Jitter(), keras.layers.Dense(1)])
+        m.compile("adam", "mse", jit_compile=True)
+        m.fit(np.zeros((8, 4), "float32"), np.zeros((8, 1), "float32"), verbose=0)
+        """,
+        "T03",
+        ("jit_compile", "tf.py_function", "jit_compile=False"),
+        ("set_shape",),
+    ),
+    (
+        "one_optimizer_for_a_gan_in_a_custom_loop",
+        """
+        gen = keras.Sequential([keras.Input((4,)), keras.layers.Dense(6)])
+        disc = keras.Sequential([keras.Input((6,)), keras.layers.Dense(1)])
+        opt = keras.optimizers.Adam(1e-3); z = tf.random.normal((8, 4))
+        with tf.GradientTape() as tape:
+            d_loss = tf.reduce_mean(disc(gen(z)))
+        opt.apply_gradients(zip(tape.gradient(d_loss, disc.trainable_variables), disc.trainable_variables))
+        with tf.GradientTape() as tape:
+            g_loss = -tf.reduce_mean(disc(gen(z)))
+        opt.apply_gradients(zip(tape.gradient(g_loss, gen.trainable_variables), gen.trainable_variables))
+        """,
+        "S12",
+        ("`disc`", "new instance"),
+        ("persistent",),
+    ),
+]
+
 # Keras' own message names the fix: no contract finding (the box may still show another rule's)
 CLEAR = [
     ("attention_on_one_tensor", "q = keras.Input((4, 8))\nkeras.layers.Attention()(q)"),

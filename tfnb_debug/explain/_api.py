@@ -50,6 +50,9 @@ class LiveCall:
     filename: str = ""
     lineno: int = 0
     bind_error: str = ""  # why the arguments do not bind to the API's signature, if they do not
+    receiver_locals: dict[str, Any] = field(
+        default_factory=dict
+    )  # the receiver's own frames' locals
     namespaces: tuple[Mapping[str, Any], ...] = ()
 
     def value(self, name: str) -> Any:
@@ -72,6 +75,7 @@ def user_call(exc: BaseException, is_user_file: Any) -> LiveCall | None:
                 resolved = _resolve(node, spaces, _called_object(tb.tb_next))
                 if resolved is not None:
                     _fill_from_frames(resolved, tb.tb_next)
+                    _receiver_locals(resolved, tb.tb_next)
                     resolved.filename = frame.f_code.co_filename
                     resolved.lineno = tb.tb_lineno
                     found = resolved
@@ -336,6 +340,12 @@ def _bind(
             names = list(bound.arguments)
             call.values = dict(bound.arguments)
             for param in signature.parameters.values():
+                if param.kind is param.VAR_KEYWORD and param.name in call.values:
+                    extra = call.values.pop(param.name)
+                    names.remove(param.name)
+                    call.values.update(extra)
+                    names.extend(extra)
+            for param in signature.parameters.values():
                 if param.kind is param.VAR_POSITIONAL and param.name in call.values:
                     rest = call.values.pop(param.name)
                     offset = names.index(param.name)
@@ -418,6 +428,19 @@ def _fill_from_frames(call: LiveCall, tb: Any) -> None:
         tb, depth = tb.tb_next, depth + 1
 
 
+def _receiver_locals(call: LiveCall, tb: Any) -> None:
+    """The locals of the library frames that run on the receiver (``self`` is it), innermost last:
+    what the API computed from the arguments (``apply_gradients``' ``trainable_variables``)."""
+    if call.receiver is None:
+        return
+    while tb is not None:
+        local = tb.tb_frame.f_locals
+        if local.get("self") is call.receiver:
+            for key, value in local.items():
+                call.receiver_locals.setdefault(key, value)
+        tb = tb.tb_next
+
+
 def _fill_positional(call: LiveCall, order: list[str], values: Any) -> None:
     for name, value in zip(order, values if isinstance(values, tuple) else (), strict=False):
         if _has_unread(call.values.get(name, UNREAD)):
@@ -442,10 +465,32 @@ def layer_frames(exc: BaseException, is_user_file: Any) -> list[LiveCall]:
             found.insert(0, call)
         elif is_user_file(frame.f_code.co_filename):
             user.extend((frame.f_locals, frame.f_globals))
+        wrapped = _filtered_layer_call(frame.f_locals)
+        if wrapped is not None:
+            found.insert(0, wrapped)
         tb = tb.tb_next
     for call in found:
         call.namespaces = tuple(user)
     return found
+
+
+def _filtered_layer_call(local: Mapping[str, Any]) -> LiveCall | None:
+    """A layer call that Keras' traceback filter left only as its error handler's ``fn(*args)``."""
+    fn, args, kwargs = local.get("fn"), local.get("args"), local.get("kwargs")
+    if getattr(fn, "__name__", "") != "__call__" or not isinstance(args, tuple) or not args:
+        return None
+    layer = args[0]
+    cls = library_class(type(layer))
+    if cls is None or not hasattr(layer, "_inbound_nodes"):
+        return None
+    call = LiveCall(public_name(cls), "__call__", layer, layer)
+    call.source = f"{type(layer).__name__} '{getattr(layer, 'name', '?')}'"
+    try:
+        bound = inspect.signature(layer.call).bind_partial(*args[1:], **(kwargs or {}))
+        call.values = dict(bound.arguments)
+    except (TypeError, ValueError):
+        call.values = {f"arg{i}": v for i, v in enumerate(args[1:])}
+    return call
 
 
 def _frame_is_library(frame: Any) -> bool:

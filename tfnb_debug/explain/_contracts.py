@@ -71,7 +71,7 @@ def read_contract(exc: BaseException, is_user_file: Any) -> ContractReport | Non
     violations = _check(call, exc, CONTRACTS)
     if not violations:
         layer_contracts = tuple(c for c in CONTRACTS if c.layer)
-        for layer in layer_frames(exc, is_user_file):
+        for layer in layer_frames(exc, is_user_file) + _named_layers(call, exc):
             violations = _check(layer, exc, layer_contracts)
             if violations:
                 break
@@ -83,6 +83,41 @@ def read_contract(exc: BaseException, is_user_file: Any) -> ContractReport | Non
         arguments=tuple(_describe(call, name) for name in list(call.values)[:8]),
         violations=tuple(violations),
     )
+
+
+_CALLING = re.compile(r"Exception encountered when calling (\w+)\.call\(\)")
+
+
+def _named_layers(call: LiveCall, exc: BaseException) -> list[LiveCall]:
+    """The layers of the call's model of the class Keras names in "Exception encountered when
+    calling X.call()" (Keras filters their frames out), with their symbolic input as ``inputs``."""
+    names = set(_CALLING.findall(str(exc)))
+    model = call.receiver
+    if not names or not _is_a(model, "Model"):
+        return []
+    out = []
+    try:
+        layers = list(model._flatten_layers(include_self=False, recursive=True))
+    except Exception:
+        return []
+    for layer in layers:
+        if type(layer).__name__ in names:
+            try:
+                inputs = layer.input
+            except Exception:
+                continue
+            out.append(
+                LiveCall(
+                    call.api,
+                    "__call__",
+                    layer,
+                    layer,
+                    values={"inputs": inputs},
+                    source=call.source,
+                    namespaces=call.namespaces,
+                )
+            )
+    return out[:8]
 
 
 def _check(call: LiveCall, exc: BaseException, contracts: tuple[Contract, ...]) -> list[Violation]:
@@ -476,6 +511,8 @@ def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
 
 def _unknown_variables(call: LiveCall, variables: list[Any]) -> Violation | None:
     optimizer = call.receiver
+    if not variables:  # the pairs were a consumed zip: the optimizer's own frame unzipped them
+        variables = list(call.receiver_locals.get("trainable_variables") or [])
     known = _optimizer_variables(optimizer)
     if not known or not variables:
         return None
@@ -1356,6 +1393,250 @@ def baked_sample_count(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+# more argument kinds ---------------------------------------------------------------------
+
+
+def layer_list_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A merge layer called on tensors as separate arguments: it takes one list."""
+    if call.method != "__call__" or "too many positional arguments" not in call.bind_error:
+        return None
+    texts = [t for k, t in call.texts.items() if k.startswith("arg") or k == "inputs"]
+    shown = ", ".join(texts) if texts else "a, b"
+    kind = type(call.receiver).__name__
+    return Violation(
+        "S12",
+        call.source,
+        f"{kind} takes its tensors as one list, but got {len(texts) or 'several'} separate arguments",
+        f"pass them in a list: `{kind}()([{shown}])`",
+    )
+
+
+def class_for_instance(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A class where ``compile`` takes an instance (``optimizer=keras.optimizers.Adam``)."""
+    import inspect
+
+    for name in ("optimizer", "loss", "metrics"):
+        value = call.values.get(name, UNREAD)
+        items = value if isinstance(value, list | tuple) else [value]
+        for item in items:
+            if inspect.isclass(item):
+                text = call.text(name)
+                return Violation(
+                    "S12",
+                    f"{name}={text}",
+                    f"`{name}` got the class {item.__name__}, not an instance of it",
+                    f"instantiate it: `{name}={text}()` (with its arguments, e.g. "
+                    f"`{item.__name__}(learning_rate=1e-3)`)"
+                    if name == "optimizer"
+                    else f"instantiate it: `{text}()`",
+                )
+    return None
+
+
+def shape_argument(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A bare int where a shape tuple is taken (``keras.Input(shape=10)``)."""
+    for name in ("shape", "input_shape", "batch_shape", "target_shape"):
+        value = call.values.get(name, UNREAD)
+        if isinstance(value, int) and not isinstance(value, bool):
+            text = call.text(name)
+            return Violation(
+                "S12",
+                f"{name}={text}",
+                f"`{name}` takes a tuple of sizes; `{text}` is the int {value}",
+                f"pass a tuple: `{name}=({value},)` (the comma makes it a tuple)",
+            )
+    return None
+
+
+def integer_indices(call: LiveCall, exc: BaseException) -> Violation | None:
+    """Float class ids where an op takes integer indices (``tf.one_hot``, ``tf.gather``)."""
+    for name in ("indices",):
+        value = call.values.get(name, UNREAD)
+        dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
+        if dtype.startswith("float"):
+            text = call.text(name)
+            return Violation(
+                "S11",
+                text,
+                f"`{call.api}` takes integer indices; `{text}` is {dtype}",
+                f"cast the class ids first: `tf.cast({text}, tf.int32)` (or "
+                f"`{text}.astype('int32')`)",
+            )
+    return None
+
+
+def labels_logits_order(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``tf.nn.*_cross_entropy_with_logits`` given (logits, labels) in the wrong order."""
+    labels, logits = call.values.get("labels", UNREAD), call.values.get("logits", UNREAD)
+    ls, gs = shape_of(labels), shape_of(logits)
+    if ls is None or gs is None:
+        return None
+    sparse = "sparse" in call.api
+    swapped = len(ls) == len(gs) + 1 if sparse else False
+    if not swapped:
+        return None
+    return Violation(
+        "S12",
+        call.source,
+        f"`{call.api}` got labels of shape {fmt(ls)} and logits of shape {fmt(gs)}: the "
+        "labels look like the logits and the other way round",
+        "pass them by name: `labels=y_true, logits=y_pred` (the order is labels, then logits)",
+    )
+
+
+def weights_file_to_load_model(call: LiveCall, exc: BaseException) -> Violation | None:
+    path = call.values.get("filepath", call.values.get("arg0", UNREAD))
+    if not isinstance(path, str) or not path.endswith(".weights.h5"):
+        return None
+    return Violation(
+        "C05",
+        call.text("filepath"),
+        f"`{call.api}` got a weights file ({path}): it holds the weights but not the model's "
+        "architecture",
+        "build the model with the same code, then `model.load_weights(path)`; or save the whole "
+        "model with `model.save('name.keras')` and load that",
+    )
+
+
+def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
+    """Data whose example shape differs from the model's declared Input on a spatial axis."""
+    x = call.values.get("x", UNREAD)
+    data = shape_of(x)
+    model = call.receiver
+    try:
+        declared = [shape_of(t) for t in model.inputs]
+    except Exception:
+        return None
+    if data is None or len(declared) != 1 or declared[0] is None:
+        return None
+    want = declared[0]
+    if len(want) != len(data) or len(want) < 3:
+        return None
+    differ = [i for i in range(1, len(want) - 1) if want[i] is not None and data[i] != want[i]]
+    if not differ:
+        return None
+    text = call.text("x")
+    size = tuple(want[i] for i in range(1, len(want) - 1))
+    return Violation(
+        "S01",
+        text,
+        f"the model was built for examples of shape {fmt(want[1:])}, but `{text}` holds "
+        f"{fmt(data[1:])}: layers sized by the input (a Flatten before a Dense) then fail",
+        f"resize the data to {size} (tf.image.resize, keras.layers.Resizing), or build the model "
+        f"for {fmt(data[1:])} (GlobalAveragePooling instead of Flatten keeps it independent of the "
+        "size)",
+    )
+
+
+def normalization_statistics(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A Normalization layer whose adapted mean does not fit its input (adapted on another axis)."""
+    layer = call.receiver
+    if not _is_a(layer, "Normalization"):
+        return None
+    inputs = call.values.get("inputs", UNREAD)
+    have, mean = shape_of(inputs), shape_of(getattr(layer, "mean", None))
+    if have is None or mean is None or len(have) != len(mean):
+        return None
+    clash = [
+        i
+        for i, (a, b) in enumerate(zip(have, mean, strict=True))
+        if a is not None and b not in (1, a)
+    ]
+    if not clash:
+        return None
+    axis = getattr(layer, "axis", None)
+    axes = axis if isinstance(axis, tuple | list) else (axis,)
+    i = clash[0]
+    name = getattr(layer, "name", "normalization")
+    if 0 in axes:
+        fix = (
+            f"axis={axis} includes the batch axis, so adapt() learned one mean per example "
+            f"position ({mean[0]} of them) instead of per feature: use the default axis=-1 "
+            "(the feature axis) and adapt again"
+        )
+    else:
+        fix = (
+            f"it was adapted on data with {mean[i]} on axis {i}, where the model feeds {have[i]}: "
+            "adapt it on data shaped like the model's input (one row per example; a transposed "
+            "table gives one statistic per example)"
+        )
+    return Violation(
+        "S01",
+        name,
+        f"Normalization '{name}' holds statistics of shape {fmt(mean)} (from adapt(), axis="
+        f"{axis}) that do not fit its input {fmt(have)} on axis {i} ({mean[i]} vs {have[i]})",
+        fix,
+    )
+
+
+def tensorshape_api_on_tuple(call: LiveCall, exc: BaseException) -> Violation | None:
+    """TF1/Keras 2 ``TensorShape`` idioms in a ``build`` that Keras 3 gives a tuple of ints."""
+    if not isinstance(exc, AttributeError):
+        return None
+    match = re.search(
+        r"'(int|tuple|NoneType)' object has no attribute '(value|as_list|dims|ndims)'", str(exc)
+    )
+    if match is None:
+        return None
+    kind, attr = match.groups()
+    fix = {
+        "value": "use the int itself: `input_shape[-1]` (Keras 3 passes plain ints, not Dimension objects)",
+        "as_list": "it already is one: use `list(input_shape)`",
+        "dims": "use `input_shape` itself (a tuple)",
+        "ndims": "use `len(input_shape)`",
+    }[attr]
+    return Violation(
+        "S01",
+        f".{attr}",
+        f"`.{attr}` is TensorFlow 1 / Keras 2 TensorShape API, but in Keras 3 build() gets "
+        f"input_shape as a tuple of ints (here a {kind} has no `.{attr}`)",
+        fix,
+    )
+
+
+_XLA_UNSUPPORTED = re.compile(
+    r"Detected unsupported operations when trying to compile graph \S+ on XLA_\w+_JIT: ([^\n]+)"
+)
+_XLA_OP_APIS = {
+    "EagerPyFunc": "tf.py_function",
+    "PyFunc": "tf.numpy_function",
+    "PyFuncStateless": "tf.numpy_function",
+}
+
+
+def xla_unsupported(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``jit_compile=True`` and an op XLA has no kernel for (Python functions, strings, ...)."""
+    match = _XLA_UNSUPPORTED.search(str(exc))
+    if match is None:
+        return None
+    ops = re.findall(r"(\w+) \(No registered", match.group(1))
+    apis = sorted({_XLA_OP_APIS.get(op, "") for op in ops} - {""})
+    strings = [op for op in ops if "String" in op or "Regex" in op or op == "_Arg"]
+    if apis:
+        what = f"{', '.join(apis)} (op {', '.join(ops[:3])}) runs Python, which XLA cannot compile"
+        fix = (
+            f"compile with `jit_compile=False`, or write that part with TensorFlow ops instead of "
+            f"{apis[0]} (or move it into the tf.data pipeline)"
+        )
+    elif strings:
+        what = (
+            f"the step handles string tensors (op {', '.join(ops[:3])}), and XLA has no string type"
+        )
+        fix = (
+            "compile with `jit_compile=False`, or turn strings into numbers in the tf.data "
+            "pipeline (TextVectorization / StringLookup in `ds.map`) so the model gets ints"
+        )
+    else:
+        what = f"XLA has no kernel for op {', '.join(ops[:3]) or '?'}"
+        fix = "compile with `jit_compile=False`, or replace that op"
+    return Violation(
+        "T03",
+        "jit_compile=True",
+        f"the training step is compiled with XLA (jit_compile=True) but {what}",
+        fix,
+    )
+
+
 CONTRACTS: tuple[Contract, ...] = (
     Contract(("RNN", "Bidirectional"), rnn_initial_state, (r"initial_state", r"state"), layer=True),
     Contract(
@@ -1420,6 +1701,22 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"incompatible with the layer", r"expected shape="),
     ),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
+    Contract(("*",), layer_list_inputs, (r"too many positional arguments",)),
+    Contract(
+        ("Model.compile",), class_for_instance, (r"Could not interpret optimizer identifier",)
+    ),
+    Contract(("*",), shape_argument, (r"Cannot convert .* to a shape",)),
+    Contract(("*",), integer_indices, (r"is not in the list of allowed values",)),
+    Contract(("tf.nn.",), labels_logits_order, (r"must equal `logits.shape.rank - 1`",)),
+    Contract(("load_model",), weights_file_to_load_model, (r"No model config found",)),
+    Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
+    Contract(("Normalization",), normalization_statistics, (), layer=True),
+    Contract(("*",), tensorshape_api_on_tuple, (r"has no attribute",)),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.predict"),
+        xla_unsupported,
+        (r"Detected unsupported operations",),
+    ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.train_on_batch"),
         user_function_arity,

@@ -70,4 +70,8 @@ def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Fin
         return finding("S13", problem, place=place, evidence=evidence, hint=hint)
     if code == "P12":
         return finding("P12", problem, place=place, evidence=evidence, hint=hint)
+    if code == "T03":
+        return finding("T03", problem, place=place, evidence=evidence, hint=hint)
+    if code == "C05":
+        return finding("C05", problem, place=place, evidence=evidence, hint=hint)
     return finding("S12", problem, place=place, evidence=evidence, hint=hint)
