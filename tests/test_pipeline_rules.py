@@ -238,6 +238,11 @@ def test_p02_p04_silent_when_the_measured_pipeline_is_a_small_share_of_the_step(
     for code in ("P02", "P04"):
         (found,) = [f for f in report.findings if f.code == code]
         assert "ms a batch (no model given" in found.evidence
+    # a model whose step cannot be timed (not compiled) measures no share either
+    uncompiled = keras.Sequential([keras.Input((8, 8, 1)), keras.layers.Flatten()])
+    report = inspect_pipeline(ds, model=uncompiled, per_stage=False, augmentation=False)
+    (p02,) = [f for f in report.findings if f.code == "P02"]
+    assert "train step was not timed" in p02.evidence and "no model given" not in p02.evidence
 
 
 def test_p02_p04_fire_with_the_share_when_the_pipeline_is_a_large_share() -> None:

@@ -152,9 +152,15 @@ def _share_evidence(f: PipelineFacts) -> str:
             "train step"
         )
     if f.batches_per_s:
+        why = (
+            "no model given"
+            if f.model is None
+            else f"{f.model.name}'s train step was not timed"
+            + (f": {f.model.step_note}" if f.model.step_note else "")
+        )
         return (
-            f"; the pipeline takes {format_float(1000 / f.batches_per_s)} ms a batch (no model "
-            "given: its share of a train step was not measured)"
+            f"; the pipeline takes {format_float(1000 / f.batches_per_s)} ms a batch ({why}; "
+            "its share of a train step was not measured)"
         )
     return ""
 
