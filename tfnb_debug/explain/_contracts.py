@@ -1280,6 +1280,8 @@ def merge_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
     axis = _differing_axis(known, skip)
     if axis is None:
         return None
+    if axis == len(known[0]) - 1:
+        return None  # the channel axis: the message rule names the 1x1 projection
     chains = [axis_chain(t, axis) for t in inputs]
     if not all(chains):
         return None
@@ -1288,13 +1290,7 @@ def merge_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
     evidence = "; ".join(f"branch {i + 1}: {fmt_chain(c)}" for i, c in enumerate(chains))
     fix = _size_fix(chains, f"'{name}'", None)
     if not fix:
-        ratio = max(s[axis] or 1 for s in known) / max(min(s[axis] or 1 for s in known), 1)
-        fix = (
-            f"the branches are downsampled a different number of times (factor {ratio:g}): "
-            "give the larger branch the same strides/pooling as the other, or upsample the smaller"
-            if float(ratio).is_integer()
-            else "make both branches shrink the same way (the chains above show where they part)"
-        )
+        return None  # a whole factor between the branches: the message rule names the strides
     return Violation(
         "S01",
         call.text("inputs"),
@@ -1381,6 +1377,9 @@ def baked_sample_count(call: LiveCall, exc: BaseException) -> Violation | None:
     per_example = declared[0][1:]
     if tuple(per_example) != tuple(data):
         return None
+    labels = shape_of(call.values.get("y", UNREAD))
+    if labels is None or labels[0] != data[0]:
+        return None  # without labels of that length, x may be one example without its batch axis
     text = call.text("x") if "x" in call.values else call.text("inputs")
     return Violation(
         "S01",
@@ -1510,11 +1509,11 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
     if data is None or len(declared) != 1 or declared[0] is None:
         return None
     want = declared[0]
-    if len(want) != len(data) or len(want) < 3:
-        return None
+    if len(want) != len(data) or len(want) != 4:
+        return None  # images only: a sequence's other length is not a size to resize
     differ = [i for i in range(1, len(want) - 1) if want[i] is not None and data[i] != want[i]]
-    if not differ:
-        return None
+    if not differ or data[-1] != want[-1]:
+        return None  # another channel count or order (channels first) is not a size to resize
     text = call.text("x")
     size = tuple(want[i] for i in range(1, len(want) - 1))
     return Violation(
