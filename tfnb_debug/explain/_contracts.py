@@ -960,22 +960,8 @@ def model_graph(call: LiveCall, exc: BaseException) -> Violation | None:
         return None
     in_text = call.texts.get("inputs", call.texts.get("arg0", "inputs"))
     out_text = call.texts.get("outputs", call.texts.get("arg1", "outputs"))
-    given = _leaves(
-        inputs
-        if isinstance(inputs, tuple | dict)
-        else tuple(inputs)
-        if isinstance(inputs, list)
-        else (inputs,),
-        "inputs",
-    )
-    outs = _leaves(
-        outputs
-        if isinstance(outputs, tuple | dict)
-        else tuple(outputs)
-        if isinstance(outputs, list)
-        else (outputs,),
-        "outputs",
-    )
+    given = _leaves(_as_structure(inputs), "inputs")
+    outs = _leaves(_as_structure(outputs), "outputs")
     given_tensors = [t for _, t in given]
     for _, out in outs:
         if getattr(out, "_keras_history", None) is None:
@@ -1007,6 +993,13 @@ def model_graph(call: LiveCall, exc: BaseException) -> Violation | None:
                 f"{variable or 'the missing Input'}], outputs=...)`",
             )
     return None
+
+
+def _as_structure(value: Any) -> tuple[Any, ...] | dict[Any, Any]:
+    """A tensor, a list or a tuple (or dict) of them, as a tuple (or dict) to walk."""
+    if isinstance(value, tuple | dict):
+        return value
+    return tuple(value) if isinstance(value, list) else (value,)
 
 
 def _source_inputs(tensor: Any, limit: int = 2000) -> list[Any]:
