@@ -395,6 +395,32 @@ BROKEN += [
     ),
 ]
 
+BROKEN += [
+    (
+        "outputs_is_a_layer_never_called",
+        """
+        inputs = keras.Input((10,))
+        hidden = keras.layers.Dense(8, activation="relu")(inputs)
+        outputs = keras.layers.Dense(1, activation="sigmoid")
+        keras.Model(inputs, outputs)
+        """,
+        "S12",
+        ("never called", "(hidden)"),
+        (),
+    ),
+    (
+        "outputs_from_another_models_graph",
+        """
+        base = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, name="hidden"), keras.layers.Dense(2)])
+        new_input = keras.Input((8,))
+        keras.Model(new_input, base.get_layer("hidden").output)
+        """,
+        "S12",
+        ("`base`", "base.inputs"),
+        (),
+    ),
+]
+
 # Keras' own message names the fix: no contract finding (the box may still show another rule's)
 CLEAR = [
     ("attention_on_one_tensor", "q = keras.Input((4, 8))\nkeras.layers.Attention()(q)"),

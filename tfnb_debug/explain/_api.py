@@ -402,9 +402,12 @@ def _fill_from_frames(call: LiveCall, tb: Any) -> None:
     first = tb
     while tb is not None:
         frame = tb.tb_frame
-        if frame.f_code is code:
+        if frame.f_code is code or _constructs(call, frame):
+            code = frame.f_code
             names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
             local = frame.f_locals
+            _name_positionals(call, [n for n in names[: code.co_argcount] if n != "self"])
+            order = list(call.values)
             for name in names:
                 if name != "self" and name in local and _has_unread(call.values.get(name, UNREAD)):
                     call.values[name] = local[name]
@@ -439,6 +442,25 @@ def _receiver_locals(call: LiveCall, tb: Any) -> None:
             for key, value in local.items():
                 call.receiver_locals.setdefault(key, value)
         tb = tb.tb_next
+
+
+def _constructs(call: LiveCall, frame: Any) -> bool:
+    """The frame is the ``__init__`` of the object a class call makes (``keras.Model(...)`` runs
+    ``Functional.__init__``)."""
+    if not inspect.isclass(call.callee) or frame.f_code.co_name != "__init__":
+        return False
+    owner = frame.f_locals.get("self")
+    return owner is not None and isinstance(owner, call.callee)
+
+
+def _name_positionals(call: LiveCall, params: list[str]) -> None:
+    """``arg0``, ``arg1`` (an API that takes ``*args``) renamed to the parameters that got them."""
+    for i, name in enumerate(params):
+        key = f"arg{i}"
+        if key in call.values and name not in call.values:
+            call.values[name] = call.values.pop(key)
+            if key in call.texts:
+                call.texts[name] = call.texts.pop(key)
 
 
 def _fill_positional(call: LiveCall, order: list[str], values: Any) -> None:

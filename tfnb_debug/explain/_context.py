@@ -325,22 +325,22 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         current = current.__cause__ or current.__context__
     messages = tuple(strip_ansi(_message(e)) for e in chain)
     frames, layers = _frames(exc)
-    inputs = _checked_inputs(exc)
-    trained = _trained_models(exc)
+    # Each reader looks at live objects the error left behind, some half-built (a Functional
+    # whose __init__ raised has no name yet): one that fails leaves its piece empty.
     return ErrorContext(
         type_names=tuple(c.__name__ for c in type(exc).__mro__),
         messages=messages,
         frames=frames,
         layers=layers,
         cells=dict(cells or {}),
-        inputs=inputs,
-        trained=trained,
-        sequential_build=_sequential_build(exc),
-        datasets=_datasets(exc),
-        model_inputs=_model_inputs(exc),
-        producers=_producers(exc),
-        evidence=read_evidence(exc, is_user_file),
-        distribution=read_distribution(exc, "\n".join(messages), is_user_file),
+        inputs=_safely(_checked_inputs, exc) or (),
+        trained=_safely(_trained_models, exc) or (),
+        sequential_build=_safely(_sequential_build, exc),
+        datasets=_safely(_datasets, exc) or (),
+        model_inputs=_safely(_model_inputs, exc) or (),
+        producers=_safely(_producers, exc) or (),
+        evidence=_safely(read_evidence, exc, is_user_file) or Evidence(),
+        distribution=_safely(read_distribution, exc, "\n".join(messages), is_user_file),
         contract=_safely(read_contract, exc, is_user_file),
     )
 

@@ -965,6 +965,17 @@ def model_graph(call: LiveCall, exc: BaseException) -> Violation | None:
     given_tensors = [t for _, t in given]
     for _, out in outs:
         if getattr(out, "_keras_history", None) is None:
+            if _is_a(out, "Layer"):
+                last = _last_tensor_from(call, given_tensors)
+                on = f"`{out_text} = {type(out).__name__}(...)({last})`" if last else "the tensor"
+                return Violation(
+                    "S12",
+                    out_text,
+                    f"`{out_text}` is a {type(out).__name__} layer that was never called, not the "
+                    "tensor a layer returns",
+                    f"call it on the tensor it should transform: {on}"
+                    + (f" (`{last}` is the last tensor built from the inputs)" if last else ""),
+                )
             return Violation(
                 "S12",
                 out_text,
@@ -984,6 +995,16 @@ def model_graph(call: LiveCall, exc: BaseException) -> Violation | None:
                 for n, m in zip(names, missing, strict=True)
             )
             variable = _name_in(call, missing[0])
+            owner = _model_of_input(call, missing[0])
+            if owner and not variable:
+                return Violation(
+                    "S12",
+                    in_text,
+                    f"the outputs were built on the Input of model `{owner}` ({shown}), not on "
+                    f"`{in_text}`: the layers were called in `{owner}`'s graph",
+                    f"use that model's inputs, `keras.Model({owner}.inputs, {out_text})`; or, for "
+                    f"a new input, call the layers (or `{owner}`) on `{in_text}` to make the outputs",
+                )
             return Violation(
                 "S12",
                 in_text,
@@ -1000,6 +1021,34 @@ def _as_structure(value: Any) -> tuple[Any, ...] | dict[Any, Any]:
     if isinstance(value, tuple | dict):
         return value
     return tuple(value) if isinstance(value, list) else (value,)
+
+
+def _model_of_input(call: LiveCall, tensor: Any) -> str:
+    """The user's model whose inputs include ``tensor``."""
+    for name, model in _models_in(call):
+        try:
+            if any(t is tensor for t in model.inputs):
+                return name
+        except Exception:
+            continue
+    return ""
+
+
+def _last_tensor_from(call: LiveCall, inputs: list[Any]) -> str:
+    """The user's variable holding the most recently made symbolic tensor built from ``inputs``."""
+    best: tuple[int, str] | None = None
+    for space in call.namespaces[:2]:
+        for key, value in list(space.items()):
+            if key.startswith("_") or getattr(value, "_keras_history", None) is None:
+                continue
+            number = re.search(r"(\d+)$", str(getattr(value, "name", "")))
+            order = int(number.group(1)) if number else -1
+            sources = _source_inputs(value)
+            built_here = sources and all(any(s is i for i in inputs) for s in sources)
+            is_input = any(value is i for i in inputs)
+            if built_here and not is_input and (best is None or order > best[0]):
+                best = (order, key)
+    return best[1] if best else ""
 
 
 def _source_inputs(tensor: Any, limit: int = 2000) -> list[Any]:
