@@ -163,9 +163,10 @@ def test_tfoverfit_lets_the_users_error_through_without_its_frames(
         "    def call(self, t, training=None):\n"
         "        return user_helper(t) if training else t\n"
         "trainboom = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3), TrainBoom()])\n"
-        "trainboom.compile('sgd', 'mse')"
+        "trainboom.compile('sgd', 'mse')\n"
+        "y1 = np.ones((4, 3), 'float32')"  # zeros would be fit before any step (no training)
     )
-    text, err = printed_traceback(ready, "%tfoverfit trainboom (x,y) --steps 2")
+    text, err = printed_traceback(ready, "%tfoverfit trainboom (x,y1) --steps 2")
     assert_only_user_frames(text, 'raise ValueError("user boom")', err)
     # data the model cannot take at all is bad input: one line, no traceback
     text, err = printed_traceback(ready, "%tfoverfit wide (x5,y) --steps 2")

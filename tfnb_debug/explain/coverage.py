@@ -153,9 +153,14 @@ def _called(function: Any, tree: ast.AST) -> list[Any]:
     for node in ast.walk(tree):  # imports inside the function (tf.data imports its ops lazily)
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for alias in node.names:
+                name = alias.asname or alias.name
+                try:  # a submodule is an attribute of its package only once something imported it
+                    globals_[name] = importlib.import_module(f"{node.module}.{alias.name}")
+                    continue
+                except Exception:
+                    pass
                 try:
-                    imported = importlib.import_module(node.module)
-                    globals_[alias.asname or alias.name] = getattr(imported, alias.name)
+                    globals_[name] = getattr(importlib.import_module(node.module), alias.name)
                 except Exception:
                     continue
     owner_name = function.__qualname__.rpartition(".")[0]
