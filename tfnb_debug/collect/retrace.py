@@ -1,18 +1,27 @@
-"""``tf.function``s a cell calls that were traced before it: find them, retrace them for the cell.
+"""``tf.function``s a cell calls: find them, give each a trace cache of its own for the cell.
 
 A ``tf.function`` traced in an earlier cell runs its cached graph, which was
 built without tfnb_debug's hooks: ``%%tfcheck`` would check nothing in it and
-``%%tfgrad`` would see no optimizer step.  :func:`traced_functions_in` finds
-the names in the cell's code that resolve to such functions, and
-:func:`retraced` gives each one an empty trace cache for the block (so the
-cell's calls trace it again, with the hooks in place) and puts its own cache
-back in ``finally``: afterwards the function runs the graphs it had, and the
-graphs traced in the block are dropped.
+``%%tfgrad`` would see no optimizer step.  One traced first in the cell keeps
+the graph traced with the hooks, and the next plain call would run it (with
+the hooks' variables gone: "Called a function referencing variables which
+have been deleted").  :func:`functions_in` finds the names in the cell's code
+that resolve to ``tf.function``s, traced or not, and the ``tf.function``
+methods of the objects it reaches (a subclassed model's ``@tf.function
+train_step``); :func:`retraced` gives each an empty trace cache for the block
+(so the cell's calls trace it again, with the hooks in place) and puts its own
+state back in ``finally``: afterwards the function runs the graphs it had, a
+function never called before is again never called (its next call is a first
+call, which may create variables), and the graphs traced in the block are
+dropped.  :func:`methods_of` gives the same for a model and its layers, for the
+line magics that train or call the user's model for a moment
+(:class:`~tfnb_debug.collect.training_guard.TrainingGuard`).
 
 This reaches into ``tf.function``'s private cache
-(``Function._function_cache`` and the tracing options that share it).  If this
-TensorFlow lays it out differently, :func:`can_retrace` says so and the magics
-refuse the cell before anything runs.
+(``Function._function_cache``, the tracing options that share it, and the
+per-instance functions of a decorated method).  If this TensorFlow lays it
+out differently, :func:`can_retrace` says so and the magics refuse the cell
+before anything runs.
 """
 
 from __future__ import annotations
@@ -20,13 +29,36 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfnb_debug.files import is_user_file
 
-__all__ = ["can_retrace", "functions_to_retrace", "retraced", "traced_functions_in"]
+__all__ = [
+    "can_retrace",
+    "functions_in",
+    "functions_to_retrace",
+    "methods_of",
+    "retraced",
+    "traced_functions_in",
+]
 
 _CONFIGS = ("_variable_creation_config", "_no_variable_creation_config")
+# a Function's state its first call sets (None before it): put back as they were
+_FIRST_CALL = (*_CONFIGS, "_created_variables")
+
+
+class Unbound(NamedTuple):
+    """A ``tf.function`` method that ``instance`` has not called yet: TensorFlow makes the
+    instance's own function on first access, and :func:`retraced` drops the one the block
+    made."""
+
+    descriptor: Any
+    instance: Any
+
+
+def _is_function(value: Any) -> bool:
+    """A ``tf.function`` (TensorFlow's ``Function``), traced or not."""
+    return hasattr(value, "_function_cache") and hasattr(value, "_descriptor_cache")
 
 
 def _is_traced_function(value: Any) -> bool:
@@ -40,14 +72,24 @@ def _is_traced_function(value: Any) -> bool:
 
 
 def traced_functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """``(name, function)`` for each ``tf.function`` traced before that ``code`` can reach.
+    """``(name, function)`` for each ``tf.function`` traced before that ``code`` can reach
+    (see :func:`functions_in`)."""
+    return [(n, f) for n, f in functions_in(code, namespace) if _is_traced_function(f)]
+
+
+def functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """``(name, function)`` for each ``tf.function`` that ``code`` can reach, traced or not;
+    a method of an object that has not called it yet is an :class:`Unbound`.
 
     Reached means: a name the cell reads, or a global name read by a Python
     function the cell reaches (``train(dataset)`` whose body calls a
     ``@tf.function train_step`` defined in an earlier cell, the shape of
     TensorFlow's DCGAN, pix2pix and CVAE tutorials), followed through the
     functions' own globals, nested functions and the methods of classes they
-    name, to a bounded depth.  ``code`` is Python (IPython syntax already
+    name, to a bounded depth; and the ``tf.function`` methods of the objects
+    reached (``model.fit(ds)`` reaches a subclassed model's ``@tf.function
+    train_step``, and the methods of the layers it holds), whose classes'
+    methods are followed too.  ``code`` is Python (IPython syntax already
     transformed); code that does not parse gives none (running it will raise
     the user's own ``SyntaxError``).
     """
@@ -63,15 +105,22 @@ def traced_functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[s
     queue: list[tuple[str, Any, Mapping[str, Any], int]] = [
         (name, namespace.get(name), namespace, 0) for name in dict.fromkeys(names)
     ]
+
+    def add(name: str, function: Any) -> None:
+        if not any(_same(function, f) for _, f in found):
+            found.append((name, function))
+
     while queue and len(seen) < _MAX_VISITS:
         name, value, scope, depth = queue.pop(0)
         if value is None or id(value) in seen:
             continue
         seen.add(id(value))
-        if _is_traced_function(value):
-            if all(value is not f for _, f in found):
-                found.append((name, value))
+        if _is_function(value):
+            add(name, value)
             continue
+        for held_name, held in _held_objects(name, value):
+            for method in methods_of(held):
+                add(held_name, method)
         if depth >= _MAX_DEPTH:
             continue
         for code_obj, globals_ in _python_code(value):
@@ -79,6 +128,68 @@ def traced_functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[s
                 if global_name in globals_:
                     queue.append((global_name, globals_[global_name], globals_, depth + 1))
     return found
+
+
+def _held_objects(name: str, value: Any) -> list[tuple[str, Any]]:
+    """An object whose methods may be ``tf.function``s, with the layers it holds when it is a
+    Keras layer or model (``model.encoder``'s methods); nothing for modules, classes,
+    functions and values without attributes (arrays, lists, numbers)."""
+    import inspect
+
+    if (
+        inspect.ismodule(value)
+        or inspect.isclass(value)
+        or inspect.isroutine(value)
+        or not hasattr(value, "__dict__")
+    ):
+        return []
+    held = [(name, value)]
+    flatten = getattr(value, "_flatten_layers", None)
+    if callable(flatten):
+        with contextlib.suppress(Exception):  # a half-built object: its own methods only
+            held += [(f"{name}.{layer.name}", layer) for layer in flatten(include_self=False)]
+    return held[:_MAX_VISITS]
+
+
+def methods_of(obj: Any) -> list[Any]:
+    """The ``tf.function`` methods of ``obj``'s own classes (not Keras' or TensorFlow's) and
+    the ``tf.function``s its attributes hold (``self.step = tf.function(self._step)``): the
+    instance's function where it has one, else an :class:`Unbound`."""
+    out: list[Any] = []
+    for cls in type(obj).__mro__:
+        if (getattr(cls, "__module__", "") or "").split(".")[0] in _LIBRARIES:
+            continue
+        for value in vars(cls).values():
+            if not _is_function(value):
+                continue
+            try:
+                bound = value._descriptor_cache.get(obj)
+            except TypeError:  # an unhashable instance: TensorFlow cannot bind it either
+                continue
+            out.append(bound if bound is not None else Unbound(value, obj))
+    try:
+        attributes = list(vars(obj).values())
+    except TypeError:
+        attributes = []
+    out.extend(v for v in attributes if _is_function(v))
+    return out
+
+
+def _all_methods(model: Any) -> list[Any]:
+    """:func:`methods_of` the model and every layer it holds."""
+    found = methods_of(model)
+    for _, layer in _held_objects("model", model)[1:]:
+        found.extend(m for m in methods_of(layer) if not any(_same(m, f) for f in found))
+    return found
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Unbound) and isinstance(b, Unbound):
+        return a.descriptor is b.descriptor and a.instance is b.instance
+    return a is b
+
+
+_LIBRARIES = frozenset({"builtins", "keras", "tensorflow", "tf_keras", "numpy"})
 
 
 # how far calls are followed from the cell, and how many objects are looked at at most
@@ -95,13 +206,15 @@ def _python_code(value: Any) -> list[tuple[Any, Mapping[str, Any]]]:
         value = value.__func__
     if inspect.isfunction(value):
         return [(value.__code__, value.__globals__)] if _users(value.__code__) else []
-    if inspect.isclass(value):
-        return [
-            (member.__code__, member.__globals__)
-            for member in vars(value).values()
-            if inspect.isfunction(member) and _users(member.__code__)
-        ]
-    return []
+    if not inspect.isclass(value):  # an instance: its class's methods
+        value = type(value)
+    return [
+        (member.__code__, member.__globals__)
+        for cls in value.__mro__
+        if (getattr(cls, "__module__", "") or "").split(".")[0] not in _LIBRARIES
+        for member in vars(cls).values()
+        if inspect.isfunction(member) and _users(member.__code__)
+    ]
 
 
 def _users(code_obj: Any) -> bool:
@@ -122,6 +235,8 @@ def _global_names(code_obj: Any) -> list[str]:
 
 def can_retrace(function: Any) -> bool:
     """Whether this TensorFlow's ``tf.function`` has the cache :func:`retraced` swaps."""
+    if isinstance(function, Unbound):
+        return hasattr(function.descriptor, "_descriptor_cache")
     if not hasattr(function, "_function_cache"):
         return False
     return all(
@@ -131,36 +246,56 @@ def can_retrace(function: Any) -> bool:
 
 
 def functions_to_retrace(code: str, namespace: Mapping[str, Any], magic: str) -> list[Any]:
-    """The ``tf.function``s traced before that ``code`` calls by name, to trace again for it.
+    """The ``tf.function``s that ``code`` reaches, to trace afresh for it (:func:`retraced`).
 
-    Raises ``TfnbDebugError`` (before anything runs) if this TensorFlow cannot retrace one.
+    Raises ``TfnbDebugError`` (before anything runs) if this TensorFlow cannot retrace one
+    that was traced before (one not traced yet is only reached to drop its hooked trace).
     """
     from tfnb_debug.errors import TfnbDebugError
 
-    found = traced_functions_in(code, namespace)
-    stuck = [name for name, fn in found if not can_retrace(fn)]
+    found = functions_in(code, namespace)
+    stuck = [name for name, fn in found if not can_retrace(fn) and _is_traced_function(fn)]
     if stuck:
         raise TfnbDebugError(
             f"{magic} cannot instrument tf.function {', '.join(map(repr, stuck))}: it was traced "
             "before this cell and would run its cached graph unseen; re-run the cell that "
             "defines it, then this one"
         )
-    return [fn for _, fn in found]
+    return [fn for _, fn in found if can_retrace(fn)]
+
+
+def model_functions(model: Any) -> list[Any]:
+    """The ``tf.function`` methods of a model and its layers that :func:`retraced` can keep."""
+    return [fn for fn in _all_methods(model) if can_retrace(fn)]
 
 
 @contextlib.contextmanager
 def retraced(functions: Sequence[Any]) -> Iterator[None]:
-    """Each function traces afresh in the block; its own traces are back afterwards."""
+    """Each function traces afresh in the block; its own traces and first-call state are back
+    afterwards, and an :class:`Unbound` method's function made in the block is dropped."""
     from tensorflow.core.function.polymorphism import function_cache
 
     from tfnb_debug.collect._patching import patched
 
-    with patched() as patches:
-        for function in functions:
-            fresh = function_cache.FunctionCache()
-            patches.set(function, "_function_cache", fresh)
-            for name in _CONFIGS:
-                config = getattr(function, name, None)
-                if config is not None:
-                    patches.set(config, "function_cache", fresh)
-        yield
+    unbound = [f for f in functions if isinstance(f, Unbound)]
+    try:
+        with patched() as patches:
+            for function in functions:
+                if isinstance(function, Unbound):
+                    continue
+                fresh = function_cache.FunctionCache()
+                patches.set(function, "_function_cache", fresh)
+                for name in _FIRST_CALL:
+                    if hasattr(function, name):
+                        patches.keep(function, name)
+                for name in _CONFIGS:
+                    config = getattr(function, name, None)
+                    if config is not None:
+                        patches.set(config, "function_cache", fresh)
+            yield
+    finally:
+        for method in unbound:
+            try:
+                method.descriptor._descriptor_cache.pop(method.instance, None)
+            except TypeError:
+                continue

@@ -4,8 +4,12 @@
 model: the values of its variables (weights, metric and seed-generator
 states), its optimizers (iterations, learning rate, slot variables), the
 global random states (Keras' global seed generator, NumPy's and Python's),
-and the attributes ``fit``/``evaluate`` set on the model (cached train/test
-functions, ``history``, ``stop_training``).  An optimizer that was never
+the attributes ``fit``/``evaluate`` set on the model (cached train/test
+functions, ``history``, ``stop_training``), and the ``tf.function`` methods of
+the model and its layers (a ``@tf.function train_step``: the run traces it
+afresh, and its traces and first-call state are put back, so its next call is
+what it would have been; a first call then still creates the optimizer's
+variables, which the run's fresh optimizer would otherwise have taken).  An optimizer that was never
 built is replaced by a fresh copy from its config for the run, so it is not
 built behind the user's back.  Augmentation layers run as in inference while
 the guard is active.  Everything is restored in ``__exit__``, also on
@@ -14,6 +18,7 @@ exceptions and ``KeyboardInterrupt``.
 
 from __future__ import annotations
 
+import contextlib
 from types import TracebackType
 from typing import Any
 
@@ -57,6 +62,7 @@ class TrainingGuard:
         self._preserved: Preserved | None = None
         self._swapped: list[tuple[str, Any]] = []
         self._patches = Patches()
+        self._functions = contextlib.ExitStack()
 
     def __enter__(self) -> TrainingGuard:
         try:
@@ -89,6 +95,9 @@ class TrainingGuard:
         for name in ("train_function", "test_function", "predict_function"):
             if name in vars(model):
                 patches.set(model, name, None)  # retraced with the augmentation switched off
+        from tfnb_debug.collect.retrace import model_functions, retraced
+
+        self._functions.enter_context(retraced(model_functions(model)))
         removed = []
         for path, layer in layer_paths(model):
             if is_augmentation(layer):
@@ -121,6 +130,7 @@ class TrainingGuard:
     def _restore(self) -> None:
         model = self.model
         try:
+            self._functions.close()  # the tf.function methods' traces
             self._patches.restore()  # augmentation calls, fit's attributes
         finally:
             saved, self._preserved = self._preserved, None

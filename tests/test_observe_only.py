@@ -1,0 +1,168 @@
+"""The magics only observe: a model looked at by a magic trains next exactly as it would have.
+
+A differential matrix on real Keras: for each model kind users reach (a subclassed
+model whose ``train_step`` is a ``@tf.function``, a subclassed model with a plain
+custom ``train_step``, a compiled ``Sequential``), fit before the magic or not, each
+magic runs once and then the plain cell ``model.fit`` runs; the same program without
+the magic (the same seed, data and cells) must give the same loss history, weights and
+optimizer iterations, bit for bit (CPU, no shuffling), and no error.  A cell magic wraps
+the first ``fit`` itself (it is the user's training, recorded); a line magic runs before
+it and must leave the model as it found it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from tests._support import run_magic
+
+DEFINE = """
+import keras
+import numpy as np
+import tensorflow as tf
+
+class TfFunctionStep(keras.Model):
+    # the official text-generation tutorial's custom training model, reduced
+    def __init__(self):
+        super().__init__()
+        self.hidden = keras.layers.Dense(8, activation="relu")
+        self.out = keras.layers.Dense(3)
+
+    def call(self, x, training=False):
+        return self.out(self.hidden(x))
+
+    @tf.function
+    def train_step(self, inputs):
+        x, y = inputs
+        with tf.GradientTape() as tape:
+            pred = self(x, training=True)
+            loss = self.loss(y, pred)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"step_loss": loss}
+
+class OwnStep(TfFunctionStep):
+    def train_step(self, inputs):
+        x, y = inputs
+        with tf.GradientTape() as tape:
+            pred = self(x, training=True)
+            loss = self.compute_loss(x=x, y=y, y_pred=pred)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"step_loss": loss}
+
+def make(kind):
+    keras.utils.set_random_seed(0)
+    if kind == "sequential":
+        model = keras.Sequential(
+            [keras.Input((6,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)]
+        )
+    else:
+        model = {"tf_function_step": TfFunctionStep, "own_step": OwnStep}[kind]()
+        model(np.zeros((1, 6), "float32"))  # built, as after a first look at its output
+    model.compile(
+        keras.optimizers.Adam(0.01),
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    return model
+
+rng = np.random.default_rng(0)
+x = rng.normal(size=(96, 6)).astype("float32")
+y = (x[:, 0] > 0).astype("int64") + (x[:, 1] > 0).astype("int64")
+ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+"""
+
+FIT = "history = model.fit(ds, epochs=2, verbose=0)"
+CELL_MAGICS = ("%%tfgrad -q", "%%tfcheck -q --no-live", "%%tfmem -q")
+LINE_MAGICS = ("%tflint model --data ds", "%tfoverfit model ds --steps 20", "%tfshape model x")
+KINDS = ("tf_function_step", "own_step", "sequential")
+
+
+def _state(shell: InteractiveShell) -> tuple[Any, ...]:
+    model = shell.user_ns["model"]
+    return (
+        [v.numpy() for v in model.weights],
+        int(model.optimizer.iterations.numpy()),
+        [v.numpy() for v in model.optimizer.variables],
+    )
+
+
+def _cell(shell: InteractiveShell, source: str) -> dict[str, list[float]]:
+    with capture_output():
+        result = shell.run_cell(source)
+    assert result.success, f"{source!r} failed: {result.error_in_exec!r}"
+    return dict(shell.user_ns["history"].history)
+
+
+def _program(shell: InteractiveShell, kind: str, prefit: bool, magic: str | None) -> Any:
+    """fit (before, if asked), the magic (around the first fit for a cell magic), a plain fit."""
+    shell.user_ns["model"] = shell.user_ns["make"](kind)
+    histories = []
+    if prefit:
+        histories.append(_cell(shell, FIT))
+    if magic is not None and magic.startswith("%%"):
+        name, _, args = magic.lstrip("%").partition(" ")
+        with capture_output():
+            shell.run_cell_magic(name, args, FIT)
+        histories.append(dict(shell.user_ns["history"].history))
+    else:
+        if magic is not None:
+            run_magic(shell, magic)
+        histories.append(_cell(shell, FIT))
+    histories.append(_cell(shell, FIT))  # the next plain cell
+    return histories, _state(shell)
+
+
+def _assert_same(observed: Any, plain: Any) -> None:
+    (h1, (w1, it1, o1)), (h2, (w2, it2, o2)) = observed, plain
+    assert h1 == h2
+    assert it1 == it2
+    assert len(w1) == len(w2) and all(np.array_equal(a, b) for a, b in zip(w1, w2, strict=True))
+    assert len(o1) == len(o2) and all(np.array_equal(a, b) for a, b in zip(o1, o2, strict=True))
+
+
+@pytest.fixture
+def defined(shell: InteractiveShell) -> InteractiveShell:
+    with capture_output():
+        shell.run_cell(DEFINE).raise_error()
+    return shell
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prefit", [False, True], ids=["fresh", "fit-before"])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("magic", [*CELL_MAGICS, *LINE_MAGICS])
+def test_a_looked_at_model_trains_next_as_it_would_have(
+    defined: InteractiveShell, magic: str, kind: str, prefit: bool
+) -> None:
+    plain = _program(defined, kind, prefit, None)
+    observed = _program(defined, kind, prefit, magic)
+    _assert_same(observed, plain)
+
+
+@pytest.mark.slow
+def test_the_tf_function_step_is_left_untraced_when_a_magic_traced_it_first(
+    defined: InteractiveShell,
+) -> None:
+    """The mechanism: the step a magic traced is not left in the user's tf.function (its next
+    call is a first call, which may create the optimizer's variables), and one traced before
+    keeps its own graph."""
+    fresh = defined.user_ns["make"]("tf_function_step")
+    defined.user_ns["model"] = fresh
+    run_magic(defined, "%tflint model --data ds")
+    step_descriptor = type(fresh).__dict__["train_step"]
+    assert fresh not in step_descriptor._descriptor_cache  # no function made for it remains
+    _cell(defined, FIT)
+    step = fresh.train_step
+    traces = step.experimental_get_tracing_count()
+    concrete = step._list_all_concrete_functions()
+    with capture_output():
+        defined.run_cell_magic("tfgrad", "-q", FIT)
+    assert fresh.train_step is step
+    assert step.experimental_get_tracing_count() == traces
+    assert step._list_all_concrete_functions() == concrete
