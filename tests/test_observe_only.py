@@ -166,3 +166,87 @@ def test_the_tf_function_step_is_left_untraced_when_a_magic_traced_it_first(
     assert fresh.train_step is step
     assert step.experimental_get_tracing_count() == traces
     assert step._list_all_concrete_functions() == concrete
+
+
+UNFREEZE = """
+keras.utils.set_random_seed(0)
+base = keras.Sequential(
+    [keras.Input((6,)), keras.layers.Dense(8, activation="relu", name="base_dense")], name="base"
+)
+base.trainable = BEFORE
+inputs = keras.Input((6,))
+model = keras.Model(inputs, keras.layers.Dense(3, name="head")(base(inputs)))
+model.compile(
+    keras.optimizers.Adam(0.01), keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+)
+model.fit(ds, epochs=1, verbose=0)
+base.trainable = AFTER  # without compile(): Keras' kept step trains what it was traced with
+"""
+
+
+def _unfrozen_program(shell: InteractiveShell, before: bool, magic: str | None) -> Any:
+    with capture_output():
+        shell.run_cell(UNFREEZE.replace("BEFORE", str(before)).replace("AFTER", str(not before)))
+    shown = None
+    if magic is None or not magic.startswith("%%"):
+        if magic is not None:
+            shown = run_magic(shell, magic)  # a line magic first, then the plain fit
+        histories = [_cell(shell, FIT)]
+    else:
+        shown = run_magic(shell, magic, FIT)
+        histories = [dict(shell.user_ns["history"].history)]
+    histories.append(_cell(shell, FIT))
+    flags = [layer.trainable for layer in shell.user_ns["base"].layers]
+    return (histories, _state(shell)), shown, flags
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("magic", ["%%tfgrad -o -q", "%%tfcheck -o -q --no-live"])
+@pytest.mark.parametrize("before", [False, True], ids=["unfrozen-after-fit", "frozen-after-fit"])
+def test_trainable_changed_after_fit_trains_as_keras_kept_step_with_a_finding(
+    defined: InteractiveShell, magic: str, before: bool
+) -> None:
+    """Keras keeps the traced step until compile(): a base unfrozen after fit does not train
+    (and one frozen after fit still does).  The magic's own step is traced with the flags of
+    then (it used to fail with the optimizer's 'Unknown variable'), the user's flags are back
+    afterwards, and an unfrozen base gets a G04 naming it and compile()."""
+    plain, _, plain_flags = _unfrozen_program(defined, before, None)
+    observed, shown, flags = _unfrozen_program(defined, before, magic)
+    _assert_same(observed, plain)
+    assert flags == plain_flags == [not before]
+    report = shown.result
+    stale = [f for f in report.findings if f.code == "G04"]
+    if before:  # frozen after fit: it still trains, no variable lacks a gradient
+        assert stale == []
+    else:
+        assert len(stale) == 1
+        assert "base/base_dense" in stale[0].message and "compile(" in stale[0].hint
+        assert "built for 2 variable(s)" in stale[0].evidence
+        assert "model.trainable_variables now holds 4" in stale[0].evidence
+
+
+@pytest.mark.slow
+def test_unfrozen_and_recompiled_gets_no_finding(defined: InteractiveShell) -> None:
+    """The fix the finding gives: compile() again, and the base trains, without a G04."""
+    with capture_output():
+        defined.run_cell(UNFREEZE.replace("BEFORE", "False").replace("AFTER", "True"))
+        defined.run_cell("model.compile(keras.optimizers.Adam(1e-3), model.loss)")
+    weights = defined.user_ns["base"].get_weights()[0].copy()
+    shown = run_magic(defined, "%%tfgrad -o -q", FIT)
+    assert not any(f.code == "G04" for f in shown.result.findings)
+    assert not np.array_equal(weights, defined.user_ns["base"].get_weights()[0])  # it trained
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("magic", ["%tfoverfit model ds --steps 20", "%tflint model --data ds"])
+@pytest.mark.parametrize("before", [False, True], ids=["unfrozen-after-fit", "frozen-after-fit"])
+def test_a_line_magic_trains_a_base_changed_after_fit_as_keras_would(
+    defined: InteractiveShell, magic: str, before: bool
+) -> None:
+    """%tfoverfit trains the model for a moment (it used to fail with 'Unknown variable' on a
+    base unfrozen after fit): with the flags the kept step was traced with, and the model is
+    as it was afterwards."""
+    plain, _, plain_flags = _unfrozen_program(defined, before, None)
+    observed, _, flags = _unfrozen_program(defined, before, magic)
+    _assert_same(observed, plain)
+    assert flags == plain_flags == [not before]

@@ -236,6 +236,9 @@ def build_report(
     if losses is not None:
         findings += check_losses(losses)
     findings += _compiled_outputs(checks)
+    from tfnb_debug.diagnostics.gradients import trainable_after_trace
+
+    findings += [f for f in map(trainable_after_trace, checks.stale_trainable) if f is not None]
     steps = checks.steps_taken()
     updates, optimizers = checks.updates_taken()
     checked_nothing = failure is None and not (

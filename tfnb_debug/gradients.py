@@ -620,6 +620,18 @@ def _finish(
             )
         )
 
+    from tfnb_debug.diagnostics.gradients import trainable_after_trace
+
+    for stale in capture.stale_trainable:
+        found = trainable_after_trace(stale)
+        if found is not None:
+            extra.append(found)
+        if stale.frozen:
+            notes.append(
+                f"model '{stale.model}': layer(s) {', '.join(stale.frozen_layers) or '?'} set "
+                "trainable=False after its training step was traced still train, as in Keras "
+                "(the kept step trains what it was traced with) until compile() is called again"
+            )
     from tfnb_debug.model_outputs import check_outputs
 
     for model in _fit_models(capture, watched):

@@ -227,6 +227,9 @@ class NumericsChecks:
         #: gradients applied but of a kind no check reads: "variable path (kind)"
         self.unchecked_gradients: list[str] = []
         self.xla_switched_off: list[str] = []
+        #: models whose kept step was traced with other trainable flags (collect/traced_trainable)
+        self.stale_trainable: list[Any] = []
+        self._as_traced = contextlib.ExitStack()
         self.traces = TraceCounts()
         self.failure: CheckFailure | None = None
         self._seen_outputs: set[str] = set()
@@ -371,6 +374,15 @@ class NumericsChecks:
         if any(m is model for m in self._adopted):
             return
         self._adopted.append(model)
+        from tfnb_debug.collect.traced_trainable import as_traced, stale_trainable
+
+        stale = stale_trainable(model)
+        if stale is not None:
+            # Keras would run its kept step, traced with the trainable flags of then: the
+            # checked step is traced with them too, and the user's are back afterwards
+            self.stale_trainable.append(stale)
+            if stale.flips:
+                self._as_traced.enter_context(as_traced(stale))
         if not any(ref() is model for ref in self._ran):
             self._ran.append(weakref.ref(model))
         for name in FUNCTIONS:
@@ -393,7 +405,10 @@ class NumericsChecks:
 
     def _restore_models(self) -> None:
         self._adopted.clear()
-        self._model_patches.restore()
+        try:
+            self._as_traced.close()
+        finally:
+            self._model_patches.restore()
 
     # -- hooks ---------------------------------------------------------------------------
 

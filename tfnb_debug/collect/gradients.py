@@ -65,6 +65,7 @@ from tfnb_debug.collect.keras_access import (
     TensorFlowTrainer,
 )
 from tfnb_debug.collect.loss_targets import LossTargets, caller_frame, evidence_names
+from tfnb_debug.collect.traced_trainable import StaleTrainable, as_traced, stale_trainable
 from tfnb_debug.collect.trained_models import trained_model_objects
 from tfnb_debug.gradient_history import (
     HIST_BINS,
@@ -563,6 +564,9 @@ class GradientCapture:
         self.reused_models: list[str] = []
         self.read_error: str | None = None
         self.no_gradient_step: NoGradientStep | None = None
+        #: models whose kept step was traced with other trainable flags (collect/traced_trainable)
+        self.stale_trainable: list[StaleTrainable] = []
+        self._as_traced = contextlib.ExitStack()
         # the exception raised through a wrapper and the frame that raised it
         self._raised: tuple[BaseException, types.TracebackType] | None = None
 
@@ -647,7 +651,15 @@ class GradientCapture:
                     model, model.train_function, getattr(model, "optimizer", None), setup=setup
                 )
                 capture._note_fit_model(model)
-                kept = kept_for(model, KIND, setup)
+                stale = stale_trainable(model)
+                if stale is not None:
+                    # Keras would run its kept step, traced with the flags of then: trace ours
+                    # with them too (not kept for later cells: the flags are the user's again)
+                    capture.stale_trainable.append(stale)
+                    if stale.flips:
+                        capture._as_traced.enter_context(as_traced(stale))
+                    saved.setup = None
+                kept = kept_for(model, KIND, setup) if stale is None else None
                 if kept is not None and capture._can_reuse(kept):
                     capture._reuse(kept, model)
                     saved.reused = kept
@@ -677,7 +689,10 @@ class GradientCapture:
         self._patches.set(tf.GradientTape, "gradient", gradient)
 
     def _uninstall(self) -> None:
-        self._patches.restore()
+        try:
+            self._as_traced.close()  # the user's trainable flags
+        finally:
+            self._patches.restore()
 
     def pull(self) -> int:
         """Copy the records written since the last pull from the device (each record

@@ -9,7 +9,10 @@ functions, ``history``, ``stop_training``), and the ``tf.function`` methods of
 the model and its layers (a ``@tf.function train_step``: the run traces it
 afresh, and its traces and first-call state are put back, so its next call is
 what it would have been; a first call then still creates the optimizer's
-variables, which the run's fresh optimizer would otherwise have taken).  An optimizer that was never
+variables, which the run's fresh optimizer would otherwise have taken).  A model
+whose kept step was traced with other ``trainable`` flags than it has now (a base
+unfrozen after ``fit`` without ``compile()``) trains with the flags of then, as
+Keras' kept step would (:mod:`~tfnb_debug.collect.traced_trainable`).  An optimizer that was never
 built is replaced by a fresh copy from its config for the run, so it is not
 built behind the user's back.  Augmentation layers run as in inference while
 the guard is active.  Everything is restored in ``__exit__``, also on
@@ -26,6 +29,7 @@ import keras
 
 from tfnb_debug.collect._patching import Patches, Preserved, preserve
 from tfnb_debug.collect.keras_access import layer_paths, model_optimizers
+from tfnb_debug.collect.traced_trainable import StaleTrainable, as_traced, stale_trainable
 from tfnb_debug.errors import TfnbDebugError
 
 __all__ = ["TrainingGuard", "is_augmentation"]
@@ -63,6 +67,8 @@ class TrainingGuard:
         self._swapped: list[tuple[str, Any]] = []
         self._patches = Patches()
         self._functions = contextlib.ExitStack()
+        #: the model's kept step was traced with other trainable flags: the run uses them
+        self.stale: StaleTrainable | None = None
 
     def __enter__(self) -> TrainingGuard:
         try:
@@ -90,6 +96,10 @@ class TrainingGuard:
             if not (optimizer.built or name.endswith(")")):  # one in a tuple trains in place
                 self._swap_optimizer(name, optimizer)
         patches = self._patches
+        self.stale = stale_trainable(model)  # read before the kept step is set aside
+        if self.stale is not None and self.stale.flips:
+            # the next plain fit runs Keras' kept step: train as it does
+            self._functions.enter_context(as_traced(self.stale))
         for name in _MODEL_ATTRIBUTES:
             patches.keep(model, name)  # fit/evaluate set them
         for name in ("train_function", "test_function", "predict_function"):

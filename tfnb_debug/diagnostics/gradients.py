@@ -284,6 +284,38 @@ def _no_gradient(h: GradientHistory, th: GradThresholds, label: Callable[[str], 
     return findings, [(layer, "G04") for layer in by_layer]
 
 
+def trainable_after_trace(stale: Any) -> Finding | None:
+    """G04 for the variables a layer made trainable after the model's step was traced: the
+    step Keras keeps trains the variables its optimizer was built for, so they get no gradient
+    until ``compile()`` runs again (``stale``: a
+    :class:`~tfnb_debug.collect.traced_trainable.StaleTrainable`)."""
+    if not stale.unfrozen:
+        return None
+    layers = stale.unfrozen_layers
+    shown = ", ".join(f"'{name}'" for name in layers[:4]) + (
+        f" and {len(layers) - 4} more" if len(layers) > 4 else ""
+    )
+    variables = ", ".join(stale.unfrozen[:3]) + (
+        f" and {len(stale.unfrozen) - 3} more" if len(stale.unfrozen) > 3 else ""
+    )
+    return finding(
+        "G04",
+        f"{len(stale.unfrozen)} trainable variable(s) of model '{stale.model}' received no "
+        "gradient: "
+        + (f"layer(s) {shown} were" if layers else "they were")
+        + " made trainable after the model's training step was traced, and the step Keras "
+        "keeps trains only the variables it was traced with, so they do not train",
+        place=f"layer '{layers[0]}'" if layers else f"model '{stale.model}'",
+        target=Target("layer", layers[0]) if layers else None,
+        evidence=f"the kept train_function's {stale.optimizer} optimizer was built for "
+        f"{stale.traced} variable(s); model.trainable_variables now holds {stale.now}; not "
+        f"trained: {variables}",
+        hint="call model.compile(...) again after changing `trainable` (with a new optimizer, "
+        "often with a lower learning rate for fine-tuning), then fit: compile() drops the "
+        "kept step, and the next fit traces it with the layers trainable now",
+    )
+
+
 def no_gradient_at_all(
     *,
     loss: str | None,
