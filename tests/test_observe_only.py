@@ -12,6 +12,10 @@ it and must leave the model as it found it.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -250,3 +254,56 @@ def test_a_line_magic_trains_a_base_changed_after_fit_as_keras_would(
     observed, _, flags = _unfrozen_program(defined, before, magic)
     _assert_same(observed, plain)
     assert flags == plain_flags == [not before]
+
+
+STRATEGY_SCRIPT = r'''
+import json, sys
+import tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+shell = InteractiveShell.instance()
+with capture_output():
+    shell.run_line_magic("load_ext", "tfnb_debug")
+    shell.run_cell("""
+import numpy as np, keras, tensorflow as tf
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+with strategy.scope():  # created in the scope, not built yet (no Input)
+    model = keras.Sequential([keras.layers.Conv2D(4, 3), keras.layers.Flatten(), keras.layers.Dense(3)])
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+x = np.random.default_rng(0).normal(size=(32, 8, 8, 1)).astype("float32")
+y = np.random.default_rng(0).integers(0, 3, 32)
+""").raise_error()
+    if sys.argv[1] != "plain":
+        shell.run_line_magic("tfshape", "model x[:2]")
+    result = shell.run_cell("model.fit(x, y, batch_size=16, epochs=1, verbose=0)")
+kinds = sorted({type(v.value).__name__ for v in shell.user_ns["model"].weights})
+print(json.dumps({"success": result.success, "kinds": kinds}))
+'''
+
+
+@pytest.mark.slow
+def test_tfshape_builds_a_model_made_in_a_strategy_scope_under_that_strategy() -> None:
+    """The distributed tutorial's model, created in strategy.scope() and not built: %tfshape
+    builds it under the strategy (its variables are mirrored, as the user's first fit would
+    make them), and the next fit trains (it failed with 'colocate_vars_with')."""
+    outcomes = {}
+    for mode in ("plain", "tfshape"):
+        done = subprocess.run(
+            [sys.executable, "-c", STRATEGY_SCRIPT, mode],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        outcomes[mode] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (
+        outcomes["tfshape"]
+        == outcomes["plain"]
+        == {
+            "success": True,
+            "kinds": ["MirroredVariable"],
+        }
+    )

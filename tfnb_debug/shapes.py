@@ -162,7 +162,7 @@ def trace_shapes(
     S01; ``on_failure(report)`` is called, then the exception is re-raised
     unchanged when ``reraise`` is true (else the report is returned).
     """
-    from tfnb_debug.collect.keras_access import check_model
+    from tfnb_debug.collect.keras_access import check_model, creation_scope
     from tfnb_debug.collect.shape_inputs import (
         batch_from_shapes,
         check_callable,
@@ -197,7 +197,9 @@ def trace_shapes(
     )
     recording.models.append(model)
     try:
-        with recording, _restored_variables(model, enabled=training):
+        # an unbuilt model is built under the strategy it was created in, as its first call
+        # in the user's training would be
+        with creation_scope(model), recording, _restored_variables(model, enabled=training):
             model(inputs, training=training)
     except BaseException as err:
         report = replace(recording.report, input_note=note)

@@ -21,6 +21,7 @@ Nothing heavy is imported at module level: TensorFlow-free modules may import th
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -222,6 +223,27 @@ def model_optimizers(model: Any) -> list[tuple[str, Any]]:
                 where = f"{name}[{index}]" if isinstance(value, list) else f"{name}({index})"
                 found.append((name if item is value else where, item))
     return found
+
+
+def creation_scope(model: Any) -> contextlib.AbstractContextManager[Any]:
+    """The scope of the ``tf.distribute`` strategy an unbuilt ``model`` was created under,
+    when the caller is not in it already: a call that builds the model there makes
+    distributed variables, as the user's own first call under ``strategy.run`` or ``fit``
+    would (built outside, they are plain variables the strategy's optimizer refuses:
+    "`colocate_vars_with` must only be passed a variable created in this
+    tf.distribute.Strategy.scope()").  A null context otherwise."""
+    try:
+        strategy = vars(model).get("_distribute_strategy")
+        built = bool(getattr(model, "built", True))
+    except TypeError:
+        return contextlib.nullcontext()
+    if strategy is None or built:
+        return contextlib.nullcontext()
+    import tensorflow as tf
+
+    if tf.distribute.has_strategy() and tf.distribute.get_strategy() is strategy:
+        return contextlib.nullcontext()
+    return strategy.scope()  # type: ignore[no-any-return]
 
 
 def require_keras(
