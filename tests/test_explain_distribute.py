@@ -62,6 +62,13 @@ def step(batch):
 for batch in dist:
     step(batch)
 ''',
+    "built_outside": '''
+with strategy.scope():  # created in the scope without an Input: built by its first call
+    late = keras.Sequential([keras.layers.Dense(3), keras.layers.Dense(1)])
+    late.compile("adam", "mse")
+late(x[:2])  # the first call, outside the scope
+late.fit(x, y, verbose=0)
+''',
     "built_inside": '''
 with strategy.scope():
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
@@ -136,6 +143,10 @@ def test_d05_names_what_was_built_outside_the_scope(tmp_path: Path) -> None:
     optimizer = out["optimizer_outside"]["box"]
     assert "optimizer Adam (`opt`) was created outside" in optimizer
     assert "model 'sequential" not in optimizer.split("[")[0]  # the model was built inside
+    late = out["built_outside"]["box"]  # `colocate_vars_with must only be passed ...`
+    assert "D05 outside-strategy-scope (error)" in late
+    assert "`late`) was created inside `strategy.scope()` but built outside it" in late
+    assert "first call" in late and "model.compile" not in late.split("--")[-1]
     loop = out["loop_outside"]["box"]
     assert "`net`" in loop and "`sgd`" in loop and "`opt`" not in loop  # only what the cell uses
     assert out["built_inside"] == {"success": True, "box": ""}

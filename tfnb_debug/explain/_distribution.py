@@ -36,6 +36,9 @@ class DistributionInfo:
     replicas: int | None
     outside: tuple[str, ...]  # "model 'net' (`model`)", "optimizer Adam (`opt`)"
     inside: tuple[str, ...]  # the same for objects built inside a strategy's scope
+    #: of ``outside``, the models created inside a strategy's scope whose variables were made
+    #: outside it (the first call, or ``build``, ran outside the scope)
+    built_outside: tuple[str, ...] = ()
 
 
 def read_distribution(
@@ -78,11 +81,15 @@ def read_distribution(
             strategies.setdefault(id(owner), owner)
     outside: list[str] = []
     inside: list[str] = []
+    built_outside: list[str] = []
     for key, value in objects.values():
         placed = _distributed(value)
         if placed is None:
             continue
-        (inside if placed else outside).append(_describe(key, value, model_cls))
+        described = _describe(key, value, model_cls)
+        (inside if placed else outside).append(described)
+        if not placed and getattr(value, "_distribute_strategy", None) is not None:
+            built_outside.append(described)
     replicas = None
     for strategy in strategies.values():
         replicas = getattr(strategy, "num_replicas_in_sync", None)
@@ -92,6 +99,7 @@ def read_distribution(
         replicas if isinstance(replicas, int) else None,
         tuple(outside),
         tuple(inside),
+        tuple(built_outside),
     )
 
 

@@ -4,6 +4,7 @@ Keras 3's ``fit`` under ``MultiWorkerMirroredStrategy``."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain.report import NextStep
@@ -17,6 +18,10 @@ _MIXING = re.compile(
     r"<[\w.]*?(\w+) object"
 )
 _UPDATE_STEP = "_distributed_tf_update_step"
+_COLOCATE = re.compile(
+    r"`colocate_vars_with` must only be passed a variable created in this "
+    r"tf\.distribute\.Strategy\.scope\(\)"
+)
 _PER_REPLICA = re.compile(r"Attempt to convert a value \(PerReplica:")
 _MULTI_WORKER = ("MultiWorkerMirroredStrategy", "CollectiveAllReduceStrategy")
 
@@ -27,6 +32,9 @@ def outside_scope(ctx: ErrorContext) -> Explained | None:
     need, mixing = _NEED_SCOPE.search(text), _MIXING.search(text)
     assertion = ctx.is_a("AssertionError") and _UPDATE_STEP in text
     info = ctx.distribution
+    colocate = _COLOCATE.search(text)
+    if colocate and info is not None and info.outside:
+        return _built_outside(info)
     if not (need or mixing or assertion) or info is None:
         return None
     strategy = (need.group(1) if need else mixing.group(1) if mixing else "") or (
@@ -59,6 +67,48 @@ def outside_scope(ctx: ErrorContext) -> Explained | None:
             "`with strategy.scope(): model = build_model(); model.compile(optimizer=...)` "
             "(an optimizer object made before the scope counts too); then call fit or "
             "strategy.run as before",
+        ),
+        (),
+    )
+
+
+def _built_outside(info: Any) -> Explained:
+    """D05 for the optimizer refusing a model's variables (``colocate_vars_with``): the model's
+    variables are ordinary ones.  A model created in the scope but first called (built)
+    outside it gets that cause and its fix; one created outside gets the plain one."""
+    strategy = info.strategies[0] if info.strategies else "the strategy"
+    said = (
+        'TensorFlow: "`colocate_vars_with` must only be passed a variable created in this '
+        'tf.distribute.Strategy.scope()"'
+    )
+    if info.built_outside:
+        what = ", ".join(info.built_outside)
+        return (
+            finding(
+                "D05",
+                f"{what} was created inside `strategy.scope()` but built outside it: its "
+                "variables were made by its first call (or build), outside the scope, so they "
+                f"are ordinary variables that {strategy}'s optimizer cannot place",
+                place=what,
+                evidence=f"{said}; the model's strategy is {strategy}, its variables are not "
+                "mirrored",
+                hint="recreate the model and build it inside `with strategy.scope():` (its "
+                "first call, `model(x[:1])` or `model.build(...)`, there; a Sequential can "
+                "start with `keras.Input(shape=...)` so it is built when created)",
+            ),
+            (),
+        )
+    what = ", ".join(info.outside)
+    return (
+        finding(
+            "D05",
+            f"{what} {'were' if len(info.outside) > 1 else 'was'} created outside "
+            f"`strategy.scope()` but used under {strategy}: their variables are ordinary, not "
+            "mirrored across the replicas",
+            place=what,
+            evidence=said,
+            hint="create the model, its optimizer and every variable inside the scope: "
+            "`with strategy.scope(): model = build_model(); model.compile(optimizer=...)`",
         ),
         (),
     )
