@@ -10,6 +10,7 @@ and prints a verdict per case (right, generic, silent, wrong, broken; see
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -19,8 +20,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.explain_fresh")
+def main(argv: list[str] | None = None, package: str = "tests.explain_fresh") -> int:
+    """Score the cases of ``package`` (a module with ``PRELUDE`` and ``all_cases``)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {package}")
     parser.add_argument("--family", help="run only this family")
     parser.add_argument("--json", help="write the per-case results to this file")
     args = parser.parse_args(argv)
@@ -28,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
 
-    from tests.explain_fresh import PRELUDE, all_cases
+    cases_module = importlib.import_module(package)
+    PRELUDE, all_cases = cases_module.PRELUDE, cases_module.all_cases
     from tests.explain_fresh._score import VERDICTS, run_case
 
     cases = [c for c in all_cases() if args.family in (None, c.family)]

@@ -1,0 +1,46 @@
+"""A second blind set of real mistakes that raise, to measure the diagnosis held out.
+
+Written from the Keras 3 / TensorFlow API documentation and from typical user
+reports (Stack Overflow questions, GitHub issues) without reading the
+diagnosis rules, the corpus cases (``tests/explain_corpus``) or the first
+fresh set's cases (``tests/explain_fresh``); only their names were listed, so
+that no mistake here repeats one of theirs.  ``expect``, ``must`` and
+``must_not`` were decided from the documentation, before any score was seen.
+
+Each case uses the corpus's :class:`~tests.explain_corpus.Case` format and runs
+after the same ``PRELUDE``.  ``python -m tests.explain_fresh2`` scores every
+case in a real IPython shell with the scorer of ``tests.explain_fresh``.
+One module per family (its docstring writes the family down); each exports
+``CASES``.  Names are unique here and collide neither with the corpus nor with
+``tests/explain_fresh``.
+"""
+
+from __future__ import annotations
+
+from tests.explain_corpus import PRELUDE, Case
+
+__all__ = ["PRELUDE", "Case", "all_cases"]
+
+
+def all_cases() -> list[Case]:
+    """Every case of every family module, in a stable order."""
+    import importlib
+    import pkgutil
+
+    from tests.explain_corpus import all_cases as corpus_cases
+    from tests.explain_fresh import all_cases as fresh_cases
+
+    cases: list[Case] = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        cases.extend(module.CASES)
+    names = [c.name for c in cases]
+    duplicates = {n for n in names if names.count(n) > 1}
+    assert not duplicates, f"duplicate case names: {sorted(duplicates)}"
+    taken = {c.name for c in corpus_cases()} & set(names)
+    assert not taken, f"names already used in tests/explain_corpus: {sorted(taken)}"
+    taken = {c.name for c in fresh_cases()} & set(names)
+    assert not taken, f"names already used in tests/explain_fresh: {sorted(taken)}"
+    return cases
