@@ -30,6 +30,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+rng = np.random.default_rng(0)
+x = rng.normal(size=(96, 6)).astype("float32")
+y = (x[:, 0] > 0).astype("int64") + (x[:, 1] > 0).astype("int64")
+ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+
 class TfFunctionStep(keras.Model):
     # the official text-generation tutorial's custom training model, reduced
     def __init__(self):
@@ -62,29 +67,29 @@ class OwnStep(TfFunctionStep):
 
 def make(kind):
     keras.utils.set_random_seed(0)
-    if kind == "sequential":
+    if kind in ("tf_function_step", "own_step"):
+        model = {"tf_function_step": TfFunctionStep, "own_step": OwnStep}[kind]()
+        model(np.zeros((1, 6), "float32"))  # built, as after a first look at its output
+    else:
         model = keras.Sequential(
             [keras.Input((6,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)]
         )
-    else:
-        model = {"tf_function_step": TfFunctionStep, "own_step": OwnStep}[kind]()
-        model(np.zeros((1, 6), "float32"))  # built, as after a first look at its output
-    model.compile(
-        keras.optimizers.Adam(0.01),
-        keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-    )
+    options = {"run_eagerly": {"run_eagerly": True}, "steps_per_execution": {"steps_per_execution": 3}}
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.compile(keras.optimizers.Adam(0.01), loss, **options.get(kind, {}))
+    if kind == "recompiled":  # trained, then compiled again with a new optimizer
+        model.fit(ds, epochs=1, verbose=0)
+        model.compile(keras.optimizers.SGD(0.05, momentum=0.9), loss)
     return model
 
-rng = np.random.default_rng(0)
-x = rng.normal(size=(96, 6)).astype("float32")
-y = (x[:, 0] > 0).astype("int64") + (x[:, 1] > 0).astype("int64")
-ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
 """
 
 FIT = "history = model.fit(ds, epochs=2, verbose=0)"
 CELL_MAGICS = ("%%tfgrad -q", "%%tfcheck -q --no-live", "%%tfmem -q")
 LINE_MAGICS = ("%tflint model --data ds", "%tfoverfit model ds --steps 20", "%tfshape model x")
 KINDS = ("tf_function_step", "own_step", "sequential")
+# states of a compiled Sequential, each fresh (the first fit is the one observed)
+STATES = ("run_eagerly", "steps_per_execution", "recompiled")
 
 
 def _state(shell: InteractiveShell) -> tuple[Any, ...]:
@@ -146,6 +151,17 @@ def test_a_looked_at_model_trains_next_as_it_would_have(
 ) -> None:
     plain = _program(defined, kind, prefit, None)
     observed = _program(defined, kind, prefit, magic)
+    _assert_same(observed, plain)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("magic", [*CELL_MAGICS, *LINE_MAGICS])
+def test_a_model_in_a_state_users_leave_it_in_trains_next_as_it_would_have(
+    defined: InteractiveShell, magic: str, state: str
+) -> None:
+    plain = _program(defined, state, False, None)
+    observed = _program(defined, state, False, magic)
     _assert_same(observed, plain)
 
 
