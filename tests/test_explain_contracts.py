@@ -422,6 +422,43 @@ BROKEN += [
 ]
 
 # Keras' own message names the fix: no contract finding (the box may still show another rule's)
+# where the data's axes came from: the rank a layer rejects is the data's own (no layer made it)
+BROKEN += [
+    (
+        "dataset_batched_twice",
+        """
+        ds = tf.data.Dataset.from_tensor_slices((np.zeros((64, 10), "float32"), np.zeros((64, 1), "float32"))).batch(16)
+        model = keras.Sequential([keras.Input((10,)), keras.layers.Dense(1)]); model.compile("adam", "mse")
+        model.fit(ds.batch(4), epochs=1, verbose=0)
+        """,
+        "S01",
+        ("batched 2 times", ".batch(16), .batch(4)", "batch once"),
+        ("flatten", "globalaveragepooling"),
+    ),
+    (
+        "one_dimensional_x_without_input",
+        """
+        model = keras.Sequential([keras.layers.Dense(8), keras.layers.Dense(1)]); model.compile("adam", "mse")
+        x = np.random.rand(64).astype("float32")
+        model.fit(x, 3 * x, epochs=1, verbose=0)
+        """,
+        "S01",
+        ("1-D array of shape (64,)", "two causes fit", "x.reshape(-1, 1)", "x[None]"),
+        ("folded", "flatten"),
+    ),
+    (
+        "one_example_without_its_batch_axis",
+        """
+        model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(1)]); model.compile("adam", "mse")
+        x = np.random.rand(8, 5).astype("float32")
+        model.predict(x[0], verbose=0)
+        """,
+        "S01",
+        ("single example without its batch axis", "x[None]"),
+        ("folded", "flatten", "reshape(-1, 1)"),
+    ),
+]
+
 CLEAR = [
     ("attention_on_one_tensor", "q = keras.Input((4, 8))\nkeras.layers.Attention()(q)"),
     (

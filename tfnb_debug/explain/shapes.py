@@ -77,9 +77,7 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
         layer = (ctx.layer_of_class(calling.group(1)) if calling else None) or "the model"
         if expected is None or received is None:
             return None
-        unbatched = (
-            _unbatched_dataset(ctx, received) if len(received) == len(expected) - 1 else None
-        )
+        unbatched = _data_origin(ctx, received, expected, ctx.input_source(layer, 0))
         evidence = f"received {fmt_shape(received)}, expected {fmt_shape(expected)}"
         return _s01(
             ctx,
@@ -180,13 +178,13 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
     if ndim is not None:
         kind, expected_ndim, found = ndim.group(1), int(ndim.group(2)), int(ndim.group(3))
         received = parse_shape(ndim.group(4)) or ()
+        source = ctx.input_source(layer, int(index))
         unbatched = (
             _unbatched_dataset(ctx, received)
             if found == expected_ndim - 1 and kind != "max_ndim"
             else None
-        )
+        ) or _data_origin(ctx, received, None, source)
         evidence = f"received {fmt_shape(received)}, expected {kind}={expected_ndim}"
-        source = ctx.input_source(layer, int(index))
         hint = (
             unbatched[1]
             if unbatched
@@ -222,6 +220,72 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         evidence="",
         hint="",
     )
+
+
+_BATCHING = ("batch", "padded_batch", "ragged_batch")
+_DATA_METHODS = (
+    "fit",
+    "evaluate",
+    "predict",
+    "train_on_batch",
+    "test_on_batch",
+    "predict_on_batch",
+)
+
+
+def _data_origin(
+    ctx: ErrorContext,
+    received: tuple[int | None, ...],
+    expected: tuple[int | None, ...] | None,
+    source: InputInfo | None,
+) -> tuple[str, str] | None:
+    """(evidence, hint) when the tensor of the wrong rank is the data the call was given and
+    the data shows where its axes came from: a dataset without ``batch()``, one batched twice,
+    or a 1-D array.  None when a layer made the tensor (its producer is the evidence then)."""
+    if (
+        source is not None
+        and source.producer not in ("", "input")
+        and (source.producer_class != "InputLayer")
+    ):
+        return None
+    if expected is not None and len(received) == len(expected) - 1:
+        return _unbatched_dataset(ctx, received)
+    for ds in ctx.datasets:
+        first = ds.shapes[0] if ds.shapes else None
+        batches = [stage for stage in ds.stages if stage.kind in _BATCHING]
+        if first is None or not same_shape(first, received) or len(batches) < 2:
+            continue
+        what = f"dataset `{ds.name}`" if ds.name else "the tf.data dataset given to this call"
+        sizes = ", ".join(
+            f".{b.kind}({b.batch_size})" if b.batch_size else f".{b.kind}(...)" for b in batches
+        )
+        return (
+            f"{what} is batched {len(batches)} times ({sizes}): its elements are batches of "
+            f"batches, {fmt_shape(first)}",
+            f"each `batch()` adds an axis, so {what} yields batches of batches: batch once "
+            "(drop the extra `.batch(...)`, or `.unbatch()` before batching again)",
+        )
+    call = ctx.evidence.call
+    if len(received) != 1 or call is None or call.method not in _DATA_METHODS:
+        return None
+    x = call.arg(0, "x")
+    if x is None or x.shape is None or len(x.shape) != 1:
+        return None
+    n = x.shape[0]
+    feature = f"`{x.text}.reshape(-1, 1)` (Keras 3 does not add a feature axis to 1-D data)"
+    single = f"`{x.text}[None]`"
+    per_example = expected[1:] if expected else None
+    if per_example == (1,):
+        hint = f"each value of `{x.text}` is one example's single feature: give it its feature axis, {feature}"
+    elif per_example is not None and n is not None and per_example == (n,):
+        hint = f"`{x.text}` holds one example of the model's shape without its batch axis: add it, {single}"
+    else:
+        hint = (
+            f"two causes fit: each value of `{x.text}` is one example's single feature (give it "
+            f"its feature axis, {feature}), or `{x.text}` is one example (add the batch axis, "
+            f"{single})"
+        )
+    return (f"`{x.text}` is a 1-D array of shape {fmt_shape(x.shape)}: no feature axis", hint)
 
 
 def _unbatched_dataset(
