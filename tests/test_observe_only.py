@@ -95,7 +95,12 @@ def make(kind):
 """
 
 FIT = "history = model.fit(ds, epochs=2, verbose=0)"
-CELL_MAGICS = ("%%tfgrad -q", "%%tfcheck -q --no-live", "%%tfmem -q")
+CELL_MAGICS = (
+    "%%tfgrad -q",
+    "%%tfgrad --live --stop-on nan --mem",
+    "%%tfcheck -q --no-live",
+    "%%tfmem -q",
+)
 LINE_MAGICS = (
     "%tflint model --data ds",
     "%tfoverfit model ds --steps 20",

@@ -243,7 +243,7 @@ def creation_scope(model: Any) -> contextlib.AbstractContextManager[Any]:
 
     if tf.distribute.has_strategy() and tf.distribute.get_strategy() is strategy:
         return contextlib.nullcontext()
-    return strategy.scope()  # type: ignore[no-any-return]
+    return strategy.scope()
 
 
 def require_keras(
