@@ -547,3 +547,26 @@ def test_contract_reading_runs_no_user_code(contract_shell: InteractiveShell) ->
     assert not success
     assert contract_shell.user_ns["calls"] == [1]
     assert lines and "rank 2" in lines[0]
+
+
+def test_sequences_cut_by_a_first_batch_are_not_called_batched_twice(
+    contract_shell: InteractiveShell,
+) -> None:
+    """The twin of dataset_batched_twice: ids.batch(11).map(split).batch(4) builds sequences
+    with its first batch() (the map splits each into input and target), so a model declared
+    for single tokens is not told to batch once (nor to add a Flatten): the examples are
+    sequences, and the Input or the examples must change."""
+    success, lines = _run(
+        contract_shell,
+        """
+        ids = tf.data.Dataset.from_tensor_slices(np.arange(200) % 7)
+        seqs = ids.batch(11, drop_remainder=True).map(lambda s: (s[:-1], s[1:]))
+        model = keras.Sequential([keras.Input(()), keras.layers.Embedding(7, 4), keras.layers.Dense(7)])
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(seqs.batch(4), verbose=0)
+        """,
+    )
+    assert not success and len(lines) == 1, lines
+    line = lines[0]
+    assert "batch once" not in line and "batched 2 times" not in line and "Flatten" not in line
+    assert "makes the examples" in line and "keras.Input(shape=(10,))" in line, line

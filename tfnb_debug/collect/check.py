@@ -219,7 +219,7 @@ class NumericsChecks:
         self, models: Sequence[Any] = (), *, op_detail: bool = True, retrace: Sequence[Any] = ()
     ) -> None:
         self.models = [m for m in models if isinstance(m, keras.Model)]
-        self.retrace = list(retrace)  # tf.functions traced before: traced again for the run
+        self.retrace = list(retrace)  # tf.functions the cell reaches: traced afresh for the run
         self.op_detail = op_detail
         self.checked_outputs: list[str] = []  # layer paths, first-call order
         self.checked_losses: list[str] = []

@@ -13,7 +13,7 @@ train_step``); :func:`retraced` gives each an empty trace cache for the block
 state back in ``finally``: afterwards the function runs the graphs it had, a
 function never called before is again never called (its next call is a first
 call, which may create variables), and the graphs traced in the block are
-dropped.  :func:`methods_of` gives the same for a model and its layers, for the
+dropped.  :func:`model_functions` gives the same for a model and its layers, for the
 line magics that train or call the user's model for a moment
 (:class:`~tfnb_debug.collect.training_guard.TrainingGuard`).
 

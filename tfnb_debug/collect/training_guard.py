@@ -9,10 +9,11 @@ functions, ``history``, ``stop_training``), and the ``tf.function`` methods of
 the model and its layers (a ``@tf.function train_step``: the run traces it
 afresh, and its traces and first-call state are put back, so its next call is
 what it would have been; a first call then still creates the optimizer's
-variables, which the run's fresh optimizer would otherwise have taken).  A model
-whose kept step was traced with other ``trainable`` flags than it has now (a base
-unfrozen after ``fit`` without ``compile()``) trains with the flags of then, as
-Keras' kept step would (:mod:`~tfnb_debug.collect.traced_trainable`).  An optimizer that was never
+variables, which the run's fresh optimizer would otherwise have taken).  A
+model whose kept step was traced with other ``trainable`` flags than it has
+now (a base unfrozen after ``fit`` without ``compile()``) trains with the
+flags of then, as Keras' kept step would
+(:mod:`~tfnb_debug.collect.traced_trainable`).  An optimizer that was never
 built is replaced by a fresh copy from its config for the run, so it is not
 built behind the user's back.  Augmentation layers run as in inference while
 the guard is active.  Everything is restored in ``__exit__``, also on
@@ -140,8 +141,10 @@ class TrainingGuard:
     def _restore(self) -> None:
         model = self.model
         try:
-            self._functions.close()  # the tf.function methods' traces
-            self._patches.restore()  # augmentation calls, fit's attributes
+            try:
+                self._functions.close()  # the tf.function methods' traces, trainable flags
+            finally:
+                self._patches.restore()  # augmentation calls, fit's attributes
         finally:
             saved, self._preserved = self._preserved, None
             try:

@@ -77,7 +77,13 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
         layer = (ctx.layer_of_class(calling.group(1)) if calling else None) or "the model"
         if expected is None or received is None:
             return None
-        unbatched = _data_origin(ctx, received, expected, ctx.input_source(layer, 0))
+        unbatched = _data_origin(
+            ctx,
+            received,
+            expected,
+            ctx.input_source(layer, 0),
+            extra_axis=len(received) == len(expected) + 1,
+        )
         evidence = f"received {fmt_shape(received)}, expected {fmt_shape(expected)}"
         return _s01(
             ctx,
@@ -183,7 +189,9 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
             _unbatched_dataset(ctx, received)
             if found == expected_ndim - 1 and kind != "max_ndim"
             else None
-        ) or _data_origin(ctx, received, None, source)
+        ) or _data_origin(
+            ctx, received, None, source, extra_axis=kind != "min_ndim" and found > expected_ndim
+        )
         evidence = f"received {fmt_shape(received)}, expected {kind}={expected_ndim}"
         hint = (
             unbatched[1]
@@ -238,10 +246,14 @@ def _data_origin(
     received: tuple[int | None, ...],
     expected: tuple[int | None, ...] | None,
     source: InputInfo | None,
+    *,
+    extra_axis: bool,
 ) -> tuple[str, str] | None:
     """(evidence, hint) when the tensor of the wrong rank is the data the call was given and
-    the data shows where its axes came from: a dataset without ``batch()``, one batched twice,
-    or a 1-D array.  None when a layer made the tensor (its producer is the evidence then)."""
+    the data shows where its axes came from: a dataset without ``batch()``, one batched twice
+    (``extra_axis``: the tensor has one axis more than the layer takes; not when a ``map``
+    between the two ``batch()`` calls makes examples of the first), or a 1-D array.  None
+    when a layer made the tensor (its producer is the evidence then)."""
     if (
         source is not None
         and source.producer not in ("", "input")
@@ -250,12 +262,25 @@ def _data_origin(
         return None
     if expected is not None and len(received) == len(expected) - 1:
         return _unbatched_dataset(ctx, received)
-    for ds in ctx.datasets:
+    for ds in ctx.datasets if extra_axis else ():
         first = ds.shapes[0] if ds.shapes else None
-        batches = [stage for stage in ds.stages if stage.kind in _BATCHING]
+        at = [i for i, stage in enumerate(ds.stages) if stage.kind in _BATCHING]
+        batches = [ds.stages[i] for i in at]
         if first is None or not same_shape(first, received) or len(batches) < 2:
             continue
         what = f"dataset `{ds.name}`" if ds.name else "the tf.data dataset given to this call"
+        if any(stage.kind == "map" for stage in ds.stages[at[0] + 1 : at[-1]]):
+            # a map after the first batch() makes examples of it (sequences, windows): the
+            # examples have the extra axis, and the model's Input does not
+            example = fmt_shape(received[1:])
+            wanted = fmt_shape(expected[1:]) if expected else "what the model takes"
+            return (
+                f"{what}'s first .{batches[0].kind}() makes the examples (a map after it "
+                f"splits each), so each example has shape {example}",
+                f"two causes fit: the model's Input was declared for single steps: declare it "
+                f"for the examples, `keras.Input(shape={example})`; or the examples should have "
+                f"shape {wanted}: change the first .{batches[0].kind}() or the map after it",
+            )
         sizes = ", ".join(
             f".{b.kind}({b.batch_size})" if b.batch_size else f".{b.kind}(...)" for b in batches
         )
