@@ -422,6 +422,57 @@ BROKEN += [
 ]
 
 # Keras' own message names the fix: no contract finding (the box may still show another rule's)
+BROKEN += [
+    (
+        "apply_gradients_given_only_the_gradients",
+        """
+        net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+        opt = keras.optimizers.SGD()
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(net(tf.ones((8, 4))) ** 2)
+        g = tape.gradient(loss, net.trainable_weights)
+        opt.apply_gradients(g)
+        """,
+        "S12",
+        ("list of 2 gradient(s) without their variables", "zip(g, net.trainable_weights)"),
+        ("model.trainable_variables", "persistent"),
+    ),
+]
+
+# a layer's result unpacked into the wrong number of names
+BROKEN += [
+    (
+        "lstm_return_state_unpacked_into_two",
+        """
+        inputs = keras.Input((10, 3))
+        outputs, state = keras.layers.LSTM(8, return_state=True, name="encoder")(inputs)
+        """,
+        "S12",
+        ("LSTM 'encoder' returns 3 tensors", "output, state_h, state_c = "),
+        ("return_sequences",),
+    ),
+    (
+        "gru_without_return_state_unpacked",
+        """
+        gru = keras.layers.GRU(8, name="dec")
+        seq, h = gru(keras.Input((10, 3)))
+        """,
+        "S12",
+        ("GRU 'dec' returns one tensor", "return_state=True"),
+        ("state_c",),
+    ),
+    (
+        "bidirectional_states_unpacked_into_three",
+        """
+        bi = keras.layers.Bidirectional(keras.layers.LSTM(8, return_state=True))
+        out, h, c = bi(keras.Input((10, 3)))
+        """,
+        "S12",
+        ("returns 5 tensors", "fw_h, fw_c, bw_h, bw_c"),
+        (),
+    ),
+]
+
 # where the data's axes came from: the rank a layer rejects is the data's own (no layer made it)
 BROKEN += [
     (

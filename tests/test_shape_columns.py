@@ -54,7 +54,9 @@ def test_keras_ops_between_layers_of_a_functional_model_are_named() -> None:
     ops = names["ops_net/cat"]
     assert ops[0] is not None and ops[0].endswith("(keras op)") and ops[0].startswith("multiply")
     assert ops[1] is not None and ops[1].startswith("add") and ops[1].endswith("(keras op)")
-    assert "multiply (keras op)" in report.to_text(width=300)
+    # Keras numbers its op names per process (multiply, multiply_1, ...): the shown name is
+    # the one recorded, whichever tests ran before in this worker
+    assert ops[0] in report.to_text(width=300)
 
 
 @pytest.mark.parametrize(

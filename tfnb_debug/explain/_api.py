@@ -17,6 +17,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import inspect
+import linecache
+import re
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -54,6 +57,8 @@ class LiveCall:
         default_factory=dict
     )  # the receiver's own frames' locals
     namespaces: tuple[Mapping[str, Any], ...] = ()
+    #: the names the call's result was unpacked into (``a, b = layer(x)``: 2; 0 when none)
+    unpacked: int = 0
 
     def value(self, name: str) -> Any:
         return self.values.get(name, UNREAD)
@@ -83,6 +88,58 @@ def user_call(exc: BaseException, is_user_file: Any) -> LiveCall | None:
                     found = None  # the innermost user call is the user's own function
         tb = tb.tb_next
     return found
+
+
+_UNPACK = re.compile(r"(too many|not enough) values to unpack \(expected (\d+)")
+_ITERATED = "Iterating over a symbolic KerasTensor is not supported"
+
+
+def unpacked_call(exc: BaseException, is_user_file: Any) -> LiveCall | None:
+    """The library call whose result the user's line failed to unpack (``out, h =
+    keras.layers.LSTM(8, return_state=True)(x)`` raising "too many values to unpack"), with
+    :attr:`LiveCall.unpacked` set; the layer's constructor call when the layer is made on
+    the line.  None when the error is not an unpacking or the line holds no such call."""
+    iterated = isinstance(exc, NotImplementedError) and _ITERATED in str(exc)
+    if not (isinstance(exc, ValueError) and _UNPACK.search(str(exc)) or iterated):
+        return None
+    tb, user = exc.__traceback__, None
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            user = tb
+        tb = tb.tb_next
+    # the user's line that unpacks: Python raises "values to unpack" in that frame itself (one
+    # raised deeper, inside a library, is not the user's line); a KerasTensor refuses the
+    # iteration in its own __iter__
+    if user is None or (not iterated and user.tb_next is not None):
+        return None
+    tb = user
+    frame = tb.tb_frame
+    lines = linecache.getlines(frame.f_code.co_filename)
+    if not 0 < tb.tb_lineno <= len(lines):
+        return None
+    try:
+        statement = ast.parse(textwrap.dedent(lines[tb.tb_lineno - 1])).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Tuple | ast.List)
+        and isinstance(statement.value, ast.Call)
+        and not any(isinstance(t, ast.Starred) for t in statement.targets[0].elts)
+    ):
+        return None
+    spaces = (frame.f_locals, frame.f_globals, _builtins(frame))
+    node = statement.value
+    resolved = _resolve(node, spaces)
+    if resolved is None and isinstance(node.func, ast.Call):
+        resolved = _resolve(node.func, spaces)  # the layer made on the line: its arguments
+    if resolved is None:
+        return None
+    resolved.unpacked = len(statement.targets[0].elts)
+    resolved.filename = frame.f_code.co_filename
+    resolved.lineno = tb.tb_lineno
+    return resolved
 
 
 def _builtins(frame: Any) -> Mapping[str, Any]:

@@ -15,12 +15,13 @@ reads it to build the coverage table of docs/diagnostics.md.
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tfnb_debug.explain._api import UNREAD, LiveCall, layer_frames, user_call
+from tfnb_debug.explain._api import UNREAD, LiveCall, layer_frames, unpacked_call, user_call
 from tfnb_debug.explain._call import describe_value
 
 INTERNAL = ("AttributeError", "IndexError", "KeyError", "TypeError")
@@ -65,7 +66,7 @@ class Contract:
 def read_contract(exc: BaseException, is_user_file: Any) -> ContractReport | None:
     """The user's failing call with its contracts checked; when it breaks none, the layers that
     ran inside it (a layer's ``call`` frame, innermost first) are checked with what they got."""
-    call = user_call(exc, is_user_file)
+    call = unpacked_call(exc, is_user_file) or user_call(exc, is_user_file)
     if call is None:
         return None
     violations = _check(call, exc, CONTRACTS)
@@ -261,6 +262,86 @@ def _state_count(layer: Any) -> tuple[int, list[int | None]] | None:
         return None
     sizes = list(size) if isinstance(size, list | tuple) else [size]
     return len(sizes), [s if isinstance(s, int) else None for s in sizes]
+
+
+# the states an RNN class returns after its output with return_state=True (a constructor
+# call on the failing line: no instance to ask)
+_STATES_OF = {
+    "LSTM": 2,
+    "GRU": 1,
+    "SimpleRNN": 1,
+    "ConvLSTM1D": 2,
+    "ConvLSTM2D": 2,
+    "ConvLSTM3D": 2,
+}
+_STATE_NAMES = {1: "state", 2: "state_h, state_c", 4: "fw_h, fw_c, bw_h, bw_c"}
+
+
+def _returned(call: LiveCall) -> tuple[str, int, str] | None:
+    """(what returns, how many tensors, their names) for a layer call whose result count its
+    arguments decide: an RNN with or without ``return_state`` (a Bidirectional one: both
+    directions' states), MultiHeadAttention with ``return_attention_scores``."""
+    layer = call.receiver if call.method == "__call__" else None
+    if layer is None and inspect.isclass(call.callee):  # made on the line: its arguments
+        cls = call.callee.__name__
+        if cls == "Bidirectional":
+            inner = call.value("layer")
+            if inner is UNREAD or inner is None:
+                return None
+            count = _state_count(inner)
+            states = 2 * count[0] if count else None
+            return_state = bool(getattr(inner, "return_state", False))
+            cls = f"Bidirectional({type(inner).__name__})"
+        else:
+            states = _STATES_OF.get(cls)
+            flag = call.value("return_state")
+            return_state = flag is True
+        name = call.value("name")
+        label = f"{cls} '{name}'" if isinstance(name, str) else cls
+    elif layer is not None:
+        cls = type(layer).__name__
+        label = f"{cls} '{layer.name}'"
+        if _is_a(layer, "MultiHeadAttention"):
+            scores = call.value("return_attention_scores") is True
+            return (label, 2 if scores else 1, "output, scores" if scores else "output")
+        count = _state_count(layer)
+        states = count[0] if count else None
+        wrapped = getattr(layer, "forward_layer", layer)
+        return_state = bool(getattr(wrapped, "return_state", False))
+    else:
+        return None
+    if states is None:
+        return None
+    if not return_state:
+        return (label, 1, "output")
+    return (label, 1 + states, "output, " + _STATE_NAMES.get(states, f"{states} states"))
+
+
+def unpacked_result(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``a, b = layer(x)`` where the layer returns another number of tensors."""
+    if not call.unpacked:
+        return None
+    returned = _returned(call)
+    if returned is None:
+        return None
+    label, count, names = returned
+    if count == call.unpacked:
+        return None
+    if count == 1:
+        fix = (
+            "assign the one output (`outputs = ...`), or pass `return_state=True` to get the "
+            "states after it"
+            if "attention" not in label.lower()
+            else "assign the one output, or pass `return_attention_scores=True` to get the scores"
+        )
+        problem = f"{label} returns one tensor here, and the line unpacks it into {call.unpacked}"
+    else:
+        fix = f"unpack all {count}: `{names} = ...`"
+        problem = (
+            f"{label} returns {count} tensors ({names}), and the line unpacks them into "
+            f"{call.unpacked}"
+        )
+    return Violation("S12", call.source, problem, fix)
 
 
 def _wrapping_bidirectional(call: LiveCall, layer: Any) -> Any:
@@ -482,6 +563,27 @@ def _pairs(value: Any) -> list[tuple[Any, Any]] | None:
 def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
     pairs = _pairs(call.value("grads_and_vars"))
     text = call.text("grads_and_vars")
+    given = _items(call.value("grads_and_vars"))
+    if (
+        pairs is None
+        and given
+        and all(g is None or is_tensorlike(g) for g in given)
+        and any(g is not None for g in given)
+    ):
+        sources = _gradient_sources(call, text)
+        return Violation(
+            "S12",
+            text,
+            f"`apply_gradients` takes (gradient, variable) pairs, but `{text}` is a list of "
+            f"{len(given)} gradient(s) without their variables",
+            f"pair each gradient with its variable: `apply_gradients(zip({text}, "
+            f"{sources or 'variables'}))`"
+            + (
+                f" (the variables `{text}` was taken for)"
+                if sources
+                else ", with the variables the tape differentiated"
+            ),
+        )
     if pairs is None:
         grads, variables = _items(call.value("grads")), _items(call.value("trainable_variables"))
         if (
@@ -507,6 +609,22 @@ def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
             "zip the gradients first: `apply_gradients(zip(grads, model.trainable_variables))`",
         )
     return _unknown_variables(call, [v for _, v in pairs])
+
+
+def _gradient_sources(call: LiveCall, name: str) -> str:
+    """The source of the variables in ``name = tape.gradient(loss, SOURCES)`` in the file of
+    the call (a cell), "" when no such line is found."""
+    import linecache
+
+    if not name.isidentifier() or not call.filename:
+        return ""
+    pattern = re.compile(rf"^\s*{re.escape(name)}\s*=\s*\w+\.gradient\(\s*[^,]+,\s*(.+)\)\s*$")
+    found = ""
+    for line in linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]:
+        match = pattern.match(line)
+        if match:
+            found = match.group(1).strip()  # the last assignment before the call
+    return found
 
 
 def _unknown_variables(call: LiveCall, variables: list[Any]) -> Violation | None:
@@ -1680,6 +1798,7 @@ def xla_unsupported(call: LiveCall, exc: BaseException) -> Violation | None:
 
 CONTRACTS: tuple[Contract, ...] = (
     Contract(("RNN", "Bidirectional"), rnn_initial_state, (r"initial_state", r"state"), layer=True),
+    Contract(("RNN", "Bidirectional", "MultiHeadAttention"), unpacked_result),
     Contract(
         ("Attention", "AdditiveAttention"),
         attention_inputs,
