@@ -274,7 +274,7 @@ _STATES_OF = {
     "ConvLSTM2D": 2,
     "ConvLSTM3D": 2,
 }
-_STATE_NAMES = {1: "state", 2: "state_h, state_c", 4: "fw_h, fw_c, bw_h, bw_c"}
+_STATE_NAMES = {1: "state", 2: "state_h, state_c"}
 
 
 def _returned(call: LiveCall) -> tuple[str, int, str] | None:
@@ -314,7 +314,11 @@ def _returned(call: LiveCall) -> tuple[str, int, str] | None:
         return None
     if not return_state:
         return (label, 1, "output")
-    return (label, 1 + states, "output, " + _STATE_NAMES.get(states, f"{states} states"))
+    if label.startswith("Bidirectional"):  # each direction's states, forward first
+        names = {2: "fw_h, bw_h", 4: "fw_h, fw_c, bw_h, bw_c"}.get(states, f"{states} states")
+    else:
+        names = _STATE_NAMES.get(states, f"{states} states")
+    return (label, 1 + states, f"output, {names}")
 
 
 def unpacked_result(call: LiveCall, exc: BaseException) -> Violation | None:
