@@ -20,27 +20,38 @@ exports ``CASES``.  Names are unique here and do not collide with the corpus.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
+
 from tests.explain_corpus import PRELUDE, Case
 
-__all__ = ["PRELUDE", "Case", "all_cases"]
+__all__ = ["PRELUDE", "Case", "all_cases", "family_cases"]
 
 
 def all_cases() -> list[Case]:
     """Every case of every family module, in a stable order."""
+    from tests.explain_corpus import all_cases as corpus_cases
+
+    return family_cases(__name__, __path__, {"tests/explain_corpus": corpus_cases})
+
+
+def family_cases(
+    package: str, path: Iterable[str], taken: Mapping[str, Callable[[], list[Case]]]
+) -> list[Case]:
+    """The ``CASES`` of every family module of ``package`` (not ``_``-prefixed), in module
+    order; names unique among them and unused in each set of ``taken``."""
     import importlib
     import pkgutil
 
-    from tests.explain_corpus import all_cases as corpus_cases
-
     cases: list[Case] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        module = importlib.import_module(f"{package}.{info.name}")
         cases.extend(module.CASES)
     names = [c.name for c in cases]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, f"duplicate case names: {sorted(duplicates)}"
-    taken = {c.name for c in corpus_cases()} & set(names)
-    assert not taken, f"names already used in tests/explain_corpus: {sorted(taken)}"
+    for where, others in taken.items():
+        used = {c.name for c in others()} & set(names)
+        assert not used, f"names already used in {where}: {sorted(used)}"
     return cases

@@ -24,23 +24,12 @@ __all__ = ["PRELUDE", "Case", "all_cases"]
 
 def all_cases() -> list[Case]:
     """Every case of every family module, in a stable order."""
-    import importlib
-    import pkgutil
-
     from tests.explain_corpus import all_cases as corpus_cases
     from tests.explain_fresh import all_cases as fresh_cases
+    from tests.explain_fresh import family_cases
 
-    cases: list[Case] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        cases.extend(module.CASES)
-    names = [c.name for c in cases]
-    duplicates = {n for n in names if names.count(n) > 1}
-    assert not duplicates, f"duplicate case names: {sorted(duplicates)}"
-    taken = {c.name for c in corpus_cases()} & set(names)
-    assert not taken, f"names already used in tests/explain_corpus: {sorted(taken)}"
-    taken = {c.name for c in fresh_cases()} & set(names)
-    assert not taken, f"names already used in tests/explain_fresh: {sorted(taken)}"
-    return cases
+    return family_cases(
+        __name__,
+        __path__,
+        {"tests/explain_corpus": corpus_cases, "tests/explain_fresh": fresh_cases},
+    )

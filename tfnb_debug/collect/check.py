@@ -374,15 +374,13 @@ class NumericsChecks:
         if any(m is model for m in self._adopted):
             return
         self._adopted.append(model)
-        from tfnb_debug.collect.traced_trainable import as_traced, stale_trainable
+        from tfnb_debug.collect.traced_trainable import enter_as_traced
 
-        stale = stale_trainable(model)
+        # Keras would run its kept step, traced with the trainable flags of then: the checked
+        # step is traced with them too, and the user's are back afterwards
+        stale = enter_as_traced(self._as_traced, model)
         if stale is not None:
-            # Keras would run its kept step, traced with the trainable flags of then: the
-            # checked step is traced with them too, and the user's are back afterwards
             self.stale_trainable.append(stale)
-            if stale.flips:
-                self._as_traced.enter_context(as_traced(stale))
         if not any(ref() is model for ref in self._ran):
             self._ran.append(weakref.ref(model))
         for name in FUNCTIONS:

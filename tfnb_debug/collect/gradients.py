@@ -65,7 +65,7 @@ from tfnb_debug.collect.keras_access import (
     TensorFlowTrainer,
 )
 from tfnb_debug.collect.loss_targets import LossTargets, caller_frame, evidence_names
-from tfnb_debug.collect.traced_trainable import StaleTrainable, as_traced, stale_trainable
+from tfnb_debug.collect.traced_trainable import StaleTrainable, enter_as_traced
 from tfnb_debug.collect.trained_models import trained_model_objects
 from tfnb_debug.gradient_history import (
     HIST_BINS,
@@ -651,13 +651,11 @@ class GradientCapture:
                     model, model.train_function, getattr(model, "optimizer", None), setup=setup
                 )
                 capture._note_fit_model(model)
-                stale = stale_trainable(model)
+                # Keras would run its kept step, traced with the flags of then: trace ours
+                # with them too (not kept for later cells: the flags are the user's again)
+                stale = enter_as_traced(capture._as_traced, model)
                 if stale is not None:
-                    # Keras would run its kept step, traced with the flags of then: trace ours
-                    # with them too (not kept for later cells: the flags are the user's again)
                     capture.stale_trainable.append(stale)
-                    if stale.flips:
-                        capture._as_traced.enter_context(as_traced(stale))
                     saved.setup = None
                 kept = kept_for(model, KIND, setup) if stale is None else None
                 if kept is not None and capture._can_reuse(kept):

@@ -144,10 +144,10 @@ def _held_objects(name: str, value: Any) -> list[tuple[str, Any]]:
     ):
         return []
     held = [(name, value)]
-    flatten = getattr(value, "_flatten_layers", None)
-    if callable(flatten):
-        with contextlib.suppress(Exception):  # a half-built object: its own methods only
-            held += [(f"{name}.{layer.name}", layer) for layer in flatten(include_self=False)]
+    if callable(getattr(value, "_flatten_layers", None)):  # a Keras layer or model
+        from tfnb_debug.collect.keras_access import all_sublayers
+
+        held += [(f"{name}.{layer.name}", layer) for layer in all_sublayers(value)]
     return held[:_MAX_VISITS]
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["StaleTrainable", "as_traced", "stale_trainable"]
+__all__ = ["StaleTrainable", "as_traced", "enter_as_traced", "stale_trainable"]
 
 
 @dataclass(frozen=True)
@@ -109,11 +109,23 @@ def stale_trainable(model: Any) -> StaleTrainable | None:
 
 def _leaf_layers(model: Any) -> list[Any]:
     """The layers holding variables themselves (no sublayers), in the model's order."""
-    try:
-        layers = list(model._flatten_layers(include_self=False))
-    except Exception:
-        return []
-    return [layer for layer in layers if not getattr(layer, "_layers", None) and layer.weights]
+    from tfnb_debug.collect.keras_access import all_sublayers
+
+    return [
+        layer
+        for layer in all_sublayers(model)
+        if not getattr(layer, "_layers", None) and layer.weights
+    ]
+
+
+def enter_as_traced(stack: contextlib.ExitStack[Any], model: Any) -> StaleTrainable | None:
+    """:func:`stale_trainable` for ``model``; when flags can reproduce its kept step, they are
+    set in ``stack`` (put back when it closes).  What a magic that traces its own step for a
+    model calls before the trace."""
+    stale = stale_trainable(model)
+    if stale is not None and stale.flips:
+        stack.enter_context(as_traced(stale))
+    return stale
 
 
 @contextlib.contextmanager

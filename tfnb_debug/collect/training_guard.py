@@ -30,7 +30,7 @@ import keras
 
 from tfnb_debug.collect._patching import Patches, Preserved, preserve
 from tfnb_debug.collect.keras_access import layer_paths, model_optimizers
-from tfnb_debug.collect.traced_trainable import StaleTrainable, as_traced, stale_trainable
+from tfnb_debug.collect.traced_trainable import StaleTrainable, enter_as_traced
 from tfnb_debug.errors import TfnbDebugError
 
 __all__ = ["TrainingGuard", "is_augmentation"]
@@ -97,10 +97,9 @@ class TrainingGuard:
             if not (optimizer.built or name.endswith(")")):  # one in a tuple trains in place
                 self._swap_optimizer(name, optimizer)
         patches = self._patches
-        self.stale = stale_trainable(model)  # read before the kept step is set aside
-        if self.stale is not None and self.stale.flips:
-            # the next plain fit runs Keras' kept step: train as it does
-            self._functions.enter_context(as_traced(self.stale))
+        # read before the kept step is set aside: the next plain fit runs Keras' kept step,
+        # so the run trains as it does
+        self.stale = enter_as_traced(self._functions, model)
         for name in _MODEL_ATTRIBUTES:
             patches.keep(model, name)  # fit/evaluate set them
         for name in ("train_function", "test_function", "predict_function"):
