@@ -98,17 +98,12 @@ def test_s02_batch_folded_into_features() -> None:
 
 
 # ------------------------------------------------------------------------ S03
-def test_s03_float64_input() -> None:
+def test_s03_silent_on_the_benign_cast_on_entry() -> None:
+    # NumPy's float64 into a float32 model: Keras casts on entry and computes in float32
+    # as intended (fit converts its batches the same way): no finding on a correct program
     model = keras.Sequential([keras.Input((4,)), L.Dense(2, name="d")], name="m")
     x = np.random.default_rng(0).standard_normal((2, 4))  # float64
-    s03 = only(trace_shapes(model, x), "S03")
-    assert s03.place == "m"
-    assert s03.severity == "warning"
-    assert "float64 input is cast to float32 by Sequential 'm' on entry to the model" in s03.message
-    assert "a converted copy of the data on every call" in s03.message
-    assert s03.evidence == "inputs (2, 4) float64; the layers inside receive float32"
-    assert s03.hint.startswith("feed float32 to skip the copy")
-    assert "S03" not in trace_shapes(model, x.astype("float32")).codes()
+    assert "S03" not in trace_shapes(model, x).codes()
     wide = L.Dense(2, dtype="float64", name="wide")  # computes in float64 on purpose
     assert "S03" not in trace_shapes(wide, x).codes()
 

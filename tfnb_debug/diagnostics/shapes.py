@@ -449,55 +449,39 @@ def _batch_of(root: LayerCall) -> int | None:
 
 # ------------------------------------------------------------------------ S03
 def float64_tensor(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
-    """S03: float64 data entering a layer that does not compute in float64.
+    """S03: float64 data that a layer computing in another dtype lets through uncast.
 
-    Keras casts a layer's floating inputs to its compute dtype on entry, so
-    the usual case (NumPy's float64 fed to a float32 model) costs a converted
-    copy of the data on every call; the numbers are computed in float32 as
-    intended.  The message says where the cast happens; only a layer whose
-    outputs stay float64 lets float64 flow on.
+    Keras casts a layer's floating inputs to its compute dtype on entry, so the
+    usual case (NumPy's float64 fed to a float32 model) is a benign conversion:
+    the numbers are computed in float32 as intended, and ``fit`` converts its
+    batches the same way.  That is not reported (it fires on nearly every
+    correct program).  What is reported is a layer whose outputs stay float64
+    although it computes in float32 (``autocast=False``, a custom ``call`` that
+    returns its input's dtype): float64 then flows on into the layers after it.
     """
     hits = [
         r
         for r in facts.calls
-        if any(t.dtype == "float64" for t in r.inputs) and r.compute_dtype != "float64"
+        if any(t.dtype == "float64" for t in r.inputs)
+        and r.compute_dtype != "float64"
+        and any(t.dtype == "float64" for t in r.outputs)
     ]
     if not hits:
         return []
     first = hits[0]
     more = len({r.path for r in hits}) - 1
     target = first.compute_dtype or "float32"
-    also = f" ({more} more layer(s) receive float64)" if more else ""
-    evidence = f"inputs {_shapes(first.inputs)}"
-    hint = (
-        f"feed {target} to skip the copy: x.astype('{target}') (NumPy's default is float64) "
-        f"or tf.cast(x, tf.{target}) in the tf.data map"
-    )
-    passed_on = any(t.dtype == "float64" for t in first.outputs)
-    if passed_on:
-        message = (
-            f"float64 data passes through {first.class_name} '{first.name}' uncast although it "
-            f"computes in {target}: the layers after it get float64"
-        )
-        hint = f"cast once at the source: {hint.split(': ', 1)[1]}"
-    else:
-        where = "on entry to the model" if first.is_model else "on entry to the layer"
-        message = (
-            f"float64 input is cast to {target} by {first.class_name} '{first.name}' {where}: "
-            f"a converted copy of the data on every call (the model computes in {target} as "
-            "intended)"
-        )
-        inner = [c for c in facts.calls if c.parent == first.index and c.inputs]
-        if inner and all(t.dtype == target for c in inner for t in c.inputs):
-            evidence += f"; the layers inside receive {target}"
+    also = f" ({more} more layer(s) pass float64 on)" if more else ""
     return [
         finding(
             "S03",
-            message + also,
+            f"float64 data passes through {first.class_name} '{first.name}' uncast although it "
+            f"computes in {target}: the layers after it get float64{also}",
             place=first.path,
             target=Target("layer", first.path),
-            evidence=evidence,
-            hint=hint,
+            evidence=f"inputs {_shapes(first.inputs)}; outputs {_shapes(first.outputs)}",
+            hint=f"cast once at the source: x.astype('{target}') (NumPy's default is float64) "
+            f"or tf.cast(x, tf.{target}) in the tf.data map",
         )
     ]
 
