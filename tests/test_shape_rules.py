@@ -180,6 +180,7 @@ def test_n02_dead_relu_and_threshold() -> None:
     )
     n02 = only(trace_shapes(dead, x32(4, 8)), "N02")
     assert n02.place == "m/r" and "100.0%" in n02.message
+    assert "32 of its 32 units are 0 for every example" in n02.message
     alive = keras.Sequential(
         [keras.Input((8,)), L.Dense(32, activation="relu", name="r")], name="a"
     )
@@ -187,18 +188,54 @@ def test_n02_dead_relu_and_threshold() -> None:
     assert "N02" not in report.codes()
     zeros = report.rows_for("a/r")[0].stats.zero_fraction
     assert 0.2 < zeros < 0.8
-    strict = trace_shapes(alive, x32(4, 8), thresholds=ShapeThresholds(dead_relu_fraction=0.1))
+    strict = trace_shapes(
+        alive, x32(4, 8), thresholds=ShapeThresholds(dead_relu_fraction=0.1, dead_unit_share=0.0)
+    )
     assert "N02" in strict.codes()
+
+
+def test_n02_silent_on_sparse_units_that_all_fire() -> None:
+    # 97% zeros, but each of the 32 units fires on two of the 64 examples: sparse
+    # activations of a healthy layer (gradient reaches every unit), not dead units
+    sparse = keras.Sequential(
+        [
+            keras.Input((32,)),
+            L.Dense(32, activation="relu", kernel_initializer="identity", name="r"),
+        ],
+        name="s",
+    )
+    x = np.tile(np.eye(32, dtype="float32"), (2, 1))
+    report = trace_shapes(sparse, x)
+    stats = report.rows_for("s/r")[0].stats
+    assert stats.zero_fraction > 0.95 and stats.dead_units == 0 and stats.units == 32
+    assert "N02" not in report.codes()
+    half = np.concatenate([x[:, :16], np.zeros((64, 16), "float32")], axis=1)
+    n02 = only(trace_shapes(sparse, half), "N02")  # 16 units never fire on this batch
+    assert "16 of its 32 units are 0 for every example" in n02.message
 
 
 # ------------------------------------------------------------------------ N03
 def test_n03_saturated_sigmoid() -> None:
     model = keras.Sequential(
-        [keras.Input((8,)), L.Dense(32, activation="sigmoid", name="s")], name="m"
+        [keras.Input((8,)), L.Dense(32, activation="sigmoid", name="s"), L.Dense(1)], name="m"
     )
     n03 = only(trace_shapes(model, x32(4, 8, scale=1000.0)), "N03")
     assert n03.place == "m/s"
     assert "N03" not in trace_shapes(model, x32(4, 8, scale=0.01)).codes()
+
+
+def test_n03_silent_on_the_output_layer_of_a_confident_classifier() -> None:
+    # an output sigmoid at 0/1 is the prediction (a trained classifier's confident one),
+    # also when the classifier is nested in another model; a hidden one at 0/1 is not
+    head = keras.Sequential(
+        [keras.Input((8,)), L.Dense(32, activation="sigmoid", name="out")], name="head"
+    )
+    outer = keras.Sequential([keras.Input((8,)), L.Dense(8, name="pre"), head], name="outer")
+    loud = x32(4, 8, scale=1000.0)
+    assert "N03" not in trace_shapes(head, loud).codes()
+    identity = keras.initializers.Identity()
+    outer.get_layer("pre").set_weights([identity((8, 8)).numpy(), np.zeros(8, "float32")])
+    assert "N03" not in trace_shapes(outer, loud).codes()
 
 
 # ------------------------------------------------------------------------ T01

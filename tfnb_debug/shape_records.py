@@ -25,6 +25,9 @@ class TensorStats:
 
     ``mean``/``std``/``min``/``max`` are over the finite values (``None`` when
     there is none); ``saturated_fraction`` is set for sigmoid/tanh outputs only.
+    ``dead_units``/``units`` (ReLU-family outputs of rank 2 or more only): how many
+    of the last axis' units (features, channels) are exactly zero for every example
+    and position of the batch, of how many.
     """
 
     count: int
@@ -35,16 +38,20 @@ class TensorStats:
     zero_fraction: float
     nonfinite: int
     saturated_fraction: float | None = None
+    dead_units: int | None = None
+    units: int | None = None
 
 
 @dataclass(frozen=True)
 class TensorInfo:
     """What one input or output of a layer call looked like.
 
-    ``producer`` (inputs only) is the path of the layer call that produced this
+    ``producer`` (of an input) is the path of the layer call that produced this
     tensor, ``"input"`` for the data given to the traced model, or ``None`` when
     it came from other code (e.g. an op between two layers of a subclassed
-    model).  ``producer_index`` is that call's row index.  ``nonfinite`` counts
+    model).  ``producer_index`` is that call's row index.  An output of a call
+    with sublayers (a model, a block) has the inner call that returned it as its
+    producer, when one did (the model's output layer).  ``nonfinite`` counts
     NaN/Inf in an eager input whose producer is not a recorded call.
     """
 

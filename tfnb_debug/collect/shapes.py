@@ -33,6 +33,8 @@ from tfnb_debug.text import key_sentence
 __all__ = ["ShapeCollector"]
 
 _SATURATING = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0), "hard_sigmoid": (0.0, 1.0)}
+#: activations whose outputs get a count of dead units (zero for every example)
+_RECTIFYING = frozenset({"relu", "relu6"})
 _SKIP_KWARGS = frozenset({"training", "mask"})
 
 
@@ -314,7 +316,12 @@ class ShapeCollector:
             stats = None
             if frame.mode == "eager" and self.stats:
                 stats = self._stats(frame, position, t)
-            infos.append(TensorInfo(shape=_shape(t), dtype=self._dtype(t), stats=stats))
+            info = TensorInfo(shape=_shape(t), dtype=self._dtype(t), stats=stats)
+            inner = self._producers.get(id(t)) if frame.has_children else None
+            if inner is not None and inner[0]() is t and inner[1] > frame.index:
+                # a model (or block) returning what one of its layers returned
+                info = replace(info, producer=inner[2], producer_index=inner[1])
+            infos.append(info)
             self._remember(t, frame.index, frame.path)
         frame.outputs = tuple(infos)
 
@@ -411,6 +418,10 @@ class ShapeCollector:
     # -------------------------------------------------------------- statistics
     def _stats(self, frame: _Open, position: int, t: Any) -> TensorStats | None:
         saturating = frame.activation if frame.activation in _SATURATING else None
+        if frame.activation in _RECTIFYING or (
+            frame.activation is None and type(frame.layer).__name__ == "ReLU"
+        ):
+            saturating = "relu"  # not saturating: the units that never fire are counted
         if not isinstance(t, np.ndarray) and _on_accelerator(t):
             values = _device_stats(t, saturating, self.saturation_epsilon)
             frame.device_stats.append((position, values, saturating))
@@ -449,6 +460,8 @@ def host_stats(
 
     Five passes (sum, dot, min, max, a count of zeros);
     the NaN/Inf count is taken only when the sums say there is one.
+    ``saturating`` names a sigmoid/tanh (the share near its bounds is counted) or
+    is ``"relu"`` (the units of the last axis that are zero throughout are counted).
     """
     if array.dtype.kind not in "fiubV" and "float" not in str(array.dtype):
         return None
@@ -471,13 +484,20 @@ def host_stats(
             total = float(values.sum(dtype=np.float64))
             squares = float(np.dot(values.astype(np.float64), values.astype(np.float64)))
     saturated = None
-    if saturating is not None:
+    dead = units = None
+    if saturating == "relu":
+        if array.ndim >= 2 and array.shape[-1]:
+            units = int(array.shape[-1])
+            dead = units - int(np.count_nonzero(np.any(flat.reshape(-1, units) != 0, axis=0)))
+    elif saturating is not None:
         low, high = _SATURATING[saturating]
         near = np.count_nonzero(flat <= low + epsilon) + np.count_nonzero(flat >= high - epsilon)
         saturated = float(near) / count
     n = int(values.size)
     if n == 0:
-        return TensorStats(count, None, None, None, None, zeros / count, nonfinite, saturated)
+        return TensorStats(
+            count, None, None, None, None, zeros / count, nonfinite, saturated, dead, units
+        )
     mean = total / n
     variance = max(squares / n - mean * mean, 0.0)
     return TensorStats(
@@ -489,12 +509,20 @@ def host_stats(
         zero_fraction=zeros / count,
         nonfinite=nonfinite,
         saturated_fraction=saturated,
+        dead_units=dead,
+        units=units,
     )
 
 
 def _device_stats(t: Any, saturating: str | None, epsilon: float) -> Any:
-    """Eight float32 scalars reduced on the tensor's own device (no host transfer here)."""
+    """Ten float32 scalars reduced on the tensor's own device (no host transfer here)."""
     with tf.device(t.device):
+        dead = units = tf.constant(-1.0)
+        if saturating == "relu" and t.shape.rank is not None and t.shape.rank >= 2:
+            columns = tf.reshape(tf.cast(t, tf.float32), [-1, tf.shape(t)[-1]])
+            alive = tf.reduce_any(tf.not_equal(columns, 0.0), axis=0)
+            units = tf.cast(tf.size(alive), tf.float32)
+            dead = units - tf.reduce_sum(tf.cast(alive, tf.float32))
         x = tf.reshape(tf.cast(t, tf.float32), [-1])
         n = tf.cast(tf.size(x), tf.float32)
         finite = tf.math.is_finite(x)
@@ -507,13 +535,15 @@ def _device_stats(t: Any, saturating: str | None, epsilon: float) -> Any:
         low = tf.reduce_min(tf.where(finite, x, big))
         high = tf.reduce_max(tf.where(finite, x, -big))
         zeros = tf.reduce_sum(tf.cast(tf.equal(x, 0.0), tf.float32))
-        if saturating is not None:
+        if saturating in _SATURATING:
             lo, hi = _SATURATING[saturating]
             near = (x <= lo + epsilon) | (x >= hi - epsilon)
             sat = tf.reduce_sum(tf.cast(near, tf.float32))
         else:
             sat = tf.constant(-1.0)
-        return tf.stack([n, mean, tf.sqrt(var), low, high, zeros, n - count_finite, sat])
+        return tf.stack(
+            [n, mean, tf.sqrt(var), low, high, zeros, n - count_finite, sat, dead, units]
+        )
 
 
 def _stats_from_vector(row: np.ndarray, saturating: str | None) -> TensorStats:
@@ -528,7 +558,11 @@ def _stats_from_vector(row: np.ndarray, saturating: str | None) -> TensorStats:
         max=float(row[4]) if has_values else None,
         zero_fraction=float(row[5]) / n if n else 0.0,
         nonfinite=nonfinite,
-        saturated_fraction=(float(row[7]) / n if n else 0.0) if saturating else None,
+        saturated_fraction=(
+            (float(row[7]) / n if n else 0.0) if saturating in _SATURATING else None
+        ),
+        dead_units=int(row[8]) if row[9] > 0 else None,
+        units=int(row[9]) if row[9] > 0 else None,
     )
 
 

@@ -42,7 +42,8 @@ __all__ = [
 class ShapeThresholds:
     """The documented, overridable thresholds of the shape rules.
 
-    * ``dead_relu_fraction`` (N02): share of exact zeros above which a ReLU output is "dead".
+    * ``dead_relu_fraction`` (N02): share of exact zeros above which a ReLU output is "dead",
+      when at least ``dead_unit_share`` of its units are 0 for every example of the batch.
     * ``saturated_fraction`` and ``saturation_epsilon`` (N03): share of sigmoid/tanh
       outputs within ``saturation_epsilon`` of the bounds.
     * ``min_values`` (N02, N03): outputs with fewer values are too small to judge.
@@ -50,13 +51,14 @@ class ShapeThresholds:
     """
 
     dead_relu_fraction: float = 0.9
+    dead_unit_share: float = 0.5
     saturated_fraction: float = 0.9
     saturation_epsilon: float = 1e-3
     min_values: int = 64
     retrace_limit: int = 5
 
     def __post_init__(self) -> None:
-        for name in ("dead_relu_fraction", "saturated_fraction"):
+        for name in ("dead_relu_fraction", "dead_unit_share", "saturated_fraction"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise TfnbDebugError(f"ShapeThresholds.{name} must be within [0, 1], got {value}")
@@ -598,7 +600,14 @@ def _passed_through(before: TensorStats | None, after: TensorStats | None) -> bo
 
 # ------------------------------------------------------------------------ N02
 def dead_relu(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
-    """N02: a ReLU-family output that is (almost) all exact zeros."""
+    """N02: a ReLU-family output that is (almost) all exact zeros because its units died.
+
+    Many zeros alone are sparse activations, not dead units: a layer of a model
+    that trains well can output 90% zeros with every unit firing on some
+    examples, and gradient reaches each of them.  A unit is dead when it is zero
+    for every example (and position) of the batch; the finding needs at least
+    ``dead_unit_share`` of the layer's units dead, when the output has a unit axis.
+    """
     limit = thresholds.dead_relu_fraction
     unjudged = _after_idle_batchnorm(facts)
     out = []
@@ -609,12 +618,17 @@ def dead_relu(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
         s = row.stats
         if s.count < thresholds.min_values or s.zero_fraction <= limit:
             continue
+        units = ""
+        if s.units:
+            if (s.dead_units or 0) < thresholds.dead_unit_share * s.units:
+                continue  # sparse, but most units fire on some example
+            units = f"; {s.dead_units} of its {s.units} units are 0 for every example"
         seen.add(row.path)
         out.append(
             finding(
                 "N02",
                 f"{s.zero_fraction:.1%} of the outputs of ReLU layer '{row.name}' are exactly "
-                f"zero (threshold {limit:.0%})",
+                f"zero (threshold {limit:.0%})" + units,
                 place=row.path,
                 target=Target("layer", row.path),
                 evidence=f"{round(s.zero_fraction * s.count)} of {s.count} values are 0",
@@ -631,6 +645,23 @@ def _is_relu(row: LayerCall) -> bool:
 
 
 # ------------------------------------------------------------------------ N03
+def _output_rows(facts: ShapeFacts) -> set[int]:
+    """The rows whose outputs a traced root returns (its output layers, through nested
+    models): a sigmoid or softmax there is the prediction, and a trained classifier's
+    confident predictions sit at the bounds by design."""
+    by_index = {r.index: r for r in facts.calls}
+    found: set[int] = set()
+    todo = [r for r in facts.calls if r.parent is None]
+    while todo:
+        row = todo.pop()
+        for t in row.outputs:
+            inner = by_index.get(t.producer_index) if t.producer_index is not None else None
+            if inner is not None and inner.index not in found:
+                found.add(inner.index)
+                todo.append(inner)
+    return found
+
+
 def saturated_activation(facts: ShapeFacts, thresholds: ShapeThresholds) -> list[Finding]:
     """N03: a sigmoid/tanh output sitting at its bounds."""
     limit = thresholds.saturated_fraction
@@ -638,11 +669,12 @@ def saturated_activation(facts: ShapeFacts, thresholds: ShapeThresholds) -> list
     unjudged = _after_idle_batchnorm(facts)
     out = []
     seen: set[str] = set()
+    outputs = _output_rows(facts)
     for row in facts.calls:
         s = row.stats
         if row.path in seen or row.activation not in _SATURATING or s is None:
             continue
-        if unjudged(row):
+        if unjudged(row) or row.index in outputs:
             continue
         if s.saturated_fraction is None or s.count < thresholds.min_values:
             continue
