@@ -470,3 +470,42 @@ def test_g06_a_loss_that_does_not_improve_counts_the_early_steps_but_not_a_gans(
     # two optimizers, each on its own model (a GAN): an adversary's loss need not fall
     two = check_gradients(ratio_history(("adam", "adam_1"))).findings
     assert "G06" not in [f.code for f in two]
+
+
+def test_g02_and_g06_silent_on_a_regression_with_large_targets_whose_loss_falls() -> None:
+    # targets in the thousands: gradient norms in the thousands are the loss's scale, and
+    # Adam's steps are large, while the loss falls steadily: no fault to report
+    keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(256, 8)).astype("float32")
+    y = 1000.0 * (x @ rng.normal(size=(8, 1))).astype("float32") + 5000.0
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, name="out")])
+    model.compile(keras.optimizers.Adam(100.0), "mse")
+    report = train(model, x, y, batch_size=32, epochs=4)
+    assert float(np.nanmax(report.history.layer_grad_norms())) > 1e3
+    assert report.history.loss[-1] < report.history.loss[0] / 2
+    assert not {"G02", "G06"} & set(report.codes())
+    # the same model with a learning rate that diverges: both are reported
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, name="out")])
+    model.compile(keras.optimizers.SGD(1.5), "mse")
+    diverging = train(model, x, y, batch_size=32, epochs=2)
+    assert diverging.history.loss[-1] > diverging.history.loss[0]
+    assert {"G02", "G06"} & set(diverging.codes())
+
+
+def test_g07_judges_the_whole_run_not_only_its_first_steps() -> None:
+    # the loss falls for 10 steps, then the schedule decays the learning rate to 0: flat
+    # for the 30 steps after (one batch, the same every step)
+    x, y = data(8)
+    schedule = keras.optimizers.schedules.PiecewiseConstantDecay([10], [0.1, 0.0])
+    model = scaled_model(1.0)
+    model.compile(
+        keras.optimizers.SGD(schedule),
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    report = train(model, x, y, epochs=40)
+    g07 = [f for f in report.findings if f.code == "G07"]
+    assert len(g07) == 1 and "the last 29 recorded steps (steps 11-39)" in g07[0].message
+    learning = train(scaled_model(1.0, lr=0.1), x, y, epochs=40)
+    assert "G07" not in learning.codes()

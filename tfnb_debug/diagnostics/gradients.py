@@ -42,7 +42,10 @@ class GradThresholds:
     ``growth_factor`` x its smallest norm of the ``growth_window`` records
     before, reached more than ``growth_min_norm`` and was still climbing at the
     end of the recording (the last norm is the highest of the last
-    ``growth_window`` records and not below the one that grew).
+    ``growth_window`` records and not below the one that grew).  The two size
+    criteria count only when the recorded loss does not show healthy training
+    (while it falls, a large norm is the loss's scale, e.g. large regression
+    targets); the growth criterion counts always.
     ``update_ratio_*`` (G06): median update/weight norm ratio of a layer above
     ``high`` or below ``low``, over the later half of the recorded steps (the
     first steps from a fresh initialisation move small weights by a large
@@ -51,9 +54,12 @@ class GradThresholds:
     (a zero-initialised layer's ratio says nothing).  "Too high" also judges every
     step before the recorded loss misbehaved (became non-finite, rose to
     ``update_ratio_loss_rise`` x its first value, or did not improve from the first
-    half to the later half), so a diverging short run is caught.  ``stagnant_*``
-    (G07): relative loss change over the first ``stagnant_steps`` recorded steps
-    (at least ``stagnant_min_steps``) under ``stagnant_rel``.
+    half to the later half), so a diverging short run is caught; while the loss
+    falls steadily (no step's loss above ``update_ratio_loss_spike`` x the first),
+    a high ratio is fast training and is not reported.  ``stagnant_*``
+    (G07): relative loss change (range over mean) under ``stagnant_rel`` over the
+    first ``stagnant_steps`` recorded steps (at least ``stagnant_min_steps``), or
+    over all the steps after them in a run of at least twice that many.
     """
 
     vanishing_abs: float = 1e-7
@@ -70,6 +76,7 @@ class GradThresholds:
     update_ratio_min_steps: int = 5
     update_ratio_min_weight: float = 1e-3
     update_ratio_loss_rise: float = 10.0
+    update_ratio_loss_spike: float = 1.5
     stagnant_rel: float = 1e-4
     stagnant_steps: int = 10
     stagnant_min_steps: int = 5
@@ -404,14 +411,21 @@ def _vanishing(h: GradientHistory, th: GradThresholds, label: Callable[[str], st
 
 
 def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    """G02.  A large norm alone is the scale of the loss (a regression on targets in the
+    thousands has gradients in the thousands and trains fine): the size criteria count
+    only while the recorded loss misbehaves (or was not recorded); a norm that keeps
+    growing to the end of the run counts always."""
     norms = _finite(h.layer_grad_norms())
     layers = h.layers()
     if norms.size == 0 or np.all(np.isnan(norms)):
         return [], []
     medians = _median_of_others(norms)
+    healthy = _loss_falls(h, th)
     reasons: dict[int, str] = {}
     for j in range(len(layers)):
-        reason = _explodes(h, norms, medians, j, th)
+        reason = (
+            _keeps_growing(h, norms[:, j], th) if healthy else _explodes(h, norms, medians, j, th)
+        )
         if reason is not None:
             reasons[j] = reason
     if not reasons:
@@ -516,7 +530,10 @@ def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str],
     counts = (~np.isnan(ratios)).sum(axis=0)
     medians = _nanmedian(ratios, axis=0)
     judged = [j for j in range(len(layers)) if counts[j] >= th.update_ratio_min_steps]
-    high = [j for j in judged if medians[j] > th.update_ratio_high]
+    # large steps while the loss falls steadily are fast training, not a learning rate that
+    # is too high: "too high" needs the loss to misbehave (or to be unrecorded)
+    healthy = _loss_falls(h, th)
+    high = [j for j in judged if medians[j] > th.update_ratio_high and not healthy]
     low = [j for j in judged if medians[j] < th.update_ratio_low]
     window = _window(h, first)
     evidence = {
@@ -581,6 +598,21 @@ def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str],
         findings.append(_too_low(h, th, label, low, medians, counts, first, window))
         flagged.extend((layers[k], "G06") for k in low)
     return findings, flagged
+
+
+def _loss_falls(h: GradientHistory, th: GradThresholds) -> bool:
+    """Whether the recorded loss shows steady training: enough finite losses, none
+    non-finite, no step's loss above ``update_ratio_loss_spike`` x the first one (a
+    step that undoes the training so far), and :func:`_loss_misbehaves` finds neither a
+    rise nor a run without improvement.  False when the loss was not recorded
+    (nothing then says training is fine)."""
+    known = np.flatnonzero(h.loss_known)
+    if len(known) < 2 * th.update_ratio_min_steps:
+        return False
+    values = h.loss[known]
+    if np.any(np.abs(values[1:]) > th.update_ratio_loss_spike * abs(float(values[0]))):
+        return False
+    return _loss_misbehaves(h, th) is None
 
 
 def _loss_misbehaves(h: GradientHistory, th: GradThresholds) -> tuple[int, str] | None:
@@ -685,27 +717,60 @@ def _loss_stagnant(
     name: str | None = None,
 ) -> list[Finding]:
     """G07 over one loss series (``name``: its label when a step computes several)."""
-    known = loss[known_mask]
+    values = loss[known_mask]
     steps = steps[known_mask]
-    keep = np.isfinite(known)
-    known, steps = known[keep][: th.stagnant_steps], steps[keep][: th.stagnant_steps]
-    if len(known) < th.stagnant_min_steps:
+    keep = np.isfinite(values)
+    values, steps = values[keep], steps[keep]
+    n = th.stagnant_steps
+    first, at = values[:n], steps[:n]
+    if len(first) >= th.stagnant_min_steps:
+        change = _relative_range(first)
+        if change < th.stagnant_rel:
+            return [_stagnant(first, at, change, th, name, f"the first {len(first)}")]
+    # a loss that moves in its first steps and then stops for the rest of a longer run is
+    # as stuck: the longest flat tail, when it holds half the run or more
+    if len(values) < 2 * n:
         return []
-    spread = float(known.max() - known.min())
-    scale = max(float(np.abs(known).mean()), 1e-12)
-    change = spread / scale
-    if change >= th.stagnant_rel:
+    tail = _flat_tail(values, th.stagnant_rel)
+    if tail < max(th.stagnant_min_steps, len(values) // 2):
         return []
+    part, at = values[-tail:], steps[-tail:]
+    return [_stagnant(part, at, _relative_range(part), th, name, f"the last {tail}")]
+
+
+def _relative_range(values: np.ndarray) -> float:
+    return float(values.max() - values.min()) / max(float(np.abs(values).mean()), 1e-12)
+
+
+def _flat_tail(values: np.ndarray, rel: float) -> int:
+    """How many of the last values have a relative range (range over mean |value|) under
+    ``rel``."""
+    low = high = float(values[-1])
+    total = 0.0
+    for k in range(len(values) - 1, -1, -1):
+        v = float(values[k])
+        low, high, total = min(low, v), max(high, v), total + abs(v)
+        if (high - low) / max(total / (len(values) - k), 1e-12) >= rel:
+            return len(values) - 1 - k
+    return len(values)
+
+
+def _stagnant(
+    known: np.ndarray,
+    steps: np.ndarray,
+    change: float,
+    th: GradThresholds,
+    name: str | None,
+    which: str,
+) -> Finding:
     what = f"the loss '{name}'" if name else "the loss"
-    return [
-        finding(
-            "G07",
-            f"{what} barely moves over the first {len(known)} recorded steps "
-            f"(steps {int(steps[0])}-{int(steps[-1])}): relative change {change:.2g} "
-            f"< {th.stagnant_rel:g}",
-            place=f"steps {int(steps[0])}-{int(steps[-1])}",
-            evidence=f"{name or 'loss'} from {float(known[0]):.6g} to {float(known[-1]):.6g}",
-            hint="check the learning rate (zero or tiny?), frozen layers, the loss/output "
-            "pairing (M01-M05), and that the labels are not constant",
-        )
-    ]
+    return finding(
+        "G07",
+        f"{what} barely moves over {which} recorded steps "
+        f"(steps {int(steps[0])}-{int(steps[-1])}): relative change {change:.2g} "
+        f"< {th.stagnant_rel:g}",
+        place=f"steps {int(steps[0])}-{int(steps[-1])}",
+        evidence=f"{name or 'loss'} from {float(known[0]):.6g} to {float(known[-1]):.6g}",
+        hint="check the learning rate (zero or tiny?), frozen layers, the loss/output "
+        "pairing (M01-M05), and that the labels are not constant",
+    )
