@@ -33,6 +33,7 @@ __all__ = [
     "FitDataThresholds",
     "OutcomeThresholds",
     "classifier_head",
+    "last_fit",
     "outcome_of_fit",
     "record_fit_args",
     "split_skew_of_data",
@@ -76,10 +77,18 @@ class _OutcomeReader:
         self.label_control = label_control
         self.pending: list[tuple[Any, dict[str, Any], Any, FitCall | None]] = []
         self.kept: list[tuple[FitOutcome, Any, dict[str, Any]]] = []
+        #: the last fit's model and arguments, for a fix trial (:meth:`take_last_fit`)
+        self.last_fit: tuple[Any, dict[str, Any]] | None = None
+
+    def take_last_fit(self) -> tuple[Any, dict[str, Any]] | None:
+        """The last fit's model and arguments, once (the reference is dropped)."""
+        last, self.last_fit = self.last_fit, None
+        return last
 
     def __call__(
         self, model: Any, arguments: dict[str, Any], result: Any, call: FitCall | None
     ) -> FitOutcome | None:
+        self.last_fit = (model, arguments)
         if self.at_end:
             self.pending.append((model, arguments, result, call))
             return None
@@ -122,6 +131,12 @@ class _OutcomeReader:
                 control = ControlRun(False, reason if isinstance(reason, str) else "skipped")
             settled = dataclasses.replace(outcome, control=control)
             recorder.outcomes[:] = [settled if o is outcome else o for o in recorder.outcomes]
+
+
+def last_fit(recorder: FitArgsRecorder) -> tuple[Any, dict[str, Any]] | None:
+    """The model and arguments of the last ``fit`` the recorder saw (with outcomes), once."""
+    reader = recorder.after_fit
+    return reader.take_last_fit() if isinstance(reader, _OutcomeReader) else None
 
 
 def classifier_head(model: Any) -> ClassifierHead | None:

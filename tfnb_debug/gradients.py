@@ -16,6 +16,7 @@ the loss/output pairing checks M01-M05, and the metrics and output chain (M07, M
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -335,6 +336,7 @@ def record_gradients(
     watch: Iterable[Any] = (),
     save_to: str | os.PathLike[str] | None = None,
     label_control: bool | str = True,
+    fix_trial: bool | str = True,
 ) -> contextlib.AbstractContextManager[GradientRecording]:
     """Record gradient statistics at every ``every``-th optimizer step taken in the block.
 
@@ -348,7 +350,11 @@ def record_gradients(
     validation never learns (P15).  ``label_control``: when P15's evidence holds, confirm it
     with a control run on shuffled labels as the block ends (a few seconds; it trains
     copies of the model, so end any other recording around this block first); False, or
-    a string saying why, skips it and P15 says so.
+    a string saying why, skips it and P15 says so.  ``fix_trial``: when a training fault
+    (G01-G07) is found in a ``fit``, try the fixes its evidence supports on a copy of the
+    model as the block ends (a few seconds, the user's model restored bit for bit; see
+    :mod:`tfnb_debug.collect.fix_trial`) and say in each finding whether one made the loss
+    fall; False, or a string saying why, skips it and the findings say so.
 
     ``save_to``: a run folder (a local path, or ``gs://...``: anything
     ``tf.io.gfile`` opens).  When the block ends, this process writes its
@@ -372,7 +378,7 @@ def record_gradients(
         raise TfnbDebugError(f"every must be a positive integer, got {every!r}")
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
         raise TfnbDebugError(f"max_steps must be a positive integer, got {max_steps!r}")
-    recording = _Recording(every, max_steps, thresholds, list(watch), label_control)
+    recording = _Recording(every, max_steps, thresholds, list(watch), label_control, fix_trial)
     if save_to is not None:
         from tfnb_debug.run_saving import run_saver
 
@@ -396,6 +402,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         thresholds: GradThresholds | None,
         watched: list[Any],
         label_control: bool | str = True,
+        fix_trial: bool | str = True,
     ) -> None:
         from tfnb_debug.collect.gradients import GradientCapture
         from tfnb_debug.collect.loss_watch import watch_losses
@@ -408,6 +415,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         self._capture = GradientCapture(every=every, max_steps=max_steps)
         # P15/P16 from what each fit left
         self._fits = record_fit_args(outcomes=True, label_control=label_control)
+        self._fix_trial = fix_trial
         self._watch = watch_losses()
         self._losses: Any = None
         self.saver: Any = None  # a run folder's writer (record_gradients(save_to=...))
@@ -456,9 +464,53 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 failed = exc[1] is not None
                 self._recording.report = with_fit_findings(report, self._fits, failed=failed)
+                if not failed:
+                    self._recording.report = with_fix_trial(
+                        self._recording.report, self._fits, self._fix_trial
+                    )
         if self.saver is not None and self._recording.report is not None:
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 self.saver.save(self._recording.report)
+
+
+def with_fix_trial(report: GradientReport, fits: Any, allowed: bool | str) -> GradientReport:
+    """``report`` with its training faults' fixes tried on a copy of the last ``fit``'s
+    model (:mod:`tfnb_debug.collect.fix_trial`), each fault saying what the trial showed,
+    and the runs' losses as the "fix trials" table; ``report`` itself when no finding is a
+    training fault with a fix to try.  ``allowed``: False or a reason skips the trial."""
+    from tfnb_debug.collect.fix_trial import hidden_saturating_layers, run_fix_trial
+    from tfnb_debug.diagnostics.trials import planned_changes, trial_table, with_trial
+    from tfnb_debug.fit_data import last_fit
+    from tfnb_debug.trial_records import Trial
+
+    fit = last_fit(fits)
+    if fit is None or allowed is False:
+        return report  # no fit to copy (a custom loop), or the trial is off
+    model, arguments = fit
+    changes = planned_changes(
+        report.findings, _learning_rate(model), hidden_saturating_layers(model)
+    )
+    if not changes:
+        return report
+    if isinstance(allowed, str):
+        trial = Trial(False, allowed)
+    else:
+        trial = run_fix_trial(model, arguments, changes)
+    table = trial_table(trial)
+    return dataclasses.replace(
+        report,
+        findings=tuple(with_trial(report.findings, changes, trial)),
+        tables=(*report.tables, table) if table is not None else report.tables,
+    )
+
+
+def _learning_rate(model: Any) -> float | None:
+    """The optimizer's learning rate as a number; None for a schedule or none at all."""
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is None:
+        return None
+    rate = optimizer.get_config().get("learning_rate")
+    return float(rate) if isinstance(rate, int | float) else None
 
 
 class GradientLive:

@@ -34,7 +34,7 @@ import numpy as np
 from tfnb_debug.collect.fit_args import is_dataset
 from tfnb_debug.collect.fit_outcome import ClassifierHead, ControlRun, class_ids, predicted_ids
 
-__all__ = ["run_label_control"]
+__all__ = ["dataset_rows", "name_counters_kept", "run_label_control"]
 
 #: training rows the control samples from the fit's training data
 MAX_ROWS = 2048
@@ -90,7 +90,7 @@ def _control_data(a: dict[str, Any], head: ClassifierHead, seed: int) -> _Data |
     x, y = a.get("x"), a.get("y")
     batch = int(a.get("batch_size") or 32)
     if is_dataset(x):
-        got = _from_dataset(x, MAX_ROWS)
+        got = dataset_rows(x, MAX_ROWS)
         if got is None:
             return "the training dataset does not yield (x, y) pairs"
         x, y, batch = got
@@ -104,7 +104,7 @@ def _control_data(a: dict[str, Any], head: ClassifierHead, seed: int) -> _Data |
     if isinstance(data, tuple | list) and len(data) >= 2:
         x_val, y_val = data[0], np.asarray(data[1])
     elif is_dataset(data):
-        got = _from_dataset(data, MAX_HELD_OUT)
+        got = dataset_rows(data, MAX_HELD_OUT)
         if got is None:
             return "the validation dataset does not yield (x, y) pairs"
         x_val, y_val, _ = got
@@ -144,7 +144,7 @@ def _guarded_run(
     real: list[float] = []
     shuffled: list[float] = []
     budget_start = start  # moved to the end of the first training step once it ran
-    with TrainingGuard(model), _name_counters_kept():
+    with TrainingGuard(model), name_counters_kept():
         for pair in range(REPEATS):
             elapsed = time.monotonic() - budget_start
             if pair and elapsed * (pair + 1) / pair > max_seconds:
@@ -299,7 +299,7 @@ def _accuracy(copy: Any, data: _Data, head: ClassifierHead) -> float:
     return correct / n
 
 
-class _name_counters_kept:  # noqa: N801 - used as a context manager
+class name_counters_kept:  # noqa: N801 - used as a context manager
     """Keras' automatic layer-name counters, put back as they were (the copy's layers
     would otherwise move the names of the user's next layers)."""
 
@@ -318,7 +318,7 @@ class _name_counters_kept:  # noqa: N801 - used as a context manager
             self._uids.update(self._saved)
 
 
-def _from_dataset(dataset: Any, limit: int) -> tuple[Any, np.ndarray, int] | None:
+def dataset_rows(dataset: Any, limit: int) -> tuple[Any, np.ndarray, int] | None:
     """The first ``limit`` rows (at most 64 batches) of a dataset of ``(x, y)`` batches, and
     the size of its first batch."""
     import keras

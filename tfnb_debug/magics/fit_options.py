@@ -19,7 +19,8 @@ def control_argument(func: F) -> F:
     return argument(
         "--control",
         action="store_true",
-        help="run P15's control on shuffled labels (a few seconds) also with -q",
+        help="run the short runs on copies of the model also with -q: P15's control on "
+        "shuffled labels, and %%%%tfgrad's trial of a training fault's fix (a few seconds)",
     )(func)
 
 

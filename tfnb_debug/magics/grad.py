@@ -32,10 +32,19 @@ from tfnb_debug.magics.memory import mem_argument
 _USAGE = (
     "%(prog)s [--loss LOSS] [-q] [-o] [-v NAME] MODEL X Y   (dry probe)\n"
     "  %%%%%(prog)s [--every N] [--max-steps N] [--stop-on {nan,explode}] [--mem] [--live] "
-    "[--no-live] [--live-interval S] [--control] [-q] [-o] [-v NAME]   (cell magic)"
+    "[--no-live] [--live-interval S] [--control] [--no-trial] [-q] [-o] [-v NAME]   (cell magic)"
 )
 #: the options of a training cell, which the dry probe cannot honour
-_CELL_ONLY = ("every", "max_steps", "stop_on", "mem", "live", "live_interval", "control")
+_CELL_ONLY = (
+    "every",
+    "max_steps",
+    "stop_on",
+    "mem",
+    "live",
+    "live_interval",
+    "control",
+    "no_trial",
+)
 
 
 @magics_class
@@ -64,6 +73,11 @@ class GradMagics(Magics):
     @mem_argument
     @live_arguments
     @control_argument
+    @argument(
+        "--no-trial",
+        action="store_true",
+        help="do not try the fixes of training faults (G01-G07) on a copy of the model",
+    )
     @output_arguments
     @argument(
         "names",
@@ -88,6 +102,12 @@ class GradMagics(Magics):
         After each ``fit`` it reads what the model now predicts (P15, P16);
         P15's control run on shuffled labels (a few seconds, when the history
         points at the labels) is skipped with -q unless ``--control`` asks for it.
+        When a ``fit`` shows a training fault (G01-G07), the fixes its evidence
+        supports (learning rate 10x lower or higher, clipnorm, ReLU with He
+        initialization for hidden sigmoid/tanh layers) are tried on a copy of
+        the model on a sample of the data (a few seconds, the model restored
+        bit for bit), and each finding says whether one made the loss fall;
+        skipped with -q unless ``--control``, never with ``--no-trial``.
 
         While the cell runs, a live view updates in place every
         ``--live-interval`` seconds (default 2): steps, loss, per-layer
@@ -140,6 +160,7 @@ class GradMagics(Magics):
                 max_steps=args.max_steps,
                 watch=[*user_objects(shell, ("model", "optimizer"), private=True).values()],
                 label_control=label_control(args),
+                fix_trial=False if args.no_trial else label_control(args),
             )
             # tf.functions traced in earlier cells trace again, hooked, for this cell
             retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfgrad")

@@ -1,0 +1,155 @@
+"""From a recorded training fault to the fixes its evidence supports, and back with the trial.
+
+:func:`planned_changes` reads the gradient findings of a run (G01-G07) and the model's
+configuration (its learning rate, its hidden sigmoid/tanh layers) and picks the one or
+two changes each fault's evidence points at: a learning rate 10x lower for a loss or
+gradient that blew up (G02, G03, G05, G06 "too high"), 10x higher for a loss that does
+not move or weights that barely do while their gradient is not small (G07, G06 "too
+low"), clipping for an exploding gradient, ReLU with He initialization for a vanishing
+gradient in a stack of saturating activations (G01, G07, G06 "too low").  The changes are tried on a
+copy (:mod:`tfnb_debug.collect.fix_trial`); :func:`with_trial` then gives each finding
+the answer: the change that made the loss fall (named as the cause, with the curves'
+numbers), or that none of them did, or why none was tried.  Pure Python.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from tfnb_debug.reports import Finding, Table
+from tfnb_debug.trial_records import Change, Trial
+
+__all__ = ["TRAINING_FAULTS", "planned_changes", "trial_table", "with_trial"]
+
+#: the codes whose fix a trial can test
+TRAINING_FAULTS = frozenset({"G01", "G02", "G03", "G05", "G06", "G07"})
+
+
+def _too_high(f: Finding) -> bool:
+    return f.code in {"G02", "G03", "G05"} or (f.code == "G06" and "is above" in f.message)
+
+
+def _too_low(f: Finding) -> bool:
+    return f.code == "G07" or (f.code == "G06" and "raise the learning rate" in f.hint)
+
+
+def planned_changes(
+    findings: Sequence[Finding], learning_rate: float | None, saturating: Sequence[str]
+) -> tuple[Change, ...]:
+    """The changes the findings' evidence supports, in the order they are tried.
+
+    ``learning_rate``: the optimizer's (None for a schedule: no learning-rate change is
+    planned); ``saturating``: the names of the model's hidden sigmoid/tanh layers."""
+    faults = [f for f in findings if f.code in TRAINING_FAULTS]
+    changes: list[Change] = []
+    high = any(_too_high(f) for f in faults)
+    if learning_rate is not None and learning_rate > 0:
+        rate = learning_rate
+        if high:
+            changes.append(
+                Change(
+                    "learning_rate",
+                    f"learning_rate={rate / 10:g} (was {rate:g})",
+                    0.1,
+                    cause=f"the learning rate ({rate:g}) is too high",
+                )
+            )
+        elif any(_too_low(f) for f in faults):
+            changes.append(
+                Change(
+                    "learning_rate",
+                    f"learning_rate={rate * 10:g} (was {rate:g})",
+                    10.0,
+                    cause=f"the learning rate ({rate:g}) is too low",
+                )
+            )
+    if any(f.code in {"G02", "G03"} for f in faults):
+        changes.append(
+            Change("clipnorm", "clipnorm=1.0 in the optimizer", 1.0, cause="the gradient explodes")
+        )
+    if saturating and any(f.code in {"G01", "G07"} or _too_low(f) for f in faults):
+        names = _names(saturating)
+        changes.append(
+            Change(
+                "relu",
+                f"activation='relu' with kernel_initializer='he_normal' in {names}",
+                cause=f"the saturating activations of {names}",
+            )
+        )
+    return tuple(changes)
+
+
+def _names(layers: Sequence[str]) -> str:
+    shown = ", ".join(f"'{name}'" for name in layers[:3])
+    more = f" and {len(layers) - 3} more" if len(layers) > 3 else ""
+    return f"layer{'s' if len(layers) > 1 else ''} {shown}{more}"
+
+
+def _relevant(f: Finding, changes: Sequence[Change]) -> list[Change]:
+    """The planned changes that address ``f``'s fault."""
+    out = []
+    for change in changes:
+        if change.kind == "learning_rate":
+            fits = _too_high(f) if change.factor < 1 else _too_low(f)
+        elif change.kind == "clipnorm":
+            fits = f.code in {"G02", "G03", "G05"}
+        else:
+            fits = f.code in {"G01", "G07"} or (f.code == "G06" and _too_low(f))
+        if fits:
+            out.append(change)
+    return out
+
+
+def with_trial(
+    findings: Sequence[Finding], changes: Sequence[Change], trial: Trial
+) -> list[Finding]:
+    """The findings, each training fault with what the trial showed for its fixes."""
+    out = []
+    for f in findings:
+        relevant = _relevant(f, changes)
+        if not relevant:
+            out.append(f)
+            continue
+        confirmed = [
+            c for c in relevant if (run := trial.run_of(c)) is not None and trial.confirmed(run)
+        ]
+        if confirmed:
+            best = min(confirmed, key=lambda c: _last(trial, c))
+            rest = [trial.verdict(c) for c in relevant if c is not best]
+            hint = trial.verdict(best) + "".join(f"; {v}" for v in rest)
+            # the rule's own reading named the learning rate; a trial can point elsewhere
+            instead = best.kind != "learning_rate" and "learning rate" in f.message
+            message = f"{f.message}; a trial on a copy points at {best.cause}" + (
+                " instead" if instead else ""
+            )
+            out.append(dataclasses.replace(f, message=message, hint=hint))
+            continue
+        verdicts = "; ".join(trial.verdict(c) for c in relevant)
+        if trial.ran and not trial.not_run:
+            verdicts = f"none of the changes tried made the loss fall ({verdicts})"
+        out.append(dataclasses.replace(f, hint=f"{f.hint}; {verdicts}" if f.hint else verdicts))
+    return out
+
+
+def _last(trial: Trial, change: Change) -> float:
+    run = trial.run_of(change)
+    return run.last if run is not None else float("inf")
+
+
+def trial_table(trial: Trial) -> Table | None:
+    """The loss of every run (evaluated on the trial's training rows) before training and
+    at each checkpoint: the curves, as numbers; None when the trial did not run."""
+    if not trial.ran or trial.baseline is None:
+        return None
+    columns = (
+        "change",
+        "loss before",
+        *(f"after {k} steps" for k in trial.checkpoints),
+        "result",
+    )
+    rows = [("unchanged", *trial.baseline.losses, "")]
+    for run in trial.runs:
+        verdict = "confirmed" if trial.confirmed(run) else "did not help"
+        rows.append((run.label, *run.losses, verdict))
+    return Table("fix trials", columns, tuple(rows))
