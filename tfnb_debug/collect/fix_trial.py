@@ -126,9 +126,9 @@ def _guarded(
     runs: list[TrialRun] = []
     not_run: list[tuple[str, str]] = []
     with TrainingGuard(model), name_counters_kept():
-        import keras
-
-        keras.utils.set_random_seed(seed)
+        # no keras.utils.set_random_seed here: it would reset TensorFlow's op seeds and
+        # kernel caches, which no guard can put back; the copies draw their weights from
+        # Keras' global seed generator, which the guard restores
         base = _copy(model, x, None)
         if isinstance(base, str):
             return Trial(False, base, seconds=time.monotonic() - start)
@@ -141,7 +141,6 @@ def _guarded(
             if time.monotonic() - budget_start + per_run > max_seconds:
                 not_run.append((change.label, f"out of its {max_seconds:g} s budget"))
                 continue
-            keras.utils.set_random_seed(seed)
             copy = _copy(model, x, change)
             if isinstance(copy, str):
                 not_run.append((change.label, copy))
