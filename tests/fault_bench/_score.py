@@ -187,8 +187,10 @@ def run_version(shell: Any, case: Case, buggy: bool, magics: Iterable[str] = MAG
 
 
 def _names(where: str, places: Iterable[str]) -> bool:
+    """Whether ``where`` names one of ``places`` as a whole word (a plural counts: "labels"
+    names "label"), so that "x" or "dense1" do not match inside other words."""
     for place in places:
-        pattern = r"(?<![a-z0-9_])" + re.escape(place.lower()) + r"(?![a-z0-9_])"
+        pattern = r"(?<![a-z0-9_])" + re.escape(place.lower()) + r"(?:e?s)?(?![a-z0-9_])"
         if re.search(pattern, where):
             return True
     return False
