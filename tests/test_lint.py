@@ -41,6 +41,7 @@ def test_m01_fires_for_softmax_with_from_logits_and_not_for_logits() -> None:
     assert [c[0] for c in good.checks] == [
         "M01-M05",
         "M07, M08",
+        "M03, M07",
         "S08, M02, M03",
         "M06",
         "S05",

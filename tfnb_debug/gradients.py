@@ -436,7 +436,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
     def __exit__(self, *exc: Any) -> None:
         __tracebackhide__ = True
         from tfnb_debug.collect.loss_watch import nothing_watched
-        from tfnb_debug.fit_data import with_fit_findings
+        from tfnb_debug.fit_data import last_fit, with_fit_findings
 
         # the watch and the fit recorder first: the capture's exit tidies the traceback last
         try:
@@ -465,25 +465,43 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
                 failed = exc[1] is not None
                 self._recording.report = with_fit_findings(report, self._fits, failed=failed)
                 if not failed:
+                    fit = last_fit(self._fits)
+                    self._recording.report = with_target_findings(self._recording.report, fit)
                     self._recording.report = with_fix_trial(
-                        self._recording.report, self._fits, self._fix_trial
+                        self._recording.report, fit, self._fix_trial
                     )
         if self.saver is not None and self._recording.report is not None:
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 self.saver.save(self._recording.report)
 
 
-def with_fix_trial(report: GradientReport, fits: Any, allowed: bool | str) -> GradientReport:
+def with_target_findings(
+    report: GradientReport, fit: tuple[Any, dict[str, Any]] | None
+) -> GradientReport:
+    """``report`` with M03/M07 from the targets of the last ``fit`` (``(model, arguments)``):
+    an output range that cannot reach them, an accuracy on a regression."""
+    from tfnb_debug.model_outputs import check_targets
+
+    if fit is None or fit[1].get("y") is None:
+        return report
+    found = [f for f in check_targets(fit[0], fit[1]["y"]) if f not in report.findings]
+    if not found:
+        return report
+    return dataclasses.replace(report, findings=sort_findings([*report.findings, *found]))
+
+
+def with_fix_trial(
+    report: GradientReport, fit: tuple[Any, dict[str, Any]] | None, allowed: bool | str
+) -> GradientReport:
     """``report`` with its training faults' fixes tried on a copy of the last ``fit``'s
-    model (:mod:`tfnb_debug.collect.fix_trial`), each fault saying what the trial showed,
-    and the runs' losses as the "fix trials" table; ``report`` itself when no finding is a
-    training fault with a fix to try.  ``allowed``: False or a reason skips the trial."""
+    model (``fit``: ``(model, arguments)``; :mod:`tfnb_debug.collect.fix_trial`), each fault
+    saying what the trial showed, and the runs' losses as the "fix trials" table; ``report``
+    itself when no finding is a training fault with a fix to try.  ``allowed``: False or a
+    reason skips the trial."""
     from tfnb_debug.collect.fix_trial import hidden_saturating_layers, run_fix_trial
     from tfnb_debug.diagnostics.trials import planned_changes, trial_table, with_trial
-    from tfnb_debug.fit_data import last_fit
     from tfnb_debug.trial_records import Trial
 
-    fit = last_fit(fits)
     if fit is None or allowed is False:
         return report  # no fit to copy (a custom loop), or the trial is off
     model, arguments = fit

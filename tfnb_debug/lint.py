@@ -169,7 +169,15 @@ def _outputs(model: Any, y: Any, dataset: Any, checks: list[tuple[str, str, str]
     checks.append(
         ("M07, M08", "metrics vs output scale, activations before the output", f"ran ({how})")
     )
-    return found
+    check = "output range vs targets, accuracy on a regression"
+    if y is None:
+        checks.append(("M03, M07", check, "skipped: no --data (x, y)"))
+        return found
+    from tfnb_debug.model_outputs import check_targets
+
+    targets = check_targets(model, y)
+    checks.append(("M03, M07", check, "ran (the targets of --data)"))
+    return [*found, *(f for f in targets if f not in found)]
 
 
 def _what_reaches_the_loss(

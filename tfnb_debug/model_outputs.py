@@ -22,7 +22,7 @@ import numpy as np
 
 from tfnb_debug.reports import Finding
 
-__all__ = ["check_outputs", "predict_batches"]
+__all__ = ["check_outputs", "check_targets", "predict_batches"]
 
 # how many examples %tflint --data runs through the model for M07's numbers and M08's range
 MEASURED_EXAMPLES = 512
@@ -86,6 +86,37 @@ def check_outputs(
         findings += metric_on_logits(facts, contexts, measured)
     findings += double_activation(doubles, ranges)
     return findings
+
+
+def check_targets(model: Any, y: Any) -> list[Finding]:
+    """M03 (an output activation whose range cannot reach the targets) and M07 (an accuracy
+    on a regression) for a single-output Sequential/functional model trained on the
+    targets ``y`` (:mod:`tfnb_debug.diagnostics.targets`); empty without a graph to read,
+    a regression loss or numeric targets."""
+    from tfnb_debug.collect.metric_facts import collect_metrics
+    from tfnb_debug.diagnostics.model import describe_outputs
+    from tfnb_debug.diagnostics.targets import accuracy_on_regression, unreachable_targets
+    from tfnb_debug.text import loss_name
+
+    outputs = describe_outputs(model)
+    loss = getattr(model, "loss", None)
+    if not outputs or len(outputs) != 1 or loss is None or isinstance(loss, dict | list | tuple):
+        return []
+    try:
+        targets = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        return []
+    out, name = outputs[0], loss_name(loss)
+    found = unreachable_targets(out.layer, out.activation, name, targets)
+    try:
+        facts = collect_metrics(model, y)
+    except Exception:  # the metrics could not be resolved: M03 stands alone
+        facts = ()
+    accuracies = [
+        f.name for f in facts if f.output == 0 and "accuracy" in f.kind + f.class_name.lower()
+    ]
+    found += accuracy_on_regression(out.layer, out.units, name, accuracies, targets)
+    return found
 
 
 def _data_could_matter(facts: Sequence[Any], contexts: Sequence[Any]) -> bool:

@@ -1,0 +1,150 @@
+"""What the targets ask of the output: a range the output activation cannot reach (M03) and
+an accuracy metric on a regression (M07).
+
+* **M03, output range.**  A regression loss (MSE, MAE, Huber, ...) compares the output
+  with the targets directly, so an output activation bounds what the model can
+  predict: ReLU never goes below 0, sigmoid stays in (0, 1), tanh in (-1, 1).  The rule
+  reads the targets and computes the *floor* the bound puts under the loss: the mean
+  squared distance from each target to the nearest value the output can take, as a
+  share of the targets' variance (the loss of predicting their mean).  A floor of at
+  least :attr:`TargetThresholds.unreachable_share` of the variance is reported, with the
+  share of targets out of reach; the fix is a linear output (or targets scaled into the
+  range), which the rule checks is not already there.
+* **M07, accuracy on a regression.**  ``"accuracy"`` with a regression loss is resolved
+  by Keras to ``BinaryAccuracy(threshold=0.5)`` (one output unit) or a categorical
+  accuracy: on continuous targets it counts how often a thresholded prediction equals
+  a real number, which says nothing about the model.  Reported when the targets are not
+  all class ids (0/1 for one unit, whole numbers otherwise).
+
+Pure NumPy: the facts (output layer, its activation, the loss's name, the metrics as
+Keras resolves them) are read by :func:`tfnb_debug.model_outputs.check_targets`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tfnb_debug.reports import Finding, finding
+
+__all__ = ["REGRESSION_LOSSES", "TargetThresholds", "accuracy_on_regression", "unreachable_targets"]
+
+#: loss names (string, function or class, lower-cased) that compare the output with the
+#: targets directly
+REGRESSION_LOSSES = frozenset(
+    {
+        "mse",
+        "mean_squared_error",
+        "meansquarederror",
+        "mae",
+        "mean_absolute_error",
+        "meanabsoluteerror",
+        "huber",
+        "huber_loss",
+        "log_cosh",
+        "logcosh",
+        "mean_absolute_percentage_error",
+        "mape",
+    }
+)
+
+#: (low, high) of what each output activation can produce
+_RANGES = {
+    "relu": (0.0, math.inf),
+    "relu6": (0.0, 6.0),
+    "softplus": (0.0, math.inf),
+    "exponential": (0.0, math.inf),
+    "sigmoid": (0.0, 1.0),
+    "hard_sigmoid": (0.0, 1.0),
+    "softmax": (0.0, 1.0),
+    "tanh": (-1.0, 1.0),
+    "elu": (-1.0, math.inf),
+    "selu": (-1.7580993408473766, math.inf),
+}
+
+
+@dataclass(frozen=True)
+class TargetThresholds:
+    """``unreachable_share`` (M03): the loss floor an output's range puts under the targets,
+    as a share of their variance, from which it is reported."""
+
+    unreachable_share: float = 0.05
+
+
+def unreachable_targets(
+    layer: str,
+    activation: str | None,
+    loss: str,
+    y: np.ndarray,
+    thresholds: TargetThresholds | None = None,
+) -> list[Finding]:
+    """M03 when ``activation``'s range cannot reach a real share of the targets ``y``."""
+    th = thresholds or TargetThresholds()
+    bounds = _RANGES.get(activation or "")
+    values = np.asarray(y, dtype=np.float64).reshape(-1)
+    values = values[np.isfinite(values)]
+    if bounds is None or loss.lower() not in REGRESSION_LOSSES or values.size < 2:
+        return []
+    low, high = bounds
+    nearest = np.clip(values, low, high)
+    floor = float(np.mean((values - nearest) ** 2))
+    variance = float(np.var(values))
+    if variance <= 0 or floor < th.unreachable_share * variance:
+        return []
+    below, above = values < low, values > high
+    out = float(np.mean(below | above))
+    parts = []
+    if below.any():
+        parts.append(f"{np.mean(below):.0%} below {low:g} (down to {values.min():.4g})")
+    if above.any():
+        parts.append(f"{np.mean(above):.0%} above {high:g} (up to {values.max():.4g})")
+    where = f"[{low:g}, {high:g}]" if math.isfinite(high) else f"[{low:g}, inf)"
+    scaled = (
+        f", or scale the targets into {where} (and back after predict)"
+        if math.isfinite(high)
+        else ""
+    )
+    return [
+        finding(
+            "M03",
+            f"the output layer '{layer}' applies {activation}, whose outputs stay in {where}, "
+            f"but the targets lie {' and '.join(parts)}: {loss} cannot fall below "
+            f"{floor:.4g} ({floor / variance:.0%} of the targets' variance) however the model "
+            "trains",
+            place=f"output layer '{layer}'",
+            evidence=f"{out:.1%} of {values.size} target values outside {where}; mean squared "
+            f"distance to the reachable range {floor:.4g}, target variance {variance:.4g}",
+            hint=f"use a linear output (activation=None) in '{layer}'{scaled}",
+        )
+    ]
+
+
+def accuracy_on_regression(
+    layer: str, units: int | None, loss: str, metrics: Sequence[str], y: np.ndarray
+) -> list[Finding]:
+    """M07 when an accuracy metric is compiled with a regression loss on targets that are
+    not class ids.  ``metrics``: the names of the accuracy metrics as Keras resolved them."""
+    values = np.asarray(y, dtype=np.float64).reshape(-1)
+    values = values[np.isfinite(values)]
+    if not metrics or loss.lower() not in REGRESSION_LOSSES or values.size == 0:
+        return []
+    ids = np.isin(values, (0.0, 1.0)) if (units or 1) == 1 else np.equal(np.mod(values, 1), 0)
+    if bool(np.all(ids)):
+        return []
+    names = ", ".join(f"'{m}'" for m in metrics)
+    return [
+        finding(
+            "M07",
+            f"{names} on a regression ({loss} on targets from {values.min():.4g} to "
+            f"{values.max():.4g}, {np.mean(~ids):.0%} of them not class ids): it counts how "
+            "often a thresholded prediction equals the target, a number that says nothing "
+            "about this model",
+            place=f"output layer '{layer}'",
+            evidence=f"loss {loss}, metrics {names}, {values.size} target values",
+            hint="drop the accuracy and watch a regression metric: metrics=['mae'] or "
+            "keras.metrics.RootMeanSquaredError()",
+        )
+    ]
