@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from tfnb_debug.collect.batchnorm_training import batchnorm_modes
 from tfnb_debug.collect.model_entry import EntryRange, entry_range
-from tfnb_debug.collect.pipeline import Stage, Structure, read_structure
+from tfnb_debug.collect.pipeline import Stage, Structure, batched_before, read_structure
 from tfnb_debug.collect.pipeline_data import (
     Augmentation,
     augmentation_pairs,
@@ -196,7 +196,7 @@ def _augmentations(stages: Sequence[Stage], notes: list[str]) -> list[Augmentati
                     i,
                     stage.label(),
                     examples=AUGMENT_EXAMPLES,
-                    batched_input=_batched_before(stages, i),
+                    batched_input=batched_before(stages, i),
                 )
             )
         except TfnbDebugError as err:
@@ -224,10 +224,10 @@ def _stage_rates(
     # the batch() after it.  In a batched pipeline such a prefix is timed through batch(B),
     # as the pipeline's own batch() reads it, so every rate counts examples the same way.
     size = _batch_size_guess(stages)
-    batched_pipeline = _batched_before(stages, len(stages))
+    batched_pipeline = batched_before(stages, len(stages))
     for k, (i, stage) in enumerate(prefixes):
         tell(f"timing stage {i} {stage.api}", 0.6 + 0.3 * k / max(1, len(prefixes)))
-        b = _batched_before(stages, i + 1)
+        b = batched_before(stages, i + 1)
         timed = stage.dataset
         if batched_pipeline and not b and _stackable(timed):
             timed, b = timed.batch(size), True
@@ -270,23 +270,12 @@ def _stackable(ds: tf.data.Dataset) -> bool:
 
 def _is_batched(structure: Structure, ds: tf.data.Dataset) -> bool:
     if structure.known:
-        return _batched_before(list(structure.stages), len(structure.stages))
+        return batched_before(list(structure.stages), len(structure.stages))
     leaves = [leaf for _, leaf in flatten_paths(ds.element_spec)]
     try:
         return bool(leaves) and leaves[0].shape.rank and leaves[0].shape[0] is None
     except Exception:
         return False
-
-
-def _batched_before(stages: Sequence[Stage], index: int) -> bool:
-    """Whether the elements entering stage ``index`` are batches."""
-    batched = False
-    for stage in stages[:index]:
-        if stage.kind in {"batch", "padded_batch", "rebatch"}:
-            batched = True
-        elif stage.kind == "unbatch":
-            batched = False
-    return batched
 
 
 def _batch_size_guess(stages: Sequence[Stage]) -> int:

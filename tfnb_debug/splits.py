@@ -1,9 +1,10 @@
 """P17 overlapping-splits where the datasets are seen: ``%tfpipeline`` and after ``fit``.
 
 * :func:`split_findings` (``inspect_pipeline(ds, against=...)``, ``%tfpipeline DS``
-  with ``--against OTHER`` or the notebook's other datasets): ``ds`` is a
-  ``take()``/``skip()`` of a source that reshuffles each pass; a partner is
-  another dataset split from the very same source object.  One pass of each
+  with ``--against OTHER`` or the notebook's other datasets): ``ds`` picks by
+  position (``take()``/``skip()``, ``shard()``, a filter on ``enumerate()``) from
+  a stream that reshuffles each pass; a partner is another dataset picked from
+  the very same reshuffling dataset object.  One pass of each
   (at most 4096 examples) counts the examples in both; without a partner, two
   passes of ``ds`` count the examples that changed.
 * :func:`fit_split` (``%%tfgrad``): ``fit``'s training dataset and
@@ -51,7 +52,7 @@ def split_facts(
     count: bool = True,
     max_examples: int = MAX_EXAMPLES,
 ) -> SplitFacts | None:
-    """The :class:`SplitFacts` of ``ds``, or None when it is no take/skip of a reshuffling source."""
+    """The :class:`SplitFacts` of ``ds``, or None when it picks nothing by position from a reshuffling stream."""
     part = split_of(ds)
     if part is None:
         return None
@@ -60,8 +61,8 @@ def split_facts(
         if other is ds:
             continue
         other_part = split_of(other)
-        if other_part is not None and other_part.source is part.source:
-            partners.append((other_part.op == part.op, other_name, other, other_part))
+        if other_part is not None and other_part.stream is part.stream:
+            partners.append((other_part.picks == part.picks, other_name, other, other_part))
     if partners:
         _, partner_name, partner, partner_part = min(partners, key=lambda p: p[0])
         return _pair(ds, name, part, partner, partner_name, partner_part, count, max_examples)
@@ -78,9 +79,10 @@ def split_facts(
             examples = changed = None
     return SplitFacts(
         name=name,
+        path=part.path,
         op=part.op,
-        count=part.count,
         shuffle=part.shuffle,
+        rest=part.rest,
         examples=examples,
         changed=changed,
     )
@@ -103,7 +105,7 @@ def _pair(
     if count:
         try:
             examples, partner_examples, shared, whole = count_overlap(
-                ds, partner, part.batched, max_examples=max_examples
+                ds, partner, (part.batched, partner_part.batched), max_examples=max_examples
             )
         except Exception:
             examples = partner_examples = shared = None
@@ -111,12 +113,12 @@ def _pair(
             examples = partner_examples = shared = None
     return SplitFacts(
         name=name,
+        path=part.path,
         op=part.op,
-        count=part.count,
         shuffle=part.shuffle,
+        rest=part.rest,
         partner=partner_name,
-        partner_op=partner_part.op,
-        partner_count=partner_part.count,
+        partner_path=partner_part.path,
         examples=examples,
         partner_examples=partner_examples,
         shared=shared,
@@ -128,13 +130,13 @@ def _pair(
 
 
 def fit_split(arguments: Mapping[str, Any], call: Any = None) -> SplitFacts | None:
-    """P17 facts when ``fit``'s ``validation_data`` and training dataset split one source that
-    reshuffles each pass (the validation examples counted against one training pass)."""
+    """P17 facts when ``fit``'s ``validation_data`` and training dataset are picked from one
+    stream that reshuffles each pass (the validation examples counted against one training pass)."""
     x, validation = arguments.get("x"), arguments.get("validation_data")
     if isinstance(validation, tuple | list) or x is None or validation is None:
         return None
     train_part, val_part = split_of(x), split_of(validation)
-    if train_part is None or val_part is None or train_part.source is not val_part.source:
+    if train_part is None or val_part is None or train_part.stream is not val_part.stream:
         return None
     x_name = getattr(call, "x_name", None) or "x"
     val_name = getattr(call, "validation_name", None) or "validation_data"

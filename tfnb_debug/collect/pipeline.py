@@ -30,6 +30,7 @@ __all__ = [
     "AUTOTUNE",
     "Stage",
     "Structure",
+    "batched_before",
     "chain_text",
     "read_structure",
 ]
@@ -201,6 +202,17 @@ class Structure:
         return [i for i, s in enumerate(self.stages) if s.kind == kind]
 
 
+def batched_before(stages: Sequence[Stage], index: int) -> bool:
+    """Whether the elements entering stage ``index`` are batches."""
+    batched = False
+    for stage in stages[:index]:
+        if stage.kind in {"batch", "padded_batch", "rebatch"}:
+            batched = True
+        elif stage.kind == "unbatch":
+            batched = False
+    return batched
+
+
 def chain_text(stages: Sequence[Stage]) -> str:
     """``a -> b -> c``; a ``zip``/``concatenate`` shows its inputs as ``zip[chain | chain]``."""
     text = ""
@@ -362,6 +374,8 @@ def _stage_from_node(
         params.append(("elements", _leading_dim(nodes, inputs[0]) if inputs else None))
         if len(inputs) == 1:
             params.append(("order", _order(nodes, inputs[0], "paths")))
+        if "is_files" in node.attr:  # the file names of tf.data.Dataset.list_files
+            params.append(("files", node.attr["is_files"].b))
     elif kind == "tensor" and len(inputs) == 1:
         params.append(("order", _order(nodes, inputs[0], "starts")))
     elif kind == "range" and len(scalar) >= 3 and None not in scalar[:3]:
