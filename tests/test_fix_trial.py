@@ -127,3 +127,24 @@ def test_a_trial_that_cannot_run_says_why() -> None:
     trial = run_fix_trial(model, {"x": np.zeros((4, 2)), "y": None}, [Change("clipnorm", "c")])
     assert not trial.ran and trial.reason == "fit was given no labels"
     assert trial.verdict(Change("clipnorm", "c")) == "c: not tried on a copy (fit was given no labels)"
+
+
+@pytest.mark.slow
+def test_a_learning_rate_too_low_reads_the_whole_run_and_tries_the_default(
+    shell: InteractiveShell,
+) -> None:
+    # SGD(1e-5) from initialization: the mini-batch loss varies, but its level does not
+    # fall over the run (G07); 10x is still too low, SGD's default 0.01 trains
+    _setup(shell, "keras.optimizers.SGD(1e-5)")
+    report = _report(shell)
+    g07 = next(f for f in report.findings if f.code == "G07")
+    assert "does not fall over the 80 recorded steps of a model trained from initialization" in (
+        g07.message
+    )
+    assert g07.message.endswith("a trial on a copy points at the learning rate (1e-05) is too low")
+    assert g07.hint.startswith("learning_rate=0.01 (was 1e-05): confirmed on a copy")
+    assert "learning_rate=0.0001 (was 1e-05): did not help" in g07.hint
+    # the same model again: it no longer trains from initialization, so a level loss is not
+    # read as "nothing learned" (a trained model's loss also stays level)
+    again = _report(shell, "--no-trial")
+    assert "G07" not in again.codes()

@@ -80,7 +80,8 @@ class GradientHistory:
     ``stats``: (steps, variables, 8); ``hist``: (steps, variables, bins);
     ``steps``: the optimizer step (0-based, counted in the recording) of each
     record; ``loss`` is NaN where ``loss_known`` is False.  ``no_gradient``
-    lists variables that received ``None``.
+    lists variables that received ``None``.  ``fresh``: the optimizers that stepped
+    had taken no step before the recording (training from initialization), when known.
     """
 
     variables: tuple[VariableMeta, ...]
@@ -91,6 +92,7 @@ class GradientHistory:
     hist: np.ndarray
     no_gradient: tuple[str, ...] = ()
     total_steps: int = 0
+    fresh: bool | None = None
 
     def __post_init__(self) -> None:
         for name in ("steps", "loss", "loss_known", "stats", "hist"):

@@ -506,7 +506,10 @@ def with_fix_trial(
         return report  # no fit to copy (a custom loop), or the trial is off
     model, arguments = fit
     changes = planned_changes(
-        report.findings, _learning_rate(model), hidden_saturating_layers(model)
+        report.findings,
+        _learning_rate(model),
+        hidden_saturating_layers(model),
+        _default_rate(model),
     )
     if not changes:
         return report
@@ -520,6 +523,19 @@ def with_fix_trial(
         findings=tuple(with_trial(report.findings, changes, trial)),
         tables=(*report.tables, table) if table is not None else report.tables,
     )
+
+
+def _default_rate(model: Any) -> float | None:
+    """The default learning rate of the model's optimizer class (``SGD``: 0.01, ``Adam``:
+    0.001), or None."""
+    import inspect
+
+    try:
+        init = inspect.signature(type(model.optimizer).__init__).parameters
+        value = init["learning_rate"].default
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
 
 
 def _learning_rate(model: Any) -> float | None:
@@ -648,6 +664,11 @@ def _finish(
         )
         return
     history = _merge(data) if data else _empty_history(no_gradient.variables)
+    after = _iterations(watched)
+    stepped = [key for key, (_, n) in after.items() if n > before.get(key, ("", n))[1]]
+    if stepped:  # did the cell train from initialization? (G07 reads the whole run then)
+        fresh = all(before.get(key, ("", 0))[1] == 0 for key in stepped)
+        history = dataclasses.replace(history, fresh=fresh)
     model_name = _model_name(capture, data, watched) if data else no_gradient.model
     notes = []
     for info in capture.fit_models:

@@ -59,7 +59,10 @@ class GradThresholds:
     a high ratio is fast training and is not reported.  ``stagnant_*``
     (G07): relative loss change (range over mean) under ``stagnant_rel`` over the
     first ``stagnant_steps`` recorded steps (at least ``stagnant_min_steps``), or
-    over all the steps after them in a run of at least twice that many.
+    over all the steps after them in a run of at least twice that many; or, for a
+    model trained from initialization over at least twice ``stagnant_steps``
+    steps, the last quarter's median loss is not ``stagnant_run_rel`` below the
+    first quarter's.
     """
 
     vanishing_abs: float = 1e-7
@@ -80,6 +83,7 @@ class GradThresholds:
     stagnant_rel: float = 1e-4
     stagnant_steps: int = 10
     stagnant_min_steps: int = 5
+    stagnant_run_rel: float = 0.01
 
     def __post_init__(self) -> None:
         from tfnb_debug.errors import TfnbDebugError
@@ -706,7 +710,39 @@ def _too_low(
 
 
 def _stagnant_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
-    return _loss_stagnant(h.steps, h.loss, h.loss_known, th), []
+    found = _loss_stagnant(h.steps, h.loss, h.loss_known, th)
+    if not found and h.fresh:
+        found = _no_improvement(h, th)
+    return found, []
+
+
+def _no_improvement(h: GradientHistory, th: GradThresholds) -> list[Finding]:
+    """G07 for a run that trains from initialization and ends where it began: the median
+    loss of its last quarter is not ``stagnant_run_rel`` below that of its first quarter.
+    Mini-batch losses vary from batch to batch, so their range says little; a fresh model
+    whose loss keeps its level over the whole run has learned nothing (a converged model
+    fell from its start first)."""
+    known = h.loss_known & np.isfinite(h.loss)
+    values, steps = h.loss[known], h.steps[known]
+    if len(values) < 2 * th.stagnant_steps:
+        return []
+    quarter = len(values) // 4
+    start, end = float(np.median(values[:quarter])), float(np.median(values[-quarter:]))
+    if start <= 0 or end < (1.0 - th.stagnant_run_rel) * start:
+        return []
+    return [
+        finding(
+            "G07",
+            f"the loss does not fall over the {len(values)} recorded steps of a model trained "
+            f"from initialization (steps {int(steps[0])}-{int(steps[-1])}): median {start:.4g} "
+            f"over the first quarter, {end:.4g} over the last (less than "
+            f"{th.stagnant_run_rel:.0%} lower)",
+            place=f"steps {int(steps[0])}-{int(steps[-1])}",
+            evidence=f"loss from {float(values[0]):.6g} to {float(values[-1]):.6g}",
+            hint="check the learning rate (zero or tiny?), frozen layers, the loss/output "
+            "pairing (M01-M05), and that the labels are not constant",
+        )
+    ]
 
 
 def _loss_stagnant(

@@ -35,35 +35,38 @@ def _too_low(f: Finding) -> bool:
 
 
 def planned_changes(
-    findings: Sequence[Finding], learning_rate: float | None, saturating: Sequence[str]
+    findings: Sequence[Finding],
+    learning_rate: float | None,
+    saturating: Sequence[str],
+    default_rate: float | None = None,
 ) -> tuple[Change, ...]:
     """The changes the findings' evidence supports, in the order they are tried.
 
     ``learning_rate``: the optimizer's (None for a schedule: no learning-rate change is
-    planned); ``saturating``: the names of the model's hidden sigmoid/tanh layers."""
+    planned); ``default_rate``: its class's default learning rate, also tried when it is
+    more than 10x away in the direction the evidence points; ``saturating``: the names of
+    the model's hidden sigmoid/tanh layers."""
     faults = [f for f in findings if f.code in TRAINING_FAULTS]
     changes: list[Change] = []
     high = any(_too_high(f) for f in faults)
     if learning_rate is not None and learning_rate > 0:
         rate = learning_rate
         if high:
-            changes.append(
-                Change(
-                    "learning_rate",
-                    f"learning_rate={rate / 10:g} (was {rate:g})",
-                    0.1,
-                    cause=f"the learning rate ({rate:g}) is too high",
-                )
-            )
+            factors = [0.1]
+            if default_rate is not None and default_rate < rate / 10:
+                factors.append(default_rate / rate)
+            cause = f"the learning rate ({rate:g}) is too high"
         elif any(_too_low(f) for f in faults):
-            changes.append(
-                Change(
-                    "learning_rate",
-                    f"learning_rate={rate * 10:g} (was {rate:g})",
-                    10.0,
-                    cause=f"the learning rate ({rate:g}) is too low",
-                )
-            )
+            factors = [10.0]
+            if default_rate is not None and default_rate > rate * 10:
+                factors.append(default_rate / rate)
+            cause = f"the learning rate ({rate:g}) is too low"
+        else:
+            factors = []
+        changes += [
+            Change("learning_rate", f"learning_rate={rate * k:g} (was {rate:g})", k, cause=cause)
+            for k in factors
+        ]
     if any(f.code in {"G02", "G03"} for f in faults):
         changes.append(
             Change("clipnorm", "clipnorm=1.0 in the optimizer", 1.0, cause="the gradient explodes")
