@@ -148,3 +148,25 @@ def test_a_learning_rate_too_low_reads_the_whole_run_and_tries_the_default(
     # read as "nothing learned" (a trained model's loss also stays level)
     again = _report(shell, "--no-trial")
     assert "G07" not in again.codes()
+
+
+@pytest.mark.slow
+def test_regression_targets_in_the_hundreds_of_thousands_are_standardized_on_a_copy(
+    shell: InteractiveShell,
+) -> None:
+    code = """
+import numpy as np, keras
+keras.utils.set_random_seed(0)
+rng = np.random.default_rng(0)
+x = rng.normal(size=(512, 6)).astype("float32")
+y = (300_000 + 80_000 * (x @ rng.normal(size=(6,)))).astype("float32")
+model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(32, activation="relu"),
+                          keras.layers.Dense(1)])
+model.compile(keras.optimizers.Adam(1e-3), "mse")
+"""
+    assert shell.run_cell(code).success
+    report = _report(shell)
+    g07 = next(f for f in report.findings if f.code == "G07")
+    assert "points at the scale of the targets (about 3" in g07.message
+    assert g07.hint.startswith("standardized targets: y = (y - y.mean()) / y.std()")
+    assert "confirmed on a copy" in g07.hint.split(";")[0]

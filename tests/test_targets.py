@@ -82,3 +82,27 @@ def test_through_the_magics(shell: InteractiveShell) -> None:
     shell.user_ns["model"] = model(None, metrics=["mae"])
     lint = run_magic(shell, "%tflint -q -o model --data (x,y)").result
     assert not {"M03", "M07"} & set(lint.codes())
+
+
+def test_n05_nonfinite_training_arrays_named_by_rows_and_columns() -> None:
+    from tfnb_debug.model_outputs import check_fit_data
+
+    x = X.copy()
+    x[[3, 7], 2] = np.nan
+    found = check_fit_data(x, Y)
+    assert codes(found) == ["N05"]
+    assert "2 in x (2 of 256 rows, column 2)" in found[0].message
+    assert "a lower learning rate does not help" in found[0].hint
+    assert check_fit_data(X, Y) == []
+    assert codes(check_fit_data({"a": X}, np.where(Y > 3, np.inf, Y))) == ["N05"]
+
+
+@pytest.mark.slow
+def test_n05_under_tfgrad_and_no_trial_of_a_learning_rate(shell: InteractiveShell) -> None:
+    x = X.copy()
+    x[5, 0] = np.nan
+    shell.user_ns.update(x=x, y=Y, model=model(None))
+    run_magic(shell, "%%tfgrad -o -v rep --no-live", "model.fit(x, y, epochs=2, verbose=0)")
+    report = shell.user_ns["rep"]
+    assert "N05" in report.codes() and "G05" in report.codes()
+    assert "fix trials" not in [t.name for t in report.tables]  # NaN data: no rate cures it

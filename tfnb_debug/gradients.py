@@ -478,13 +478,17 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
 def with_target_findings(
     report: GradientReport, fit: tuple[Any, dict[str, Any]] | None
 ) -> GradientReport:
-    """``report`` with M03/M07 from the targets of the last ``fit`` (``(model, arguments)``):
-    an output range that cannot reach them, an accuracy on a regression."""
-    from tfnb_debug.model_outputs import check_targets
+    """``report`` with what the arrays of the last ``fit`` (``(model, arguments)``) show: NaN
+    or Inf in them (N05), an output range that cannot reach the targets (M03), an accuracy
+    on a regression (M07)."""
+    from tfnb_debug.model_outputs import check_fit_data, check_targets
 
     if fit is None or fit[1].get("y") is None:
         return report
-    found = [f for f in check_targets(fit[0], fit[1]["y"]) if f not in report.findings]
+    model, arguments = fit
+    found = check_fit_data(arguments.get("x"), arguments["y"])
+    found += check_targets(model, arguments["y"])
+    found = [f for f in found if f not in report.findings]
     if not found:
         return report
     return dataclasses.replace(report, findings=sort_findings([*report.findings, *found]))
@@ -510,6 +514,7 @@ def with_fix_trial(
         _learning_rate(model),
         hidden_saturating_layers(model),
         _default_rate(model),
+        _target_scale(model, arguments.get("y")),
     )
     if not changes:
         return report
@@ -523,6 +528,23 @@ def with_fix_trial(
         findings=tuple(with_trial(report.findings, changes, trial)),
         tables=(*report.tables, table) if table is not None else report.tables,
     )
+
+
+def _target_scale(model: Any, y: Any) -> tuple[str, float] | None:
+    """The compiled loss's name and the scale of numeric targets ``y`` (the larger of
+    |mean| and std), or None."""
+    from tfnb_debug.text import loss_name
+
+    loss = getattr(model, "loss", None)
+    if loss is None or y is None or isinstance(y, dict | list | tuple):
+        return None
+    try:
+        values = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if values.size == 0 or not np.all(np.isfinite(values)):
+        return None
+    return loss_name(loss), float(max(abs(values.mean()), values.std()))
 
 
 def _default_rate(model: Any) -> float | None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from tfnb_debug.reports import Finding
 
-__all__ = ["check_outputs", "check_targets", "predict_batches"]
+__all__ = ["check_fit_data", "check_outputs", "check_targets", "predict_batches"]
 
 # how many examples %tflint --data runs through the model for M07's numbers and M08's range
 MEASURED_EXAMPLES = 512
@@ -86,6 +86,37 @@ def check_outputs(
         findings += metric_on_logits(facts, contexts, measured)
     findings += double_activation(doubles, ranges)
     return findings
+
+
+def check_fit_data(x: Any, y: Any) -> list[Finding]:
+    """N05 for NumPy-convertible arrays given to ``fit`` (``x`` also a dict or list of
+    them) that hold NaN or Inf; datasets and generators are not read here."""
+    from tfnb_debug.diagnostics.targets import nonfinite_data
+
+    parts: list[tuple[str, np.ndarray]] = []
+    named = (
+        x.items()
+        if isinstance(x, dict)
+        else (
+            [(f"x[{i}]", v) for i, v in enumerate(x)] if isinstance(x, list | tuple) else [("x", x)]
+        )
+    )
+    for name, value in [*named, ("y", y)]:
+        if isinstance(value, np.ndarray) or hasattr(value, "__array__") and not _lazy(value):
+            try:
+                parts.append((str(name), np.asarray(value)))
+            except (TypeError, ValueError):
+                continue
+    return nonfinite_data(parts)
+
+
+def _lazy(value: Any) -> bool:
+    """A dataset, generator or Keras PyDataset (reading it would consume or run it)."""
+    return (
+        hasattr(value, "element_spec")
+        or hasattr(value, "__next__")
+        or (hasattr(value, "__getitem__") and hasattr(value, "on_epoch_end"))
+    )
 
 
 def check_targets(model: Any, y: Any) -> list[Finding]:

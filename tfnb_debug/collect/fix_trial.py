@@ -3,7 +3,8 @@
 :func:`run_fix_trial` takes a ``fit`` call's model and arguments (kept by the
 recording's fit recorder until it ends) and a few :class:`Change` s that the
 recorded evidence supports (a learning rate 10x lower or higher, gradient clipping,
-ReLU with He initialization in place of hidden sigmoid/tanh layers).  It trains a
+ReLU with He initialization in place of hidden sigmoid/tanh layers, standardized
+regression targets, whose loss is converted back to the targets' units).  It trains a
 copy of the model (``clone_model``: the same architecture, compiled with the same
 loss and a fresh optimizer from the same config) once unchanged and once per change,
 from the same initial weights where the architecture is unchanged, on the same
@@ -148,7 +149,12 @@ def _guarded(
             if change.kind != "relu":  # the same architecture: the same initial weights
                 for v, value in zip(copy.variables, initial, strict=True):
                     v.assign(value)
-            run, _ = _train(copy, x, y, order, batch, marks, change.label)
+            if change.kind == "targets":  # standardized targets, the loss in the user's units
+                mean, std = float(np.mean(y)), float(np.std(y)) or 1.0
+                unit = std**2 if change.factor == 2 else std
+                run, _ = _train(copy, x, (y - mean) / std, order, batch, marks, change.label, unit)
+            else:
+                run, _ = _train(copy, x, y, order, batch, marks, change.label)
             if run is not None:
                 runs.append(run)
             del copy
@@ -260,12 +266,14 @@ def _train(
     batch: int,
     marks: Sequence[int],
     label: str | None,
+    unit: float = 1.0,
 ) -> tuple[TrialRun | None, float]:
-    """Train ``marks[-1]`` steps, evaluating the loss on the rows before and at each mark;
-    the run and when its first step ended."""
+    """Train ``marks[-1]`` steps, evaluating the loss on the rows before and at each mark
+    (times ``unit``: standardized targets' loss back in the targets' units); the run and
+    when its first step ended."""
     import keras
 
-    losses = [_loss(copy, x, y, batch)]
+    losses = [unit * _loss(copy, x, y, batch)]
     first_end = time.monotonic()
     for step in range(marks[-1]):
         idx = order[step * batch : (step + 1) * batch]
@@ -273,7 +281,7 @@ def _train(
         if step == 0:
             first_end = time.monotonic()
         if step + 1 in marks:
-            losses.append(_loss(copy, x, y, batch))
+            losses.append(unit * _loss(copy, x, y, batch))
     return TrialRun(label or "unchanged", tuple(losses)), first_end
 
 

@@ -16,6 +16,10 @@ an accuracy metric on a regression (M07).
   a real number, which says nothing about the model.  Reported when the targets are not
   all class ids (0/1 for one unit, whole numbers otherwise).
 
+* **N05, non-finite training data.**  NaN or Inf in the arrays given to ``fit`` (an empty
+  CSV cell read as NaN): the first batch holding one makes the loss and every gradient
+  NaN, which no learning rate cures.  Named with the rows and columns that hold them.
+
 Pure NumPy: the facts (output layer, its activation, the loss's name, the metrics as
 Keras resolves them) are read by :func:`tfnb_debug.model_outputs.check_targets`.
 """
@@ -30,7 +34,13 @@ import numpy as np
 
 from tfnb_debug.reports import Finding, finding
 
-__all__ = ["REGRESSION_LOSSES", "TargetThresholds", "accuracy_on_regression", "unreachable_targets"]
+__all__ = [
+    "REGRESSION_LOSSES",
+    "TargetThresholds",
+    "accuracy_on_regression",
+    "nonfinite_data",
+    "unreachable_targets",
+]
 
 #: loss names (string, function or class, lower-cased) that compare the output with the
 #: targets directly
@@ -146,5 +156,40 @@ def accuracy_on_regression(
             evidence=f"loss {loss}, metrics {names}, {values.size} target values",
             hint="drop the accuracy and watch a regression metric: metrics=['mae'] or "
             "keras.metrics.RootMeanSquaredError()",
+        )
+    ]
+
+
+def nonfinite_data(parts: Sequence[tuple[str, np.ndarray]]) -> list[Finding]:
+    """N05 for the named arrays of a ``fit`` (``("x", array)``, ``("y", array)``, an input's
+    name) that hold NaN or Inf: how many values, in how many rows, in which columns."""
+    bad = []
+    for name, array in parts:
+        if array.dtype.kind != "f" or array.size == 0:
+            continue
+        finite = np.isfinite(array)
+        if bool(finite.all()):
+            continue
+        rows = ~finite.reshape(len(array), -1).all(axis=1) if array.ndim else finite
+        text = f"{int(array.size - finite.sum())} in {name} ({int(rows.sum())} of {len(array)} rows"
+        if array.ndim == 2:
+            columns = np.flatnonzero(~finite.all(axis=0))
+            shown = ", ".join(str(int(c)) for c in columns[:5])
+            text += f", column{'s' if len(columns) > 1 else ''} {shown}"
+            text += f" and {len(columns) - 5} more" if len(columns) > 5 else ""
+        bad.append((name, text + ")"))
+    if not bad:
+        return []
+    names = " and ".join(name for name, _ in bad)
+    return [
+        finding(
+            "N05",
+            f"the training data already holds NaN/Inf: {'; '.join(t for _, t in bad)}; the "
+            "loss and the gradients of every batch holding one are NaN, whatever the model",
+            place=f"the data given to fit ({names})",
+            evidence="; ".join(t for _, t in bad),
+            hint="clean the data before fit: drop or impute the rows "
+            "(keep = np.isfinite(x).all(axis=1); x, y = x[keep], y[keep]) or "
+            "np.nan_to_num; a lower learning rate does not help",
         )
     ]

@@ -6,7 +6,8 @@ two changes each fault's evidence points at: a learning rate 10x lower for a los
 gradient that blew up (G02, G03, G05, G06 "too high"), 10x higher for a loss that does
 not move or weights that barely do while their gradient is not small (G07, G06 "too
 low"), clipping for an exploding gradient, ReLU with He initialization for a vanishing
-gradient in a stack of saturating activations (G01, G07, G06 "too low").  The changes are tried on a
+gradient in a stack of saturating activations (G01, G07, G06 "too low"), standardized
+targets for an MSE/MAE regression on targets in the hundreds or more.  The changes are tried on a
 copy (:mod:`tfnb_debug.collect.fix_trial`); :func:`with_trial` then gives each finding
 the answer: the change that made the loss fall (named as the cause, with the curves'
 numbers), or that none of them did, or why none was tried.  Pure Python.
@@ -34,18 +35,35 @@ def _too_low(f: Finding) -> bool:
     return f.code == "G07" or (f.code == "G06" and "raise the learning rate" in f.hint)
 
 
+#: regression losses whose value scales with a power of the targets' std (MSE: 2, MAE: 1)
+_TARGET_POWER = {
+    "mse": 2,
+    "mean_squared_error": 2,
+    "meansquarederror": 2,
+    "mae": 1,
+    "mean_absolute_error": 1,
+    "meanabsoluteerror": 1,
+}
+#: targets whose mean or std exceeds this are on a scale worth standardizing
+TARGET_SCALE = 100.0
+
+
 def planned_changes(
     findings: Sequence[Finding],
     learning_rate: float | None,
     saturating: Sequence[str],
     default_rate: float | None = None,
+    targets: tuple[str, float] | None = None,
 ) -> tuple[Change, ...]:
     """The changes the findings' evidence supports, in the order they are tried.
 
     ``learning_rate``: the optimizer's (None for a schedule: no learning-rate change is
     planned); ``default_rate``: its class's default learning rate, also tried when it is
     more than 10x away in the direction the evidence points; ``saturating``: the names of
-    the model's hidden sigmoid/tanh layers."""
+    the model's hidden sigmoid/tanh layers; ``targets``: the regression loss's name and
+    the targets' scale (the larger of |mean| and std), when the fit had numeric targets."""
+    if any(f.code == "N05" for f in findings):
+        return ()  # NaN in the data: no training change cures it, and N05 says so
     faults = [f for f in findings if f.code in TRAINING_FAULTS]
     changes: list[Change] = []
     high = any(_too_high(f) for f in faults)
@@ -70,6 +88,18 @@ def planned_changes(
     if any(f.code in {"G02", "G03"} for f in faults):
         changes.append(
             Change("clipnorm", "clipnorm=1.0 in the optimizer", 1.0, cause="the gradient explodes")
+        )
+    power = _TARGET_POWER.get(targets[0].lower()) if targets is not None else None
+    large = power and targets is not None and targets[1] > TARGET_SCALE
+    if large and any(f.code in {"G02", "G07"} or _too_low(f) or _too_high(f) for f in faults):
+        assert targets is not None
+        changes.append(
+            Change(
+                "targets",
+                "standardized targets: y = (y - y.mean()) / y.std() (and back after predict)",
+                float(power or 2),
+                cause=f"the scale of the targets (about {targets[1]:.3g})",
+            )
         )
     if saturating and any(f.code in {"G01", "G07"} or _too_low(f) for f in faults):
         names = _names(saturating)
@@ -97,6 +127,8 @@ def _relevant(f: Finding, changes: Sequence[Change]) -> list[Change]:
             fits = _too_high(f) if change.factor < 1 else _too_low(f)
         elif change.kind == "clipnorm":
             fits = f.code in {"G02", "G03", "G05"}
+        elif change.kind == "targets":
+            fits = f.code in {"G02", "G07"} or _too_low(f) or _too_high(f)
         else:
             fits = f.code in {"G01", "G07"} or (f.code == "G06" and _too_low(f))
         if fits:
