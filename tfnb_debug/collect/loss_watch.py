@@ -15,16 +15,21 @@ Two instruments, both installed by :func:`watch_losses` and removed in its
     every target (S08).  When both operands are views of one tensor
     (``x[:, None] - x``, a deliberate pairwise difference as in ranking
     losses) nothing is recorded;
-  - a ``Softmax`` or softmax cross-entropy over a class axis of size 1 (M03).
+  - a ``Softmax`` or softmax cross-entropy over a class axis of size 1 (M03);
+  - where each ``Softmax`` over more than one unit ran (the layer, or the user's
+    line), keyed by its output tensor, so a binary cross-entropy that receives
+    those values can name the softmax (M03).
 
 * **Keras' cross-entropy backend functions** (``categorical_crossentropy``,
   ``sparse_categorical_crossentropy`` and ``binary_crossentropy`` of the
   TensorFlow backend, which every ``keras.losses`` class and function and
   ``keras.ops`` reach) are wrapped at module level.  Each call records
   ``from_logits``, the size of the class axis and, for probabilities, the
-  range of the values that reached it (read at once when eager; in a
-  ``tf.function`` through two ``tf.Variable`` s updated inside the graph, XLA
-  safe, read when the watch ends).  Calls made by a compiled loss
+  range of the values that reached it, how far their rows are from summing to 1
+  (for a categorical loss, and for a binary one over several units: a softmax's
+  rows sum to 1), and for a binary one the fewest and most 1s per row of 0/1
+  targets (read at once when eager; in a ``tf.function`` through
+  ``tf.Variable`` s updated inside the graph, XLA safe, read when the watch ends).  Calls made by a compiled loss
   (``model.compile(loss=...)``) are marked as such: the compile-time rules
   already read that configuration.
 
@@ -93,7 +98,11 @@ class BroadcastFact:
 
 @dataclass(frozen=True)
 class CrossEntropyFact:
-    """What reached one cross-entropy call site: its settings and the range of its input."""
+    """What reached one cross-entropy call site: its settings and the range of its input.
+
+    ``targets``: the fewest and most 1s per row of the targets of a binary loss over
+    several units, when every target was 0 or 1; ``producer``: where the ``Softmax``
+    that made the values ran (``layer 'tags'`` or the user's line), when one did."""
 
     function: str
     where: str
@@ -105,6 +114,8 @@ class CrossEntropyFact:
     row_sum_error: float | None
     compiled: bool
     count: int = 1
+    targets: tuple[int, int] | None = None
+    producer: str | None = None
 
 
 @dataclass
@@ -247,6 +258,8 @@ class _Watcher:
         self.tokens: dict[int, tuple[weakref.ref[Any], object]] = {}
         self.broadcasts: dict[tuple[Any, ...], BroadcastFact] = {}
         self.softmax: dict[str, None] = {}
+        # id(softmax output) -> (weak reference to it, where the Softmax ran); as ``tokens``
+        self.softmax_places: dict[int, tuple[weakref.ref[Any], str]] = {}
         self.sites: dict[tuple[Any, ...], _Site] = {}
         self.pool: _SlotPool | None = None
         self.lock = threading.Lock()
@@ -267,6 +280,23 @@ class _Watcher:
         except TypeError:
             return
         tokens[key] = (ref, token)
+
+    def remember_softmax(self, tensor: Any, place: str) -> None:
+        key = id(tensor)
+        places = self.softmax_places
+
+        def forget(_ref: weakref.ref[Any]) -> None:
+            places.pop(key, None)
+
+        try:
+            places[key] = (weakref.ref(tensor, forget), place)
+        except TypeError:
+            return
+
+    def softmax_place(self, tensor: Any) -> str | None:
+        """Where the Softmax that made ``tensor`` ran, if one did."""
+        entry = self.softmax_places.get(id(tensor))
+        return entry[1] if entry is not None and entry[0]() is tensor else None
 
     def view(self, source: Any, result: Any) -> None:
         """``result`` is a reshaped/sliced view of ``source``: both get the same token."""
@@ -308,9 +338,17 @@ class _Watcher:
         if inputs:
             shape = _shape(inputs[0])
             if shape and shape[-1] == 1:
-                caller = _caller(self.skip_dirs)
-                place = f"layer '{caller.layer}'" if caller.layer else caller.where
-                self.softmax.setdefault(place, None)
+                self.softmax.setdefault(self.op_place(), None)
+            elif shape and op_type == "Softmax" and outputs:
+                self.remember_softmax(outputs[0], self.op_place())
+
+    def op_place(self) -> str:
+        """The layer whose call runs this op, else the user's line (a ``train_step``'s
+        ``self`` is a model, but its own ops run outside any layer call)."""
+        caller = _caller(self.skip_dirs)
+        if caller.layer and _inside_layer_call():
+            return f"layer '{caller.layer}'"
+        return caller.where
 
 
 def _inside_layer_call() -> bool:
@@ -362,18 +400,29 @@ class _SlotPool:
         self.low = [tf.Variable(float("inf"), trainable=False) for _ in self.free]
         self.high = [tf.Variable(float("-inf"), trainable=False) for _ in self.free]
         self.rows = [tf.Variable(0.0, trainable=False) for _ in self.free]
+        # the fewest and most 1s per target row, and 1.0 once a target was not 0 or 1
+        self.ones_low = [tf.Variable(float("inf"), trainable=False) for _ in self.free]
+        self.ones_high = [tf.Variable(float("-inf"), trainable=False) for _ in self.free]
+        self.soft = [tf.Variable(0.0, trainable=False) for _ in self.free]
 
 
 class _RangeSlot:
-    """min/max (and the largest |row sum - 1|) of one call site's inputs, eager or in-graph."""
+    """min/max (and the largest |row sum - 1|) of one call site's inputs, and the 1s per row
+    of its 0/1 targets, eager or in-graph."""
 
     def __init__(self) -> None:
         self.low: float | None = None
         self.high: float | None = None
         self.row_error: float | None = None
-        self.graph_slots: list[tuple[_SlotPool, int, bool]] = []
+        self.ones: tuple[float, float] | None = None
+        self.soft = False
+        self.graph_slots: list[tuple[_SlotPool, int, bool, bool]] = []
 
-    def update(self, output: Any, categorical: bool, axis: int, pool: _SlotPool | None) -> None:
+    def update(
+        self, output: Any, rows: bool, axis: int, pool: _SlotPool | None, target: Any = None
+    ) -> None:
+        """Merge ``output``'s range, its rows' distance from summing to 1 over ``axis``
+        (``rows``) and, given a ``target`` of the same shape, its 1s per row."""
         import tensorflow as tf
 
         values = tf.cast(output, tf.float32)
@@ -381,19 +430,31 @@ class _RangeSlot:
         high = tf.reduce_max(values)
         row = (
             tf.reduce_max(tf.abs(tf.reduce_sum(values, axis=axis) - 1.0))
-            if categorical
+            if rows
             else tf.constant(0.0)
         )
+        targets = target is not None and _shape(target) == _shape(output)
+        if targets:
+            t = tf.cast(target, tf.float32)
+            ones = tf.reduce_sum(t, axis=-1)
+            few, most = tf.reduce_min(ones), tf.reduce_max(ones)
+            soft = 1.0 - tf.cast(tf.reduce_all(tf.equal(t, 0.0) | tf.equal(t, 1.0)), tf.float32)
         if tf.executing_eagerly():
-            self._merge(float(low), float(high), float(row) if categorical else None)
+            self._merge(float(low), float(high), float(row) if rows else None)
+            if targets:
+                self._merge_targets(float(few), float(most), bool(soft))
             return
         if pool is None or not pool.free:
             return  # more traced call sites than slots: this one's values are not read
         i = pool.free.pop(0)
-        self.graph_slots.append((pool, i, categorical))
+        self.graph_slots.append((pool, i, rows, targets))
         pool.low[i].assign(tf.minimum(pool.low[i], low))
         pool.high[i].assign(tf.maximum(pool.high[i], high))
         pool.rows[i].assign(tf.maximum(pool.rows[i], row))
+        if targets:
+            pool.ones_low[i].assign(tf.minimum(pool.ones_low[i], few))
+            pool.ones_high[i].assign(tf.maximum(pool.ones_high[i], most))
+            pool.soft[i].assign(tf.maximum(pool.soft[i], soft))
 
     def _merge(self, low: float, high: float, row: float | None) -> None:
         self.low = low if self.low is None else min(self.low, low)
@@ -401,12 +462,29 @@ class _RangeSlot:
         if row is not None:
             self.row_error = row if self.row_error is None else max(self.row_error, row)
 
+    def _merge_targets(self, few: float, most: float, soft: bool) -> None:
+        self.soft = self.soft or soft
+        old = self.ones
+        self.ones = (few, most) if old is None else (min(old[0], few), max(old[1], most))
+
     def read(self) -> tuple[float | None, float | None, float | None]:
-        for pool, i, categorical in self.graph_slots:
+        for pool, i, rows, targets in self.graph_slots:
             lo, hi = float(pool.low[i].numpy()), float(pool.high[i].numpy())
             if lo <= hi:  # the graph ran at least once
-                self._merge(lo, hi, float(pool.rows[i].numpy()) if categorical else None)
+                self._merge(lo, hi, float(pool.rows[i].numpy()) if rows else None)
+                if targets:
+                    self._merge_targets(
+                        float(pool.ones_low[i].numpy()),
+                        float(pool.ones_high[i].numpy()),
+                        bool(pool.soft[i].numpy()),
+                    )
         return self.low, self.high, self.row_error
+
+    def target_ones(self) -> tuple[int, int] | None:
+        """The fewest and most 1s per row of 0/1 targets (None: none seen, or soft ones)."""
+        if self.ones is None or self.soft:
+            return None
+        return int(self.ones[0]), int(self.ones[1])
 
 
 @dataclass
@@ -419,6 +497,7 @@ class _Site:
     compiled: bool
     slot: _RangeSlot
     count: int = 0
+    producer: str | None = None
 
 
 def _wrap_cross_entropy(name: str, original: Any) -> Any:
@@ -430,7 +509,7 @@ def _wrap_cross_entropy(name: str, original: Any) -> Any:
         if not watchers or _IN_CE.get():
             return original(target, output, from_logits, *args, **kwargs)
         with contextlib.suppress(Exception):  # a watch must never break the user's loss
-            _record_cross_entropy(watchers, name, output, bool(from_logits), kwargs, args)
+            _record_cross_entropy(watchers, name, target, output, bool(from_logits), kwargs, args)
         token = _IN_CE.set(True)
         try:
             return original(target, output, from_logits, *args, **kwargs)
@@ -447,6 +526,7 @@ def _wrap_cross_entropy(name: str, original: Any) -> Any:
 def _record_cross_entropy(
     watchers: list[_Watcher],
     name: str,
+    target: Any,
     output: Any,
     from_logits: bool,
     kwargs: dict[str, Any],
@@ -454,10 +534,14 @@ def _record_cross_entropy(
 ) -> None:
     import tensorflow as tf
 
-    axis = int(kwargs.get("axis", args[0] if args else -1)) if name != "binary_crossentropy" else -1
+    binary = name == "binary_crossentropy"
+    axis = int(kwargs.get("axis", args[0] if args else -1)) if not binary else -1
     output = tf.convert_to_tensor(output)
     shape = _shape(output)
     classes = shape[axis] if shape else None
+    # a binary loss over several units: do its rows sum to 1 (a softmax), what do targets hold
+    several = binary and classes is not None and classes > 1
+    target = tf.convert_to_tensor(target) if several else None
     for watcher in watchers:
         caller = _caller(watcher.skip_dirs)
         key = (name, caller.where, caller.loss, from_logits, classes, caller.compiled)
@@ -468,8 +552,11 @@ def _record_cross_entropy(
             )
             watcher.sites[key] = site
         site.count += 1
+        if several and site.producer is None:
+            site.producer = watcher.softmax_place(output)
         if not from_logits and not caller.compiled:
-            site.slot.update(output, name == "categorical_crossentropy", axis, watcher.pool)
+            rows = name == "categorical_crossentropy" or several
+            site.slot.update(output, rows, axis, watcher.pool, target)
 
 
 @contextlib.contextmanager
@@ -546,5 +633,7 @@ def _collect(watcher: _Watcher) -> None:
                 row_sum_error=row,
                 compiled=site.compiled,
                 count=site.count,
+                targets=site.slot.target_ones(),
+                producer=site.producer,
             )
         )

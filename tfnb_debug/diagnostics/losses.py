@@ -10,7 +10,11 @@ Each rule reads the plain facts of :mod:`tfnb_debug.collect.loss_watch`
   rules read) received values outside [0, 1], or rows that do not sum to 1
   for a categorical loss.
 * M03 loss-activation-mismatch: a categorical cross-entropy over a class
-  axis of size 1 (the loss is always 0), or a softmax over one unit (always 1.0).
+  axis of size 1 (the loss is always 0), a softmax over one unit (always 1.0),
+  or a binary cross-entropy over several units whose values' rows sum to 1 (a
+  softmax made them, wherever the code applied it: a layer, ``tf.nn.softmax``,
+  ``keras.ops.softmax``, by hand), the fix read from the 1s per row of its
+  targets (several or none: sigmoid; one: a categorical loss).
 """
 
 from __future__ import annotations
@@ -27,10 +31,13 @@ __all__ = ["LossThresholds", "check_losses"]
 @dataclass(frozen=True)
 class LossThresholds:
     """``probability_tolerance``: how far outside [0, 1] a probability may stray (rounding);
-    ``row_sum_tolerance``: how far a categorical row sum may be from 1."""
+    ``row_sum_tolerance``: how far a categorical row sum may be from 1;
+    ``softmax_row_tolerance``: how close to 1 every row reaching a binary loss must sum
+    to be read as a softmax's (float32 rounding is ~1e-6; independent sigmoids are not)."""
 
     probability_tolerance: float = 1e-6
     row_sum_tolerance: float = 1e-3
+    softmax_row_tolerance: float = 1e-4
 
 
 def check_losses(
@@ -47,6 +54,7 @@ def check_losses(
         out.extend(f for fact in watch.cross_entropies if (f := _probabilities(fact, t)))
     if "M03" not in known:
         out.extend(f for fact in watch.cross_entropies if (f := _single_class(fact)))
+        out.extend(f for fact in watch.cross_entropies if (f := _softmax_under_binary(fact, t)))
         out.extend(_softmax_single_unit(where) for where in watch.softmax_single_unit)
     return out
 
@@ -128,6 +136,45 @@ def _single_class(fact: CrossEntropyFact) -> Finding | None:
         evidence=f"{fact.function}, last axis of size 1",
         hint="for two classes use one unit with binary_crossentropy (sigmoid, or "
         "from_logits=True); for N classes give the output N units",
+    )
+
+
+def _softmax_under_binary(fact: CrossEntropyFact, t: LossThresholds) -> Finding | None:
+    """A binary cross-entropy in the user's code over several units whose every row summed
+    to 1: the values came from a softmax (the one the watch saw run, when it did)."""
+    from tfnb_debug.diagnostics.model import TargetRows, softmax_under_binary
+
+    err = fact.row_sum_error
+    if (
+        fact.function != "binary_crossentropy"
+        or fact.compiled
+        or fact.from_logits
+        or fact.classes is None
+        or fact.classes < 2
+        or err is None
+        or err > t.softmax_row_tolerance
+    ):
+        return None
+    made = fact.producer or ""
+    if made.startswith("layer "):
+        producer, sigmoid = f"the softmax of {made}", f"give {made} activation='sigmoid'"
+        logits = "make it linear and pass from_logits=True to the loss"
+    else:
+        at = f" at {made.split(': ', 1)[0]}" if made else ""
+        producer = f"the softmax{at}" if made else "a softmax"
+        sigmoid = f"apply sigmoid instead of the softmax{at} (tf.nn.sigmoid, keras.ops.sigmoid)"
+        logits = "pass the logits and from_logits=True to the loss"
+    targets = TargetRows(*fact.targets) if fact.targets is not None else None
+    return softmax_under_binary(
+        fact.where,
+        fact.classes,
+        _who(fact),
+        targets,
+        producer=producer,
+        sigmoid=sigmoid,
+        logits=logits,
+        evidence=f"every row of the {fact.classes} values reaching it sums to 1 (within "
+        f"{err:.1g})" + (f"; softmax at {fact.producer}" if fact.producer else ""),
     )
 
 

@@ -19,10 +19,13 @@ from tfnb_debug.reports import Finding, finding
 __all__ = [
     "LossInfo",
     "OutputInfo",
+    "TargetRows",
     "check_loss_pairing",
     "describe_loss",
     "describe_outputs",
     "output_losses",
+    "softmax_under_binary",
+    "target_rows",
 ]
 
 _KINDS = {
@@ -50,11 +53,14 @@ class LossInfo:
 
 @dataclass(frozen=True)
 class OutputInfo:
-    """The layer producing one model output, its activation and its unit count."""
+    """The layer producing one model output, its activation and its unit count; ``source``
+    names the layer that applies the activation when it is another one (the last layer of a
+    nested model)."""
 
     layer: str
     activation: str | None
     units: int | None
+    source: str = ""
 
 
 def describe_loss(loss: Any) -> LossInfo | None:
@@ -82,8 +88,9 @@ _PASS_THROUGH = {"Reshape", "Flatten", "Dropout", "Permute", "Identity"}
 UNKNOWN = "unknown"
 
 
-def _activation_of(layer: Any, depth: int = 0) -> str | None:
-    """The output activation of ``layer`` (None or "linear": logits; ``UNKNOWN``: cannot tell).
+def _activation_of(layer: Any, depth: int = 0) -> tuple[str | None, Any]:
+    """The output activation of ``layer`` (None or "linear": logits; ``UNKNOWN``: cannot tell)
+    and the layer that applies it.
 
     Shape-only layers (Reshape, Flatten, ...) and nested models are followed back to
     the layer that computes the values; a Lambda or custom layer without an
@@ -91,25 +98,25 @@ def _activation_of(layer: Any, depth: int = 0) -> str | None:
     """
     kind = type(layer).__name__
     if kind == "Softmax":
-        return "softmax"
+        return "softmax", layer
     if hasattr(layer, "activation"):
         activation = layer.activation
         if activation is None:
-            return None
+            return None, layer
         name = getattr(activation, "__name__", None) or type(activation).__name__
-        return str(name).lower()
+        return str(name).lower(), layer
     if depth > 50:
-        return UNKNOWN
+        return UNKNOWN, layer
     if kind in _PASS_THROUGH or hasattr(layer, "outputs"):
         try:
             tensors = [layer.input] if kind in _PASS_THROUGH else list(layer.outputs)
         except Exception:
-            return UNKNOWN
+            return UNKNOWN, layer
         history = getattr(tensors[0], "_keras_history", None) if len(tensors) == 1 else None
         source = getattr(history, "operation", None)
         if source is not None and source is not layer:
             return _activation_of(source, depth + 1)
-    return UNKNOWN
+    return UNKNOWN, layer
 
 
 def describe_outputs(model: Any) -> list[OutputInfo] | None:
@@ -125,11 +132,15 @@ def describe_outputs(model: Any) -> list[OutputInfo] | None:
         if layer is None:
             return None
         units = tensor.shape[-1] if len(tensor.shape) else None
+        activation, source = _activation_of(layer)
+        name = str(getattr(layer, "name", "?"))
+        source_name = str(getattr(source, "name", "?"))
         infos.append(
             OutputInfo(
-                layer=str(getattr(layer, "name", "?")),
-                activation=_activation_of(layer),
+                layer=name,
+                activation=activation,
                 units=int(units) if units is not None else None,
+                source=source_name if source_name != name else "",
             )
         )
     return infos
@@ -155,26 +166,40 @@ def output_losses(model: Any, loss: Any = None) -> list[tuple[OutputInfo, LossIn
     return [(out, describe_loss(raw)) for out, raw in zip(outputs, losses, strict=True)]
 
 
-def _pairs(model: Any, loss: Any = None) -> list[tuple[OutputInfo, LossInfo]]:
-    return [(out, info) for out, info in output_losses(model, loss) if info is not None]
-
-
 def check_loss_pairing(model: Any, y: Any = None, *, loss: Any = None) -> list[Finding]:
     """M01-M05 for a compiled model; ``y`` (NumPy-convertible labels) enables M04 and M05.
 
     ``loss`` overrides the compiled loss (as ``%tfgrad --loss`` does).
     """
     findings: list[Finding] = []
-    pairs = _pairs(model, loss)
-    labels = _as_array(y) if len(pairs) == 1 else None
-    for out, loss in pairs:
-        findings.extend(_pairing(out, loss))
+    matched = output_losses(model, loss)
+    for (out, info), labels in zip(
+        matched, _labels_per_output(model, y, len(matched)), strict=True
+    ):
+        if info is None:
+            continue
+        findings.extend(_pairing(out, info, labels))
         if labels is not None:
-            findings.extend(_labels(out, loss, labels))
+            findings.extend(_labels(out, info, labels))
     return findings
 
 
-def _pairing(out: OutputInfo, loss: LossInfo) -> list[Finding]:
+def _labels_per_output(model: Any, y: Any, outputs: int) -> list[np.ndarray | None]:
+    """The labels of each output: ``y`` itself for one output; for several, a dict by output
+    name or a list/tuple by position (None where they cannot be matched)."""
+    if y is None or outputs != 1 and not isinstance(y, dict | list | tuple):
+        return [None] * outputs
+    if outputs == 1:
+        return [_as_array(y)]
+    names = list(getattr(model, "output_names", []) or [])
+    if isinstance(y, dict) and len(names) == outputs:
+        return [_as_array(y.get(name)) for name in names]
+    if isinstance(y, list | tuple) and len(y) == outputs and not _is_numeric_sequence(y):
+        return [_as_array(v) for v in y]
+    return [None] * outputs
+
+
+def _pairing(out: OutputInfo, loss: LossInfo, labels: np.ndarray | None = None) -> list[Finding]:
     place = f"output layer '{out.layer}'"
     act, units = out.activation, out.units
     if act == "softmax" and units == 1:
@@ -212,16 +237,19 @@ def _pairing(out: OutputInfo, loss: LossInfo) -> list[Finding]:
                 "sigmoid only for multi-label targets with binary_crossentropy",
             )
         ]
-    if act == "softmax" and loss.kind == "binary" and (units or 0) > 1:
+    if act == "softmax" and loss.kind == "binary" and units is not None and units > 1:
+        layer = f"layer '{out.source}' (inside '{out.layer}')" if out.source else f"'{out.layer}'"
+        targets = target_rows(labels, units) if labels is not None else None
         return [
-            finding(
-                "M03",
-                f"binary cross-entropy on a {units}-way softmax: softmax makes the classes "
-                "exclusive, binary cross-entropy treats each as a separate yes/no",
-                place=place,
+            softmax_under_binary(
+                place,
+                units,
+                loss.name,
+                targets,
+                producer=f"the softmax of {layer}",
+                sigmoid=f"give {layer} activation='sigmoid'",
+                logits="make it linear and use BinaryCrossentropy(from_logits=True)",
                 evidence=f"activation softmax, {units} units, loss {loss.name}",
-                hint="use categorical_crossentropy (one-hot labels) or "
-                "sparse_categorical_crossentropy (integer labels)",
             )
         ]
     if act in ("softmax", "sigmoid") and loss.from_logits:
@@ -248,6 +276,90 @@ def _pairing(out: OutputInfo, loss: LossInfo) -> list[Finding]:
             )
         ]
     return []
+
+
+@dataclass(frozen=True)
+class TargetRows:
+    """What the targets of a binary loss over ``units`` outputs say about the classes:
+    ``least``..``most`` 1s per row of 0/1 targets, or ``ids`` (integer class ids, one
+    per example)."""
+
+    least: int
+    most: int
+    ids: bool = False
+
+    @property
+    def independent(self) -> bool:
+        """Rows with several 1s, or none: labels a softmax (rows summing to 1) cannot reach."""
+        return not self.ids and (self.most >= 2 or self.least == 0)
+
+
+def target_rows(y: np.ndarray, units: int) -> TargetRows | None:
+    """:class:`TargetRows` of labels ``y`` for ``units`` outputs; None for soft targets or
+    another shape."""
+    if not y.size or not np.all(np.isfinite(y)):
+        return None
+    if y.ndim >= 2 and y.shape[-1] == units and bool(np.isin(y, (0, 1)).all()):
+        ones = y.reshape(-1, units).sum(axis=-1)
+        return TargetRows(int(ones.min()), int(ones.max()))
+    if (y.ndim == 1 or y.shape[-1] == 1) and bool(np.all(np.equal(np.mod(y, 1), 0))):
+        return TargetRows(1, 1, ids=True)
+    return None
+
+
+def softmax_under_binary(
+    place: str,
+    units: int,
+    loss: str,
+    targets: TargetRows | None,
+    *,
+    producer: str,
+    sigmoid: str,
+    logits: str,
+    evidence: str,
+) -> Finding:
+    """M03 for a binary cross-entropy over ``units`` > 1 softmax outputs, read by the
+    compile-time rule and by the loss watch alike; the targets, when seen, decide the fix.
+
+    ``producer`` names the softmax (``the softmax of layer 'tags'``); ``sigmoid`` says how
+    to replace it there (``give layer 'tags' activation='sigmoid'``) and ``logits`` how to
+    leave the activation to the loss."""
+    if targets is not None and targets.independent:
+        return finding(
+            "M03",
+            f"{loss} scores each of the {units} outputs as its own yes/no, and the targets "
+            f"hold {targets.least} to {targets.most} 1s per row (independent labels), but "
+            f"{producer} makes the {units} outputs sum to 1: it cannot predict "
+            + ("several labels at once" if targets.most >= 2 else "a row without any label")
+            + ", so the loss cannot reach its minimum",
+            place=place,
+            evidence=f"{evidence}; targets 0/1 with {targets.least} to {targets.most} 1s per row",
+            hint=f"{sigmoid}, one independent probability per label, and keep {loss}; or {logits}",
+        )
+    message = (
+        f"{loss} on {producer} over {units} outputs: softmax makes the classes exclusive, "
+        "binary cross-entropy treats each as a separate yes/no"
+    )
+    if targets is not None:
+        labels = "integer class ids" if targets.ids else "one 1 per row"
+        return finding(
+            "M03",
+            f"{message}; the targets hold one class per example ({labels})",
+            place=place,
+            evidence=f"{evidence}; targets: {labels}",
+            hint="keep the softmax and use "
+            + ("sparse_categorical_crossentropy" if targets.ids else "categorical_crossentropy"),
+        )
+    return finding(
+        "M03",
+        message,
+        place=place,
+        evidence=evidence,
+        hint=f"if an example can carry several of the {units} labels (multi-label): {sigmoid} "
+        f"and keep {loss}; if it has exactly one class: keep the softmax and use "
+        "categorical_crossentropy (one-hot labels) or sparse_categorical_crossentropy "
+        "(integer labels)",
+    )
 
 
 def _ctor(loss: LossInfo) -> str:
