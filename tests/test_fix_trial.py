@@ -126,7 +126,9 @@ def test_a_trial_that_cannot_run_says_why() -> None:
     model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
     trial = run_fix_trial(model, {"x": np.zeros((4, 2)), "y": None}, [Change("clipnorm", "c")])
     assert not trial.ran and trial.reason == "fit was given no labels"
-    assert trial.verdict(Change("clipnorm", "c")) == "c: not tried on a copy (fit was given no labels)"
+    assert (
+        trial.verdict(Change("clipnorm", "c")) == "c: not tried on a copy (fit was given no labels)"
+    )
 
 
 @pytest.mark.slow
@@ -170,3 +172,41 @@ model.compile(keras.optimizers.Adam(1e-3), "mse")
     assert "points at the scale of the targets (about 3" in g07.message
     assert g07.hint.startswith("standardized targets: y = (y - y.mean()) / y.std()")
     assert "confirmed on a copy" in g07.hint.split(";")[0]
+
+
+@pytest.mark.slow
+def test_a_dead_start_points_at_the_initializers_not_at_relu(shell: InteractiveShell) -> None:
+    # ReLU layers with a bias of -10: no unit ever fires; "use ReLU" is already in place,
+    # the trial gives the layer Keras' default initializers and the loss falls
+    _setup(shell, "keras.optimizers.Adam(1e-3)")
+    assert shell.run_cell(
+        "model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(32, activation='relu',"
+        " bias_initializer=keras.initializers.Constant(-10.0), name='h0'),"
+        " keras.layers.Dense(1, activation='sigmoid', name='out')])\n"
+        "model.compile('adam', 'binary_crossentropy')"
+    ).success
+    report = _report(shell)
+    faults = [f for f in report.findings if f.code in {"G01", "G06", "G07"}]
+    assert faults and all("the initialization of 'h0' (bias -10)" in f.message for f in faults)
+    assert all("bias_initializer='zeros') in 'h0' (bias -10): confirmed" in f.hint for f in faults)
+
+
+def test_suspicious_initializers_are_read_from_the_layer_configs() -> None:
+    from tfnb_debug.collect.fix_trial import suspicious_initializers
+
+    init = keras.initializers
+    model = keras.Sequential(
+        [
+            keras.Input((4,)),
+            keras.layers.Dense(4, kernel_initializer="zeros", name="a"),
+            keras.layers.Dense(4, kernel_initializer=init.RandomNormal(stddev=5.0), name="b"),
+            keras.layers.Dense(4, kernel_initializer="he_normal", name="c"),
+            keras.layers.Dense(4, bias_initializer=init.Constant(0.1), name="d"),
+            keras.layers.Dense(1, bias_initializer="ones", name="e"),
+        ]
+    )
+    assert suspicious_initializers(model) == [
+        "'a' (Zeros kernel)",
+        "'b' (RandomNormal kernel of spread 5)",
+        "'e' (bias 1)",
+    ]

@@ -502,7 +502,11 @@ def with_fix_trial(
     saying what the trial showed, and the runs' losses as the "fix trials" table; ``report``
     itself when no finding is a training fault with a fix to try.  ``allowed``: False or a
     reason skips the trial."""
-    from tfnb_debug.collect.fix_trial import hidden_saturating_layers, run_fix_trial
+    from tfnb_debug.collect.fix_trial import (
+        hidden_saturating_layers,
+        run_fix_trial,
+        suspicious_initializers,
+    )
     from tfnb_debug.diagnostics.trials import planned_changes, trial_table, with_trial
     from tfnb_debug.trial_records import Trial
 
@@ -515,6 +519,7 @@ def with_fix_trial(
         hidden_saturating_layers(model),
         _default_rate(model),
         _target_scale(model, arguments.get("y")),
+        suspicious_initializers(model),
     )
     if not changes:
         return report

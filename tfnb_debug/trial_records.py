@@ -16,7 +16,8 @@ CONFIRM_RATIO = 0.7
 class Change:
     """One change to try: ``kind`` is ``"learning_rate"`` (x ``factor``), ``"clipnorm"``
     (``factor`` is the norm), ``"relu"`` (hidden sigmoid/tanh layers -> ReLU with He
-    initialization) or ``"targets"`` (standardized targets; ``factor`` is the power of
+    initialization), ``"init"`` (Keras' default initializers in the layers whose own
+    cannot start learning) or ``"targets"`` (standardized targets; ``factor`` is the power of
     the targets' std the loss scales with: 2 for MSE, 1 for MAE); ``label`` says it the way the user would write it, ``cause`` what
     it says was wrong when it helps."""
 

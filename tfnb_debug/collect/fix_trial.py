@@ -4,7 +4,8 @@
 recording's fit recorder until it ends) and a few :class:`Change` s that the
 recorded evidence supports (a learning rate 10x lower or higher, gradient clipping,
 ReLU with He initialization in place of hidden sigmoid/tanh layers, standardized
-regression targets, whose loss is converted back to the targets' units).  It trains a
+regression targets, whose loss is converted back to the targets' units, Keras' default
+initializers in place of a constant kernel, an extreme spread or a large bias).  It trains a
 copy of the model (``clone_model``: the same architecture, compiled with the same
 loss and a fresh optimizer from the same config) once unchanged and once per change,
 from the same initial weights where the architecture is unchanged, on the same
@@ -38,7 +39,7 @@ from tfnb_debug.collect.fit_args import is_dataset
 from tfnb_debug.collect.label_control import dataset_rows, name_counters_kept
 from tfnb_debug.trial_records import Change, Trial, TrialRun
 
-__all__ = ["hidden_saturating_layers", "run_fix_trial"]
+__all__ = ["hidden_saturating_layers", "run_fix_trial", "suspicious_initializers"]
 
 #: training rows a trial samples from the fit's training data
 MAX_ROWS = 1024
@@ -146,7 +147,7 @@ def _guarded(
             if isinstance(copy, str):
                 not_run.append((change.label, copy))
                 continue
-            if change.kind != "relu":  # the same architecture: the same initial weights
+            if change.kind not in ("relu", "init"):  # the same initial weights
                 for v, value in zip(copy.variables, initial, strict=True):
                     v.assign(value)
             if change.kind == "targets":  # standardized targets, the loss in the user's units
@@ -185,6 +186,10 @@ def _copy(model: Any, x: Any, change: Change | None) -> Any:
         clone_function = _relu_instead(model)
         if clone_function is None:
             return "the model has no hidden sigmoid/tanh layer"
+    if change is not None and change.kind == "init":
+        clone_function = _default_init(model)
+        if clone_function is None:
+            return "no layer has a suspicious initializer"
     try:
         if clone_function is None:
             copy = keras.models.clone_model(model)
@@ -234,6 +239,93 @@ def _relu_instead(model: Any) -> Any:
         return layer.__class__.from_config(config)
 
     return clone
+
+
+def suspicious_initializers(model: Any) -> list[str]:
+    """``'name' (what)`` for each layer of ``model`` whose kernel or bias initializer cannot
+    start a layer that learns: a constant kernel (zeros, ones, ``Constant``: every unit
+    starts the same and stays so), a random kernel with a spread of 1 or more or 1e-4 or
+    less (saturating or vanishing from the first step), a bias of magnitude 1 or more
+    (ReLUs dead, or sigmoids saturated, before training)."""
+    found = []
+    for layer in getattr(model, "layers", []):
+        try:
+            config = layer.get_config()
+        except Exception:
+            continue
+        why = [w for w in (_kernel_problem(config), _bias_problem(config)) if w]
+        if why:
+            found.append(f"'{layer.name}' ({', '.join(why)})")
+    return found
+
+
+def _init(config: dict[str, Any], key: str) -> tuple[str, dict[str, Any]] | None:
+    value = config.get(key)
+    if isinstance(value, dict):
+        return str(value.get("class_name", "")), dict(value.get("config") or {})
+    if isinstance(value, str):
+        return value, {}
+    return None
+
+
+def _kernel_problem(config: dict[str, Any]) -> str:
+    init = _init(config, "kernel_initializer")
+    if init is None:
+        return ""
+    name, args = init
+    if name.lower() in {"zeros", "ones", "constant"}:
+        return f"{name} kernel"
+    spread = None
+    if name in {"RandomNormal", "TruncatedNormal"}:
+        spread = float(args.get("stddev", 0.05))
+    elif name == "RandomUniform":
+        spread = max(abs(float(args.get("minval", -0.05))), abs(float(args.get("maxval", 0.05))))
+    if spread is not None and (spread >= 1.0 or spread <= 1e-4):
+        return f"{name} kernel of spread {spread:g}"
+    return ""
+
+
+def _bias_problem(config: dict[str, Any]) -> str:
+    init = _init(config, "bias_initializer")
+    if init is None or not config.get("use_bias", True):
+        return ""
+    name, args = init
+    value = 1.0 if name.lower() == "ones" else args.get("value") if name == "Constant" else None
+    if isinstance(value, int | float) and abs(value) >= 1.0:
+        return f"bias {value:g}"
+    return ""
+
+
+def _default_init(model: Any) -> Any:
+    """A ``clone_function`` giving the layers with a suspicious initializer Keras' defaults
+    (He normal under a ReLU, else Glorot uniform, and zero biases); None when none has one."""
+    chosen = {
+        id(layer)
+        for layer in getattr(model, "layers", [])
+        if _safe_config(layer) is not None
+        and (_kernel_problem(_safe_config(layer) or {}) or _bias_problem(_safe_config(layer) or {}))
+    }
+    if not chosen:
+        return None
+
+    def clone(layer: Any) -> Any:
+        config = layer.get_config()
+        if id(layer) in chosen:
+            relu = getattr(getattr(layer, "activation", None), "__name__", "") in {"relu", "relu6"}
+            if "kernel_initializer" in config:
+                config["kernel_initializer"] = "he_normal" if relu else "glorot_uniform"
+            if "bias_initializer" in config:
+                config["bias_initializer"] = "zeros"
+        return layer.__class__.from_config(config)
+
+    return clone
+
+
+def _safe_config(layer: Any) -> dict[str, Any] | None:
+    try:
+        return dict(layer.get_config())
+    except Exception:
+        return None
 
 
 def hidden_saturating_layers(model: Any) -> list[str]:

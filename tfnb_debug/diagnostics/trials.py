@@ -7,7 +7,8 @@ gradient that blew up (G02, G03, G05, G06 "too high"), 10x higher for a loss tha
 not move or weights that barely do while their gradient is not small (G07, G06 "too
 low"), clipping for an exploding gradient, ReLU with He initialization for a vanishing
 gradient in a stack of saturating activations (G01, G07, G06 "too low"), standardized
-targets for an MSE/MAE regression on targets in the hundreds or more.  The changes are tried on a
+targets for an MSE/MAE regression on targets in the hundreds or more, Keras' default
+initializers where a layer's own cannot start learning (G01, G07, G06 "too low").  The changes are tried on a
 copy (:mod:`tfnb_debug.collect.fix_trial`); :func:`with_trial` then gives each finding
 the answer: the change that made the loss fall (named as the cause, with the curves'
 numbers), or that none of them did, or why none was tried.  Pure Python.
@@ -35,6 +36,12 @@ def _too_low(f: Finding) -> bool:
     return f.code == "G07" or (f.code == "G06" and "raise the learning rate" in f.hint)
 
 
+def _stuck(f: Finding) -> bool:
+    """A fault of a layer that does not learn: its gradient vanishes (G01), the loss does
+    not fall (G07), or its weights barely move (G06 "below", whatever its reading)."""
+    return f.code in {"G01", "G07"} or (f.code == "G06" and "barely move" in f.message)
+
+
 #: regression losses whose value scales with a power of the targets' std (MSE: 2, MAE: 1)
 _TARGET_POWER = {
     "mse": 2,
@@ -54,6 +61,7 @@ def planned_changes(
     saturating: Sequence[str],
     default_rate: float | None = None,
     targets: tuple[str, float] | None = None,
+    initializers: Sequence[str] = (),
 ) -> tuple[Change, ...]:
     """The changes the findings' evidence supports, in the order they are tried.
 
@@ -61,7 +69,9 @@ def planned_changes(
     planned); ``default_rate``: its class's default learning rate, also tried when it is
     more than 10x away in the direction the evidence points; ``saturating``: the names of
     the model's hidden sigmoid/tanh layers; ``targets``: the regression loss's name and
-    the targets' scale (the larger of |mean| and std), when the fit had numeric targets."""
+    the targets' scale (the larger of |mean| and std), when the fit had numeric targets;
+    ``initializers``: ``'layer' (what)`` for the layers whose initializer cannot start
+    learning (a constant kernel, an extreme spread, a large bias)."""
     if any(f.code == "N05" for f in findings):
         return ()  # NaN in the data: no training change cures it, and N05 says so
     faults = [f for f in findings if f.code in TRAINING_FAULTS]
@@ -101,7 +111,19 @@ def planned_changes(
                 cause=f"the scale of the targets (about {targets[1]:.3g})",
             )
         )
-    if saturating and any(f.code in {"G01", "G07"} or _too_low(f) for f in faults):
+    if initializers and any(_stuck(f) for f in faults):
+        shown = ", ".join(initializers[:3]) + (
+            f" and {len(initializers) - 3} more" if len(initializers) > 3 else ""
+        )
+        changes.append(
+            Change(
+                "init",
+                "Keras' default initializers (kernel_initializer='he_normal' under ReLU, else "
+                f"'glorot_uniform'; bias_initializer='zeros') in {shown}",
+                cause=f"the initialization of {shown}",
+            )
+        )
+    if saturating and any(_stuck(f) for f in faults):
         names = _names(saturating)
         changes.append(
             Change(
@@ -129,8 +151,8 @@ def _relevant(f: Finding, changes: Sequence[Change]) -> list[Change]:
             fits = f.code in {"G02", "G03", "G05"}
         elif change.kind == "targets":
             fits = f.code in {"G02", "G07"} or _too_low(f) or _too_high(f)
-        else:
-            fits = f.code in {"G01", "G07"} or (f.code == "G06" and _too_low(f))
+        else:  # relu, init
+            fits = _stuck(f)
         if fits:
             out.append(change)
     return out
