@@ -127,7 +127,7 @@ PAIRS = [
         "%tflint model -o",
         None,
         "multi-label): give 'probs' activation='sigmoid'",
-        "exactly one class: keep the softmax and use categorical_crossentropy",
+        "if each example has exactly one class: keep the softmax and use categorical_crossentropy",
         refuse=(),
     ),
     _pair(

@@ -355,10 +355,10 @@ def softmax_under_binary(
         message,
         place=place,
         evidence=evidence,
-        hint=f"if an example can carry several of the {units} labels (multi-label): {sigmoid} "
-        f"and keep {loss}; if it has exactly one class: keep the softmax and use "
+        hint="if each example has exactly one class: keep the softmax and use "
         "categorical_crossentropy (one-hot labels) or sparse_categorical_crossentropy "
-        "(integer labels)",
+        f"(integer labels); if an example can carry several of the {units} labels "
+        f"(multi-label): {sigmoid} and keep {loss}",
     )
 
 
