@@ -49,9 +49,9 @@ def test_a_diverging_learning_rate_is_named_and_its_fix_confirmed(shell: Interac
     report = _report(shell)
     g05 = next(f for f in report.findings if f.code == "G05")
     assert "a trial on a copy points at the learning rate (20) is too high" in g05.message
-    assert g05.hint.startswith("learning_rate=2 (was 20): confirmed on a copy (80 steps on 512")
+    assert g05.hint.startswith("lower the learning rate to 2 (was 20): confirmed on a copy (80 steps on 512")
     rows = {row[0]: row for row in report.table("fix trials").rows}
-    assert not np.isfinite(rows["unchanged"][-2]) and rows["learning_rate=2 (was 20)"][-1] == (
+    assert not np.isfinite(rows["unchanged"][-2]) and rows["lower the learning rate to 2 (was 20)"][-1] == (
         "confirmed"
     )
 
@@ -68,7 +68,7 @@ def test_a_vanishing_sigmoid_stack_points_at_the_activations_not_the_rate(
     assert "points at the saturating activations of layers 'h0', 'h1', 'h2'" in g06.message
     assert g06.message.endswith("instead")
     assert g06.hint.startswith("activation='relu' with kernel_initializer='he_normal' in layers")
-    assert "learning_rate=0.1 (was 0.01): did not help on a copy" in g06.hint
+    assert "raise the learning rate to 0.1 (was 0.01): did not help on a copy" in g06.hint
 
 
 def test_quiet_skips_the_trial_and_says_so(shell: InteractiveShell) -> None:
@@ -144,8 +144,8 @@ def test_a_learning_rate_too_low_reads_the_whole_run_and_tries_the_default(
         g07.message
     )
     assert g07.message.endswith("a trial on a copy points at the learning rate (1e-05) is too low")
-    assert g07.hint.startswith("learning_rate=0.01 (was 1e-05): confirmed on a copy")
-    assert "learning_rate=0.0001 (was 1e-05): did not help" in g07.hint
+    assert g07.hint.startswith("raise the learning rate to 0.01 (was 1e-05): confirmed on a copy")
+    assert "raise the learning rate to 0.0001 (was 1e-05): did not help" in g07.hint
     # the same model again: it no longer trains from initialization, so a level loss is not
     # read as "nothing learned" (a trained model's loss also stays level)
     again = _report(shell, "--no-trial")

@@ -232,3 +232,15 @@ def test_lint_explains_a_loss_that_raises_with_the_diagnosis_rules() -> None:
     fixed = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, activation="sigmoid")])
     fixed.compile("adam", "binary_crossentropy")
     assert "M04" not in lint_model(fixed, (x, y)).codes()
+
+
+def test_p12_hint_follows_the_label_values() -> None:
+    # the remap the values call for: -1/+1 -> (y + 1) // 2, 1-based -> y - 1, else in order
+    binary = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1, activation="sigmoid")])
+    binary.compile("adam", "binary_crossentropy")
+    signs = np.where(X[:, 0] > 0.5, 1, -1)
+    p12 = [f for f in lint_model(binary, (X, signs)).findings if f.code == "P12"]
+    assert p12 and p12[0].hint == "the labels are -1/+1: pass (y + 1) // 2 (0/1)"
+    model = classifier(None, from_logits=True)
+    one_based = [f for f in lint_model(model, (X, Y + 1)).findings if f.code == "P12"]
+    assert "the ids are 1-based: pass y - 1" in [f.hint for f in one_based]

@@ -572,11 +572,31 @@ def label_out_of_range(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]
                     f"{sorted({int(v) for v in bad})[:5]}",
                     place=comp.path,
                     evidence=f"{bad.size} of {values.size} sampled labels out of range; {source}",
-                    hint="remap the labels to 0..N-1 (e.g. y - 1 for 1-based ids) or give the "
-                    "model one output per class",
+                    hint=_remap_hint(values, classes),
                 )
             )
     return out
+
+
+def _remap_hint(values: np.ndarray, classes: int) -> str:
+    """The remap the sampled label values call for: 1-based ids shift by one, -1/+1 labels
+    become 0/1, other ids are numbered in order; more distinct ids than classes also need
+    more outputs (or the labels hold a category that is not a class)."""
+    seen = np.unique(values)
+    if len(seen) > classes:
+        return (
+            f"the labels hold {len(seen)} distinct ids for {classes} classes: give the model one "
+            "output per class, or drop the ids that are not classes"
+        )
+    if np.array_equal(seen, np.arange(1, len(seen) + 1)):
+        return "the ids are 1-based: pass y - 1"
+    if np.array_equal(seen, [-1.0, 1.0]):
+        return "the labels are -1/+1: pass (y + 1) // 2 (0/1)"
+    shown = ", ".join(f"{v:g}->{i}" for i, v in enumerate(seen[:5]))
+    return (
+        f"number the ids 0..{len(seen) - 1} in order ({shown}"
+        f"{', ...' if len(seen) > 5 else ''}): np.searchsorted(np.unique(y), y)"
+    )
 
 
 def unnormalized_input(f: PipelineFacts, t: PipelineThresholds) -> list[Finding]:

@@ -91,8 +91,14 @@ def planned_changes(
             cause = f"the learning rate ({rate:g}) is too low"
         else:
             factors = []
+        verb = "lower" if high else "raise"
         changes += [
-            Change("learning_rate", f"learning_rate={rate * k:g} (was {rate:g})", k, cause=cause)
+            Change(
+                "learning_rate",
+                f"{verb} the learning rate to {rate * k:g} (was {rate:g})",
+                k,
+                cause=cause,
+            )
             for k in factors
         ]
     if any(f.code in {"G02", "G03"} for f in faults):
