@@ -198,6 +198,7 @@ def test_rules_read_plain_records_not_reports_or_renderers() -> None:
         "tfnb_debug.pipeline_records",
         "tfnb_debug.gradient_history",
         "tfnb_debug.replica_history",
+        "tfnb_debug.trial_records",
     }
     graph = import_graph()
     wrong = [
