@@ -464,15 +464,27 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 failed = exc[1] is not None
                 self._recording.report = with_fit_findings(report, self._fits, failed=failed)
+                fit = last_fit(self._fits)  # taken also when the cell failed: drops the data
                 if not failed:
-                    fit = last_fit(self._fits)
-                    self._recording.report = with_target_findings(self._recording.report, fit)
-                    self._recording.report = with_fix_trial(
-                        self._recording.report, fit, self._fix_trial
+                    self._recording.report = _or_unchanged(
+                        with_target_findings, self._recording.report, fit
+                    )
+                    self._recording.report = _or_unchanged(
+                        with_fix_trial, self._recording.report, fit, self._fix_trial
                     )
         if self.saver is not None and self._recording.report is not None:
             with contextlib.suppress(Exception) if exc[1] is not None else contextlib.nullcontext():
                 self.saver.save(self._recording.report)
+
+
+def _or_unchanged(step: Any, report: GradientReport, *args: Any) -> GradientReport:
+    """``step(report, *args)``, or ``report`` with a note when the step itself failed: a
+    check that reads the fit's data must never turn the user's finished cell into an error."""
+    try:
+        return step(report, *args)
+    except Exception as err:
+        note = f"{step.__name__} did not run ({type(err).__name__}: {str(err)[:120]})"
+        return dataclasses.replace(report, notes=(*report.notes, note))
 
 
 def with_target_findings(
