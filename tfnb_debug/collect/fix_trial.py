@@ -219,13 +219,7 @@ def _relu_instead(model: Any) -> Any:
     """A ``clone_function`` turning the hidden layers with a sigmoid/tanh activation into
     ReLU layers with He initialization (the output layer keeps its activation); None when
     there is no such layer."""
-    outputs = {id(layer) for layer in _output_layers(model)}
-    hidden = [
-        layer
-        for layer in getattr(model, "layers", [])
-        if id(layer) not in outputs
-        and getattr(getattr(layer, "activation", None), "__name__", None) in _SATURATING
-    ]
+    hidden = _hidden_saturating(model)
     if not hidden:
         return None
     chosen = {id(layer) for layer in hidden}
@@ -330,9 +324,13 @@ def _safe_config(layer: Any) -> dict[str, Any] | None:
 
 def hidden_saturating_layers(model: Any) -> list[str]:
     """The names of ``model``'s hidden layers with a sigmoid/tanh activation."""
+    return [layer.name for layer in _hidden_saturating(model)]
+
+
+def _hidden_saturating(model: Any) -> list[Any]:
     outputs = {id(layer) for layer in _output_layers(model)}
     return [
-        layer.name
+        layer
         for layer in getattr(model, "layers", [])
         if id(layer) not in outputs
         and getattr(getattr(layer, "activation", None), "__name__", None) in _SATURATING
