@@ -1,6 +1,6 @@
 """Score the diagnosis on the fresh cases, running every case for real.
 
-``python -m tests.explain_fresh [--family F] [--json PATH]`` (from the
+``python -m tests.explain_fresh [--family F] [--case NAME] [--full] [--json PATH]`` (from the
 repository root, with the project's environment) runs every case in one real
 IPython ``InteractiveShell`` with ``tfnb_debug`` loaded, after ``PRELUDE``,
 and prints a verdict per case (right, generic, silent, wrong, broken; see
@@ -24,6 +24,8 @@ def main(argv: list[str] | None = None, package: str = "tests.explain_fresh") ->
     """Score the cases of ``package`` (a module with ``PRELUDE`` and ``all_cases``)."""
     parser = argparse.ArgumentParser(prog=f"python -m {package}")
     parser.add_argument("--family", help="run only this family")
+    parser.add_argument("--case", help="run only the case of this name")
+    parser.add_argument("--full", action="store_true", help="print every finding line whole")
     parser.add_argument("--json", help="write the per-case results to this file")
     args = parser.parse_args(argv)
 
@@ -34,9 +36,11 @@ def main(argv: list[str] | None = None, package: str = "tests.explain_fresh") ->
     PRELUDE, all_cases = cases_module.PRELUDE, cases_module.all_cases
     from tests.explain_fresh._score import VERDICTS, run_case
 
-    cases = [c for c in all_cases() if args.family in (None, c.family)]
+    cases = [
+        c for c in all_cases() if args.family in (None, c.family) and args.case in (None, c.name)
+    ]
     if not cases:
-        print(f"no cases in family {args.family!r}", file=sys.stderr)
+        print(f"no cases for family {args.family!r}, case {args.case!r}", file=sys.stderr)
         return 2
     shell = InteractiveShell.instance()
     with capture_output():
@@ -48,6 +52,10 @@ def main(argv: list[str] | None = None, package: str = "tests.explain_fresh") ->
         results.append(result)
         first = result.findings[0][:200] if result.findings else "-"
         print(f"{result.verdict:8} {case.family}/{case.name}: {first}", flush=True)
+        if args.full:
+            print(f"         raised {result.raised}")
+            for line in result.findings:
+                print(f"         | {line}")
 
     families = sorted({r.family for r in results})
     counts = {f: Counter(r.verdict for r in results if r.family == f) for f in families}
