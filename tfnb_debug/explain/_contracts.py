@@ -23,6 +23,7 @@ from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall, layer_frames, unpacked_call, user_call
 from tfnb_debug.explain._call import describe_value
+from tfnb_debug.explain._output_axes import extra_output_axes
 
 INTERNAL = ("AttributeError", "IndexError", "KeyError", "TypeError")
 
@@ -479,10 +480,14 @@ def add_weight_shape(call: LiveCall, exc: BaseException) -> Violation | None:
     index = list(shape).index(None)
     text = call.text("shape")
     batch = index == 0 and len(shape) > 1
+    layer = call.receiver
+    owner = (
+        f"{type(layer).__name__} '{getattr(layer, 'name', '?')}': " if _is_a(layer, "Layer") else ""
+    )
     return Violation(
         "S01",
         text,
-        f"`add_weight(shape={text})` has None at position {index}"
+        f"{owner}`add_weight(shape={text})` has None at position {index}"
         + (
             ": the weight's shape reads the batch axis (input_shape[0] is None while Keras builds)"
             if batch
@@ -1527,6 +1532,14 @@ def target_shape(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+def output_axes(call: LiveCall, exc: BaseException) -> Violation | None:
+    """Labels that lack axes the model's output keeps (``_output_axes``): S07 with its layer."""
+    found = extra_output_axes(call, exc)
+    if found is None:
+        return None
+    return Violation("S07", found.argument, found.problem, found.hint, evidence=found.evidence)
+
+
 def baked_sample_count(call: LiveCall, exc: BaseException) -> Violation | None:
     """An Input whose shape holds the number of samples (``Input(shape=x.shape)``)."""
     model = call.receiver
@@ -1858,6 +1871,11 @@ CONTRACTS: tuple[Contract, ...] = (
         ("Model.fit", "Model.evaluate", "Model.train_on_batch"),
         target_shape,
         (r"Incompatible shapes", r"target.shape"),
+    ),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.train_on_batch"),
+        output_axes,
+        (r"must have the same rank", r"must have rank \(ndim\)"),
     ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "keras.Model"),

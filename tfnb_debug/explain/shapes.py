@@ -601,18 +601,23 @@ def _s07(
 def _loss_shape_hint(
     labels: tuple[int | None, ...], output: tuple[int | None, ...], loss: str
 ) -> str:
-    sparse = loss.startswith("sparse")
-    extra = len(output) - len(labels) - (1 if sparse else 0)
-    # labels that fit the output once its middle axes are gone: (B, C) vs (B, T, C), or
-    # per-example ids (B,) vs (B, T, C) for a sparse loss
-    fits_without_middle = len(labels) == 1 if sparse else labels[-1:] == output[-1:]
-    if extra > 0 and fits_without_middle:
+    """A hint from the two shapes alone (the model was not read): axes the labels lack, or a
+    last axis of another width when the ranks agree."""
+    from tfnb_debug.explain._output_axes import extra_axes
+
+    extra = extra_axes(labels, output, loss)
+    if 0 < extra <= len(output) - 2:
         return (
-            f"the model output has {extra} axis too many for these labels, between the batch "
-            "and the last axis: a Flatten or GlobalAveragePooling layer (or return_sequences="
-            "False on the last RNN) is probably missing before the output layer"
+            f"the model output keeps {extra} ax{'es' if extra > 1 else 'is'} between the batch "
+            "and the last axis that the labels do not have: remove them before the output layer "
+            "(Flatten or GlobalAveragePooling, or return_sequences=False where an RNN keeps its "
+            "time axis), or give the labels one value per position"
         )
-    if not sparse and output and labels and output[-1] != labels[-1]:
+    if (
+        not loss.startswith("sparse")
+        and len(output) == len(labels) > 1
+        and output[-1] != labels[-1]
+    ):
         return (
             f"the output layer has {output[-1]} units but the labels have {labels[-1]} columns: "
             "use as many units as label columns, or labels shaped like the output"
