@@ -13,6 +13,11 @@ from collections.abc import Callable, Mapping
 
 from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain.contracts import broken_contract, internal_error
+from tfnb_debug.explain.custom_layers import (
+    call_returns_nothing,
+    static_batch_in_call,
+    weight_without_input_size,
+)
 from tfnb_debug.explain.data import input_structure
 from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
 from tfnb_debug.explain.dtypes import dtype_mismatch
@@ -49,6 +54,9 @@ RULES: tuple[Rule, ...] = (
     outside_scope,
     unsupported_distribution,
     broken_contract,
+    weight_without_input_size,
+    call_returns_nothing,
+    static_batch_in_call,
     label_out_of_range,
     index_out_of_range,
     loss_output_mismatch,
@@ -78,6 +86,13 @@ MESSAGE_RULES: frozenset[Rule] = frozenset(
 )
 
 
+# Rules that read the live arguments or the user's own classes: when one explains the error,
+# the message rules would only restate it (or contradict it) in a second finding.
+EVIDENCE_RULES: frozenset[Rule] = frozenset(
+    {broken_contract, weight_without_input_size, call_returns_nothing, static_batch_in_call}
+)
+
+
 def explain_exception(
     exc: BaseException, *, cells: Mapping[str, int] | None = None, fallback: bool = True
 ) -> ExplainReport | None:
@@ -104,7 +119,7 @@ def explain_exception(
         if explained is None:
             continue
         found, next_steps = explained
-        contract_broken = contract_broken or rule is broken_contract
+        contract_broken = contract_broken or rule in EVIDENCE_RULES
         if all(f.code != found.code for f in findings):
             findings.append(found)
             steps.extend(s for s in next_steps if s not in steps)

@@ -23,6 +23,7 @@ from tfnb_debug.explain._evidence import (
     dataset_stages,
     read_evidence,
 )
+from tfnb_debug.explain._user_layers import UserLayer, read_silent_calls, read_user_layers
 from tfnb_debug.files import ipython_cell_number, is_user_file
 from tfnb_debug.text import key_sentence, strip_ansi
 
@@ -154,6 +155,8 @@ class ErrorContext:
     contract: ContractReport | None = (
         None  # the failing call into the library, its contract checked
     )
+    user_layers: tuple[UserLayer, ...] = ()  # the user's own layer classes running, innermost first
+    silent_calls: tuple[tuple[str, str], ...] = ()  # (class, kind) whose call returns nothing
 
     def key_sentence(self) -> str:
         """The first line of the error that says what went wrong (no frames, no boilerplate)."""
@@ -342,6 +345,13 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         evidence=_safely(read_evidence, exc, is_user_file) or Evidence(),
         distribution=_safely(read_distribution, exc, "\n".join(messages), is_user_file),
         contract=_safely(read_contract, exc, is_user_file),
+        user_layers=_safely(read_user_layers, exc, is_user_file) or (),
+        # only when a None is what failed: the scan reads the source of the user's layer classes
+        silent_calls=(
+            _safely(read_silent_calls, exc, is_user_file) or ()
+            if "None" in "\n".join(messages)
+            else ()
+        ),
     )
 
 
@@ -372,7 +382,14 @@ def _frames(exc: BaseException) -> tuple[tuple[Frame, ...], tuple[tuple[str, str
         lineno = tb.tb_lineno
         source = linecache.getline(code.co_filename, lineno).strip()
         user = is_user_file(code.co_filename) and not source.startswith(_MAGIC_CALL)
-        frames.append(Frame(code.co_filename, lineno, code.co_name, source, user))
+        function = code.co_name
+        if user and "self" in code.co_varnames[:1]:
+            # a method of the user's own class (a custom layer's call, a model's train_step):
+            # name the class too, so "in Gate.call()" says which layer of the model it was
+            owner_cls = type(tb.tb_frame.f_locals.get("self")).__name__
+            if owner_cls != "NoneType":
+                function = f"{owner_cls}.{function}"
+        frames.append(Frame(code.co_filename, lineno, function, source, user))
         owner = tb.tb_frame.f_locals.get("self") if layer_cls is not None else None
         if layer_cls is not None and isinstance(owner, layer_cls):
             owner = _wrapping_model(owner, user_locals, layer_cls)

@@ -180,7 +180,8 @@ def _creates_a_weight(ctx: ErrorContext, op: str) -> bool:
     if op and _INITIALIZER_OP.search(op):
         return True
     return any(
-        f.function in _BUILD_FRAMES or "/initializers/" in f.filename.replace("\\", "/")
+        f.function.rsplit(".", 1)[-1] in _BUILD_FRAMES
+        or "/initializers/" in f.filename.replace("\\", "/")
         for f in ctx.frames
     )
 

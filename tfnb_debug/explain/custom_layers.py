@@ -1,0 +1,155 @@
+"""The user's own layers: weights sized without the input, a call that returns nothing, a
+static batch size read where it is unknown (S01).
+
+Each rule reads what the class does (:mod:`tfnb_debug.explain._user_layers`),
+not only the message: a weight is called mis-sized only when its shape does
+not hold the input's feature size on the axis the product contracts, a
+``call`` is said to return nothing only when its source has no ``return`` of
+a value, and ``x.shape[0]`` is blamed only when it is on the failing line and
+the failing shape holds ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._user_layers import UserLayer
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+# Guards, not explanations: the rules below explain by the class's evidence, so these are plain
+# strings, not compiled patterns (the coverage table counts compiled ones as message rules).
+_SHAPE_ERROR = (
+    r"Dimensions must be equal|Matrix size-incompatible|Incompatible shapes|incompatible shapes"
+    r"|shapes? .*(?:mismatch|not compatible)|expected .* to match"
+)
+_NONE_INPUT = (
+    r"Got 'None'|'NoneType' object|NoneType|None values not supported|got None|received None"
+)
+_STATIC_AXIS = r"\b(\w+)\.shape\[(0|-?\d+)\]"
+_NONE_IN_SHAPE = r"\(None,|\[None,|, None\)|, None\]|Failed to convert elements of"
+
+
+def _fmt(shape: tuple[int | None, ...]) -> str:
+    return (
+        "("
+        + ", ".join("None" if d is None else str(d) for d in shape)
+        + (",)" if len(shape) == 1 else ")")
+    )
+
+
+def _call_frame(ctx: ErrorContext, layer: UserLayer) -> str:
+    for frame in reversed(ctx.frames):
+        if frame.user and frame.function == f"{layer.class_name}.{layer.method}":
+            return ctx.where(frame.filename, frame.lineno, frame.function)
+    return f"{layer.class_name}.{layer.method}()"
+
+
+def weight_without_input_size(ctx: ErrorContext) -> Explained | None:
+    """A user layer's product with its own weight fails because the weight was sized from a
+    constructor argument (made in ``__init__``, or in a ``build`` that ignores the input's
+    feature size), or with its axes in the order that does not contract with the input."""
+    if not re.search(_SHAPE_ERROR, ctx.text, re.I):
+        return None
+    for layer in ctx.user_layers:
+        if layer.method != "call" or not layer.input_shape or layer.input_shape[-1] is None:
+            continue
+        features = int(layer.input_shape[-1])
+        for attr, shape in layer.weights:
+            if len(shape) < 2 or shape[0] == features:
+                continue
+            units = shape[-1]
+            if features in shape[1:] and len(shape) == 2:
+                problem = (
+                    f"its weight '{attr}' is {_fmt(shape)}, (units, input_shape[-1]), but the "
+                    f"product of the input {_fmt(layer.input_shape)} with it contracts the "
+                    f"input's last axis ({features}) with the weight's first ({shape[0]})"
+                )
+                fix = (
+                    f"make '{attr}' shape (input_shape[-1], units) = ({features}, {shape[0]}), "
+                    f"or transpose it in the product (transpose_b=True)"
+                )
+            elif not layer.defines_build:
+                problem = (
+                    f"{layer.class_name} creates its weight '{attr}' {_fmt(shape)} in __init__, "
+                    f"from its arguments, before it has seen an input; its input "
+                    f"{_fmt(layer.input_shape)} has {features} features on the last axis"
+                )
+                fix = (
+                    f"create '{attr}' in build(self, input_shape) with shape "
+                    f"(input_shape[-1], {units}), so it takes the input's {features} features"
+                )
+            else:
+                reads = "input_shape" in layer.build_source
+                problem = (
+                    f"{layer.class_name}.build makes '{attr}' {_fmt(shape)} "
+                    + ("without the input's feature size" if reads else "and ignores input_shape")
+                    + f"; its input {_fmt(layer.input_shape)} has {features} features on the last axis"
+                )
+                fix = (
+                    f"in build, give '{attr}' shape (input_shape[-1], {units}): its first axis "
+                    f"must be the input's {features} features"
+                )
+            return (
+                finding(
+                    "S01",
+                    problem,
+                    place=f"layer '{layer.name}' ({_call_frame(ctx, layer)})",
+                    evidence=f"{ctx.key_sentence()[:160]}",
+                    hint=fix,
+                ),
+                (),
+            )
+    return None
+
+
+def call_returns_nothing(ctx: ErrorContext) -> Explained | None:
+    """A None reached a layer (or the loss) and a layer or model class of the user's has a
+    ``call`` that ends without ``return``: its output is None."""
+    if not ctx.silent_calls or not re.search(_NONE_INPUT, ctx.text):
+        return None
+    names = [name for name, _ in ctx.silent_calls]
+    kinds = {kind for _, kind in ctx.silent_calls}
+    listed = ", ".join(f"{n}.call" for n in names)
+    what = "model" if kinds == {"model"} else "layer"
+    return (
+        finding(
+            "S01",
+            f"{listed} {'has' if len(names) == 1 else 'have'} no return statement, so the "
+            f"{what}'s output is None, and the next step that uses it gets None in place of a tensor",
+            place=f"class {names[0]}" if len(names) == 1 else "classes " + ", ".join(names),
+            evidence=ctx.key_sentence()[:160],
+            hint=f"end {listed} with `return` of the result it computes",
+        ),
+        (),
+    )
+
+
+def static_batch_in_call(ctx: ErrorContext) -> Explained | None:
+    """A user layer's ``call`` reads ``x.shape[0]`` (the batch axis, None while Keras builds
+    the model or traces the step) into a shape, and the failing shape holds that None."""
+    if not ctx.user_layers or not re.search(_NONE_IN_SHAPE, ctx.text):
+        return None
+    for frame in reversed(ctx.frames):
+        if not frame.user or not frame.function.endswith(".call"):
+            continue
+        match = re.search(_STATIC_AXIS, frame.source)
+        if match is None or match.group(2) != "0":
+            continue
+        name = match.group(1)
+        return (
+            finding(
+                "S01",
+                f"`{name}.shape[0]` is the batch axis, unknown (None) while Keras builds the model "
+                "and traces the step, and the line puts it into a shape",
+                place=ctx.where(frame.filename, frame.lineno, frame.function),
+                evidence=f"`{frame.source}`; {ctx.key_sentence()[:120]}",
+                hint=f"use the dynamic size `tf.shape({name})[0]` (keras.ops.shape({name})[0]), "
+                "or -1 in a reshape",
+            ),
+            (),
+        )
+    return None
