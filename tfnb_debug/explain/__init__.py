@@ -24,7 +24,12 @@ from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
 from tfnb_debug.explain.model import unbuilt_model
-from tfnb_debug.explain.pipelines import ragged_batch, unknown_shape, unknown_shape_in_map
+from tfnb_debug.explain.pipelines import (
+    generator_shape,
+    ragged_batch,
+    unknown_shape,
+    unknown_shape_in_map,
+)
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.runtime import (
     no_gradients,
@@ -67,6 +72,7 @@ RULES: tuple[Rule, ...] = (
     unknown_shape,
     unknown_shape_in_map,
     ragged_batch,
+    generator_shape,
     symbolic_value,
     nonfinite_check,
     tape_misuse,

@@ -23,20 +23,20 @@ from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall, layer_frames, unpacked_call, user_call
 from tfnb_debug.explain._call import describe_value
-from tfnb_debug.explain._output_axes import extra_output_axes
+from tfnb_debug.explain._data_contracts import (
+    class_weight_type,
+    confusion_matrix_ids,
+    fit_targets,
+    image_channels,
+    padding_values_dtype,
+    set_weights_unbuilt,
+    softmax_labels,
+)
+from tfnb_debug.explain._keras2 import removed_argument
+from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
+from tfnb_debug.explain._violation import Violation
 
 INTERNAL = ("AttributeError", "IndexError", "KeyError", "TypeError")
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One argument that breaks the called API's contract."""
-
-    code: str  # catalog code: S12 structure, S01 layer input, S07 op shape, S11 dtype, P12 range
-    argument: str  # the argument as the user wrote it
-    problem: str  # what it is, against what the API takes
-    hint: str  # the fix, derived from both
-    evidence: str = ""
 
 
 @dataclass(frozen=True)
@@ -1325,6 +1325,15 @@ def user_function_arity(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+def keras2_argument(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A Keras 2 argument Keras 3 removed, refused by the layer's or callback's own check."""
+    removed = removed_argument(call.api, str(exc))
+    if removed is None or call.bind_error:
+        return None  # a TypeError from binding is signature_binding's
+    word, replacement = removed
+    return Violation("S12", word, f"`{call.api}` has no argument `{word}` in Keras 3", replacement)
+
+
 def signature_binding(call: LiveCall, exc: BaseException) -> Violation | None:
     """The arguments do not bind to the API's signature (a missing or an unknown argument)."""
     error = call.bind_error
@@ -1342,6 +1351,14 @@ def signature_binding(call: LiveCall, exc: BaseException) -> Violation | None:
     shown = f"{call.api}({', '.join(params[:8])})"
     if unexpected:
         word = unexpected.group(1)
+        removed = removed_argument(call.api, error)
+        if removed is not None:
+            return Violation(
+                "S12",
+                word,
+                f"`{call.api}` has no argument `{word}` in Keras 3",
+                removed[1],
+            )
         return Violation(
             "S12",
             word,
@@ -1404,6 +1421,26 @@ def _size_fix(chains: list[tuple[Any, ...]], target: str, want: int | None) -> s
                 "multiplies by s exactly), or crop/pad to match"
             )
     for chain in chains:
+        strided = _strided_steps(chain)
+        size = chain[-1].size if chain else None
+        if strided and isinstance(want, int) and isinstance(size, int) and want > size:
+            shown = ", ".join(
+                f"{s.class_name} '{s.layer}' {b} -> {s.size} (stride {s.stride})"
+                for s, b in strided[:4]
+            )
+            up_by = want // size if want % size == 0 else None
+            them = "them" if len(strided) > 1 else "it"
+            up = (
+                f"upsample by {up_by} after {them} (UpSampling with size {up_by}, or a "
+                f"Conv*Transpose with strides {up_by})"
+                if up_by
+                else f"upsample back to {want} after {them}"
+            )
+            return (
+                f"the strides on the path divide this axis from {chain[0].size} to {size}: "
+                f"{shown}; to give {target} the labels' {want}, {up}, or remove the downsampling"
+            )
+    for chain in chains:
         last = chain[-1] if chain else None
         units = _units_of(last)
         if last is not None and units is not None and want is not None and units != want:
@@ -1418,11 +1455,26 @@ def _size_fix(chains: list[tuple[Any, ...]], target: str, want: int | None) -> s
 
 
 def _valid_steps(chain: tuple[Any, ...]) -> list[tuple[Any, int | None]]:
-    """Layers with padding='valid' and a kernel > 1 that changed the size on this axis."""
+    """Layers whose padding='valid' (a kernel > 1) changed the size on this axis: the size
+    differs from the one padding='same' gives (ceil of size / stride), so a pooling or strided
+    layer that only divides by its stride is not one."""
     out = []
     before = chain[0].size if chain else None
     for step in chain[1:]:
         if step.padding == "valid" and step.kernel > 1 and step.changes(before):
+            same = -(-before // max(step.stride, 1)) if isinstance(before, int) else None
+            if same != step.size:
+                out.append((step, before))
+        before = step.size if step.size is not None else before
+    return out
+
+
+def _strided_steps(chain: tuple[Any, ...]) -> list[tuple[Any, int | None]]:
+    """Layers that divided the size on this axis by a stride (or pool size) > 1."""
+    out = []
+    before = chain[0].size if chain else None
+    for step in chain[1:]:
+        if step.stride > 1 and step.changes(before):
             out.append((step, before))
         before = step.size if step.size is not None else before
     return out
@@ -1482,6 +1534,9 @@ def target_shape(call: LiveCall, exc: BaseException) -> Violation | None:
 
     x, y = _fit_xy(call)
     model = call.receiver
+    from_dataset = y is UNREAD or y is None
+    if from_dataset:
+        y = dataset_labels(x)  # a dataset of (x, y) elements: its label spec
     labels = shape_of(y)
     if labels is None or x is UNREAD:
         return None
@@ -1493,12 +1548,19 @@ def target_shape(call: LiveCall, exc: BaseException) -> Violation | None:
         return None
     output = outputs[0]
     out_shape = shape_of(output)
-    if out_shape is None or len(out_shape) != len(labels) or len(labels) < 2:
+    if out_shape is None or len(labels) < 2:
         return None
-    axis = _differing_axis([out_shape, (None, *labels[1:])], None)
+    loss = model.loss if isinstance(getattr(model, "loss", None), str) else ""
+    loss = loss or str(getattr(getattr(model, "loss", None), "name", "") or "")
+    # a sparse loss takes one class id per position: its labels are the output less the class axis
+    ids = "sparse" in loss.lower() and len(labels) == len(out_shape) - 1
+    compared = out_shape[:-1] if ids else out_shape
+    if len(compared) != len(labels):
+        return None
+    axis = _differing_axis([compared, (None, *labels[1:])], None)
     if axis is None:
         return None
-    if axis == len(labels) - 1 and y is not x:
+    if axis == len(labels) - 1 and y is not x and not ids:
         return None  # the class/feature axis: the label rules (M04, M05, S07) read that one
     chain = axis_chain(output, axis)
     if not chain:
@@ -1512,7 +1574,8 @@ def target_shape(call: LiveCall, exc: BaseException) -> Violation | None:
             f"output that shape"
         )
     else:
-        what = f"the labels `{text_y}` have {labels[axis]} on axis {axis}"
+        named = f"of `{text_x}`" if from_dataset else f"`{text_y}`"
+        what = f"the labels {named} have {labels[axis]} on axis {axis}"
     if not fix:
         fix = (
             f"the model's input has {chain[0].size} on axis {axis} and the layers change it to "
@@ -1524,7 +1587,7 @@ def target_shape(call: LiveCall, exc: BaseException) -> Violation | None:
         )
     return Violation(
         "S07",
-        f"fit({text_x}, {text_y})",
+        f"fit({text_x})" if from_dataset else f"fit({text_x}, {text_y})",
         f"{what}, but it outputs {fmt(out_shape)} (axis {axis}: {out_shape[axis]} vs "
         f"{labels[axis]})",
         fix,
@@ -1861,6 +1924,25 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"in loss dict", r"loss_weights", r"metrics"),
     ),
     Contract(("Model.fit",), fit_class_weight, (r"class_weight` is only supported",)),
+    Contract(("Model.fit",), class_weight_type, (r"has no attribute 'get'",)),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.train_on_batch", "Model.test_on_batch"),
+        fit_targets,
+        (r"have different structures", r"same nested structure"),
+    ),
+    Contract(("Dataset.padded_batch",), padding_values_dtype, (r"Invalid `padding_values`",)),
+    Contract(
+        ("tf.image.",),
+        image_channels,
+        (r"must have 3 channels", r"Dimension must be 3", r"should be size 1"),
+    ),
+    Contract(
+        ("softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits"),
+        softmax_labels,
+        (r"logits and labels must be", r"Rank mismatch"),
+    ),
+    Contract(("Layer.set_weights",), set_weights_unbuilt, (r"was expecting 0 weights",)),
+    Contract(("confusion_matrix",), confusion_matrix_ids, (r"Shapes of all inputs must match",)),
     Contract(("keras.Model", "keras.Function"), model_graph, (r"is not connected to `inputs`",)),
     Contract(
         ("Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Dot"),
@@ -1908,4 +1990,5 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(
         ("*",), signature_binding, (r"missing a required argument", r"unexpected keyword argument")
     ),
+    Contract(("*",), keras2_argument, (r"Unrecognized keyword arguments passed to",)),
 )

@@ -104,7 +104,7 @@ def _shape(value: Any) -> tuple[int | None, ...] | None:
         return None
 
 
-def _dataset_labels(x: Any) -> Any:
+def dataset_labels(x: Any) -> Any:
     """The label spec of a dataset of ``(x, y)`` (or ``(x, y, w)``) elements, else UNREAD."""
     spec = getattr(x, "element_spec", None)
     if isinstance(spec, tuple) and len(spec) in (2, 3):
@@ -163,7 +163,7 @@ def extra_output_axes(call: LiveCall, exc: BaseException) -> AxesMismatch | None
     model = call.receiver
     x, y = call.values.get("x", UNREAD), call.values.get("y", UNREAD)
     if y is UNREAD or y is None:
-        y = _dataset_labels(x)
+        y = dataset_labels(x)
     labels = _shape(y)
     try:
         outputs = list(model.outputs)
@@ -173,10 +173,12 @@ def extra_output_axes(call: LiveCall, exc: BaseException) -> AxesMismatch | None
         return None
     tensor = outputs[0]
     out_shape = _shape(tensor)
-    if out_shape is None or len(out_shape) < 3:
+    if out_shape is None or len(out_shape) < 2:
         return None
     loss = _loss_name(model)
     extra = extra_axes(labels, out_shape, loss)
+    if extra < 0:
+        return _summarized(call, labels, out_shape, -extra, loss, output_path(tensor))
     if extra < 1 or extra > len(out_shape) - 2:
         return None
     path = output_path(tensor)
@@ -249,4 +251,60 @@ def extra_output_axes(call: LiveCall, exc: BaseException) -> AxesMismatch | None
         f"{fmt(out_shape)} keeps {kept} per example ({loss or 'the loss'})",
         fix + per_position,
         evidence=f"{came}{through}",
+    )
+
+
+_SUMMARIZING = {
+    "Flatten": "it merges the positions into one feature vector",
+    "GlobalAveragePooling1D": "it averages the positions away",
+    "GlobalMaxPooling1D": "it pools the positions away",
+    "GlobalAveragePooling2D": "it averages the positions away",
+    "GlobalMaxPooling2D": "it pools the positions away",
+    "GlobalAveragePooling3D": "it averages the positions away",
+    "GlobalMaxPooling3D": "it pools the positions away",
+}
+
+
+def _summarized(
+    call: LiveCall,
+    labels: tuple[int | None, ...],
+    out_shape: tuple[int | None, ...],
+    missing: int,
+    loss: str,
+    path: list[PathLayer],
+) -> AxesMismatch | None:
+    """Labels per position (a tagger's, a mask's) on a model whose path removes the positions'
+    axis: the layer that removed it (the nearest to the output) and how to keep it."""
+    remover = None
+    for layer in reversed(path):
+        if (
+            layer.in_rank is not None
+            and layer.out_rank is not None
+            and layer.in_rank > layer.out_rank
+        ):
+            remover = layer
+            break
+    if remover is None:
+        return None
+    if remover.class_name in _RNN:
+        fix = (
+            f"set return_sequences=True on '{remover.name}' so it gives one vector per position "
+            "(the Dense layers after it then act on each position)"
+        )
+        why = "it returns only its last step"
+    elif remover.class_name in _SUMMARIZING:
+        fix = f"remove '{remover.name}' so the output keeps one prediction per position"
+        why = _SUMMARIZING[remover.class_name]
+    else:
+        fix = f"keep the positions' axis through '{remover.name}' to the output"
+        why = f"it takes rank {remover.in_rank} to {remover.out_rank}"
+    kept = labels[1 : 1 + missing]
+    text_y = call.text("y") if "y" in call.values else "the labels"
+    single = (labels[0],) if "sparse" in loss.lower() else (labels[0], out_shape[-1])
+    return AxesMismatch(
+        f"{call.method or 'fit'}(..., {text_y})",
+        f"the labels {fmt(labels)} hold one label per position ({', '.join(map(str, kept))}), but "
+        f"the model output {fmt(out_shape)} has one prediction per example ({loss or 'the loss'})",
+        f"{fix}; if each example has one label, the labels need shape {fmt(single)} instead",
+        f"'{remover.name}' ({remover.class_name}) removes the positions' axis: {why}",
     )

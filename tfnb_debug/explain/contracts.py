@@ -74,4 +74,8 @@ def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Fin
         return finding("T03", problem, place=place, evidence=evidence, hint=hint)
     if code == "C05":
         return finding("C05", problem, place=place, evidence=evidence, hint=hint)
+    if code == "M05":
+        return finding("M05", problem, place=place, evidence=evidence, hint=hint)
+    if code == "S04":
+        return finding("S04", problem, place=place, evidence=evidence, hint=hint)
     return finding("S12", problem, place=place, evidence=evidence, hint=hint)

@@ -307,3 +307,45 @@ def _batching(ctx: ErrorContext) -> tuple[DatasetInfo | None, DatasetStage | Non
                 return ds, previous
             previous = stage
     return (ctx.datasets[0], None) if ctx.datasets else (None, None)
+
+
+_GENERATOR_SHAPE = re.compile(
+    r"`generator` yielded an element of shape (\([^)]*\)) where an element of shape "
+    r"(\([^)]*\)) was expected"
+)
+
+
+def generator_shape(ctx: ErrorContext) -> Explained | None:
+    """S13: ``from_generator``'s ``output_signature`` fixes a size the generator varies."""
+    found = _GENERATOR_SHAPE.search(ctx.text)
+    if found is None:
+        return None
+    got, declared = _dims(found.group(1).strip("()")), _dims(found.group(2).strip("()"))
+    if len(got) != len(declared):
+        hint = (
+            f"the generator yields rank {len(got)} where the signature declares rank "
+            f"{len(declared)}: make output_signature's shape {fmt_shape(got)} with None on the "
+            "axes that vary, or reshape what the generator yields"
+        )
+        varying: list[int] = []
+    else:
+        varying = [i for i, (g, d) in enumerate(zip(got, declared, strict=True)) if g != d]
+        open_shape = tuple(None if i in varying else d for i, d in enumerate(declared))
+        hint = (
+            f"declare the axes that vary as None: output_signature=tf.TensorSpec(shape="
+            f"{fmt_shape(open_shape)}, ...), then batch the elements with padded_batch (or "
+            "ragged_batch), or pad/crop to one length inside the generator"
+        )
+    axes = ", ".join(str(i) for i in varying)
+    return (
+        finding(
+            "S13",
+            f"the generator yielded an element of shape {fmt_shape(got)}, but output_signature "
+            f"declares {fmt_shape(declared)}"
+            + (f": the elements' length varies on axis {axes}" if varying else ""),
+            place="tf.data.Dataset.from_generator",
+            evidence=f"yielded {fmt_shape(got)}, declared {fmt_shape(declared)}",
+            hint=hint,
+        ),
+        (),
+    )

@@ -1,0 +1,301 @@
+"""Call contracts of the data and op APIs whose errors come from deep inside TensorFlow.
+
+Each check reads the live arguments of the failing call (a
+:class:`~tfnb_debug.explain._api.LiveCall`) against what the API documents and
+returns a :class:`~tfnb_debug.explain._violation.Violation` only when an
+argument breaks it; the fix is built from the argument itself (its dtype, its
+channels, its type) and is never one the call already follows.
+
+- ``Model.fit(class_weight=...)`` takes a dict ``{class index: weight}``.
+- ``Model.fit``/``evaluate`` take one target per model output (a list or a dict by output name).
+- ``Dataset.padded_batch(padding_values=...)`` takes values of each component's dtype.
+- ``tf.image`` colour ops take a channel axis of 3 (``rgb_to_*``, saturation, hue) or 1
+  (``grayscale_to_rgb``).
+- ``tf.nn.softmax_cross_entropy_with_logits`` takes labels shaped like the logits (one-hot or
+  probabilities); ``sparse_softmax_cross_entropy_with_logits`` takes class ids, one axis less.
+- ``Layer.set_weights`` needs a built layer (its weights exist once it has an input shape).
+- ``tf.math.confusion_matrix`` takes class ids for both labels and predictions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._violation import Violation
+
+
+def _shape(value: Any) -> tuple[int | None, ...] | None:
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return None
+    try:
+        return tuple(None if d is None else int(d) for d in shape)
+    except Exception:
+        return None
+
+
+def _fmt(shape: tuple[int | None, ...] | None) -> str:
+    if shape is None:
+        return "?"
+    inner = ", ".join("None" if d is None else str(d) for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def _kind(value: Any) -> str:
+    shape = _shape(value)
+    if shape is not None:
+        return f"a {type(value).__name__} of shape {_fmt(shape)}"
+    if isinstance(value, list | tuple):
+        return f"a {type(value).__name__} of {len(value)} items"
+    return f"a {type(value).__name__}"
+
+
+def class_weight_type(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``fit(class_weight=...)`` given an array or list (``compute_class_weight`` returns one)."""
+    weights = call.value("class_weight")
+    if weights is UNREAD or weights is None or isinstance(weights, dict):
+        return None
+    if not (isinstance(weights, list | tuple) or _shape(weights) is not None):
+        return None
+    text = call.text("class_weight")
+    return Violation(
+        "S12",
+        text,
+        f"`class_weight` takes a dict {{class index: weight}}, and `{text}` is {_kind(weights)}",
+        f"pass `class_weight=dict(enumerate({text}))` (the weight of class i at position i, as "
+        "sklearn's compute_class_weight returns it for classes 0..n-1)",
+    )
+
+
+def padding_values_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``padded_batch(padding_values=v)`` where v's type is not the component's dtype."""
+    values = call.value("padding_values")
+    dataset = call.receiver
+    spec = getattr(dataset, "element_spec", None)
+    if values is UNREAD or values is None or spec is None:
+        return None
+    specs = spec if isinstance(spec, tuple) else (spec,)
+    given = values if isinstance(values, tuple) else (values,) * len(specs)
+    text = call.text("padding_values")
+    for index, (component, value) in enumerate(zip(specs, given, strict=False)):
+        dtype = getattr(getattr(component, "dtype", None), "name", "")
+        if not dtype:
+            continue
+        value_dtype = getattr(getattr(value, "dtype", None), "name", "")
+        if isinstance(value, bool):
+            value_dtype = "bool"
+        elif isinstance(value, float):
+            value_dtype = "float"
+        elif isinstance(value, int):
+            value_dtype = "int"
+        elif isinstance(value, str | bytes):
+            value_dtype = "string"
+        fits = (
+            value_dtype == dtype
+            or (value_dtype == "int" and dtype.startswith(("int", "uint", "float")))
+            or (value_dtype == "float" and dtype.startswith(("float", "bfloat")))
+            or (value_dtype == "string" and dtype == "string")
+        )
+        if fits or not value_dtype:
+            continue
+        which = f"component {index}" if len(specs) > 1 else "the elements"
+        if dtype.startswith(("int", "uint")) and value_dtype.startswith("float"):
+            number = value if isinstance(value, float) else None
+            fix = (
+                f"`padding_values={int(number)}`"
+                if number is not None and float(number).is_integer()
+                else f"an integer value, or `tf.constant(v, tf.{dtype})`"
+            )
+        else:
+            fix = f"a value of dtype {dtype}: `tf.constant(v, tf.{dtype})`"
+        return Violation(
+            "S11",
+            text,
+            f"`padding_values` {value!r} is {value_dtype}, but {which} are {dtype}: the padding "
+            "must have the dtype of what it pads",
+            f"use {fix}",
+        )
+    return None
+
+
+_THREE_CHANNELS = (
+    "rgb_to_grayscale",
+    "rgb_to_hsv",
+    "rgb_to_yiq",
+    "rgb_to_yuv",
+    "adjust_saturation",
+    "adjust_hue",
+    "random_saturation",
+    "random_hue",
+)
+
+
+def image_channels(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A ``tf.image`` colour op given images whose channel axis is not the one it converts."""
+    op = call.api.rsplit(".", 1)[-1]
+    name = "images" if "images" in call.values else "image"
+    shape = _shape(call.value(name))
+    if shape is None or len(shape) < 3 or shape[-1] is None:
+        return None
+    channels = int(shape[-1])
+    text = call.text(name)
+    if op in _THREE_CHANNELS and channels != 3:
+        if channels == 1:
+            fix = (
+                f"`{text}` is already single-channel: leave the conversion out"
+                if op == "rgb_to_grayscale"
+                else f"`{text}` is single-channel: convert it first with "
+                f"`tf.image.grayscale_to_rgb({text})`, or leave the colour op out"
+            )
+        else:
+            fix = f"give it the 3 RGB channels (`{text}[..., :3]` when the 4th is alpha)"
+        return Violation(
+            "S07",
+            text,
+            f"`{call.api}` works on 3 channels (RGB) on the last axis; `{text}` {_fmt(shape)} has "
+            f"{channels}",
+            fix,
+        )
+    if op == "grayscale_to_rgb" and channels != 1:
+        return Violation(
+            "S07",
+            text,
+            f"`{call.api}` takes 1 channel on the last axis; `{text}` {_fmt(shape)} has {channels}",
+            "the images already have colour channels: leave the conversion out"
+            if channels == 3
+            else "give it single-channel images (H, W, 1)",
+        )
+    return None
+
+
+def softmax_labels(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``tf.nn.(sparse_)softmax_cross_entropy_with_logits`` given labels of the other form."""
+    op = call.api.rsplit(".", 1)[-1]
+    labels, logits = _shape(call.value("labels")), _shape(call.value("logits"))
+    if labels is None or logits is None or not logits:
+        return None
+    text = call.text("labels")
+    dense = op == "softmax_cross_entropy_with_logits"
+    if dense and len(labels) == len(logits) - 1:
+        return Violation(
+            "M05",
+            text,
+            f"`{call.api}` takes labels shaped like the logits {_fmt(logits)} (one-hot or "
+            f"probabilities); `{text}` {_fmt(labels)} holds one class id per example",
+            f"use `tf.nn.sparse_softmax_cross_entropy_with_logits(labels={text}, logits=...)` "
+            f"for class ids, or one-hot them: `tf.one_hot({text}, {logits[-1]})`",
+        )
+    if op == "sparse_softmax_cross_entropy_with_logits" and len(labels) == len(logits):
+        return Violation(
+            "M05",
+            text,
+            f"`{call.api}` takes one class id per example (shape {_fmt(logits[:-1])}); `{text}` "
+            f"{_fmt(labels)} has the logits' shape (one-hot or probabilities)",
+            f"use `tf.nn.softmax_cross_entropy_with_logits` with these labels, or class ids: "
+            f"`tf.argmax({text}, axis=-1)`",
+        )
+    return None
+
+
+def set_weights_unbuilt(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``layer.set_weights(ws)`` on a layer that is not built, so it has no weights yet."""
+    layer = call.receiver
+    weights = call.value("weights")
+    if layer is None or getattr(layer, "built", True) or not isinstance(weights, list | tuple):
+        return None
+    if getattr(layer, "weights", None):
+        return None
+    shapes = [_shape(w) for w in weights]
+    first = shapes[0] if shapes else None
+    features = first[0] if first and len(first) == 2 else None
+    build = (
+        f"`{call.source.split('.set_weights')[0]}.build((None, {features}))`"
+        if features is not None and ".set_weights" in call.source
+        else "`layer.build(input_shape)`"
+    )
+    return Violation(
+        "S04",
+        call.text("weights"),
+        f"{type(layer).__name__} '{getattr(layer, 'name', '?')}' is not built, so it has no "
+        f"weights to set yet (given {len(weights)}: "
+        + ", ".join(_fmt(s) for s in shapes[:4])
+        + ")",
+        f"build it first: {build} (the kernel's first axis is the input's features), or call "
+        "it on an input, then set_weights",
+    )
+
+
+def confusion_matrix_ids(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``tf.math.confusion_matrix(labels, predictions)`` given probabilities or one-hot rows."""
+    labels, predictions = _shape(call.value("labels")), _shape(call.value("predictions"))
+    for name, shape in (("predictions", predictions), ("labels", labels)):
+        if shape is not None and len(shape) == 2 and (shape[-1] or 0) > 1:
+            text = call.text(name)
+            return Violation(
+                "S07",
+                text,
+                f"`{call.api}` takes one class id per example for labels and predictions; "
+                f"`{text}` {_fmt(shape)} has a row of {shape[-1]} per example (probabilities or "
+                "one-hot)",
+                f"pass class ids: `tf.argmax({text}, axis=-1)`",
+            )
+    return None
+
+
+def _output_names(model: Any) -> list[str]:
+    try:
+        return [str(n) for n in model.output_names]
+    except Exception:
+        return []
+
+
+def _target_count(y: Any) -> int | None:
+    """How many targets ``y`` holds: 1 for an array or tensor, its length for a list/tuple/dict."""
+    if isinstance(y, dict):
+        return len(y)
+    if isinstance(y, list | tuple):
+        if y and all(isinstance(v, int | float) for v in y):
+            return 1  # a plain list of label values
+        return len(y)
+    return 1 if _shape(y) is not None else None
+
+
+def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``fit``/``evaluate`` given a number of targets other than the model's outputs."""
+    if "structure" not in str(exc) and "same nested" not in str(exc):
+        return None
+    model = call.receiver
+    try:
+        outputs = list(model.outputs)
+    except Exception:
+        return None
+    y = call.value("y")
+    x = call.value("x")
+    from_dataset = y is UNREAD or y is None
+    if from_dataset:
+        spec = getattr(x, "element_spec", None)
+        y = spec[1] if isinstance(spec, tuple) and len(spec) >= 2 else UNREAD
+    count = _target_count(y) if y is not UNREAD else None
+    if count is None or count == len(outputs):
+        return None
+    names = _output_names(model)
+    text = f"the labels of `{call.text('x')}`" if from_dataset else f"`{call.text('y')}`"
+    what = "one target" if count == 1 else f"{count} targets"
+    listed = ", ".join(f"'{n}'" for n in names)
+    if len(outputs) > 1:
+        fix = (
+            f"pass one target per output, in the order of model.outputs: a list of {len(outputs)} "
+            f"arrays, or a dict keyed by output name {{{', '.join(repr(n) + ': ...' for n in names)}}}"
+        )
+    else:
+        fix = "pass the one target array this output is compared with"
+    return Violation(
+        "S12",
+        call.text("x") if from_dataset else call.text("y"),
+        f"the model has {len(outputs)} output{'s' if len(outputs) != 1 else ''}"
+        + (f" ({listed})" if listed else "")
+        + " but "
+        f"{text} give{'s' if not from_dataset else ''} {what}",
+        fix,
+    )
