@@ -63,7 +63,9 @@ SHOTS = (
     Shot(
         "shape", "shape", ".tfnb-report", ("Shape trace of 'digits_cnn'", "output shape", "Conv2D")
     ),
-    Shot("live", "grad", ".tfnb-live", ("%%tfgrad (live, every 0.25 s)", "gradient norm per layer")),
+    Shot(
+        "live", "grad", ".tfnb-live", ("%%tfgrad (live, every 0.25 s)", "gradient norm per layer")
+    ),
     Shot(
         "grad",
         "grad",

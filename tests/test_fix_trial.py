@@ -49,11 +49,13 @@ def test_a_diverging_learning_rate_is_named_and_its_fix_confirmed(shell: Interac
     report = _report(shell)
     g05 = next(f for f in report.findings if f.code == "G05")
     assert "a trial on a copy points at the learning rate (20) is too high" in g05.message
-    assert g05.hint.startswith("lower the learning rate to 2 (was 20): confirmed on a copy (80 steps on 512")
-    rows = {row[0]: row for row in report.table("fix trials").rows}
-    assert not np.isfinite(rows["unchanged"][-2]) and rows["lower the learning rate to 2 (was 20)"][-1] == (
-        "confirmed"
+    assert g05.hint.startswith(
+        "lower the learning rate to 2 (was 20): confirmed on a copy (80 steps on 512"
     )
+    rows = {row[0]: row for row in report.table("fix trials").rows}
+    assert not np.isfinite(rows["unchanged"][-2]) and rows["lower the learning rate to 2 (was 20)"][
+        -1
+    ] == ("confirmed")
 
 
 @pytest.mark.slow
