@@ -429,7 +429,7 @@ def test_r03_weight_too_big_names_the_layer_not_the_batch(tfshell: InteractiveSh
     assert [f.split()[0] for f in cell.text.splitlines() if f[:1] in "RS"] == ["R03"]
 
 
-def test_s01_unbatched_validation_dataset_says_to_batch_it(tfshell: InteractiveShell) -> None:
+def test_s12_unbatched_validation_dataset_says_to_batch_it(tfshell: InteractiveShell) -> None:
     setup = """
         x = np.random.rand(32, 8).astype("float32")
         y = np.random.randint(0, 3, 32)
@@ -440,7 +440,7 @@ def test_s01_unbatched_validation_dataset_says_to_batch_it(tfshell: InteractiveS
         """
     assert run(tfshell, setup).result.success
     cell = run(tfshell, "model.fit(train_ds, validation_data=val_ds, epochs=1, verbose=0)")
-    line = cell.finding("S01")
+    line = cell.finding("S12")  # the catalog's S12: examples without their batch axis
     assert "received (8,), expected (None, 8)" in line
     assert "dataset `val_ds` yields single examples of shape (8,) (no batch axis)" in line
     assert "batch it, e.g. `val_ds = val_ds.batch(32)`" in line
@@ -459,7 +459,7 @@ def test_s01_unbatched_validation_dataset_says_to_batch_it(tfshell: InteractiveS
     # the test step was traced for batches before, so tf.function relaxed the shape to
     # unknown rank: Keras says only "Cannot take the length of shape with unknown rank"
     assert "unknown rank" in str(helper.result.error_in_exec)
-    line = helper.finding("S01")
+    line = helper.finding("S12")
     assert "expects inputs of shape (None, 8) but received a tensor of unknown rank" in line
     assert "batch it, e.g. `val_ds = val_ds.batch(32)`" in line
     # a single NumPy example: no dataset is named, the batch axis is missing

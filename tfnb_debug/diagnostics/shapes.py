@@ -259,6 +259,9 @@ def _reshape_hint(error: str, layer: str, producer: str) -> str:
     )
 
 
+_NEEDED_RANK = re.compile(
+    r"(?:at least|minimum of|min_ndim=|expected ndim=) ?(\d+)(?: dimensions| axes)?"
+)
 _RNNS = ("LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "ConvLSTM1D", "ConvLSTM2D")
 _AXIS_DROPPERS = (
     "Flatten",
@@ -352,6 +355,7 @@ def build_failure_hint(
     class_name: str,
     producer: str,
     received: tuple[int | None, ...] | None,
+    producer_class: str = "",
 ) -> str:
     """The fix for a layer that raised while a Sequential was built (used by the automatic diagnosis)."""
     from tfnb_debug.values import format_shape
@@ -359,6 +363,13 @@ def build_failure_hint(
     reshape = _reshape_hint(error, layer, producer)
     if reshape:
         return reshape
+    # a rank the layer states in its own words ("should be passed an `input_shape` with at
+    # least 3 dimensions"): the same reading as an input-spec ndim check
+    needed = _NEEDED_RANK.search(error)
+    if needed is not None and received is not None:
+        ranked = producer_rank_hint(layer, int(needed.group(1)), received, producer, producer_class)
+        if ranked is not None and len(received) < int(needed.group(1)):
+            return ranked
     source = "the model's input" if producer == "input" else f"'{producer}'"
     shape = format_shape(received) if received is not None else "(?)"
     return (

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain.contracts import broken_contract, internal_error
 from tfnb_debug.explain.custom_layers import (
+    build_given_shapes,
     call_returns_nothing,
     static_batch_in_call,
     weight_without_input_size,
@@ -60,6 +61,7 @@ RULES: tuple[Rule, ...] = (
     unsupported_distribution,
     broken_contract,
     weight_without_input_size,
+    build_given_shapes,
     call_returns_nothing,
     static_batch_in_call,
     label_out_of_range,
@@ -95,7 +97,13 @@ MESSAGE_RULES: frozenset[Rule] = frozenset(
 # Rules that read the live arguments or the user's own classes: when one explains the error,
 # the message rules would only restate it (or contradict it) in a second finding.
 EVIDENCE_RULES: frozenset[Rule] = frozenset(
-    {broken_contract, weight_without_input_size, call_returns_nothing, static_batch_in_call}
+    {
+        broken_contract,
+        weight_without_input_size,
+        build_given_shapes,
+        call_returns_nothing,
+        static_batch_in_call,
+    }
 )
 
 

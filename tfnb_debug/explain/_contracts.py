@@ -28,11 +28,12 @@ from tfnb_debug.explain._data_contracts import (
     confusion_matrix_ids,
     fit_targets,
     image_channels,
+    lambda_function,
     padding_values_dtype,
     set_weights_unbuilt,
     softmax_labels,
 )
-from tfnb_debug.explain._keras2 import removed_argument
+from tfnb_debug.explain._keras2 import SHAPE_ARGUMENTS, removed_argument
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
 from tfnb_debug.explain._violation import Violation
 
@@ -1331,7 +1332,8 @@ def keras2_argument(call: LiveCall, exc: BaseException) -> Violation | None:
     if removed is None or call.bind_error:
         return None  # a TypeError from binding is signature_binding's
     word, replacement = removed
-    return Violation("S12", word, f"`{call.api}` has no argument `{word}` in Keras 3", replacement)
+    code = "S04" if word in SHAPE_ARGUMENTS else "S12"
+    return Violation(code, word, f"`{call.api}` has no argument `{word}` in Keras 3", replacement)
 
 
 def signature_binding(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -1942,6 +1944,7 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"logits and labels must be", r"Rank mismatch"),
     ),
     Contract(("Layer.set_weights",), set_weights_unbuilt, (r"was expecting 0 weights",)),
+    Contract(("Lambda",), lambda_function, (r"could not automatically infer the shape",)),
     Contract(("confusion_matrix",), confusion_matrix_ids, (r"Shapes of all inputs must match",)),
     Contract(("keras.Model", "keras.Function"), model_graph, (r"is not connected to `inputs`",)),
     Contract(

@@ -15,6 +15,7 @@ channels, its type) and is never one the call already follows.
   probabilities); ``sparse_softmax_cross_entropy_with_logits`` takes class ids, one axis less.
 - ``Layer.set_weights`` needs a built layer (its weights exist once it has an input shape).
 - ``tf.math.confusion_matrix`` takes class ids for both labels and predictions.
+- ``Lambda`` passes its inputs to the function as one argument, symbolic (no batch size).
 """
 
 from __future__ import annotations
@@ -298,4 +299,59 @@ def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
         + " but "
         f"{text} give{'s' if not from_dataset else ''} {what}",
         fix,
+    )
+
+
+def lambda_function(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A ``Lambda`` whose function cannot run on the symbolic input: it takes the layer's list
+    of inputs as several parameters (Lambda passes the list as one), or it reads the batch size
+    ``x.shape[0]`` (None while Keras infers the output).  Keras then asks for ``output_shape``,
+    which would not help: the function itself fails."""
+    import inspect
+    import re
+
+    layer = call.receiver
+    function = getattr(layer, "function", None)
+    if type(layer).__name__ != "Lambda" or not callable(function):
+        return None
+    try:
+        params = [
+            p
+            for p in inspect.signature(function).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+    except (TypeError, ValueError):
+        params = []
+    inputs = call.value("inputs")
+    if inputs is UNREAD and call.values:
+        inputs = next(iter(call.values.values()))
+    given = len(inputs) if isinstance(inputs, list | tuple) else 1
+    names = [p.name for p in params]
+    if len(names) > 1 and given > 1:
+        first = names[0]
+        body = ", ".join(f"{first}[{i}]" for i in range(given))
+        return Violation(
+            "S12",
+            "the Lambda's function",
+            f"Lambda calls its function with one argument, the list of {given} inputs, but the "
+            f"function takes {len(names)} ({', '.join(names)}): `{names[1]}` gets nothing "
+            "(output_shape would not help)",
+            f"take the list as one parameter and unpack it: `lambda {first}: ...` using {body} "
+            f"(e.g. `{first}[0] - {first}[1]`), or `lambda t: f(*t)`",
+        )
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return None
+    static = re.search(r"\b(\w+)\.shape\[0\]", source)
+    if static is None:
+        return None
+    name = static.group(1)
+    return Violation(
+        "T02",
+        f"{name}.shape[0]",
+        f"the Lambda's function reads `{name}.shape[0]`, the batch size, which is None on the "
+        "symbolic input Keras runs it on to infer the output (output_shape would not help)",
+        f"use the dynamic size `tf.shape({name})[0]` (or build the tensor from `{name}` itself, "
+        f"e.g. `tf.zeros_like({name}[:, :k])`)",
     )

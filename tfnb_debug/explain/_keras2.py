@@ -20,7 +20,7 @@ _REMOVED: dict[str, tuple[tuple[str, ...], str]] = {
         "N epochs pass save_freq=N * steps_per_epoch (it counts batches)",
     ),
     "batch_input_shape": (
-        ("Layer", "LSTM", "GRU", "SimpleRNN", "RNN", "Dense", "Conv", "Embedding"),
+        ("Layer", "LSTM", "GRU", "SimpleRNN", "RNN", "Dense", "Conv", "Embedding", "Input"),
         "Keras 3 layers take no input shape: start the model with keras.Input(batch_shape={value}) "
         "(a stateful RNN needs that fixed batch size)",
     ),
@@ -46,6 +46,10 @@ _REMOVED: dict[str, tuple[tuple[str, ...], str]] = {
 
 _UNRECOGNIZED = re.compile(r"Unrecognized keyword arguments passed to (\w+): \{'(\w+)': ([^}]*)\}")
 _UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
+
+
+# arguments that declared the model's input shape: S04 (how to give the input shape), not S12
+SHAPE_ARGUMENTS = frozenset({"batch_input_shape"})
 
 
 def removed_argument(api: str, message: str) -> tuple[str, str] | None:

@@ -33,6 +33,9 @@ class UserLayer:
     weights: tuple[tuple[str, tuple[int | None, ...]], ...]  # (attribute, shape) of its own
     input_shape: tuple[int | None, ...] | None  # the frame's first argument's shape, if read
     build_source: str = ""  # the source of its build(), "" when not overridden or unreadable
+    #: the shapes the frame's first argument holds when it is a list of shapes (a build() of a
+    #: layer called on several tensors), else ()
+    shapes_given: tuple[tuple[int | None, ...], ...] = ()
 
 
 def _shape(value: Any) -> tuple[int | None, ...] | None:
@@ -43,6 +46,21 @@ def _shape(value: Any) -> tuple[int | None, ...] | None:
         return tuple(None if d is None else int(d) for d in shape)
     except Exception:
         return None
+
+
+def _shapes_in(value: Any) -> tuple[tuple[int | None, ...], ...]:
+    """The shapes in a list/tuple of shapes (``[(None, 8), (None, 8)]``), else ()."""
+    if not isinstance(value, list | tuple) or len(value) < 2:
+        return ()
+    out = []
+    for item in value:
+        if not isinstance(item, list | tuple) and type(item).__name__ != "TensorShape":
+            return ()
+        try:
+            out.append(tuple(None if d is None else int(d) for d in item))
+        except (TypeError, ValueError):
+            return ()
+    return tuple(out[:8])
 
 
 def _is_user_class(cls: type, is_user_file: Callable[[str], bool]) -> bool:
@@ -104,6 +122,7 @@ def read_user_layers(
                     _own_weights(owner),
                     _shape(frame.f_locals.get(first)) if first else None,
                     build_source,
+                    _shapes_in(frame.f_locals.get(first)) if first else (),
                 ),
             )
         tb = tb.tb_next

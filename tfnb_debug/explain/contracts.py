@@ -10,6 +10,8 @@ what is certain: the call, the API and the arguments as given, and no guess.
 
 from __future__ import annotations
 
+import re
+
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._contracts import INTERNAL
 from tfnb_debug.explain.report import NextStep
@@ -34,6 +36,14 @@ def broken_contract(ctx: ErrorContext) -> Explained | None:
     )
 
 
+# the library's own message already tells the user what to do ("If you need the learning rate
+# to be set, use ...", "Did you mean", "Use `x` instead"); a plain string, so the coverage
+# table does not count it as a rule that explains those messages
+_SELF_EXPLAINED = (
+    r"\bIf you (?:need|want)\b|\bDid you mean\b|\b[Uu]se `[^`]+` instead\b|\bTo fix this\b"
+)
+
+
 def internal_error(ctx: ErrorContext) -> Explained | None:
     """A library-internal exception with no broken contract found: the call and its arguments."""
     report = ctx.contract
@@ -41,6 +51,8 @@ def internal_error(ctx: ErrorContext) -> Explained | None:
         return None
     if not any(f.user for f in ctx.frames) or ctx.frames[-1].user:
         return None  # raised in the user's own code, not inside the library
+    if re.search(_SELF_EXPLAINED, ctx.messages[0] if ctx.messages else ""):
+        return None  # the library's message states the fix itself: restating it adds nothing
     arguments = "; ".join(report.arguments) or "no arguments"
     where = ctx.where(report.filename, report.lineno)
     return (
@@ -70,6 +82,8 @@ def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Fin
         return finding("S13", problem, place=place, evidence=evidence, hint=hint)
     if code == "P12":
         return finding("P12", problem, place=place, evidence=evidence, hint=hint)
+    if code == "T02":
+        return finding("T02", problem, place=place, evidence=evidence, hint=hint)
     if code == "T03":
         return finding("T03", problem, place=place, evidence=evidence, hint=hint)
     if code == "C05":

@@ -1,5 +1,6 @@
-"""The user's own layers: weights sized without the input, a call that returns nothing, a
-static batch size read where it is unknown (S01).
+"""The user's own layers: weights sized without the input and a call that returns nothing
+(S01), a static batch size read where it is unknown (T02: a concrete value asked of a
+symbolic tensor).
 
 Each rule reads what the class does (:mod:`tfnb_debug.explain._user_layers`),
 not only the message: a weight is called mis-sized only when its shape does
@@ -142,13 +143,41 @@ def static_batch_in_call(ctx: ErrorContext) -> Explained | None:
         name = match.group(1)
         return (
             finding(
-                "S01",
+                "T02",
                 f"`{name}.shape[0]` is the batch axis, unknown (None) while Keras builds the model "
                 "and traces the step, and the line puts it into a shape",
                 place=ctx.where(frame.filename, frame.lineno, frame.function),
                 evidence=f"`{frame.source}`; {ctx.key_sentence()[:120]}",
                 hint=f"use the dynamic size `tf.shape({name})[0]` (keras.ops.shape({name})[0]), "
                 "or -1 in a reshape",
+            ),
+            (),
+        )
+    return None
+
+
+def build_given_shapes(ctx: ErrorContext) -> Explained | None:
+    """A user layer called on a list of tensors reads ``input_shape`` in ``build`` as one
+    shape: it is the list of their shapes, so ``input_shape[-1]`` is a shape, not a size."""
+    if "shape" not in ctx.text:
+        return None
+    for layer in ctx.user_layers:
+        if layer.method != "build" or len(layer.shapes_given) < 2:
+            continue
+        shapes = ", ".join(_fmt(s) for s in layer.shapes_given)
+        first = layer.shapes_given[0]
+        size = first[-1] if first else None
+        return (
+            finding(
+                "S01",
+                f"{layer.class_name} is called on a list of {len(layer.shapes_given)} tensors, so "
+                f"its build(input_shape) gets a list of their shapes [{shapes}]: input_shape[-1] "
+                "is the last shape, not a size",
+                place=f"layer '{layer.name}' ({_call_frame(ctx, layer)})",
+                evidence=ctx.key_sentence()[:160],
+                hint="read the size from one of the shapes: input_shape[0][-1]"
+                + (f" ({size}, the first input's features)" if size is not None else "")
+                + ", and input_shape[1][-1] for the second",
             ),
             (),
         )

@@ -154,8 +154,60 @@ def _missing_key(match: re.Match[str]) -> Explained:
     )
 
 
+_MODEL_CLASSES = ("Functional", "Sequential", "Model")
+
+
+def _layer_inputs(
+    ctx: ErrorContext, call: CallInfo | None, layer: str, expected: int, received: int
+) -> Explained | None:
+    """A plain layer (not a model) given several tensors where it takes ``expected``."""
+    cls = dict(ctx.layers).get(layer, "")
+    build = ctx.sequential_build
+    if not cls and build is not None and build.layer == layer:
+        cls = build.layer_class
+    api = ctx.contract.api if ctx.contract is not None else ""
+    if not cls and api.startswith("keras.layers."):
+        cls = api.rsplit(".", 1)[-1]  # the user's line calls this layer on the tensors
+    if not cls or any(m in cls for m in _MODEL_CLASSES) or expected != 1 or received < 2:
+        return None
+    given = call.arg(0, "layers") or call.arg(0, "inputs") if call is not None else None
+    items = given.items if given is not None and given.kind in ("list", "tuple") else ()
+    texts = [item.text for item in items]
+    stateful = next((t for t in texts if "return_state=True" in t.replace(" ", "")), "")
+    if stateful and ctx.sequential_build is not None:
+        hint = (
+            f"`{stateful}` returns {received} tensors (the output and its states), and a "
+            f"Sequential passes them all to {cls} '{layer}': drop return_state=True, or build the "
+            "model with the functional API and use only the output (`out, *states = ...`)"
+        )
+        what = f"{cls} '{layer}' takes one tensor, and the RNN before it returns {received}"
+    else:
+        names = ", ".join(texts[:received]) if len(texts) >= received else ""
+        merged = f"[{names}]" if names else "[a, b]"
+        hint = (
+            f"{cls} takes one tensor: to use {'both' if received == 2 else f'all {received}'}, merge them first, "
+            f"`keras.layers.Concatenate()({merged})`, and call '{layer}' on the result (or call "
+            f"it on each one separately)"
+        )
+        what = f"{cls} '{layer}' takes one tensor but was called on {received}"
+    return (
+        finding(
+            "S12",
+            what,
+            place=f"layer '{layer}'",
+            evidence=f"{cls} expects 1 input, received {received}"
+            + (f"; given {given.describe()}" if given is not None else ""),
+            hint=hint,
+        ),
+        (),
+    )
+
+
 def _input_count(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str]) -> Explained:
     model, expected, received = match.group(1), int(match.group(2)), int(match.group(4))
+    layered = _layer_inputs(ctx, call, model, expected, received)
+    if layered is not None:
+        return layered
     keys = _NAMES.findall(match.group(3) or "")
     shapes = [s for s in ctx.model_inputs if s is not None]
     inputs = ", ".join(

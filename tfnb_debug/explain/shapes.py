@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import NamedTuple
 
 from tfnb_debug.diagnostics.shapes import channels_moved_hint, producer_rank_hint, width_hint
 from tfnb_debug.explain._context import (
@@ -90,6 +91,7 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
             layer,
             f"the model expects inputs of shape {fmt_shape(expected)} but received {fmt_shape(received)}",
             evidence=evidence + (f"; {unbatched[0]}" if unbatched else ""),
+            origin=unbatched,
             hint=unbatched[1]
             if unbatched
             else _rank_hint(
@@ -108,6 +110,7 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
                 "of unknown rank (tf.function relaxed the shapes of examples without a batch axis)",
                 evidence=f"expected {fmt_shape(expected)}; {unbatched[0]}",
                 hint=unbatched[1],
+                origin=unbatched,
             )
     merge = _merge_shapes(text)
     if merge is not None:
@@ -154,6 +157,10 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
                 class_name=build.layer_class,
                 producer=producer,
                 received=build.received,
+                producer_class=next(
+                    (s.class_name for s in build.steps if s.name == producer and s.class_name),
+                    "",
+                ),
             ),
         ),
         (_tfshape_step(f"'{build.layer}'"),),
@@ -211,6 +218,7 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
             f"input {index} has rank {found} but the layer expects {kind}={expected_ndim}",
             evidence=evidence + (f"; {unbatched[0]}" if unbatched else ""),
             hint=hint,
+            origin=unbatched,
         )
     shapes = _SPEC_SHAPE.search(detail)
     if shapes is not None:
@@ -248,7 +256,7 @@ def _data_origin(
     source: InputInfo | None,
     *,
     extra_axis: bool,
-) -> tuple[str, str] | None:
+) -> DataOrigin | None:
     """(evidence, hint) when the tensor of the wrong rank is the data the call was given and
     the data shows where its axes came from: a dataset without ``batch()``, one batched twice
     (``extra_axis``: the tensor has one axis more than the layer takes; not when a ``map``
@@ -274,7 +282,7 @@ def _data_origin(
             # examples have the extra axis, and the model's Input does not
             example = fmt_shape(received[1:])
             wanted = fmt_shape(expected[1:]) if expected else "what the model takes"
-            return (
+            return DataOrigin(
                 f"{what}'s first .{batches[0].kind}() makes the examples (a map after it "
                 f"splits each), so each example has shape {example}",
                 f"two causes fit: the model's Input was declared for single steps: declare it "
@@ -284,11 +292,12 @@ def _data_origin(
         sizes = ", ".join(
             f".{b.kind}({b.batch_size})" if b.batch_size else f".{b.kind}(...)" for b in batches
         )
-        return (
+        return DataOrigin(
             f"{what} is batched {len(batches)} times ({sizes}): its elements are batches of "
             f"batches, {fmt_shape(first)}",
             f"each `batch()` adds an axis, so {what} yields batches of batches: batch once "
             "(drop the extra `.batch(...)`, or `.unbatch()` before batching again)",
+            "S12",
         )
     call = ctx.evidence.call
     if len(received) != 1 or call is None or call.method not in _DATA_METHODS:
@@ -310,12 +319,21 @@ def _data_origin(
             f"its feature axis, {feature}), or `{x.text}` is one example (add the batch axis, "
             f"{single})"
         )
-    return (f"`{x.text}` is a 1-D array of shape {fmt_shape(x.shape)}: no feature axis", hint)
+    return DataOrigin(
+        f"`{x.text}` is a 1-D array of shape {fmt_shape(x.shape)}: no feature axis", hint
+    )
 
 
-def _unbatched_dataset(
-    ctx: ErrorContext, received: tuple[int | None, ...]
-) -> tuple[str, str] | None:
+class DataOrigin(NamedTuple):
+    """Where the data's axes came from: evidence, hint, and the finding's code (S12 when the
+    data's structure is the cause: examples without their batch axis, batches of batches)."""
+
+    evidence: str
+    hint: str
+    code: str = "S01"
+
+
+def _unbatched_dataset(ctx: ErrorContext, received: tuple[int | None, ...]) -> DataOrigin | None:
     """(evidence, hint) when a tf.data dataset given to the call yields unbatched examples of that shape."""
     for ds in ctx.datasets:
         first = ds.shapes[0] if ds.shapes else None
@@ -323,22 +341,34 @@ def _unbatched_dataset(
             continue
         what = f"dataset `{ds.name}`" if ds.name else "a tf.data dataset given to this call"
         fix = f"`{ds.name} = {ds.name}.batch(32)`" if ds.name else "`.batch(32)` at its end"
-        return (
+        return DataOrigin(
             f"{what} yields single examples of shape {fmt_shape(first)} (no batch axis)",
             f"the {what.removeprefix('a ')} is not batched, so each example reaches the model "
             f"without its batch axis: batch it, e.g. {fix} (before any prefetch)",
+            "S12",
         )
     return None
 
 
-def _s01(ctx: ErrorContext, layer: str, message: str, *, evidence: str, hint: str) -> Explained:
+def _s01(
+    ctx: ErrorContext,
+    layer: str,
+    message: str,
+    *,
+    evidence: str,
+    hint: str,
+    origin: DataOrigin | None = None,
+) -> Explained:
+    """S01 at a layer, or S12 when the data's origin shows its structure is the cause."""
     received = ctx.inputs_text()
     if received:
         evidence = f"{evidence}; input dtype {received}" if evidence else f"input dtype {received}"
-    return (
-        finding("S01", message, place=f"layer '{layer}'", evidence=evidence, hint=hint),
-        (_tfshape_step(f"'{layer}'"),),
-    )
+    place = f"layer '{layer}'"
+    if origin is not None and origin.code == "S12":
+        found = finding("S12", message, place=place, evidence=evidence, hint=hint)
+    else:
+        found = finding("S01", message, place=place, evidence=evidence, hint=hint)
+    return (found, (_tfshape_step(f"'{layer}'"),))
 
 
 def _feature_hint(
