@@ -1,0 +1,29 @@
+"""The family cases (tests/explain_families): each rule family's mechanism names the right cause.
+
+Each case runs in a real IPython shell with the extension loaded and must be
+scored "right" by the same scorer as the blind sets: the finding has the
+expected code and the words of its cause or fix, and none of the advice its
+evidence contradicts (``python -m tests.explain_families --full`` shows each).
+"""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from tests.explain_corpus import Case
+from tests.explain_families import PRELUDE, all_cases
+from tests.explain_fresh._score import run_case
+
+CASES = all_cases()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_family_case_is_explained_right(shell: InteractiveShell, case: Case) -> None:
+    with capture_output():
+        shell.run_cell(PRELUDE, store_history=False)
+    result = run_case(shell, case)
+    assert result.raised is not None, f"{case.name}: the cell did not raise"
+    assert result.verdict == "right", f"{case.name}: {result.verdict}: {result.findings}"
