@@ -119,7 +119,7 @@ m = keras.Sequential([keras.Input((8,)), Split(name="split"), keras.layers.Flatt
 m.compile("adam", "mse")
 m.fit(np.random.rand(16, 8).astype("float32"), np.random.rand(16, 1).astype("float32"), epochs=1, verbose=0)
 """,
-        "S01",
+        "T02",  # a concrete size asked of a symbolic tensor (was expected as S01 when written)
         must=("split", "tf.shape"),
         must_not=("flatten()", "batch the dataset"),
     ),

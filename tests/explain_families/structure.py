@@ -194,7 +194,7 @@ _CASES_K2 = [
         "batch_input_shape",
         "structure",
         """keras.Sequential([keras.layers.LSTM(4, stateful=True, batch_input_shape=(4, 10, 1))])""",
-        "S12",
+        "S04",  # how to give the input shape (was expected as S12 when written)
         must=("batch_shape=(4, 10, 1)",),
     ),
     Case(
@@ -217,4 +217,44 @@ m.fit(np.zeros((4, 2)), np.zeros((4, 1)), nb_epoch=2, verbose=0)""",
     ),
 ]
 
-CASES = _CASES_MULTI + _CASES_RANK + _CASES_MISC + _CASES_K2
+_CASES_SAMPLE_COUNT = [
+    Case(
+        "width_declared_as_len_of_the_data",
+        "structure",
+        """
+        data = np.random.rand(50, 6).astype("float32")
+        m = keras.Sequential([keras.Input((len(data),)), keras.layers.Dense(1)])
+        m.compile("adam", "mse")
+        m.fit(data, np.random.rand(50, 1).astype("float32"), epochs=1, verbose=0)
+        """,
+        "S12",
+        must=("50", "shape[1]"),
+        must_not=("flatten", "add an axis"),
+    ),
+    Case(
+        "width_declared_as_rows_predict",
+        "structure",
+        """
+        feats = np.random.rand(40, 3).astype("float32")
+        m = keras.Sequential([keras.Input((feats.shape[0],)), keras.layers.Dense(2)])
+        m.predict(feats, verbose=0)
+        """,
+        "S12",
+        must=("40", "shape[1]"),
+        must_not=("flatten", "add an axis"),
+    ),
+    Case(
+        "wide_data_not_the_sample_count",
+        "structure",
+        """
+        feats = np.random.rand(40, 3).astype("float32")
+        m = keras.Sequential([keras.Input((5,)), keras.layers.Dense(2)])
+        m.predict(feats, verbose=0)
+        """,
+        "S01",
+        must=("5 features",),
+        must_not=("sample", "shape[1]"),
+    ),
+]
+
+CASES = _CASES_SAMPLE_COUNT + _CASES_MULTI + _CASES_RANK + _CASES_MISC + _CASES_K2

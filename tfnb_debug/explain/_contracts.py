@@ -104,23 +104,41 @@ def _named_layers(call: LiveCall, exc: BaseException) -> list[LiveCall]:
     except Exception:
         return []
     for layer in layers:
-        if type(layer).__name__ in names:
-            try:
-                inputs = layer.input
-            except Exception:
-                continue
+        # the named class, or the RNN whose cell it is (Keras names GRUCell.call, not GRU)
+        cell = getattr(layer, "cell", None)
+        if type(layer).__name__ not in names and type(cell).__name__ not in names:
+            continue
+        for values in _node_arguments(layer):
             out.append(
                 LiveCall(
                     call.api,
                     "__call__",
                     layer,
                     layer,
-                    values={"inputs": inputs},
+                    values=values,
                     source=call.source,
                     namespaces=call.namespaces,
                 )
             )
     return out[:8]
+
+
+def _node_arguments(layer: Any) -> list[dict[str, Any]]:
+    """What the layer was called with in the model's graph (each inbound node's arguments:
+    ``inputs`` and keywords such as ``initial_state``), else its symbolic input alone."""
+    found = []
+    for node in list(getattr(layer, "_inbound_nodes", []) or [])[:4]:
+        arguments = getattr(node, "arguments", None)
+        args = list(getattr(arguments, "args", ()) or ())
+        kwargs = dict(getattr(arguments, "kwargs", {}) or {})
+        if args or kwargs:
+            found.append({"inputs": args[0] if args else None, **kwargs})
+    if found:
+        return found
+    try:
+        return [{"inputs": layer.input}]
+    except Exception:
+        return []
 
 
 def _check(call: LiveCall, exc: BaseException, contracts: tuple[Contract, ...]) -> list[Violation]:
@@ -405,7 +423,7 @@ def rnn_initial_state(call: LiveCall, exc: BaseException) -> Violation | None:
         shape = shape_of(state)
         if shape and size is not None and shape[-1] is not None and shape[-1] != size:
             return Violation(
-                "S12",
+                "S01",  # a size the layer cannot take (the count above is the structure's S12)
                 text,
                 f"state {i} of `initial_state` has {shape[-1]} units, {kind} '{layer.name}' has "
                 f"{size}",

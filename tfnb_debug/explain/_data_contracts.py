@@ -335,7 +335,7 @@ def lambda_function(call: LiveCall, exc: BaseException) -> Violation | None:
             "the Lambda's function",
             f"Lambda calls its function with one argument, the list of {given} inputs, but the "
             f"function takes {len(names)} ({', '.join(names)}): `{names[1]}` gets nothing "
-            "(output_shape would not help)",
+            "(declaring the output shape would not help: the function itself fails)",
             f"take the list as one parameter and unpack it: `lambda {first}: ...` using {body} "
             f"(e.g. `{first}[0] - {first}[1]`), or `lambda t: f(*t)`",
         )
@@ -351,7 +351,8 @@ def lambda_function(call: LiveCall, exc: BaseException) -> Violation | None:
         "T02",
         f"{name}.shape[0]",
         f"the Lambda's function reads `{name}.shape[0]`, the batch size, which is None on the "
-        "symbolic input Keras runs it on to infer the output (output_shape would not help)",
+        "symbolic input Keras runs it on to infer the output (declaring the output shape would "
+        "not help: the function itself fails)",
         f"use the dynamic size `tf.shape({name})[0]` (or build the tensor from `{name}` itself, "
         f"e.g. `tf.zeros_like({name}[:, :k])`)",
     )

@@ -195,6 +195,20 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     if loss in _CATEGORICAL:
         return _categorical(labels, output, units, loss, place, evidence, info)
     if loss in _SPARSE and len(labels) == len(output) and labels[-1] == units and units > 1:
+        validation = _validation_labels(ctx, info, output)
+        if validation is not None:
+            return _explained(
+                finding(
+                    "M05",
+                    f"{loss} got one-hot labels {fmt_shape(labels)}, but the training labels "
+                    f"`{info.name if info else 'y'}` are class ids: the one-hot ones are the "
+                    f"validation labels (`{validation}`)",
+                    place=place,
+                    evidence=evidence + f"; validation_data={validation}",
+                    hint="encode the validation labels as the training ones: class ids, e.g. "
+                    "`validation_data=(x_val, np.argmax(y_val, axis=-1))`",
+                )
+            )
         return _explained(
             finding(
                 "M05",
@@ -209,6 +223,18 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     if loss in _BINARY:
         return _binary(labels, output, units, loss, activation, place, evidence, info)
     return None
+
+
+def _validation_labels(
+    ctx: ErrorContext, info: LabelInfo | None, output: tuple[int | None, ...]
+) -> str | None:
+    """The validation_data text when the training labels fit the sparse loss (class ids, one
+    axis less than the output) and validation_data was given: the one-hot labels are its."""
+    call = ctx.evidence.call
+    if info is None or call is None or len(info.shape) != len(output) - 1 or not info.whole:
+        return None
+    validation = call.arg(99, "validation_data")
+    return validation.text if validation is not None else None
 
 
 def _categorical(

@@ -179,13 +179,16 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         value = int(axis.group(2))
         source = ctx.input_source(layer, int(index))
         hint = _feature_hint(layer, value, received, source)
+        counted = _sample_count_width(ctx, value, received, source)
         return _s01(
             ctx,
             layer,
             f"input {index} has {received[-1] if received else '?'} features on axis "
             f"{axis.group(1)} but the layer was built for {value}",
-            evidence=f"received {fmt_shape(received)}, expected axis {axis.group(1)} = {value}",
-            hint=hint,
+            evidence=f"received {fmt_shape(received)}, expected axis {axis.group(1)} = {value}"
+            + (f"; {counted.evidence}" if counted else ""),
+            hint=counted.hint if counted else hint,
+            origin=counted,
         )
     ndim = _NDIM.search(detail)
     if ndim is not None:
@@ -331,6 +334,33 @@ class DataOrigin(NamedTuple):
     evidence: str
     hint: str
     code: str = "S01"
+
+
+def _sample_count_width(
+    ctx: ErrorContext, value: int, received: tuple[int | None, ...], source: InputInfo | None
+) -> DataOrigin | None:
+    """The model was built for as many features as the data has samples (``Input((x.shape[0],))``):
+    the width the layer expects is the number of rows of the x the call was given."""
+    call = ctx.evidence.call
+    x = call.arg(0, "x") if call is not None and call.method in _DATA_METHODS else None
+    if x is None or not x.shape or len(x.shape) < 2 or not received:
+        return None
+    if (
+        source is not None
+        and source.producer not in ("", "input")
+        and source.producer_class != "InputLayer"
+    ):
+        return None  # a layer of the model made the tensor, not the data
+    rows, width = x.shape[0], x.shape[-1]
+    if rows != value or width != received[-1] or rows == width:
+        return None
+    return DataOrigin(
+        f"`{x.text}` has {rows} rows (samples) of {width} features: the size the model was "
+        "built for is the number of samples",
+        f"the model's input was declared with the sample count: declare the features, "
+        f"`keras.Input(shape=({x.text}.shape[1],))` ({width}), not `{x.text}.shape[0]` ({rows})",
+        "S12",
+    )
 
 
 def _unbatched_dataset(ctx: ErrorContext, received: tuple[int | None, ...]) -> DataOrigin | None:
