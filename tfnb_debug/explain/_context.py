@@ -23,7 +23,12 @@ from tfnb_debug.explain._evidence import (
     dataset_stages,
     read_evidence,
 )
-from tfnb_debug.explain._user_layers import UserLayer, read_silent_calls, read_user_layers
+from tfnb_debug.explain._user_layers import (
+    NONE_INPUT,
+    UserLayer,
+    read_silent_calls,
+    read_user_layers,
+)
 from tfnb_debug.files import ipython_cell_number, is_user_file
 from tfnb_debug.text import key_sentence, strip_ansi
 
@@ -349,7 +354,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         # only when a None is what failed: the scan reads the source of the user's layer classes
         silent_calls=(
             _safely(read_silent_calls, exc, is_user_file) or ()
-            if "None" in "\n".join(messages)
+            if re.search(NONE_INPUT, "\n".join(messages))
             else ()
         ),
     )

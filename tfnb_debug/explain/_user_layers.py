@@ -21,6 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+# a None reached a layer or op where a tensor was expected (a plain string: a guard, which the
+# coverage table must not count as a rule that explains these messages)
+NONE_INPUT = (
+    r"Got 'None'|'NoneType' object|NoneType|None values not supported|got None|received None"
+)
+
 
 @dataclass(frozen=True)
 class UserLayer:

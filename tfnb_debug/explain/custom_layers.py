@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext
-from tfnb_debug.explain._user_layers import UserLayer
+from tfnb_debug.explain._user_layers import NONE_INPUT, UserLayer
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
 
@@ -26,9 +26,6 @@ Explained = tuple[Finding, tuple[NextStep, ...]]
 _SHAPE_ERROR = (
     r"Dimensions must be equal|Matrix size-incompatible|Incompatible shapes|incompatible shapes"
     r"|shapes? .*(?:mismatch|not compatible)|expected .* to match"
-)
-_NONE_INPUT = (
-    r"Got 'None'|'NoneType' object|NoneType|None values not supported|got None|received None"
 )
 _STATIC_AXIS = r"\b(\w+)\.shape\[(0|-?\d+)\]"
 _NONE_IN_SHAPE = r"\(None,|\[None,|, None\)|, None\]|Failed to convert elements of"
@@ -110,7 +107,7 @@ def weight_without_input_size(ctx: ErrorContext) -> Explained | None:
 def call_returns_nothing(ctx: ErrorContext) -> Explained | None:
     """A None reached a layer (or the loss) and a layer or model class of the user's has a
     ``call`` that ends without ``return``: its output is None."""
-    if not ctx.silent_calls or not re.search(_NONE_INPUT, ctx.text):
+    if not ctx.silent_calls or not re.search(NONE_INPUT, ctx.text):
         return None
     names = [name for name, _ in ctx.silent_calls]
     kinds = {kind for _, kind in ctx.silent_calls}
