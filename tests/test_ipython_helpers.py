@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from IPython.core.interactiveshell import InteractiveShell
 
-from tfnb_debug._ipython import split_options, user_objects
+from tfnb_debug._ipython import grouped_arguments, split_options, user_objects
 from tfnb_debug.magics.shape import ShapeMagics
 
 
@@ -44,3 +44,19 @@ def test_split_options_reads_the_magics_own_arguments() -> None:
     assert split_options(magic, "model x[:, -1] -q") == ("-q", "model x[:, -1]")
     assert split_options(magic, "model f(a, -b) '--c'") == ("", "model f(a, -b) '--c'")
     assert split_options(magic, "-- model -x") == ("", "model -x")
+
+
+def test_grouped_arguments_keep_a_bracketed_expression_with_spaces_whole() -> None:
+    assert grouped_arguments("model --data (x, y)") == ["model", "--data", "(x, y)"]
+    assert grouped_arguments("m --data np.c_[a, b] --validation-split 0.2") == [
+        "m",
+        "--data",
+        "np.c_[a, b]",
+        "--validation-split",
+        "0.2",
+    ]
+    assert grouped_arguments('m --data f("a (b", c)') == ["m", "--data", 'f("a (b", c)']
+    # what IPython's own split gives is kept: no brackets, quoted words, unbalanced lines
+    assert grouped_arguments("m --data x,y") == ["m", "--data", "x,y"]
+    assert grouped_arguments("m --data 'a b'") == ["m", "--data", "'a b'"]
+    assert grouped_arguments("m --data (x, y") == ["m", "--data", "(x,", "y"]

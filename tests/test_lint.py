@@ -128,6 +128,9 @@ def test_magic(shell: InteractiveShell) -> None:
     shell.user_ns.update(lm=classifier("softmax", from_logits=True), lx=X, ly=Y)
     shown = run_magic(shell, "%tflint -q -o lm --data (lx,ly)")
     assert shown.result is not None and "M01" in shown.result.codes()
+    # the tuple written as Python writes it, with a space: one argument, the same report
+    spaced = run_magic(shell, "%tflint -q -o lm --data (lx, ly)")
+    assert spaced.result is not None and spaced.result.codes() == shown.result.codes()
     shown = run_magic(shell, "%tflint lm")
     assert "M01 probabilities-as-logits" in shown.text
     with pytest.raises(UsageError, match="missing"):

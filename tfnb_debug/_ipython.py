@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from IPython.core.magic_arguments import argument, parse_argstring
+from IPython.core.magic_arguments import argument
 
 from tfnb_debug._tracebacks import hidden_hook_frames
 from tfnb_debug.errors import TfnbDebugError
@@ -234,12 +234,47 @@ def parse_arguments(magic: Any, line: str, *, cell: bool = False) -> Any:
     """``parse_argstring``, with argparse's complaint made one line: what is wrong (an unknown
     option named as one), then the magic's usage.  ``cell``: called as a cell magic."""
     try:
-        return parse_argstring(magic, line)
+        return magic.parser.parse_args(grouped_arguments(line))
     except UsageError as err:
         problem = _argparse_problem(str(err))
     except ValueError as err:  # shlex: "No closing quotation"
         problem = f"cannot read the arguments: {str(err).lower()}"
     raise UsageError(f"{problem}; usage: {usage_line(magic, cell=cell)}")
+
+
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def grouped_arguments(line: str) -> list[str]:
+    """IPython's split of a magic's line (``arg_split``), with the pieces of a bracketed
+    expression that holds spaces joined back into one argument: ``--data (x, y)`` gives
+    ``['--data', '(x, y)']`` where the split alone gives ``['--data', '(x,', 'y)']``.
+    Brackets inside quotes do not count; an unbalanced line is split as IPython splits it."""
+    from IPython.utils._process_common import arg_split
+
+    words = arg_split(line, strict=True)
+    grouped: list[str] = []
+    pending: list[str] = []
+    for word in words:
+        pending.append(word)
+        if _bracket_balance(" ".join(pending)) <= 0:  # quotes may span the split pieces
+            grouped.append(" ".join(pending))
+            pending = []
+    return grouped if not pending else words
+
+
+def _bracket_balance(word: str) -> int:
+    balance, quote = 0, ""
+    for char in word:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in _OPEN:
+            balance += 1
+        elif char in _CLOSE:
+            balance -= 1
+    return balance
 
 
 def _argparse_problem(message: str) -> str:

@@ -257,6 +257,19 @@ m.compile("adam", "mse"); m.fit(x, x, epochs=1, verbose=0)
         must=("p3",),
         must_not=("flatten", "labels shaped"),
     ),
+    Case(
+        "label_rows_shorter_than_the_sequence_are_not_positions",
+        "output_axes",
+        """
+        x = np.random.rand(16, 12, 4).astype("float32"); y = np.random.randint(0, 3, (16, 5))
+        m = keras.Sequential([keras.Input((12, 4)), keras.layers.LSTM(8), keras.layers.Dense(3, activation="softmax")])
+        m.compile("adam", "sparse_categorical_crossentropy"); m.fit(x, y, epochs=1, verbose=0)
+        """,
+        "S07",
+        must=(),
+        # 5 labels per example are not the 12 time steps: no return_sequences advice
+        must_not=("return_sequences=true",),
+    ),
 ]
 
 CASES = _CASES_AXES + _CASES_PERAXIS

@@ -55,6 +55,7 @@ class PathLayer:
     in_rank: int | None
     out_rank: int | None
     returns_sequences: bool = False
+    in_shape: tuple[int | None, ...] | None = None  # its (first) input's shape
 
 
 def output_path(tensor: Any, limit: int = 400) -> list[PathLayer]:
@@ -84,6 +85,7 @@ def output_path(tensor: Any, limit: int = 400) -> list[PathLayer]:
                 _rank(first),
                 _rank(current),
                 bool(getattr(layer, "return_sequences", False)),
+                _shape(first),
             )
         )
         current = first
@@ -284,8 +286,14 @@ def _summarized(
         ):
             remover = layer
             break
+    kept = labels[1 : 1 + missing]
     if remover is None:
         return None
+    before = remover.in_shape[1 : 1 + missing] if remover.in_shape else None
+    if before is not None and any(
+        b is not None and k is not None and b != k for b, k in zip(before, kept, strict=False)
+    ):
+        return None  # the positions it removed are not the labels': another mistake
     if remover.class_name in _RNN:
         fix = (
             f"set return_sequences=True on '{remover.name}' so it gives one vector per position "
@@ -298,7 +306,6 @@ def _summarized(
     else:
         fix = f"keep the positions' axis through '{remover.name}' to the output"
         why = f"it takes rank {remover.in_rank} to {remover.out_rank}"
-    kept = labels[1 : 1 + missing]
     text_y = call.text("y") if "y" in call.values else "the labels"
     single = (labels[0],) if "sparse" in loss.lower() else (labels[0], out_shape[-1])
     return AxesMismatch(
