@@ -46,6 +46,16 @@ def _call_frame(ctx: ErrorContext, layer: UserLayer) -> str:
     return f"{layer.class_name}.{layer.method}()"
 
 
+def _in_the_failing_op(ctx: ErrorContext, shape: tuple[int | None, ...]) -> bool:
+    """Whether the error names this weight's shape among the op's operands (``[4,3]``), or its
+    first axis as one of the sizes that must agree ("but are 6 and 4")."""
+    listed = ",".join("?" if d is None else str(d) for d in shape)
+    if any(found.replace(" ", "") == listed for found in re.findall(r"\[([\d?, ]+)\]", ctx.text)):
+        return True
+    first = shape[0]
+    return bool(re.search(rf"but are (\d+ and {first}|{first} and \d+)\b", ctx.text))
+
+
 def weight_without_input_size(ctx: ErrorContext) -> Explained | None:
     """A user layer's product with its own weight fails because the weight was sized from a
     constructor argument (made in ``__init__``, or in a ``build`` that ignores the input's
@@ -57,7 +67,7 @@ def weight_without_input_size(ctx: ErrorContext) -> Explained | None:
             continue
         features = int(layer.input_shape[-1])
         for attr, shape in layer.weights:
-            if len(shape) < 2 or shape[0] == features:
+            if len(shape) < 2 or shape[0] == features or not _in_the_failing_op(ctx, shape):
                 continue
             units = shape[-1]
             if features in shape[1:] and len(shape) == 2:
