@@ -262,8 +262,8 @@ def _reshape_hint(error: str, layer: str, producer: str) -> str:
 _NEEDED_RANK = re.compile(
     r"(?:at least|minimum of|min_ndim=|expected ndim=) ?(\d+)(?: dimensions| axes)?"
 )
-_RNNS = ("LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "ConvLSTM1D", "ConvLSTM2D")
-_AXIS_DROPPERS = (
+RNN_LAYERS = ("LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "ConvLSTM1D", "ConvLSTM2D")
+AXIS_DROPPERS = (
     "Flatten",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
@@ -287,12 +287,12 @@ def producer_rank_hint(
     from tfnb_debug.values import format_shape
 
     made_by = f"layer '{producer}' ({producer_class})"
-    if len(received) < expected_ndim and producer_class in _RNNS:
+    if len(received) < expected_ndim and producer_class in RNN_LAYERS:
         return (
             f"{made_by} returns only its last output, {format_shape(received)}, but '{layer}' needs "
             f"the whole sequence: give '{producer}' return_sequences=True"
         )
-    if len(received) < expected_ndim and producer_class in _AXIS_DROPPERS:
+    if len(received) < expected_ndim and producer_class in AXIS_DROPPERS:
         return f"{made_by} removed the axes '{layer}' needs: move it after '{layer}', or drop it"
     if len(received) < expected_ndim:
         return (

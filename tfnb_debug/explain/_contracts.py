@@ -35,7 +35,7 @@ from tfnb_debug.explain._data_contracts import (
 )
 from tfnb_debug.explain._keras2 import SHAPE_ARGUMENTS, removed_argument
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
-from tfnb_debug.explain._violation import Violation
+from tfnb_debug.explain._violation import Violation, fmt, output_names, shape_of
 
 INTERNAL = ("AttributeError", "IndexError", "KeyError", "TypeError")
 
@@ -210,23 +210,6 @@ def _kind(value: Any) -> str:
 
 
 # small readers -------------------------------------------------------------------------
-
-
-def shape_of(value: Any) -> tuple[int | None, ...] | None:
-    shape = getattr(value, "shape", None)
-    if shape is None:
-        return None
-    try:
-        return tuple(None if d is None else int(d) for d in shape)
-    except Exception:
-        return None
-
-
-def fmt(shape: tuple[int | None, ...] | None) -> str:
-    if shape is None:
-        return "(?)"
-    inner = ", ".join("None" if d is None else str(d) for d in shape)
-    return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
 def is_variable(value: Any) -> bool:
@@ -1031,13 +1014,6 @@ def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
 # models: construction, compile and fit -----------------------------------------------------
 
 
-def _output_names(model: Any) -> list[str]:
-    try:
-        return [str(n) for n in model.output_names]
-    except Exception:
-        return []
-
-
 def _near(name: str, options: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.5)
     return f" (did you mean '{close[0]}'?)" if close else ""
@@ -1046,7 +1022,7 @@ def _near(name: str, options: Iterable[str]) -> str:
 def compile_keys(call: LiveCall, exc: BaseException) -> Violation | None:
     """A loss / loss_weights / metrics dict keyed by names that are not the model's outputs."""
     model = call.receiver
-    names = _output_names(model)
+    names = output_names(model)
     if len(names) < 1:
         return None
     sources = [
@@ -1083,14 +1059,14 @@ def compile_keys(call: LiveCall, exc: BaseException) -> Violation | None:
 def fit_class_weight(call: LiveCall, exc: BaseException) -> Violation | None:
     weights = call.value("class_weight")
     model = call.receiver
-    if not isinstance(weights, dict) or len(_output_names(model)) < 2:
+    if not isinstance(weights, dict) or len(output_names(model)) < 2:
         return None
     y = call.text("y")
     return Violation(
         "S12",
         call.text("class_weight"),
         f"`class_weight` applies to a model with one output; this model has "
-        f"{len(_output_names(model))} outputs {_output_names(model)}",
+        f"{len(output_names(model))} outputs {output_names(model)}",
         "weight the examples instead: build per-example weights from the class weights of the "
         f"output they belong to, e.g. `w = np.vectorize(class_weight.get)({y}[0])`, and pass "
         "`sample_weight=w` (one array per output, or a dict keyed by output name); or weight the "

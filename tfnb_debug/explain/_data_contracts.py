@@ -23,30 +23,14 @@ from __future__ import annotations
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
-from tfnb_debug.explain._violation import Violation
-
-
-def _shape(value: Any) -> tuple[int | None, ...] | None:
-    shape = getattr(value, "shape", None)
-    if shape is None:
-        return None
-    try:
-        return tuple(None if d is None else int(d) for d in shape)
-    except Exception:
-        return None
-
-
-def _fmt(shape: tuple[int | None, ...] | None) -> str:
-    if shape is None:
-        return "?"
-    inner = ", ".join("None" if d is None else str(d) for d in shape)
-    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+from tfnb_debug.explain._output_axes import dataset_labels
+from tfnb_debug.explain._violation import Violation, fmt, output_names, shape_of
 
 
 def _kind(value: Any) -> str:
-    shape = _shape(value)
+    shape = shape_of(value)
     if shape is not None:
-        return f"a {type(value).__name__} of shape {_fmt(shape)}"
+        return f"a {type(value).__name__} of shape {fmt(shape)}"
     if isinstance(value, list | tuple):
         return f"a {type(value).__name__} of {len(value)} items"
     return f"a {type(value).__name__}"
@@ -59,7 +43,7 @@ def class_weight_type(call: LiveCall, exc: BaseException) -> Violation | None:
         return None
     if "get" not in str(exc) and "class_weight" not in str(exc):
         return None  # Keras reads the dict with .get: another error is another cause
-    if not (isinstance(weights, list | tuple) or _shape(weights) is not None):
+    if not (isinstance(weights, list | tuple) or shape_of(weights) is not None):
         return None
     text = call.text("class_weight")
     return Violation(
@@ -138,7 +122,7 @@ def image_channels(call: LiveCall, exc: BaseException) -> Violation | None:
     """A ``tf.image`` colour op given images whose channel axis is not the one it converts."""
     op = call.api.rsplit(".", 1)[-1]
     name = "images" if "images" in call.values else "image"
-    shape = _shape(call.value(name))
+    shape = shape_of(call.value(name))
     if shape is None or len(shape) < 3 or shape[-1] is None:
         return None
     channels = int(shape[-1])
@@ -156,7 +140,7 @@ def image_channels(call: LiveCall, exc: BaseException) -> Violation | None:
         return Violation(
             "S07",
             text,
-            f"`{call.api}` works on 3 channels (RGB) on the last axis; `{text}` {_fmt(shape)} has "
+            f"`{call.api}` works on 3 channels (RGB) on the last axis; `{text}` {fmt(shape)} has "
             f"{channels}",
             fix,
         )
@@ -164,7 +148,7 @@ def image_channels(call: LiveCall, exc: BaseException) -> Violation | None:
         return Violation(
             "S07",
             text,
-            f"`{call.api}` takes 1 channel on the last axis; `{text}` {_fmt(shape)} has {channels}",
+            f"`{call.api}` takes 1 channel on the last axis; `{text}` {fmt(shape)} has {channels}",
             "the images already have colour channels: leave the conversion out"
             if channels == 3
             else "give it single-channel images (H, W, 1)",
@@ -175,7 +159,7 @@ def image_channels(call: LiveCall, exc: BaseException) -> Violation | None:
 def softmax_labels(call: LiveCall, exc: BaseException) -> Violation | None:
     """``tf.nn.(sparse_)softmax_cross_entropy_with_logits`` given labels of the other form."""
     op = call.api.rsplit(".", 1)[-1]
-    labels, logits = _shape(call.value("labels")), _shape(call.value("logits"))
+    labels, logits = shape_of(call.value("labels")), shape_of(call.value("logits"))
     if labels is None or logits is None or not logits:
         return None
     text = call.text("labels")
@@ -184,8 +168,8 @@ def softmax_labels(call: LiveCall, exc: BaseException) -> Violation | None:
         return Violation(
             "M05",
             text,
-            f"`{call.api}` takes labels shaped like the logits {_fmt(logits)} (one-hot or "
-            f"probabilities); `{text}` {_fmt(labels)} holds one class id per example",
+            f"`{call.api}` takes labels shaped like the logits {fmt(logits)} (one-hot or "
+            f"probabilities); `{text}` {fmt(labels)} holds one class id per example",
             f"use `tf.nn.sparse_softmax_cross_entropy_with_logits(labels={text}, logits=...)` "
             f"for class ids, or one-hot them: `tf.one_hot({text}, {logits[-1]})`",
         )
@@ -193,8 +177,8 @@ def softmax_labels(call: LiveCall, exc: BaseException) -> Violation | None:
         return Violation(
             "M05",
             text,
-            f"`{call.api}` takes one class id per example (shape {_fmt(logits[:-1])}); `{text}` "
-            f"{_fmt(labels)} has the logits' shape (one-hot or probabilities)",
+            f"`{call.api}` takes one class id per example (shape {fmt(logits[:-1])}); `{text}` "
+            f"{fmt(labels)} has the logits' shape (one-hot or probabilities)",
             f"use `tf.nn.softmax_cross_entropy_with_logits` with these labels, or class ids: "
             f"`tf.argmax({text}, axis=-1)`",
         )
@@ -209,7 +193,7 @@ def set_weights_unbuilt(call: LiveCall, exc: BaseException) -> Violation | None:
         return None
     if getattr(layer, "weights", None):
         return None
-    shapes = [_shape(w) for w in weights]
+    shapes = [shape_of(w) for w in weights]
     first = shapes[0] if shapes else None
     features = first[0] if first and len(first) == 2 else None
     build = (
@@ -221,9 +205,7 @@ def set_weights_unbuilt(call: LiveCall, exc: BaseException) -> Violation | None:
         "S04",
         call.text("weights"),
         f"{type(layer).__name__} '{getattr(layer, 'name', '?')}' is not built, so it has no "
-        f"weights to set yet (given {len(weights)}: "
-        + ", ".join(_fmt(s) for s in shapes[:4])
-        + ")",
+        f"weights to set yet (given {len(weights)}: " + ", ".join(fmt(s) for s in shapes[:4]) + ")",
         f"build it first: {build} (the kernel's first axis is the input's features), or call "
         "it on an input, then set_weights",
     )
@@ -231,7 +213,7 @@ def set_weights_unbuilt(call: LiveCall, exc: BaseException) -> Violation | None:
 
 def confusion_matrix_ids(call: LiveCall, exc: BaseException) -> Violation | None:
     """``tf.math.confusion_matrix(labels, predictions)`` given probabilities or one-hot rows."""
-    labels, predictions = _shape(call.value("labels")), _shape(call.value("predictions"))
+    labels, predictions = shape_of(call.value("labels")), shape_of(call.value("predictions"))
     for name, shape in (("predictions", predictions), ("labels", labels)):
         if shape is not None and len(shape) == 2 and (shape[-1] or 0) > 1:
             text = call.text(name)
@@ -239,18 +221,11 @@ def confusion_matrix_ids(call: LiveCall, exc: BaseException) -> Violation | None
                 "S07",
                 text,
                 f"`{call.api}` takes one class id per example for labels and predictions; "
-                f"`{text}` {_fmt(shape)} has a row of {shape[-1]} per example (probabilities or "
+                f"`{text}` {fmt(shape)} has a row of {shape[-1]} per example (probabilities or "
                 "one-hot)",
                 f"pass class ids: `tf.argmax({text}, axis=-1)`",
             )
     return None
-
-
-def _output_names(model: Any) -> list[str]:
-    try:
-        return [str(n) for n in model.output_names]
-    except Exception:
-        return []
 
 
 def _target_count(y: Any) -> int | None:
@@ -261,7 +236,7 @@ def _target_count(y: Any) -> int | None:
         if y and all(isinstance(v, int | float) for v in y):
             return 1  # a plain list of label values
         return len(y)
-    return 1 if _shape(y) is not None else None
+    return 1 if shape_of(y) is not None else None
 
 
 def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -277,12 +252,11 @@ def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
     x = call.value("x")
     from_dataset = y is UNREAD or y is None
     if from_dataset:
-        spec = getattr(x, "element_spec", None)
-        y = spec[1] if isinstance(spec, tuple) and len(spec) >= 2 else UNREAD
+        y = dataset_labels(x)
     count = _target_count(y) if y is not UNREAD else None
     if count is None or count == len(outputs):
         return None
-    names = _output_names(model)
+    names = output_names(model)
     text = f"the labels of `{call.text('x')}`" if from_dataset else f"`{call.text('y')}`"
     what = "one target" if count == 1 else f"{count} targets"
     listed = ", ".join(f"'{n}'" for n in names)

@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.diagnostics.shapes import AXIS_DROPPERS, RNN_LAYERS
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._violation import fmt, shape_of
 
 # Layers that act on each position alone: they neither add nor remove an axis, so a pooling
 # placed before them changes nothing they need.
@@ -43,7 +45,6 @@ _PER_POSITION = frozenset(
         "Identity",
     }
 )
-_RNN = frozenset({"LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "ConvLSTM1D", "ConvLSTM2D"})
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def output_path(tensor: Any, limit: int = 400) -> list[PathLayer]:
                 _rank(first),
                 _rank(current),
                 bool(getattr(layer, "return_sequences", False)),
-                _shape(first),
+                shape_of(first),
             )
         )
         current = first
@@ -95,13 +96,6 @@ def output_path(tensor: Any, limit: int = 400) -> list[PathLayer]:
 def _rank(tensor: Any) -> int | None:
     try:
         return len(tensor.shape)
-    except Exception:
-        return None
-
-
-def _shape(value: Any) -> tuple[int | None, ...] | None:
-    try:
-        return tuple(None if d is None else int(d) for d in value.shape)
     except Exception:
         return None
 
@@ -142,13 +136,6 @@ def extra_axes(labels: tuple[int | None, ...], output: tuple[int | None, ...], l
     return len(output) - rank
 
 
-def fmt(shape: tuple[int | None, ...] | None) -> str:
-    if shape is None:
-        return "?"
-    inner = ", ".join("None" if d is None else str(d) for d in shape)
-    return f"({inner},)" if len(shape) == 1 else f"({inner})"
-
-
 @dataclass(frozen=True)
 class AxesMismatch:
     """What the check found, as the parts of a contract violation (S07)."""
@@ -166,7 +153,7 @@ def extra_output_axes(call: LiveCall, exc: BaseException) -> AxesMismatch | None
     x, y = call.values.get("x", UNREAD), call.values.get("y", UNREAD)
     if y is UNREAD or y is None:
         y = dataset_labels(x)
-    labels = _shape(y)
+    labels = shape_of(y)
     try:
         outputs = list(model.outputs)
     except Exception:
@@ -174,7 +161,7 @@ def extra_output_axes(call: LiveCall, exc: BaseException) -> AxesMismatch | None
     if labels is None or not labels or len(outputs) != 1:
         return None
     tensor = outputs[0]
-    out_shape = _shape(tensor)
+    out_shape = shape_of(tensor)
     if out_shape is None or len(out_shape) < 2:
         return None
     loss = _loss_name(model)
@@ -195,10 +182,10 @@ def extra_output_axes(call: LiveCall, exc: BaseException) -> AxesMismatch | None
         if layer.in_rank is not None and layer.in_rank < rank:
             origin, origin_index = layer, index
             break
-    rnns = [p for p in path[origin_index:] if p.class_name in _RNN and p.returns_sequences]
+    rnns = [p for p in path[origin_index:] if p.class_name in RNN_LAYERS and p.returns_sequences]
     pooling = "GlobalAveragePooling1D()" if extra == 1 else f"GlobalAveragePooling{extra}D()"
     if origin.class_name == "InputLayer":
-        data_shape = _shape(x)
+        data_shape = shape_of(x)
         if (
             data_shape is not None
             and origin.out_rank is not None
@@ -256,17 +243,6 @@ def extra_output_axes(call: LiveCall, exc: BaseException) -> AxesMismatch | None
     )
 
 
-_SUMMARIZING = {
-    "Flatten": "it merges the positions into one feature vector",
-    "GlobalAveragePooling1D": "it averages the positions away",
-    "GlobalMaxPooling1D": "it pools the positions away",
-    "GlobalAveragePooling2D": "it averages the positions away",
-    "GlobalMaxPooling2D": "it pools the positions away",
-    "GlobalAveragePooling3D": "it averages the positions away",
-    "GlobalMaxPooling3D": "it pools the positions away",
-}
-
-
 def _summarized(
     call: LiveCall,
     labels: tuple[int | None, ...],
@@ -294,15 +270,21 @@ def _summarized(
         b is not None and k is not None and b != k for b, k in zip(before, kept, strict=False)
     ):
         return None  # the positions it removed are not the labels': another mistake
-    if remover.class_name in _RNN:
+    if remover.class_name in RNN_LAYERS:
         fix = (
             f"set return_sequences=True on '{remover.name}' so it gives one vector per position "
             "(the Dense layers after it then act on each position)"
         )
         why = "it returns only its last step"
-    elif remover.class_name in _SUMMARIZING:
+    elif remover.class_name in AXIS_DROPPERS:
         fix = f"remove '{remover.name}' so the output keeps one prediction per position"
-        why = _SUMMARIZING[remover.class_name]
+        why = (
+            "it merges the positions into one feature vector"
+            if remover.class_name == "Flatten"
+            else "it pools the positions away"
+            if "Max" in remover.class_name
+            else "it averages the positions away"
+        )
     else:
         fix = f"keep the positions' axis through '{remover.name}' to the output"
         why = f"it takes rank {remover.in_rank} to {remover.out_rank}"

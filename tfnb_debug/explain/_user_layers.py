@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._violation import shape_of
+
 # a None reached a layer or op where a tensor was expected (a plain string: a guard, which the
 # coverage table must not count as a rule that explains these messages)
 NONE_INPUT = (
@@ -42,16 +44,6 @@ class UserLayer:
     #: the shapes the frame's first argument holds when it is a list of shapes (a build() of a
     #: layer called on several tensors), else ()
     shapes_given: tuple[tuple[int | None, ...], ...] = ()
-
-
-def _shape(value: Any) -> tuple[int | None, ...] | None:
-    shape = getattr(value, "shape", None)
-    if shape is None:
-        return None
-    try:
-        return tuple(None if d is None else int(d) for d in shape)
-    except Exception:
-        return None
 
 
 def _shapes_in(value: Any) -> tuple[tuple[int | None, ...], ...]:
@@ -89,7 +81,7 @@ def _own_weights(layer: Any) -> tuple[tuple[str, tuple[int | None, ...]], ...]:
     out = []
     for attr, value in list(vars(layer).items()):
         if type(value).__name__ in ("Variable", "KerasVariable", "ResourceVariable"):
-            shape = _shape(value)
+            shape = shape_of(value)
             if shape is not None:
                 out.append((attr, shape))
     return tuple(out[:16])
@@ -126,7 +118,7 @@ def read_user_layers(
                     code.co_name,
                     build is not None,
                     _own_weights(owner),
-                    _shape(frame.f_locals.get(first)) if first else None,
+                    shape_of(frame.f_locals.get(first)) if first else None,
                     build_source,
                     _shapes_in(frame.f_locals.get(first)) if first else (),
                 ),

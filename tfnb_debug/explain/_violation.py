@@ -1,8 +1,10 @@
-"""A broken call contract, as plain values: the ground the contract modules share."""
+"""The ground the contract modules share: a broken call contract as plain values, and how
+they read a value's shape (and write one) and a model's output names."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -14,3 +16,30 @@ class Violation:
     problem: str  # what it is, against what the API takes
     hint: str  # the fix, derived from both
     evidence: str = ""
+
+
+def shape_of(value: Any) -> tuple[int | None, ...] | None:
+    """The shape of an array, tensor, KerasTensor or TensorSpec, None when it has none."""
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return None
+    try:
+        return tuple(None if d is None else int(d) for d in shape)
+    except Exception:
+        return None
+
+
+def fmt(shape: tuple[int | None, ...] | None) -> str:
+    """``(None, 8)``, ``(8,)``; ``(?)`` when the shape is unknown."""
+    if shape is None:
+        return "(?)"
+    inner = ", ".join("None" if d is None else str(d) for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def output_names(model: Any) -> list[str]:
+    """The model's output names (``model.output_names``), [] when it has none to read."""
+    try:
+        return [str(n) for n in model.output_names]
+    except Exception:
+        return []

@@ -16,6 +16,7 @@ import re
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._user_layers import NONE_INPUT, UserLayer
+from tfnb_debug.explain._violation import fmt
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
 
@@ -29,14 +30,6 @@ _SHAPE_ERROR = (
 )
 _STATIC_AXIS = r"\b(\w+)\.shape\[(0|-?\d+)\]"
 _NONE_IN_SHAPE = r"\(None,|\[None,|, None\)|, None\]|Failed to convert elements of"
-
-
-def _fmt(shape: tuple[int | None, ...]) -> str:
-    return (
-        "("
-        + ", ".join("None" if d is None else str(d) for d in shape)
-        + (",)" if len(shape) == 1 else ")")
-    )
 
 
 def _call_frame(ctx: ErrorContext, layer: UserLayer) -> str:
@@ -72,8 +65,8 @@ def weight_without_input_size(ctx: ErrorContext) -> Explained | None:
             units = shape[-1]
             if features in shape[1:] and len(shape) == 2:
                 problem = (
-                    f"its weight '{attr}' is {_fmt(shape)}, (units, input_shape[-1]), but the "
-                    f"product of the input {_fmt(layer.input_shape)} with it contracts the "
+                    f"its weight '{attr}' is {fmt(shape)}, (units, input_shape[-1]), but the "
+                    f"product of the input {fmt(layer.input_shape)} with it contracts the "
                     f"input's last axis ({features}) with the weight's first ({shape[0]})"
                 )
                 fix = (
@@ -82,9 +75,9 @@ def weight_without_input_size(ctx: ErrorContext) -> Explained | None:
                 )
             elif not layer.defines_build:
                 problem = (
-                    f"{layer.class_name} creates its weight '{attr}' {_fmt(shape)} in __init__, "
+                    f"{layer.class_name} creates its weight '{attr}' {fmt(shape)} in __init__, "
                     f"from its arguments, before it has seen an input; its input "
-                    f"{_fmt(layer.input_shape)} has {features} features on the last axis"
+                    f"{fmt(layer.input_shape)} has {features} features on the last axis"
                 )
                 fix = (
                     f"create '{attr}' in build(self, input_shape) with shape "
@@ -93,9 +86,9 @@ def weight_without_input_size(ctx: ErrorContext) -> Explained | None:
             else:
                 reads = "input_shape" in layer.build_source
                 problem = (
-                    f"{layer.class_name}.build makes '{attr}' {_fmt(shape)} "
+                    f"{layer.class_name}.build makes '{attr}' {fmt(shape)} "
                     + ("without the input's feature size" if reads else "and ignores input_shape")
-                    + f"; its input {_fmt(layer.input_shape)} has {features} features on the last axis"
+                    + f"; its input {fmt(layer.input_shape)} has {features} features on the last axis"
                 )
                 fix = (
                     f"in build, give '{attr}' shape (input_shape[-1], {units}): its first axis "
@@ -171,7 +164,7 @@ def build_given_shapes(ctx: ErrorContext) -> Explained | None:
     for layer in ctx.user_layers:
         if layer.method != "build" or len(layer.shapes_given) < 2:
             continue
-        shapes = ", ".join(_fmt(s) for s in layer.shapes_given)
+        shapes = ", ".join(fmt(s) for s in layer.shapes_given)
         first = layer.shapes_given[0]
         size = first[-1] if first else None
         return (
