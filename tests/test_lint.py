@@ -247,3 +247,19 @@ def test_p12_hint_follows_the_label_values() -> None:
     model = classifier(None, from_logits=True)
     one_based = [f for f in lint_model(model, (X, Y + 1)).findings if f.code == "P12"]
     assert "the ids are 1-based: pass y - 1" in [f.hint for f in one_based]
+
+
+def test_a_sequential_without_input_is_built_on_the_data_as_fit_would_build_it() -> None:
+    """It used to refuse ("not built yet") a model its own fit would build from the data."""
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.layers.Dense(16, "relu"), keras.layers.Dense(3, "softmax")])
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    report = lint_model(model, (X, Y))
+    assert "M01" in report.codes()
+    keras.utils.set_random_seed(3)
+    twin = keras.Sequential(  # built from its Input: the same initial weights
+        [keras.Input((8,)), keras.layers.Dense(16, "relu"), keras.layers.Dense(3, "softmax")]
+    )
+    assert [v.numpy().tobytes() for v in model.weights] == [
+        v.numpy().tobytes() for v in twin.weights
+    ]

@@ -67,7 +67,9 @@ class OwnStep(TfFunctionStep):
 
 def make(kind):
     keras.utils.set_random_seed(0)
-    if kind in ("tf_function_step", "own_step"):
+    if kind == "unbuilt":  # no Input: the first call (a magic's, or fit's) builds it
+        model = keras.Sequential([keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
+    elif kind in ("tf_function_step", "own_step"):
         model = {"tf_function_step": TfFunctionStep, "own_step": OwnStep}[kind]()
         model(np.zeros((1, 6), "float32"))  # built, as after a first look at its output
     else:
@@ -111,7 +113,14 @@ LINE_MAGICS = (
 )
 KINDS = ("tf_function_step", "own_step", "sequential")
 # states of a compiled Sequential, each fresh (the first fit is the one observed)
-STATES = ("run_eagerly", "steps_per_execution", "recompiled", "jit_compile", "mixed_precision")
+STATES = (
+    "run_eagerly",
+    "steps_per_execution",
+    "recompiled",
+    "jit_compile",
+    "mixed_precision",
+    "unbuilt",
+)
 # fit calls users make, each on a fresh compiled Sequential
 FITS = {
     "class_weight": "history = model.fit(ds, epochs=2, verbose=0, class_weight={0: 1.0, 1: 2.0, 2: 0.5})",
@@ -247,6 +256,102 @@ def test_the_tf_function_step_is_left_untraced_when_a_magic_traced_it_first(
     assert fresh.train_step is step
     assert step.experimental_get_tracing_count() == traces
     assert step._list_all_concrete_functions() == concrete
+
+
+# the public functions a script calls around the first fit (each a cell magic's twin), and
+# the inspector before it (it traces the model and captures a layer's output)
+SCRIPTS = {
+    "record_gradients": "with tfnb_debug.record_gradients() as rec:\n    " + FIT,
+    "run_checked": "history, checked = tfnb_debug.run_checked(lambda: model.fit(ds, epochs=2, verbose=0))",
+    "track_memory": "with tfnb_debug.track_memory():\n    " + FIT,
+    "inspect": "insp = tfnb_debug.inspect(model, x[:4])\ninsp.select(model.layers[0].path)\n" + FIT,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["tf_function_step", "sequential", "unbuilt"])
+@pytest.mark.parametrize("script", list(SCRIPTS))
+def test_the_public_functions_in_a_script_train_as_the_plain_program(
+    defined: InteractiveShell, script: str, kind: str
+) -> None:
+    plain = _plain(defined, kind, False)
+    defined.run_cell("import tfnb_debug").raise_error()
+    observed = _program(defined, kind, False, None, SCRIPTS[script])
+    _assert_same(observed, plain)
+
+
+SHARED_OPTIMIZER = """
+keras.utils.set_random_seed(0)
+opt = keras.optimizers.Adam(0.01)
+first, model = (
+    keras.Sequential([keras.Input((6,)), keras.layers.Dense(3, name="out")], name=name)
+    for name in ("first", "second")
+)
+for each in (first, model):
+    each.compile(opt, keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+first.fit(ds, epochs=1, verbose=0)  # the optimizer is built for first's variables
+"""
+
+
+def _raised(shell: InteractiveShell, source: str, magic: str | None) -> tuple[str, str]:
+    with capture_output():
+        shell.run_cell(SHARED_OPTIMIZER).raise_error()
+        if magic is not None and magic.startswith("%%"):
+            result = shell.run_cell(f"{magic}\n{source}")  # the failing fit is the magic's
+        else:
+            if magic is not None:
+                shell.run_cell(magic)
+            result = shell.run_cell(source)
+    error = result.error_in_exec
+    assert error is not None, "the second model's fit with the first's optimizer trained"
+    return type(error).__name__, str(error)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("magic", [*CELL_MAGICS, *LINE_MAGICS])
+def test_an_optimizer_shared_by_two_models_fails_as_it_does_without_the_magic(
+    defined: InteractiveShell, magic: str
+) -> None:
+    """Keras 3 builds an optimizer for one model's variables: the second model's fit raises.
+    Under (or after) a magic it raises the same exception, with the same message, and the
+    first model's optimizer is untouched."""
+    plain = _raised(defined, FIT, None)
+    iterations = int(defined.user_ns["opt"].iterations.numpy())
+    assert _raised(defined, FIT, magic) == plain
+    assert int(defined.user_ns["opt"].iterations.numpy()) == iterations
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("magic", [CELL_MAGICS[0], CELL_MAGICS[2], *LINE_MAGICS[:2]])
+def test_a_model_fit_before_the_extension_loaded_trains_as_it_would_have(
+    bare_shell: InteractiveShell, magic: str
+) -> None:
+    """The notebook trained a model, then loaded tfnb_debug: Keras' kept train function was
+    traced without any hook."""
+    with capture_output():
+        bare_shell.run_cell(DEFINE).raise_error()
+    plain = _program(bare_shell, "sequential", True, None)
+    bare_shell.user_ns["model"] = bare_shell.user_ns["make"]("sequential")
+    histories = [_cell(bare_shell, FIT)]
+    with capture_output():
+        bare_shell.run_line_magic("load_ext", "tfnb_debug")
+    try:
+        if magic.startswith("%%"):
+            name, _, args = magic.lstrip("%").partition(" ")
+            with capture_output():
+                bare_shell.run_cell_magic(name, args, FIT)
+            histories.append(dict(bare_shell.user_ns["history"].history))
+        else:
+            run_magic(bare_shell, magic)
+            histories.append(_cell(bare_shell, FIT))
+        histories.append(_cell(bare_shell, FIT))
+        observed = (histories, _state(bare_shell))
+    finally:
+        with capture_output():
+            bare_shell.run_line_magic("unload_ext", "tfnb_debug")
+    # the plain program fits three times; this one fits before, under or after the magic, next
+    assert len(observed[0]) == len(plain[0]) == 3
+    _assert_same(observed, plain)
 
 
 UNFREEZE = """

@@ -310,3 +310,13 @@ def test_the_loss_curve_is_drawn_only_when_the_report_is_shown() -> None:
     quiet = overfit_small_batch(classifier(), (X, Y), samples=8, steps=2, plot=False)
     assert "<svg" not in quiet.to_html() and "[loss]" not in quiet.to_text()
     assert isinstance(quiet.figure(), Figure)  # still there when asked for
+
+
+def test_a_sequential_without_input_is_built_on_the_data_and_memorizes() -> None:
+    """It used to refuse ("not built yet") a model its own fit would build from the data."""
+    model = keras.Sequential(
+        [keras.layers.Dense(32, activation="relu"), keras.layers.Dense(3, activation="softmax")]
+    )
+    model.compile(keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy")
+    report = overfit_small_batch(model, (X, Y), steps=200)
+    assert model.built and report.memorized, report.summary

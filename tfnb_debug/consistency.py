@@ -66,15 +66,18 @@ def check_consistency(
     import tensorflow as tf
 
     from tfnb_debug.collect._patching import preserved
+    from tfnb_debug.collect.keras_access import build_from_data
     from tfnb_debug.collect.snapshot import require_keras_model
     from tfnb_debug.errors import TfnbDebugError
 
     thresholds = thresholds or ConsistencyThresholds()
-    model = require_keras_model(model)
+    model = require_keras_model(model, built=False)
     if isinstance(x, tf.data.Dataset):
         from tfnb_debug.collect.snapshot import first_batch
 
         x, _ = first_batch(x, what="X")
+    build_from_data(model, x)  # a model without an Input, as its first call would build it
+    model = require_keras_model(model)
     with preserved(model) as snapshot:
         try:
             reference = model(x, training=False)

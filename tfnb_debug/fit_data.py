@@ -44,7 +44,11 @@ R = TypeVar("R", bound=Report)
 
 
 def record_fit_args(
-    *, outcomes: bool = False, at_end: bool = False, label_control: bool | str = True
+    *,
+    outcomes: bool = False,
+    at_end: bool = False,
+    label_control: bool | str = True,
+    retrace_models: bool = False,
 ) -> FitArgsRecorder:
     """A context manager that records the arguments of every ``Model.fit`` call in its block.
 
@@ -55,6 +59,8 @@ def record_fit_args(
     it) has ended; a model fitted twice is then read as it ends.  ``label_control``: when
     P15's evidence holds, run its control on shuffled labels in :func:`with_fit_findings`
     (a few seconds); False, or a string saying why, skips it and P15 says so.
+    ``retrace_models``: each fitted model's ``tf.function`` methods trace afresh for the
+    call, and keep their own traces (a recording whose hooks are traced into the step).
 
     Example::
 
@@ -64,7 +70,10 @@ def record_fit_args(
     """
     if isinstance(label_control, str) and not label_control:
         raise TfnbDebugError("label_control must be True, False or the reason it is skipped")
-    return FitArgsRecorder(after_fit=_OutcomeReader(at_end, label_control) if outcomes else None)
+    return FitArgsRecorder(
+        after_fit=_OutcomeReader(at_end, label_control) if outcomes else None,
+        retrace_models=retrace_models,
+    )
 
 
 class _OutcomeReader:

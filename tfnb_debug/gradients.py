@@ -414,7 +414,11 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         self._recording = GradientRecording(every=every, max_steps=max_steps, _owner=self)
         self._capture = GradientCapture(every=every, max_steps=max_steps)
         # P15/P16 from what each fit left
-        self._fits = record_fit_args(outcomes=True, label_control=label_control)
+        # the capture's hooks are traced into the step: a fitted model's own tf.function
+        # methods trace afresh for each fit (a script names no objects to retrace up front)
+        self._fits = record_fit_args(
+            outcomes=True, label_control=label_control, retrace_models=True
+        )
         self._fix_trial = fix_trial
         self._watch = watch_losses()
         self._losses: Any = None

@@ -60,9 +60,13 @@ def lint_model(
     (with ``(x, y)`` arrays) checks the labels of the split ``fit`` would make (P13).
     """
     from tfnb_debug.collect._patching import preserved
+    from tfnb_debug.collect.keras_access import build_from_data
     from tfnb_debug.collect.snapshot import has_own_train_step, require_keras_model
 
     model = require_keras_model(model, built=False)
+    x, y, dataset = _data_parts(data)
+    # a model without an Input is built on the data as its first fit would build it
+    build_from_data(model, x)
     if not model.built and not has_own_train_step(model):
         model = require_keras_model(model)  # the one-line "not built yet" error
     findings: list[Finding] = []
@@ -70,7 +74,6 @@ def lint_model(
     with preserved(model):
         if validation_split is not None:
             findings += _split_skew(model, data, validation_split, checks)
-        x, y, dataset = _data_parts(data)
         if batch_size is None and x is not None:
             batch_size = _leading(x)
         findings += _loss_pairing(model, y, checks)

@@ -149,7 +149,8 @@ def overfit_small_batch(
         take_examples,
         train,
     )
-    from tfnb_debug.collect.snapshot import has_own_train_step, require_keras_model
+    from tfnb_debug.collect.keras_access import build_from_data
+    from tfnb_debug.collect.snapshot import first_batch, has_own_train_step, require_keras_model
     from tfnb_debug.collect.training_guard import TrainingGuard
 
     thresholds = thresholds or OverfitThresholds()
@@ -168,6 +169,8 @@ def overfit_small_batch(
         )
     own = has_own_train_step(model)
     if not own:
+        if not model.built:  # built on the data as its first fit would build it
+            build_from_data(model, first_batch(data, what="DATA")[0])
         model = require_keras_model(model)
         if getattr(model, "loss", None) is None:
             raise TfnbDebugError(

@@ -162,7 +162,15 @@ def _make_patched_fit(original: Any) -> Any:
                 for recorder in recorders:
                     recorder.calls.append(call)
         start = time.perf_counter()
-        result = original(self, *args, **kwargs)
+        if any(recorder.retrace_models for recorder in recorders):
+            from tfnb_debug.collect.retrace import model_functions, retraced
+
+            # the model's own tf.function methods trace afresh, hooked, for this call, and
+            # get their traces back after it (a hooked trace kept would fail the next fit)
+            with retraced(model_functions(self)):
+                result = original(self, *args, **kwargs)
+        else:
+            result = original(self, *args, **kwargs)
         if call is not None:
             call = dataclasses.replace(call, seconds=time.perf_counter() - start)
         for recorder in recorders:
@@ -195,15 +203,22 @@ def _remove() -> None:
 class FitArgsRecorder:
     """Records every ``Model.fit`` call made in its ``with`` block into :attr:`calls`.
 
+    ``retrace_models``: each fitted model's ``tf.function`` methods (a subclassed model's
+    ``@tf.function train_step``) trace afresh for the call and get their own traces back
+    after it (:func:`~tfnb_debug.collect.retrace.retraced`), for a recording whose hooks
+    are traced into the step.
     ``after_fit(model, arguments, result, call)``, when given, is called after each
     ``fit`` returns (with its bound arguments, the ``History`` and the call's
     :class:`FitCall`, or None); what it returns,
     unless None, goes into :attr:`outcomes`.  It must not raise (it is guarded anyway).
     """
 
-    def __init__(self, after_fit: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self, after_fit: Callable[..., Any] | None = None, *, retrace_models: bool = False
+    ) -> None:
         self.calls: list[FitCall] = []
         self.after_fit = after_fit
+        self.retrace_models = retrace_models
         self.outcomes: list[Any] = []
         self._token: contextvars.Token[tuple[FitArgsRecorder, ...]] | None = None
 

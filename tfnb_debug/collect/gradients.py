@@ -63,6 +63,7 @@ from tfnb_debug.collect.keras_access import (
     LossScaleOptimizer,
     ResourceVariable,
     TensorFlowTrainer,
+    build_from_data,
 )
 from tfnb_debug.collect.loss_targets import LossTargets, caller_frame, evidence_names
 from tfnb_debug.collect.traced_trainable import StaleTrainable, enter_as_traced
@@ -947,6 +948,7 @@ def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[Captur
                 f"got {type(loss).__name__}: e.g. --loss sparse_categorical_crossentropy"
             )
         described = _loss_name(loss)
+    build_from_data(model, x)  # a model without an Input, as its first fit would build it
     variables = list(model.trainable_variables)
     if not variables:
         raise TfnbDebugError(f"model '{getattr(model, 'name', '?')}' has no trainable variables")

@@ -45,6 +45,7 @@ __all__ = [
     "ResourceVariable",
     "TensorFlowTrainer",
     "all_sublayers",
+    "build_from_data",
     "check_model",
     "direct_sublayers",
     "distributed_dataset",
@@ -244,6 +245,26 @@ def creation_scope(model: Any) -> contextlib.AbstractContextManager[Any]:
     if tf.distribute.has_strategy() and tf.distribute.get_strategy() is strategy:
         return contextlib.nullcontext()
     return strategy.scope()
+
+
+def build_from_data(model: Any, x: Any) -> None:
+    """Build an unbuilt ``model`` by calling it on the first example of ``x`` (an array,
+    tensor, or a list or dict of them), as its own first ``fit`` or call would: under the
+    ``tf.distribute`` strategy it was created in (:func:`creation_scope`), drawing its
+    initial weights from the same seed state in the same order, so the weights are the
+    ones the user's next ``fit`` would have made.  Nothing happens to a built model, a
+    layer that is not a model, or when ``x`` is None; a call that fails is left to the
+    caller's own call to report."""
+    import keras
+
+    if x is None or not isinstance(model, keras.Model) or model.built:
+        return
+    try:
+        first = keras.tree.map_structure(lambda a: a[:1], x)
+        with creation_scope(model):
+            model(first, training=False)
+    except Exception:  # the caller's own call on x says what is wrong with it
+        return
 
 
 def require_keras(

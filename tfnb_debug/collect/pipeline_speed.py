@@ -24,6 +24,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from tfnb_debug.collect.keras_access import build_from_data
 from tfnb_debug.text import first_line
 
 __all__ = [
@@ -168,6 +169,9 @@ def train_step_rate(model: Any, x: Any, y: Any, *, steps: int, max_seconds: floa
         return ModelStep(0, 0.0, batch, "the model is not compiled, so it has no training step")
     done = 0
     seconds = 0.0
+    # a model without an Input is built first, as its first fit would build it: the
+    # optimizer is then built for its variables (built on none, fit's next step fails)
+    build_from_data(model, x)
     try:
         with preserved_training_state(model):
             model.train_on_batch(x, y)  # traces the train function
