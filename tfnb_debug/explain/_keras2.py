@@ -42,10 +42,16 @@ _REMOVED: dict[str, tuple[tuple[str, ...], str]] = {
         "(super().__init__(max_queue_size=...))",
     ),
     "nb_epoch": (("fit",), "the Keras 1/2 name: use epochs="),
+    # Keras 3.15's optimizers refuse it as "Argument(s) not recognized: {'lr': 0.001}"
+    "lr": (
+        ("optimizers", "Optimizer"),
+        "the Keras 2 name: use learning_rate={value}",
+    ),
 }
 
 _UNRECOGNIZED = re.compile(r"Unrecognized keyword arguments passed to (\w+): \{'(\w+)': ([^}]*)\}")
 _UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
+_NOT_RECOGNIZED = re.compile(r"Argument\(s\) not recognized: \{'(\w+)': ([^,}]*)")
 
 
 # arguments that declared the model's input shape: S04 (how to give the input shape), not S12
@@ -57,7 +63,10 @@ def removed_argument(api: str, message: str) -> tuple[str, str] | None:
     of ``api``, else None."""
     found = _UNRECOGNIZED.search(message)
     word, value = (found.group(2), found.group(3).strip()) if found else ("", "")
-    if not found:
+    optimizer = _NOT_RECOGNIZED.search(message)
+    if not found and optimizer:
+        word, value = optimizer.group(1), optimizer.group(2).strip()
+    elif not found:
         unexpected = _UNEXPECTED.search(message)
         word = unexpected.group(1) if unexpected else ""
     entry = _REMOVED.get(word)
