@@ -203,18 +203,10 @@ PAIRS = [
 BUGGY = [bad for bad, _ in PAIRS]
 TWINS = [good for _, good in PAIRS]
 
-_NO_FIT_LABELS = (
-    "%%tfgrad reads the compiled pairing without the fit's targets (tfnb_debug/gradients.py "
-    "calls check_loss_pairing(model) with no y), so its finding names both fixes, also the "
-    "single-label one these multi-label targets rule out"
-)
-#: buggy cases the rule still misses, with the reason (strict: fixing one fails the test)
-STILL_MISSED: dict[str, str] = {
-    "string-loss-fit": _NO_FIT_LABELS,
-    "activation-layer": _NO_FIT_LABELS,
-    "nested-model": _NO_FIT_LABELS,
-    "dict-of-losses": _NO_FIT_LABELS,
-}
+#: buggy cases the rule still misses, with the reason (strict: fixing one fails the test).
+#: The four %%tfgrad fits it missed (the pairing was read without the fit's targets) are
+#: right since with_target_findings reads it again with them.
+STILL_MISSED: dict[str, str] = {}
 
 
 def _run(shell: InteractiveShell, case: Case) -> list[str]:

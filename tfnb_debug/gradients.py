@@ -497,6 +497,7 @@ def with_target_findings(
     """``report`` with what the arrays of the last ``fit`` (``(model, arguments)``) show: NaN
     or Inf in them (N05), an output range that cannot reach the targets (M03), an accuracy
     on a regression (M07)."""
+    from tfnb_debug.diagnostics.model import check_loss_pairing
     from tfnb_debug.model_outputs import check_fit_data, check_targets
 
     if fit is None or fit[1].get("y") is None:
@@ -504,10 +505,20 @@ def with_target_findings(
     model, arguments = fit
     found = check_fit_data(arguments.get("x"), arguments["y"])
     found += check_targets(model, arguments["y"])
-    found = [f for f in found if f not in report.findings]
-    if not found:
+    # the loss/output pairing read again with the labels (softmax under a binary loss on
+    # multi-label rows wants sigmoid, not categorical_crossentropy): its M03 replaces the one
+    # read from the model alone
+    kept = list(report.findings)
+    with contextlib.suppress(Exception):
+        paired = [f for f in check_loss_pairing(model, arguments["y"]) if f.code == "M03"]
+        if paired:
+            alone = [f for f in check_loss_pairing(model) if f.code == "M03"]
+            kept = [f for f in kept if f not in alone]
+            found += paired
+    found = [f for f in found if f not in kept]
+    if not found and len(kept) == len(report.findings):
         return report
-    return dataclasses.replace(report, findings=sort_findings([*report.findings, *found]))
+    return dataclasses.replace(report, findings=sort_findings([*kept, *found]))
 
 
 def with_fix_trial(
