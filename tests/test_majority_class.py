@@ -71,7 +71,8 @@ def test_p16_after_fit_on_unscaled_features_names_share_accuracy_and_counts() ->
     assert "norm.adapt(raw)" in found.hint  # the array the user passed, by name
     assert "class_weight={0: 0.59, 1: 3.33}" in found.hint
     assert "keras.metrics.AUC()" in found.hint and "Recall" in found.hint
-    assert "dead ReLUs" in found.hint
+    assert "dead ReLUs in 'dense" in found.hint  # the hidden layers are ReLUs
+    assert "saturated" not in found.hint
     assert "softmax" not in text and "from_logits" not in text
 
 
@@ -266,6 +267,34 @@ def test_p16_rule_silent_on_skill_a_rare_minority_and_an_accuracy_elsewhere() ->
     assert not majority_class(_facts((17, 3), (20, 0), 17))  # too few examples to judge
     loose = OutcomeThresholds(collapsed=0.9)
     assert majority_class(_facts((170, 30), (185, 15), 175), thresholds=loose)
+
+
+def test_p16_constant_output_hint_names_only_what_the_model_has() -> None:
+    """The hint for an output that ignores its input reads the model's hidden layers: a tanh
+    stack is not told about dead ReLUs, and a model with none of the kinds gets no guess."""
+    from dataclasses import replace
+
+    from tfnb_debug.collect.model_config import hidden_blockers
+
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential(
+        [
+            keras.Input((6,)),
+            keras.layers.Dense(8, activation="tanh", name="t1", kernel_initializer="zeros"),
+            keras.layers.Dense(8, activation="tanh", name="t2"),
+            keras.layers.Dense(1, activation="sigmoid", name="out"),
+        ]
+    )
+    hidden = hidden_blockers(model)
+    assert dict(hidden)["saturating"] == ("t1", "t2")  # the sigmoid output is not hidden
+    assert "'t1'" in dict(hidden)["initializer"][0] and "relu" not in dict(hidden)
+    flat = replace(_facts((170, 30), (200, 0), 170), spread=0.0, hidden=hidden)
+    hint = majority_class(flat)[0].hint
+    assert "saturated sigmoid/tanh units in 't1', 't2'" in hint
+    assert "initializers that cannot start learning: 't1'" in hint
+    assert "ReLU" not in hint
+    plain = majority_class(replace(flat, hidden=()))[0].hint
+    assert "check what each layer before it outputs" in plain and "ReLU" not in plain
 
 
 def test_a_failing_after_fit_reader_leaves_fit_alone() -> None:

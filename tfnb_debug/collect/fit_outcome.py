@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from tfnb_debug.collect.fit_args import is_dataset
+from tfnb_debug.collect.model_config import hidden_blockers
 from tfnb_debug.collect.splits import SplitFacts
 
 __all__ = [
@@ -73,6 +74,10 @@ class Predictions:
     difference between two examples' outputs on any unit.  ``input_peak`` is the
     largest absolute value among the numeric inputs of the sample;
     ``scaling_layer`` names a Normalization/Rescaling layer of the model, if any.
+    ``hidden``: what could keep the input from reaching the output, read from the
+    model's configuration: its hidden ReLU and sigmoid/tanh layers and its layers whose
+    initializers cannot start learning, as ``(kind, names)`` pairs (kinds ``"relu"``,
+    ``"saturating"``, ``"initializer"``).
     """
 
     output: str
@@ -89,6 +94,7 @@ class Predictions:
     scaling_layer: str | None
     source: str
     binary: bool
+    hidden: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -473,7 +479,9 @@ def _summarize(
         scaling_layer=_scaling_layer(model),
         source=source,
         binary=head.kind == "binary",
+        hidden=hidden_blockers(model) if spread <= 1e-3 * max(1.0, *np.abs(outputs[0][:10])) else (),
     )
+
 
 
 def _scaling_layer(model: Any) -> str | None:

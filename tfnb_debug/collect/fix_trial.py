@@ -37,9 +37,22 @@ import numpy as np
 
 from tfnb_debug.collect.fit_args import is_dataset
 from tfnb_debug.collect.label_control import dataset_rows, name_counters_kept
+from tfnb_debug.collect.model_config import (
+    bias_problem,
+    hidden_saturating,
+    hidden_saturating_layers,
+    kernel_problem,
+    output_layers,
+    safe_config,
+    suspicious_initializers,
+)
 from tfnb_debug.trial_records import Change, Trial, TrialRun
 
-__all__ = ["hidden_saturating_layers", "run_fix_trial", "suspicious_initializers"]
+__all__ = [
+    "hidden_saturating_layers",
+    "run_fix_trial",
+    "suspicious_initializers",
+]
 
 #: training rows a trial samples from the fit's training data
 MAX_ROWS = 1024
@@ -51,7 +64,6 @@ MIN_STEPS = 10
 MAX_SECONDS = 8.0
 #: the loss is evaluated before training and after these shares of the steps
 _CHECKPOINTS = (0.25, 0.5, 0.75, 1.0)
-_SATURATING = frozenset({"sigmoid", "tanh", "hard_sigmoid"})
 
 
 def run_fix_trial(
@@ -219,7 +231,7 @@ def _relu_instead(model: Any) -> Any:
     """A ``clone_function`` turning the hidden layers with a sigmoid/tanh activation into
     ReLU layers with He initialization (the output layer keeps its activation); None when
     there is no such layer."""
-    hidden = _hidden_saturating(model)
+    hidden = hidden_saturating(model)
     if not hidden:
         return None
     chosen = {id(layer) for layer in hidden}
@@ -235,69 +247,14 @@ def _relu_instead(model: Any) -> Any:
     return clone
 
 
-def suspicious_initializers(model: Any) -> list[str]:
-    """``'name' (what)`` for each layer of ``model`` whose kernel or bias initializer cannot
-    start a layer that learns: a constant kernel (zeros, ones, ``Constant``: every unit
-    starts the same and stays so), a random kernel with a spread of 1 or more or 1e-4 or
-    less (saturating or vanishing from the first step), a bias of magnitude 1 or more
-    (ReLUs dead, or sigmoids saturated, before training)."""
-    found = []
-    for layer in getattr(model, "layers", []):
-        try:
-            config = layer.get_config()
-        except Exception:
-            continue
-        why = [w for w in (_kernel_problem(config), _bias_problem(config)) if w]
-        if why:
-            found.append(f"'{layer.name}' ({', '.join(why)})")
-    return found
-
-
-def _init(config: dict[str, Any], key: str) -> tuple[str, dict[str, Any]] | None:
-    value = config.get(key)
-    if isinstance(value, dict):
-        return str(value.get("class_name", "")), dict(value.get("config") or {})
-    if isinstance(value, str):
-        return value, {}
-    return None
-
-
-def _kernel_problem(config: dict[str, Any]) -> str:
-    init = _init(config, "kernel_initializer")
-    if init is None:
-        return ""
-    name, args = init
-    if name.lower() in {"zeros", "ones", "constant"}:
-        return f"{name} kernel"
-    spread = None
-    if name in {"RandomNormal", "TruncatedNormal"}:
-        spread = float(args.get("stddev", 0.05))
-    elif name == "RandomUniform":
-        spread = max(abs(float(args.get("minval", -0.05))), abs(float(args.get("maxval", 0.05))))
-    if spread is not None and (spread >= 1.0 or spread <= 1e-4):
-        return f"{name} kernel of spread {spread:g}"
-    return ""
-
-
-def _bias_problem(config: dict[str, Any]) -> str:
-    init = _init(config, "bias_initializer")
-    if init is None or not config.get("use_bias", True):
-        return ""
-    name, args = init
-    value = 1.0 if name.lower() == "ones" else args.get("value") if name == "Constant" else None
-    if isinstance(value, int | float) and abs(value) >= 1.0:
-        return f"bias {value:g}"
-    return ""
-
-
 def _default_init(model: Any) -> Any:
     """A ``clone_function`` giving the layers with a suspicious initializer Keras' defaults
     (He normal under a ReLU, else Glorot uniform, and zero biases); None when none has one."""
     chosen = {
         id(layer)
         for layer in getattr(model, "layers", [])
-        if _safe_config(layer) is not None
-        and (_kernel_problem(_safe_config(layer) or {}) or _bias_problem(_safe_config(layer) or {}))
+        if safe_config(layer) is not None
+        and (kernel_problem(safe_config(layer) or {}) or bias_problem(safe_config(layer) or {}))
     }
     if not chosen:
         return None
@@ -313,39 +270,6 @@ def _default_init(model: Any) -> Any:
         return layer.__class__.from_config(config)
 
     return clone
-
-
-def _safe_config(layer: Any) -> dict[str, Any] | None:
-    try:
-        return dict(layer.get_config())
-    except Exception:
-        return None
-
-
-def hidden_saturating_layers(model: Any) -> list[str]:
-    """The names of ``model``'s hidden layers with a sigmoid/tanh activation."""
-    return [layer.name for layer in _hidden_saturating(model)]
-
-
-def _hidden_saturating(model: Any) -> list[Any]:
-    outputs = {id(layer) for layer in _output_layers(model)}
-    return [
-        layer
-        for layer in getattr(model, "layers", [])
-        if id(layer) not in outputs
-        and getattr(getattr(layer, "activation", None), "__name__", None) in _SATURATING
-    ]
-
-
-def _output_layers(model: Any) -> list[Any]:
-    outputs = getattr(model, "outputs", None) or []
-    found = []
-    for t in outputs:
-        history = getattr(t, "_keras_history", None)
-        if history is not None:
-            found.append(history[0])
-    layers = getattr(model, "layers", [])
-    return found or layers[-1:]
 
 
 def _train(

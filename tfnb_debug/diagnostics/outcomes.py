@@ -203,11 +203,7 @@ def _hint(
             f"norm = keras.layers.Normalization(); norm.adapt({x}) as the model's first layer"
         )
     if constant:
-        parts.append(
-            f"the output layer '{p.output}' gives the same output for every example, so nothing "
-            "of the input reaches it: after scaling, check the layers before it for dead ReLUs "
-            "(%tfshape)"
-        )
+        parts.append(_constant_output_hint(p, scaled=bool(parts)))
     if not class_weight:
         total = p.labelled
         k = sum(1 for n in p.labels if n)
@@ -227,6 +223,28 @@ def _hint(
                 "model.predict (accuracy cannot)"
             )
     return "; ".join(parts)
+
+
+_HIDDEN_CAUSES = {
+    "initializer": "initializers that cannot start learning: {}",
+    "relu": "dead ReLUs in {}",
+    "saturating": "saturated sigmoid/tanh units in {}",
+}
+
+
+def _constant_output_hint(p: Predictions, *, scaled: bool) -> str:
+    """What the model's configuration holds that could keep the input from the output (its
+    hidden layers' kinds, initializers that cannot start), only those it has."""
+    causes = [
+        _HIDDEN_CAUSES[kind].format(", ".join(f"'{n}'" if "'" not in n else n for n in names))
+        for kind, names in p.hidden
+    ]
+    what = " or ".join(causes) if causes else "what each layer before it outputs"
+    return (
+        f"the output layer '{p.output}' gives the same output for every example, so nothing "
+        f"of the input reaches it: {'after scaling, ' if scaled else ''}check {what} "
+        "(%tfshape shows each layer's output)"
+    )
 
 
 # -- P15 --------------------------------------------------------------------------------

@@ -1,0 +1,143 @@
+"""What a model's configuration says about how it can start learning (plain reading, no call).
+
+The layers that make its outputs, its hidden sigmoid/tanh and ReLU layers, and the
+initializers that cannot start a layer that learns.  Read by the fix trial (which
+changes them on a copy, :mod:`tfnb_debug.collect.fix_trial`) and by the fit outcome
+(P16's hint for an output that ignores its input, :mod:`tfnb_debug.collect.fit_outcome`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "bias_problem",
+    "hidden_blockers",
+    "hidden_saturating",
+    "hidden_saturating_layers",
+    "kernel_problem",
+    "output_layers",
+    "safe_config",
+    "suspicious_initializers",
+]
+
+_SATURATING = frozenset({"sigmoid", "tanh", "hard_sigmoid"})
+
+
+def suspicious_initializers(model: Any) -> list[str]:
+    """``'name' (what)`` for each layer of ``model`` whose kernel or bias initializer cannot
+    start a layer that learns: a constant kernel (zeros, ones, ``Constant``: every unit
+    starts the same and stays so), a random kernel with a spread of 1 or more or 1e-4 or
+    less (saturating or vanishing from the first step), a bias of magnitude 1 or more
+    (ReLUs dead, or sigmoids saturated, before training)."""
+    found = []
+    for layer in getattr(model, "layers", []):
+        try:
+            config = layer.get_config()
+        except Exception:
+            continue
+        why = [w for w in (kernel_problem(config), bias_problem(config)) if w]
+        if why:
+            found.append(f"'{layer.name}' ({', '.join(why)})")
+    return found
+
+
+def init_of(config: dict[str, Any], key: str) -> tuple[str, dict[str, Any]] | None:
+    """An initializer of a layer config as ``(class name, its config)``, or None."""
+    value = config.get(key)
+    if isinstance(value, dict):
+        return str(value.get("class_name", "")), dict(value.get("config") or {})
+    if isinstance(value, str):
+        return value, {}
+    return None
+
+
+def kernel_problem(config: dict[str, Any]) -> str:
+    """Why the config's kernel initializer cannot start learning, or ''."""
+    init = init_of(config, "kernel_initializer")
+    if init is None:
+        return ""
+    name, args = init
+    if name.lower() in {"zeros", "ones", "constant"}:
+        return f"{name} kernel"
+    spread = None
+    if name in {"RandomNormal", "TruncatedNormal"}:
+        spread = float(args.get("stddev", 0.05))
+    elif name == "RandomUniform":
+        spread = max(abs(float(args.get("minval", -0.05))), abs(float(args.get("maxval", 0.05))))
+    if spread is not None and (spread >= 1.0 or spread <= 1e-4):
+        return f"{name} kernel of spread {spread:g}"
+    return ""
+
+
+def bias_problem(config: dict[str, Any]) -> str:
+    """Why the config's bias initializer cannot start learning, or ''."""
+    init = init_of(config, "bias_initializer")
+    if init is None or not config.get("use_bias", True):
+        return ""
+    name, args = init
+    value = 1.0 if name.lower() == "ones" else args.get("value") if name == "Constant" else None
+    if isinstance(value, int | float) and abs(value) >= 1.0:
+        return f"bias {value:g}"
+    return ""
+
+
+def safe_config(layer: Any) -> dict[str, Any] | None:
+    """The layer's ``get_config()``, or None when it raises."""
+    try:
+        return dict(layer.get_config())
+    except Exception:
+        return None
+
+
+def hidden_saturating_layers(model: Any) -> list[str]:
+    """The names of ``model``'s hidden layers with a sigmoid/tanh activation."""
+    return [layer.name for layer in hidden_saturating(model)]
+
+
+def hidden_saturating(model: Any) -> list[Any]:
+    """``model``'s hidden layers (not making an output) with a sigmoid/tanh activation."""
+    outputs = {id(layer) for layer in output_layers(model)}
+    return [
+        layer
+        for layer in getattr(model, "layers", [])
+        if id(layer) not in outputs
+        and getattr(getattr(layer, "activation", None), "__name__", None) in _SATURATING
+    ]
+
+
+def output_layers(model: Any) -> list[Any]:
+    """The layers that make ``model``'s outputs (its last layer when they cannot be read)."""
+    outputs = getattr(model, "outputs", None) or []
+    found = []
+    for t in outputs:
+        history = getattr(t, "_keras_history", None)
+        if history is not None:
+            found.append(history[0])
+    layers = getattr(model, "layers", [])
+    return found or layers[-1:]
+
+
+_RELU = frozenset({"relu", "relu6"})
+
+
+def hidden_blockers(model: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What in the model's configuration could keep the input from its output (a constant
+    output): hidden ReLUs (dead), hidden sigmoid/tanh (saturated), initializers that
+    cannot start learning.  Read only when the output is constant."""
+    outputs = {id(layer) for layer in output_layers(model)}
+    relu = tuple(
+        layer.name
+        for layer in getattr(model, "layers", [])
+        if id(layer) not in outputs
+        and (
+            getattr(getattr(layer, "activation", None), "__name__", None) in _RELU
+            or (type(layer).__name__ == "ReLU" and not getattr(layer, "negative_slope", 0))
+        )
+    )
+    found = (
+        ("initializer", tuple(suspicious_initializers(model))),
+        ("relu", relu),
+        ("saturating", tuple(hidden_saturating_layers(model))),
+    )
+    return tuple((kind, names) for kind, names in found if names)
