@@ -263,3 +263,42 @@ def test_a_sequential_without_input_is_built_on_the_data_as_fit_would_build_it()
     assert [v.numpy().tobytes() for v in model.weights] == [
         v.numpy().tobytes() for v in twin.weights
     ]
+
+
+def _tagger(activation: str | None, loss: keras.losses.Loss) -> keras.Model:
+    model = keras.Sequential(
+        [
+            keras.Input((8,)),
+            keras.layers.Dense(16, "relu"),
+            keras.layers.Dense(4, activation, name="tags"),
+        ]
+    )
+    model.compile("adam", loss)
+    return model
+
+
+@pytest.mark.parametrize(
+    "activation, loss",
+    [
+        ("softmax", keras.losses.CategoricalCrossentropy()),
+        (None, keras.losses.CategoricalCrossentropy(from_logits=True)),
+    ],
+    ids=["softmax", "logits"],
+)
+def test_m03_categorical_on_multi_label_rows_and_silent_on_one_hot(
+    activation: str | None, loss: keras.losses.Loss
+) -> None:
+    """Softmax (in the layer or in the loss) under a categorical cross-entropy on rows with
+    several tags, or none: M03 with sigmoid + binary_crossentropy.  One-hot rows and soft
+    (smoothed) rows of the same model are silent."""
+    tags = (RS.rand(32, 4) > 0.6).astype("float32")
+    found = [
+        f for f in lint_model(_tagger(activation, loss), (X, tags)).findings if f.code == "M03"
+    ]
+    assert len(found) == 1, found
+    assert "1s per row" in found[0].evidence and "'tags'" in found[0].message
+    assert "activation='sigmoid'" in found[0].hint and "binary_crossentropy" in found[0].hint
+    one_hot = np.eye(4, dtype="float32")[Y % 4]
+    assert "M03" not in lint_model(_tagger(activation, loss), (X, one_hot)).codes()
+    smoothed = one_hot * 0.9 + 0.025
+    assert "M03" not in lint_model(_tagger(activation, loss), (X, smoothed)).codes()

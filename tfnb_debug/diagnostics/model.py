@@ -252,6 +252,11 @@ def _pairing(out: OutputInfo, loss: LossInfo, labels: np.ndarray | None = None) 
                 evidence=f"activation softmax, {units} units, loss {loss.name}",
             )
         ]
+    softmaxed = act == "softmax" or (act in (None, "linear") and loss.from_logits)
+    if softmaxed and loss.kind == "categorical" and (units or 0) > 1 and labels is not None:
+        targets = target_rows(labels, units or 0)
+        if targets is not None and targets.independent:
+            return [_softmax_on_independent(out, loss, units or 0, targets, place)]
     if act in ("softmax", "sigmoid") and loss.from_logits:
         return [
             finding(
@@ -359,6 +364,28 @@ def softmax_under_binary(
         "categorical_crossentropy (one-hot labels) or sparse_categorical_crossentropy "
         f"(integer labels); if an example can carry several of the {units} labels "
         f"(multi-label): {sigmoid} and keep {loss}",
+    )
+
+
+def _softmax_on_independent(
+    out: OutputInfo, loss: LossInfo, units: int, targets: TargetRows, place: str
+) -> Finding:
+    """M03: a categorical cross-entropy (a softmax over the outputs, in the layer or in the
+    loss with from_logits) on 0/1 targets whose rows hold several 1s or none."""
+    layer = f"'{out.source}' (inside '{out.layer}')" if out.source else f"'{out.layer}'"
+    where = "the output layer's softmax" if out.activation == "softmax" else "from_logits=True"
+    cannot = "several labels at once" if targets.most >= 2 else "a row without any label"
+    return finding(
+        "M03",
+        f"{loss.name} with {where} makes the {units} outputs of {layer} one distribution "
+        f"that sums to 1, but the targets hold {targets.least} to {targets.most} 1s per row "
+        f"(independent labels): it cannot predict {cannot}, so the loss cannot reach its "
+        "minimum",
+        place=place,
+        evidence=f"activation {out.activation or 'none'}, {units} units, loss {loss.name}; "
+        f"targets 0/1 with {targets.least} to {targets.most} 1s per row",
+        hint=f"give {layer} activation='sigmoid' and use binary_crossentropy: one independent "
+        "probability per label (or a linear output with BinaryCrossentropy(from_logits=True))",
     )
 
 
