@@ -42,7 +42,6 @@ from tfnb_debug.collect.model_config import (
     hidden_saturating,
     hidden_saturating_layers,
     kernel_problem,
-    output_layers,
     safe_config,
     suspicious_initializers,
 )

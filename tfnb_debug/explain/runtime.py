@@ -102,6 +102,8 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
         filename, lineno, function, source = line
         place = ctx.where(filename, lineno, function)
         evidence = f"`{source}`" if source else ""
+        if not_allowed is not None and attr is None and to_numpy is None:
+            hint = _builtin_hint(source or "") or hint
     else:
         place, evidence = "", ""
     return (
@@ -118,6 +120,33 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
                 "this one, and switch it back off afterwards (eager is slower)"
             ),
         ),
+    )
+
+
+# Python builtins that compare (bool) or iterate over their argument, and the op that
+# does the same on a graph tensor
+_BUILTINS = {
+    "max": "tf.maximum(a, b) for two values (elementwise), tf.reduce_max(x) over a tensor",
+    "min": "tf.minimum(a, b) for two values (elementwise), tf.reduce_min(x) over a tensor",
+    "sum": "tf.reduce_sum(x) over a tensor, tf.add_n([...]) over a list of tensors",
+    "sorted": "tf.sort(x) (tf.argsort for the order)",
+    "any": "tf.reduce_any(x)",
+    "all": "tf.reduce_all(x)",
+}
+_BUILTIN_CALL = re.compile(r"(?<![\w.])(" + "|".join(_BUILTINS) + r")\s*\(")
+
+
+def _builtin_hint(source: str) -> str:
+    """The TensorFlow op for each Python builtin the failing line calls (``max`` compares
+    with ``>``, ``sum``/``sorted`` iterate), or "" when it calls none."""
+    found = list(dict.fromkeys(m.group(1) for m in _BUILTIN_CALL.finditer(source)))
+    if not found:
+        return ""
+    named = "; ".join(f"for Python's `{name}(...)` use {_BUILTINS[name]}" for name in found)
+    return (
+        f"the line calls Python's {', '.join(f'`{n}()`' for n in found)}, which "
+        f"{'compares' if set(found) <= {'max', 'min'} else 'compares or iterates over'} "
+        f"its arguments in Python: {named}"
     )
 
 
