@@ -38,6 +38,9 @@ class LateLoss:
     term: bool  # a term was added after the block (``loss += ...``) to a loss computed inside
     frame: Frame
     call_line: int  # the line of the tape.gradient call
+    #: the forward pass the loss is computed from ran before the block opened (``line`` and
+    #: ``source`` are then that pass's assignment, ``early`` the name it assigned)
+    early: str = ""
 
 
 def late_loss(ctx: ErrorContext) -> LateLoss | None:
@@ -91,6 +94,22 @@ def tape_misuse(ctx: ErrorContext) -> Explained | None:
 
 def _late_finding(ctx: ErrorContext, late: LateLoss) -> Explained:
     where = ctx.where(late.frame.filename, late.line)
+    if late.early:
+        return (
+            finding(
+                "T03",
+                f"the loss `{late.target}` is computed inside the `with` block of tape "
+                f"'{late.tape}' from `{late.early}`, but `{late.early}` was computed before the "
+                "block opened, so the tape did not record the forward pass and no variable "
+                "gets a gradient",
+                place=where,
+                evidence=f"`{late.source}` at line {late.line}, before the `with` block; "
+                f'Keras: "{NO_GRADIENTS}"',
+                hint=f"compute `{late.source}` inside the `with tf.GradientTape() as "
+                f"{late.tape}:` block, before the loss",
+            ),
+            (),
+        )
     what = (
         f"a term of the loss `{late.target}` was added after the `with` block of tape "
         f"'{late.tape}' closed"
@@ -264,10 +283,73 @@ def _late_in_scope(scope: _Scope, frame: Frame) -> LateLoss | None:
                 return LateLoss(
                     text, tape, end, line, _line(source, line), term, frame, call.lineno
                 )
+            if start <= line <= end:
+                early = _early_forward(nodes, assigns, target.id, line, start)
+                if early is not None:
+                    name, at = early
+                    return LateLoss(
+                        text, tape, end, at, _line(source, at), False, frame, call.lineno, name
+                    )
         elif call.lineno > end and _mentions_computation(target):
             where = _line(source, call.lineno)
             return LateLoss(text, tape, end, call.lineno, where, False, frame, call.lineno)
     return None
+
+
+_LIBRARIES = frozenset({"tf", "np", "keras", "ops", "math", "jnp", "numpy", "tensorflow"})
+
+
+def _early_forward(
+    nodes: list[ast.AST],
+    assigns: dict[str, list[tuple[int, bool]]],
+    target: str,
+    line: int,
+    start: int,
+) -> tuple[str, int] | None:
+    """``(name, line)`` of a value the target's assignment inside the block reads that was
+    last assigned before the block opened by a call of the user's own object (``pred =
+    model(x)``: the forward pass), when the assignment itself calls no such object."""
+    value = next(
+        (
+            n.value
+            for n in nodes
+            if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign)
+            and n.lineno == line
+            and n.value is not None
+        ),
+        None,
+    )
+    if value is None:
+        return None
+    called_inside = _user_callees(value)  # a loss function, or the model again
+    names = dict.fromkeys(n.id for n in ast.walk(value) if isinstance(n, ast.Name))
+    for name in names:
+        earlier = [a for a in assigns.get(name, []) if a[0] < line]
+        if not earlier or earlier[-1][0] >= start:
+            continue
+        at = earlier[-1][0]
+        assigned = next(
+            (n.value for n in nodes if isinstance(n, ast.Assign) and n.lineno == at), None
+        )
+        forward = _user_callees(assigned) if assigned is not None else set()
+        if forward and not forward & called_inside:  # the block does not run it again
+            return name, at
+    return None
+
+
+def _user_callees(expr: ast.expr) -> set[str]:
+    """The root names of the calls in ``expr`` that are not library functions (``model``
+    for ``model(x)``, ``self`` for ``self.net(x)``)."""
+    found = set()
+    for node in ast.walk(expr):
+        if not isinstance(node, ast.Call):
+            continue
+        root = node.func
+        while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
+            root = root.value if not isinstance(root, ast.Call) else root.func
+        if isinstance(root, ast.Name) and root.id not in _LIBRARIES:
+            found.add(root.id)
+    return found
 
 
 def _assignments(nodes: list[ast.AST]) -> dict[str, list[tuple[int, bool]]]:
