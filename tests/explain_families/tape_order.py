@@ -68,3 +68,21 @@ keras.optimizers.SGD().apply_gradients(zip(grads, model.trainable_variables))
         must_not=("before the block",),
     )
 )
+CASES.append(
+    Case(
+        "predict_on_batch_inside_the_tape",
+        "tape_order",
+        """
+net = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+xb = np.ones((4, 3), "float32"); yb = np.zeros((4, 1), "float32")
+with tf.GradientTape() as tape:
+    out = net.predict_on_batch(xb)
+    loss = tf.reduce_mean((out - yb) ** 2)
+grads = tape.gradient(loss, net.trainable_variables)
+keras.optimizers.SGD().apply_gradients(zip(grads, net.trainable_variables))
+""",
+        "G04",
+        must=("net(x, training=true)",),
+        must_not=("cross-entropy",),
+    )
+)

@@ -343,13 +343,22 @@ def no_gradient_at_all(
     which = f"the loss '{loss}'" if loss else "the loss passed to tape.gradient"
     of_model = f" of model '{model}'" if model else ""
     evidence = 'Keras: "No gradients provided for any variable"'
+    predicts = [c for c in cuts or () if c.endswith((".predict", ".predict_on_batch"))]
+    ops = [c for c in cuts or () if c not in predicts]
     if cuts:
         evidence += f"; in the loss's code: {', '.join(cuts)}"
-        hint = (
-            f"{', '.join(cuts)} in the loss cut the gradient: compute the loss with "
-            "differentiable ops on y_pred (e.g. a cross-entropy on the probabilities or logits) "
-            "and keep these ops for metrics"
-        )
+        parts = [
+            f"`{c}(...)` runs the model outside the tape and returns NumPy arrays: call "
+            f"`{c.rsplit('.', 1)[0]}(x, training=True)` inside the tape instead"
+            for c in predicts
+        ]
+        if ops:
+            parts.append(
+                f"{', '.join(ops)} in the loss cut the gradient: compute the loss with "
+                "differentiable ops on y_pred (e.g. a cross-entropy on the probabilities or "
+                "logits) and keep these ops for metrics"
+            )
+        hint = "; ".join(parts)
     else:
         hint = (
             "find where the chain from the weights to the loss breaks: a loss computed outside "

@@ -385,11 +385,20 @@ _CUTS = re.compile(
 )
 
 
+_PREDICT = re.compile(r"\b([A-Za-z_][\w.]*)\.(predict(?:_on_batch)?)\s*\(")
+
+
 def gradient_cuts(source: str) -> tuple[str, ...]:
-    """The ops in ``source`` that have no gradient (or cut it), as written, first seen first."""
+    """The ops in ``source`` that have no gradient (or cut it), as written, first seen first
+    (``model.predict`` too: it returns NumPy arrays, outside any tape)."""
     found: list[str] = []
     for line in source.splitlines():
         code = line.split("#", 1)[0]
+        for match in _PREDICT.finditer(code):
+            token = f"{match.group(1)}.{match.group(2)}"
+            if token not in found:
+                found.append(token)
+        code = _PREDICT.sub("", code)
         for match in _CUTS.finditer(code):
             token = match.group(0).rstrip("( ")
             if token == "numpy" and ".numpy" not in code:
