@@ -1719,6 +1719,33 @@ def labels_logits_order(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+def loss_argument_order(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A sparse Keras loss called as ``loss(y_pred, y_true)``: the first argument has one
+    axis more than the second, on the same leading axes (the predictions' class axis),
+    where the contract is ``loss(y_true, y_pred)`` with ``y_pred`` the one with the axis."""
+    if "sparse" not in call.api.lower():
+        return None
+    first, second = call.values.get("y_true", UNREAD), call.values.get("y_pred", UNREAD)
+    fs, ss = shape_of(first), shape_of(second)
+    if fs is None or ss is None or len(fs) != len(ss) + 1:
+        return None
+    if any(a is not None and b is not None and a != b for a, b in zip(fs[:-1], ss, strict=False)):
+        return None
+    dtype = str(getattr(getattr(second, "dtype", None), "name", getattr(second, "dtype", "")))
+    ids = f", {dtype} like class ids" if dtype.startswith(("int", "uint")) else ""
+    given_true, given_pred = call.text("y_true"), call.text("y_pred")
+    callee = call.source.split("(", 1)[0].strip() if "(" in call.source else call.api
+    return Violation(
+        "S07",
+        call.source,
+        f"`{call.api}` is called as (y_true, y_pred), but got `{given_true}` of shape "
+        f"{fmt(fs)} first and `{given_pred}` of shape {fmt(ss)}{ids} second: the first has "
+        "the class axis of predictions, the second looks like the labels",
+        f"swap them: labels first, predictions second: `{callee}({given_pred}, {given_true})`"
+        ", or pass `y_true=..., y_pred=...` by name",
+    )
+
+
 def weights_file_to_load_model(call: LiveCall, exc: BaseException) -> Violation | None:
     path = call.values.get("filepath", call.values.get("arg0", UNREAD))
     if not isinstance(path, str) or not path.endswith(".weights.h5"):
@@ -1969,6 +1996,9 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shape_argument, (r"Cannot convert .* to a shape",)),
     Contract(("*",), integer_indices, (r"is not in the list of allowed values",)),
     Contract(("tf.nn.",), labels_logits_order, (r"must equal `logits.shape.rank - 1`",)),
+    Contract(
+        ("keras.losses.",), loss_argument_order, (r"must have rank \(ndim\) `target.ndim - 1`",)
+    ),
     Contract(("load_model",), weights_file_to_load_model, (r"No model config found",)),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
