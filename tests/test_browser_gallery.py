@@ -215,9 +215,12 @@ LIVE_STATE = """(i) => {
 
 def catch_the_live_view(page: Any, cell: int, folder: Path) -> tuple[Path, str]:
     """While the %%tfgrad cell runs: once its live view shows steps and the strip, photograph it."""
+    from playwright.sync_api import Error as PlaywrightError
+
     live = output_of(page, cell, ".tfnb-live")
     shot = next(s for s in SHOTS if s.name == "live")
     deadline = time.monotonic() + 240
+    last_error: Exception | None = None
     while time.monotonic() < deadline:
         state = page.evaluate(LIVE_STATE, cell)
         if (
@@ -226,8 +229,16 @@ def catch_the_live_view(page: Any, cell: int, folder: Path) -> tuple[Path, str]:
             and state["strip"]
             and re.search(r"step \d", state["text"])
         ):
-            return photograph(page, live, shot, folder, settle_ms=50), state["text"]
+            try:
+                return photograph(page, live, shot, folder, settle_ms=50), state["text"]
+            except PlaywrightError as error:
+                # the live view re-renders while it is measured: the element the locator
+                # resolved to is detached ("Cannot read properties of null"); the next update
+                # is measured instead (seen once on a loaded 2-core machine)
+                last_error = error
         page.wait_for_timeout(100)
+    if last_error is not None:
+        raise AssertionError(f"the live view could not be photographed: {last_error}")
     raise AssertionError("the %%tfgrad cell showed no live view with a step")
 
 

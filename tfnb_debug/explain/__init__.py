@@ -10,6 +10,7 @@ traceback (see :mod:`tfnb_debug.magics.auto`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain.contracts import broken_contract, internal_error
@@ -141,7 +142,9 @@ def explain_exception(
         return None
     return ExplainReport(
         title=TITLE,
-        findings=sort_findings(findings),
+        # the catalog: "the finding that explains an exception has severity error", whatever
+        # the code's severity where it is a symptom seen in a run that did not fail
+        findings=sort_findings([replace(f, severity="error") for f in findings]),
         error_type=ctx.type_name,
         error_line=ctx.key_sentence(),
         next_steps=tuple(steps),

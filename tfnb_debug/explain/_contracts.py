@@ -35,6 +35,8 @@ from tfnb_debug.explain._data_contracts import (
 )
 from tfnb_debug.explain._keras2 import SHAPE_ARGUMENTS, removed_argument
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
+from tfnb_debug.explain._saved_objects import load_custom_objects
+from tfnb_debug.explain._tape_results import consumed_pairs, none_gradient, numpy_sources
 from tfnb_debug.explain._violation import Violation, fmt, output_names, shape_of
 
 INTERNAL = ("AttributeError", "IndexError", "KeyError", "TypeError")
@@ -318,7 +320,10 @@ def _returned(call: LiveCall) -> tuple[str, int, str] | None:
     if not return_state:
         return (label, 1, "output")
     if label.startswith("Bidirectional"):  # each direction's states, forward first
-        names = {2: "fw_h, bw_h", 4: "fw_h, fw_c, bw_h, bw_c"}.get(states, f"{states} states")
+        names = {
+            2: "forward_h, backward_h",
+            4: "forward_h, forward_c, backward_h, backward_c",
+        }.get(states, f"{states} states")
     else:
         names = _STATE_NAMES.get(states, f"{states} states")
     return (label, 1 + states, f"output, {names}")
@@ -449,7 +454,7 @@ def attention_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
     if query and key and query[-1] is not None and key[-1] is not None and query[-1] != key[-1]:
         which = "key" if len(items) == 3 else "value (used as the key)"
         return Violation(
-            "S12",
+            "S01",
             text,
             f"{kind} scores query against key by a dot product, so their last axes must agree: "
             f"query {fmt(query)}, {which} {fmt(key)}",
@@ -462,8 +467,23 @@ def attention_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
 def mha_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
     if call.method != "__call__":
         return None
+    mask = _mha_mask(call)
+    if mask is not None:
+        return mask
     if "value" in call.bind_error and "missing" in call.bind_error:
         query = next(iter(call.texts.values()), "x")
+        given = _items(next(iter(call.values.values()), None))
+        if given is not None and 2 <= len(given) <= 3:
+            parts = _list_texts(query, len(given))
+            return Violation(
+                "S12",
+                call.source,
+                f"{type(call.receiver).__name__} takes query, value (and key) as separate "
+                f"arguments, but got one list of {len(given)} tensors "
+                f"({', '.join(fmt(shape_of(t)) for t in given)}): the list form is the "
+                "Attention layer's",
+                f"pass them as separate arguments: `{call.source.split('(')[0]}({parts})`",
+            )
         return Violation(
             "S12",
             call.source,
@@ -473,6 +493,51 @@ def mha_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
             "cross-attention `mha(query, value)`",
         )
     return None
+
+
+def _mha_mask(call: LiveCall) -> Violation | None:
+    """``attention_mask`` not of shape (batch, query steps, value steps), e.g. a padding mask
+    (batch, steps) given as it is."""
+    mask = call.value("attention_mask")
+    query, value = shape_of(call.value("query")), shape_of(call.value("value"))
+    shape = shape_of(mask)
+    if mask is UNREAD or shape is None or query is None or value is None:
+        return None
+    if len(query) != 3 or len(value) != 3:
+        return None
+    want = (query[0], query[1], value[1])
+    if len(shape) == 3 and all(a in (b, 1, None) or b is None for a, b in zip(shape, want, strict=True)):
+        return None
+    text = call.text("attention_mask")
+    if len(shape) == 2 and shape[1] == value[1] and shape[0] in (query[0], None):
+        hint = (
+            f"a padding mask per value step, {fmt(shape)}, needs the query axis: "
+            f"`attention_mask={text}[:, None, :]` (it broadcasts to {fmt(want)}), or let "
+            "Keras build it from an Embedding(mask_zero=True) input"
+        )
+    else:
+        hint = f"give `attention_mask` the shape (batch, query steps, value steps) = {fmt(want)}"
+    return Violation(
+        "S01",
+        text,
+        f"MultiHeadAttention's `attention_mask` must have shape (batch, query steps, value "
+        f"steps) = {fmt(want)}, but `{text}` has {fmt(shape)}",
+        hint,
+        evidence=f"query {fmt(query)}, value {fmt(value)}, attention_mask {fmt(shape)}",
+    )
+
+
+def _list_texts(text: str, count: int) -> str:
+    """``a, b`` from the source ``[a, b]`` of a list argument, else ``text[0], text[1]``."""
+    import ast
+
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        node = None
+    if isinstance(node, ast.List | ast.Tuple) and len(node.elts) == count:
+        return ", ".join(ast.unparse(e) for e in node.elts)
+    return ", ".join(f"{text}[{i}]" for i in range(count))
 
 
 def add_weight_shape(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -608,7 +673,8 @@ def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
                 call.source,
                 "`optimizer.apply(grads, trainable_variables)` got variables as the gradients and "
                 "tensors as the variables",
-                "swap the two arguments: `apply(grads, model.trainable_variables)`",
+                "the gradients come first: swap the two arguments, "
+                "`apply(grads, model.trainable_variables)`",
             )
         return _unknown_variables(call, variables or [])
     if all(is_variable(a) and not is_variable(b) for a, b in pairs):
@@ -619,7 +685,72 @@ def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
             "(variable, gradient)",
             "zip the gradients first: `apply_gradients(zip(grads, model.trainable_variables))`",
         )
-    return _unknown_variables(call, [v for _, v in pairs])
+    return _misaligned_pairs(call, pairs, text) or _unknown_variables(
+        call, [v for _, v in pairs]
+    )
+
+
+_ZIP = re.compile(r"^\s*zip\(\s*(\w+)\s*,\s*(.+?)\s*\)\s*$")
+
+
+def _misaligned_pairs(call: LiveCall, pairs: list[tuple[Any, Any]], text: str) -> Violation | None:
+    """(gradient, variable) pairs whose shapes differ: the gradients were taken for other
+    variables than the ones they are zipped with (another model's, or ``model.variables``
+    where the tape differentiated ``model.trainable_variables``)."""
+    bad = [
+        (i, shape_of(g), shape_of(v))
+        for i, (g, v) in enumerate(pairs)
+        if g is not None and is_variable(v) and shape_of(g) not in (None, shape_of(v))
+    ]
+    if not bad:
+        return None
+    index, grad_shape, var_shape = bad[0]
+    variable = pairs[index][1]
+    path = getattr(variable, "path", getattr(variable, "name", "?"))
+    zipped = _ZIP.match(text)
+    grads_name, paired = (zipped.group(1), zipped.group(2)) if zipped else ("grads", "")
+    sources = _gradient_sources(call, grads_name) if zipped else ""
+    shapes = [shape_of(g) for g, _ in pairs]
+    owner = "" if sources else _model_with_shapes(call, shapes)
+    taken_for = sources or (f"{owner}.trainable_variables" if owner else "")
+    evidence = (
+        f"pair {index}: gradient {fmt(grad_shape)} with variable '{path}' {fmt(var_shape)}; "
+        f"{len(bad)} of {len(pairs)} pairs differ in shape"
+    )
+    if taken_for and taken_for != paired:
+        return Violation(
+            "S12",
+            text,
+            f"the gradients `{grads_name}` were taken for `{taken_for}` but are zipped with "
+            f"`{paired or 'other variables'}`: each gradient is applied to a variable of "
+            "another shape",
+            f"zip them with the variables they were taken for: "
+            f"`apply_gradients(zip({grads_name}, {taken_for}))`",
+            evidence,
+        )
+    return Violation(
+        "S12",
+        text,
+        "the (gradient, variable) pairs do not line up: a gradient is paired with a variable of "
+        "another shape",
+        "zip the gradients with the same variable list, in the same order, that was passed to "
+        "`tape.gradient(loss, variables)`",
+        evidence,
+    )
+
+
+def _model_with_shapes(call: LiveCall, shapes: list[Any]) -> str:
+    """The name of the one model in the user's namespace whose trainable variables have these
+    shapes, in this order; "" when none or several do."""
+    found = []
+    for name, model in _models_in(call):
+        try:
+            own = [shape_of(v) for v in model.trainable_variables]
+        except Exception:
+            continue
+        if own == shapes:
+            found.append(name)
+    return found[0] if len(found) == 1 else ""
 
 
 def _gradient_sources(call: LiveCall, name: str) -> str:
@@ -684,6 +815,22 @@ def _shared_optimizer(
             owners.append(name)
     path = getattr(unknown[0], "path", getattr(unknown[0], "name", "?"))
     opt = type(optimizer).__name__
+    grown = _grown_model(call, known, unknown, model)
+    if grown and not owners:
+        name, frozen = grown
+        layers = f" (of {', '.join(frozen)})" if frozen else ""
+        return Violation(
+            "S12",
+            call.source,
+            f"the {opt} optimizer was built for {len(known)} of `{name}`'s variables, when part "
+            f"of it was frozen; it is now given {len(unknown)} more{layers} that became "
+            f"trainable after its first step (e.g. '{path}')",
+            "after changing `trainable`, create a new optimizer for the new set of trainable "
+            f"variables (`keras.optimizers.{opt}(...)`), or call `{name}.compile(...)` again "
+            "with a new one under fit()",
+            evidence=f"{len(known)} variables known to the optimizer, all of `{name}`; "
+            f"`{name}` now has {len(known) + len(unknown)} trainable",
+        )
     if owners:
         return Violation(
             "S12",
@@ -706,6 +853,31 @@ def _shared_optimizer(
         "its own",
         evidence=f"{len(known)} variables known to the optimizer",
     )
+
+
+def _grown_model(
+    call: LiveCall, known: list[Any], unknown: list[Any], model: Any
+) -> tuple[str, list[str]] | None:
+    """The model whose trainable variables hold both what the optimizer knows and what it does
+    not (its trainable set grew after the optimizer was built), with the layers that hold the
+    new variables; None when the unknown variables belong to another model."""
+    candidates = ([("model", model)] if model is not None else []) + _models_in(call)
+    for name, candidate in candidates:
+        try:
+            own = list(candidate.trainable_variables)
+        except Exception:
+            continue
+        if all(any(k is w for w in own) for k in known) and all(
+            any(u is w for w in own) for u in unknown
+        ):
+            names = [n for n, m in _models_in(call) if m is candidate]
+            prefixes = []
+            for variable in unknown:
+                head = str(getattr(variable, "path", "")).split("/")[0]
+                if head and head not in prefixes:
+                    prefixes.append(head)
+            return (names[0] if names else name), [f"'{p}'" for p in prefixes[:3]]
+    return None
 
 
 def fit_optimizer(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -1490,15 +1662,19 @@ def merge_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
     if call.method != "__call__" or not inputs or len(inputs) < 2:
         return None
     shapes = [shape_of(t) for t in inputs]
-    if any(s is None for s in shapes) or len({len(s) for s in shapes if s is not None}) != 1:
+    if any(s is None for s in shapes):
         return None
     known = [s for s in shapes if s is not None]
+    if _is_a(call.receiver, "Dot"):
+        return _dot_axes(call, known)
+    if len({len(s) for s in known}) != 1:
+        return _merge_ranks(call, inputs, known)
     skip = getattr(call.receiver, "axis", None) if _is_a(call.receiver, "Concatenate") else None
     axis = _differing_axis(known, skip)
     if axis is None:
         return None
     if axis == len(known[0]) - 1:
-        return None  # the channel axis: the message rule names the 1x1 projection
+        return _merge_widths(call, inputs, known, axis)
     chains = [axis_chain(t, axis) for t in inputs]
     if not all(chains):
         return None
@@ -1515,6 +1691,121 @@ def merge_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
         f"(shapes {', '.join(fmt(s) for s in known)})",
         fix,
         evidence=f"axis {axis}: {evidence}",
+    )
+
+
+def _width_source(tensor: Any, axis: int) -> tuple[str, str, int] | None:
+    """(layer, class, units) of the layer on the tensor's path that set its last axis."""
+    from tfnb_debug.explain._lineage import axis_chain
+
+    for step in reversed(axis_chain(tensor, axis)):
+        if step.units:
+            return step.layer, step.class_name, step.units
+        if step.class_name == "InputLayer":
+            return step.layer, step.class_name, step.size or 0
+    return None
+
+
+def _merge_widths(
+    call: LiveCall, inputs: list[Any], shapes: list[tuple[int | None, ...]], axis: int
+) -> Violation | None:
+    """Element-wise merge (Add, Multiply, ...) of branches whose feature widths differ: the layer
+    that set each width, and the units that make them agree."""
+    sources = [_width_source(t, axis) for t in inputs]
+    if any(s is None for s in sources):
+        return None
+    known = [s for s in sources if s is not None]
+    widths = [s[2] for s in known]
+    if len(set(widths)) < 2:
+        return None
+    kind = type(call.receiver).__name__
+    name = getattr(call.receiver, "name", "the merge layer")
+    want = max(widths)
+    narrow = [s for s in known if s[2] != want and s[1] != "InputLayer"]
+    made = "; ".join(f"{cls} '{layer}' gives {units}" for layer, cls, units in known)
+    if narrow:
+        layer, cls, units = narrow[0]
+        hint = (
+            f"give {cls} '{layer}' units={want} (it gives {units}), so every branch has {want} "
+            f"features; or, if {units} is the size you want, change the other branch to {units}"
+        )
+    else:
+        hint = f"make every branch give the same number of features ({', '.join(map(str, widths))} now)"
+    return Violation(
+        "S01",
+        call.text("inputs"),
+        f"{kind} '{name}' combines its inputs element by element, but their last axes differ: "
+        f"{', '.join(fmt(s) for s in shapes)}",
+        hint,
+        evidence=f"the last axis is set by: {made}",
+    )
+
+
+def _merge_ranks(
+    call: LiveCall, inputs: list[Any], shapes: list[tuple[int | None, ...]]
+) -> Violation | None:
+    """Branches of different ranks: the extra axes of the higher-rank one, and where they come
+    from (an Embedding over one id keeps a length-1 sequence axis)."""
+    low = min(len(s) for s in shapes)
+    index = max(range(len(shapes)), key=lambda i: len(shapes[i]))
+    high = shapes[index]
+    extra = high[1 : len(high) - low + 1]
+    history = getattr(inputs[index], "_keras_history", None)
+    producer = getattr(history, "operation", None)
+    made = (
+        f" made by {type(producer).__name__} '{producer.name}'"
+        if producer is not None and hasattr(producer, "name")
+        else ""
+    )
+    kind = type(call.receiver).__name__
+    name = getattr(call.receiver, "name", "the merge layer")
+    ones = all(d == 1 for d in extra)
+    if ones:
+        hint = (
+            f"Flatten() (or Reshape(({high[-1]},))) the {fmt(high)} branch before the {kind}, "
+            f"so it drops its axes of size 1"
+            + (
+                "; an Embedding of one id per example keeps a sequence axis of length 1"
+                if "Embedding" in made
+                else ""
+            )
+        )
+    else:
+        hint = (
+            f"bring both branches to the same rank before the {kind}: Flatten() or a pooling "
+            f"layer (GlobalAveragePooling) on the {fmt(high)} branch, or RepeatVector/Reshape on "
+            "the other"
+        )
+    return Violation(
+        "S01",
+        call.text("inputs"),
+        f"{kind} '{name}' gets inputs of different ranks: {fmt(high)}{made} against "
+        f"{', '.join(fmt(s) for i, s in enumerate(shapes) if i != index)}",
+        hint,
+        evidence=f"extra axes {fmt(extra)} on input {index + 1}",
+    )
+
+
+def _dot_axes(call: LiveCall, shapes: list[tuple[int | None, ...]]) -> Violation | None:
+    """``Dot(axes=...)`` naming an axis the inputs do not have."""
+    axes = getattr(call.receiver, "axes", None)
+    given = list(axes) if isinstance(axes, list | tuple) else [axes]
+    if not all(isinstance(a, int) for a in given):
+        return None
+    per_input = given * len(shapes) if len(given) == 1 else given
+    bad = [(a, s) for a, s in zip(per_input, shapes, strict=False) if not -len(s) <= a < len(s)]
+    if not bad:
+        return None
+    axis, shape = bad[0]
+    last = len(shape) - 1
+    return Violation(
+        "S01",
+        call.text("inputs"),
+        f"Dot(axes={axes}) names axis {axis}, but its inputs {', '.join(fmt(s) for s in shapes)} "
+        f"have rank {len(shape)} (axes 0..{last}, 0 being the batch)",
+        f"use Dot(axes={last}) to take the dot product over the feature axis of the "
+        f"{fmt(shape)} vectors"
+        + (" (axes=2 is for (batch, steps, features) sequences)" if axis == 2 else ""),
     )
 
 
@@ -1906,20 +2197,28 @@ CONTRACTS: tuple[Contract, ...] = (
         ("Attention", "AdditiveAttention"),
         attention_inputs,
         (r"must be called on a list of inputs",),
+        layer=True,
     ),
-    Contract(("MultiHeadAttention",), mha_inputs, (r"missing a required argument",)),
+    Contract(
+        ("MultiHeadAttention",),
+        mha_inputs,
+        (r"missing a required argument", r"attention_mask"),
+        layer=True,
+    ),
     Contract(("Layer.add_weight",), add_weight_shape, (r"must be fully-defined",)),
     Contract(
         ("Layer.set_weights",),
         set_weights,
         (r"weight shape .* is not compatible", r"expects \d+ weights"),
     ),
+    Contract(("Optimizer.apply_gradients",), consumed_pairs, (r"not enough values to unpack",)),
     Contract(
         ("Optimizer.apply_gradients", "Optimizer.apply"),
         apply_gradients,
         (r"Unknown variable", r"_unique_id"),
     ),
     Contract(("Model.fit", "Model.train_on_batch"), fit_optimizer, (r"Unknown variable",)),
+    Contract(("GradientTape.gradient",), numpy_sources, (r"has no attribute '_id'",)),
     Contract(("GradientTape.gradient",), tape_gradient, ()),
     Contract(("to_categorical",), to_categorical, (r"index \d+ is out of bounds",)),
     Contract(
@@ -1988,6 +2287,7 @@ CONTRACTS: tuple[Contract, ...] = (
         baked_sample_count,
         (r"incompatible with the layer", r"expected shape="),
     ),
+    Contract(("*",), none_gradient, (r"Attempt to convert a value \(None\)",)),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
     Contract(("*",), layer_list_inputs, (r"too many positional arguments",)),
     Contract(
@@ -2000,6 +2300,11 @@ CONTRACTS: tuple[Contract, ...] = (
         ("keras.losses.",), loss_argument_order, (r"must have rank \(ndim\) `target.ndim - 1`",)
     ),
     Contract(("load_model",), weights_file_to_load_model, (r"No model config found",)),
+    Contract(
+        ("load_model", "model_from_json"),
+        load_custom_objects,
+        (r"could not be deserialized", r"Could not locate", r"missing \d+ required"),
+    ),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
     Contract(("*",), tensorshape_api_on_tuple, (r"has no attribute",)),

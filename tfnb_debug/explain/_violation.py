@@ -16,6 +16,7 @@ class Violation:
     problem: str  # what it is, against what the API takes
     hint: str  # the fix, derived from both
     evidence: str = ""
+    quote_call: bool = True  # the evidence starts with the user's call as written
 
 
 def shape_of(value: Any) -> tuple[int | None, ...] | None:

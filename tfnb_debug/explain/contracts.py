@@ -27,7 +27,7 @@ def broken_contract(ctx: ErrorContext) -> Explained | None:
         return None
     violation = report.violations[0]
     where = ctx.where(report.filename, report.lineno)
-    evidence = f"`{report.source}` at {where}"
+    evidence = f"`{report.source}` at {where}" if violation.quote_call else f"called at {where}"
     if violation.evidence:
         evidence += f"; {violation.evidence}"
     return (
@@ -86,6 +86,8 @@ def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Fin
         return finding("T02", problem, place=place, evidence=evidence, hint=hint)
     if code == "T03":
         return finding("T03", problem, place=place, evidence=evidence, hint=hint)
+    if code == "G04":
+        return finding("G04", problem, place=place, evidence=evidence, hint=hint)
     if code == "C05":
         return finding("C05", problem, place=place, evidence=evidence, hint=hint)
     if code == "M05":

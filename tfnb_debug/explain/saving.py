@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._saved_objects import lookup_hint
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
 
@@ -89,30 +90,7 @@ def _not_found(ctx: ErrorContext, kind: str, name: str, config: str) -> Explaine
         evidence += f"; custom_objects keys {list(given)}"
     if defined:
         evidence += f"; {name} is defined in this session"
-    mapping = f"custom_objects={{'{saved_as}': {name}}}"
-    if given is not None and saved_as not in given:
-        hint = (
-            f"custom_objects has no key '{saved_as}': the key must be the saved name, e.g. "
-            f"{mapping}"
-        )
-    elif ">" in saved_as:
-        hint = (
-            f"'{name}' was registered as '{saved_as}' when it was saved: run the cell that "
-            f"defines it with @keras.saving.register_keras_serializable() before load_model, "
-            f"or pass {mapping}"
-        )
-    elif defined:
-        hint = (
-            f"the file was saved while '{name}' was not registered: load it with {mapping}; "
-            f"decorate the {kind} with @keras.saving.register_keras_serializable() so models "
-            "saved from then on load without it"
-        )
-    else:
-        hint = (
-            f"the file stores the {kind}'s name, not its code: define or import '{name}' before "
-            f"loading and pass {mapping}, and decorate it with "
-            "@keras.saving.register_keras_serializable()"
-        )
+    hint = lookup_hint(kind, name, saved_as, given, defined)
     return (
         finding(
             "C05",

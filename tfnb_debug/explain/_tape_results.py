@@ -1,0 +1,206 @@
+"""What ``tape.gradient`` was asked for, read back when its result breaks a later call.
+
+``tf.GradientTape.gradient(target, sources)`` documents its contract: a tape
+records operations on the variables it watches (every trainable variable a
+computation reads) and on tensors passed to ``tape.watch``; a gradient flows
+only to floating-point sources; for a source the target does not depend on
+through recorded operations it returns None.  The None then fails wherever it
+is used next (``tf.abs(None)``: "Attempt to convert a value (None)"), far from
+its cause.
+
+:func:`none_gradient` finds, for an argument of the failing call that is None
+(or holds Nones), the line of the user's cell that assigned it from
+``tape.gradient``, reads the sources given there and says why each got no
+gradient: a tensor the tape did not watch (no ``tape.watch`` in the cell), an
+integer tensor, a NumPy array, or a variable the target does not depend on.
+:func:`numpy_sources` explains ``tape.gradient`` refusing NumPy sources (the
+copies ``get_weights()`` returns).
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import re
+from typing import Any
+
+from tfnb_debug.explain._api import UNREAD, LiveCall, evaluate
+from tfnb_debug.explain._violation import Violation, fmt, shape_of
+
+_NONE_USED = re.compile(r"\(None\)|NoneType|None values not supported")
+
+
+def _assignment(call: LiveCall, name: str) -> tuple[str, str, str, int] | None:
+    """``(tape, target, sources, line)`` of the last ``name = tape.gradient(target, sources)``
+    in the call's cell before the failing line."""
+    if not name.isidentifier() or not call.filename:
+        return None
+    lines = linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]
+    found = None
+    for number, line in enumerate(lines, 1):
+        try:
+            node = ast.parse(line.strip())
+        except SyntaxError:
+            continue
+        statement = node.body[0] if node.body else None
+        if not isinstance(statement, ast.Assign) or not isinstance(statement.value, ast.Call):
+            continue
+        value = statement.value
+        names = [t.id for t in statement.targets if isinstance(t, ast.Name)]
+        if (
+            name in names
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "gradient"
+            and len(value.args) >= 2
+        ):
+            tape = ast.unparse(value.func.value)
+            found = (tape, ast.unparse(value.args[0]), ast.unparse(value.args[1]), number)
+    return found
+
+
+def _watched(call: LiveCall, tape: str, sources: str, before: int) -> bool:
+    pattern = re.compile(rf"\b{re.escape(tape)}\.watch\(\s*{re.escape(sources)}\s*\)")
+    lines = linecache.getlines(call.filename)[: max(before - 1, 0)]
+    return any(pattern.search(line) for line in lines)
+
+
+def _value(call: LiveCall, text: str) -> Any:
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return UNREAD
+    return evaluate(node, call.namespaces)
+
+
+def _is_variable(value: Any) -> bool:
+    return any(c.__name__ in ("Variable", "BaseResourceVariable") for c in type(value).__mro__)
+
+
+def _dtype(value: Any) -> str:
+    dtype = getattr(value, "dtype", None)
+    return str(getattr(dtype, "name", dtype or ""))
+
+
+def none_gradient(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A None from ``tape.gradient`` reached this call: why that source got no gradient."""
+    if not _NONE_USED.search(str(exc)):
+        return None
+    for argument, value in call.values.items():
+        items = value if isinstance(value, list | tuple) else [value]
+        if not items or not any(item is None for item in items):
+            continue
+        text = call.text(argument)
+        assigned = _assignment(call, text)
+        if assigned is None:
+            continue
+        tape, target, sources, line = assigned
+        found = _why_none(call, tape, target, sources, line, text)
+        if found is not None:
+            return found
+    return None
+
+
+def _why_none(
+    call: LiveCall, tape: str, target: str, sources: str, line: int, result: str
+) -> Violation | None:
+    source = _value(call, sources)
+    if source is UNREAD:
+        return None
+    given = f"`{result} = {tape}.gradient({target}, {sources})` (line {line}) returned None"
+    dtype = _dtype(source)
+    if _is_variable(source):
+        return Violation(
+            "G04",
+            result,
+            f"`{result}` is None: {given}, because `{target}` does not depend on the variable "
+            f"`{sources}` through operations the tape recorded",
+            f"compute `{target}` from `{sources}` inside the tape's `with` block, with TensorFlow "
+            "ops (no NumPy, no .numpy(), no casts to int in between)",
+            f"`{sources}` is a {dtype} variable",
+        )
+    if dtype.startswith(("int", "uint", "bool", "string")):
+        return Violation(
+            "G04",
+            result,
+            f"`{result}` is None: {given}, because `{sources}` is an {dtype} tensor and gradients "
+            "flow only to floating-point tensors (integer ids reach the model through a lookup "
+            "such as an Embedding, which has no gradient with respect to the ids)",
+            f"take the gradient with respect to the float tensor the ids become, the "
+            f"Embedding's output: compute it inside the tape, have the tape watch it, and "
+            f"differentiate `{target}` with respect to it",
+            f"`{sources}` has dtype {dtype} and shape {fmt(shape_of(source))}",
+        )
+    if shape_of(source) is not None and not _watched(call, tape, sources, line):
+        return Violation(
+            "T03",
+            result,
+            f"`{result}` is None: {given}, because `{sources}` is a tensor, not a variable, and "
+            f"the tape only records operations on the tensors it watches",
+            f"call `{tape}.watch({sources})` inside the `with` block before `{sources}` is used "
+            f"(or make it a tf.Variable)",
+            f"`{sources}` is a {dtype} {type(source).__name__} of shape {fmt(shape_of(source))}; "
+            f"no `{tape}.watch({sources})` in the cell",
+        )
+    return None
+
+
+def numpy_sources(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``tape.gradient`` given NumPy arrays as sources (``model.get_weights()`` copies)."""
+    import numpy as np
+
+    sources = call.value("sources")
+    items = sources if isinstance(sources, list | tuple) else [sources]
+    if not items or not all(isinstance(s, np.ndarray) for s in items):
+        return None
+    text = call.text("sources")
+    origin = _origin(call, text)
+    model = origin.rsplit(".get_weights", 1)[0] if origin.endswith(".get_weights()") else "model"
+    return Violation(
+        "T03",
+        text,
+        f"`tape.gradient` got NumPy arrays as its sources (`{text}`"
+        + (f" = `{origin}`" if origin else "")
+        + "): a NumPy array is a copy the tape never saw, so it has no gradient",
+        f"differentiate with respect to the variables themselves: "
+        f"`tape.gradient(loss, {model}.trainable_variables)`",
+        f"{len(items)} NumPy array(s), e.g. {items[0].dtype} {fmt(items[0].shape)}",
+    )
+
+
+def _origin(call: LiveCall, name: str) -> str:
+    """The right-hand side of the last ``name = ...`` before the call, "" when none."""
+    if not name.isidentifier() or not call.filename:
+        return ""
+    pattern = re.compile(rf"^\s*{re.escape(name)}\s*=\s*(.+?)\s*$")
+    found = ""
+    for line in linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]:
+        match = pattern.match(line)
+        if match:
+            found = match.group(1)
+    return found
+
+
+def consumed_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``apply_gradients`` given a ``zip`` that a loop before it already consumed."""
+    value = call.value("grads_and_vars")
+    if type(value).__name__ not in ("zip", "map", "generator"):
+        return None
+    text = call.text("grads_and_vars")
+    if not text.isidentifier() or not call.filename:
+        return None
+    loop = re.compile(rf"^\s*for\s+.+\s+in\s+{re.escape(text)}\s*:")
+    lines = linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]
+    looped = [n for n, line in enumerate(lines, 1) if loop.match(line)]
+    origin = _origin(call, text)
+    kind = type(value).__name__
+    if not looped and "got 0" not in str(exc):
+        return None
+    where = f"the loop at line {looped[-1]} consumed it" if looped else "it was already consumed"
+    return Violation(
+        "S12",
+        text,
+        f"`{text}` is a {kind} iterator and {where}, so `apply_gradients` received no "
+        "(gradient, variable) pairs",
+        f"make it a list, which can be read twice: `{text} = list({origin or 'zip(grads, vars)'})`",
+        f"`{text}` = `{origin}`" if origin else "",
+    )
