@@ -468,7 +468,7 @@ BROKEN += [
         out, h, c = bi(keras.Input((10, 3)))
         """,
         "S12",
-        ("returns 5 tensors", "fw_h, fw_c, bw_h, bw_c"),
+        ("returns 5 tensors", "forward_h, forward_c, backward_h, backward_c"),
         (),
     ),
 ]

@@ -252,6 +252,13 @@ def _reshape_hint(error: str, layer: str, producer: str) -> str:
     want = 1
     for d in target:
         want *= d
+    if len(target) == 1 and len(given) >= 2:
+        # a flattening Reshape with a size computed by hand for another input size
+        return (
+            f"'{layer}' flattens to a fixed {want} values, but {source} gives "
+            f"{' x '.join(map(str, given))} = {have} for this input size: use Flatten() (or "
+            "GlobalAveragePooling) instead, which takes whatever size the layers before give"
+        )
     return (
         f"the target ({match.group(2)}) of '{layer}' holds {want} values per example but "
         f"{source} gives {have}: give '{layer}' a target whose sizes multiply "

@@ -91,7 +91,7 @@ FALLBACK_RULES: tuple[Rule, ...] = (sequential_build_fails, internal_error)
 # Rules that read only the error's message and shapes: a broken contract of the failing call
 # names the argument and its fix, so these would only restate (or contradict) it.
 MESSAGE_RULES: frozenset[Rule] = frozenset(
-    {layer_rejects_input, op_shapes, spatial_and_size, input_structure, ragged_batch}
+    {layer_rejects_input, op_shapes, spatial_and_size, input_structure, ragged_batch, dtype_mismatch}
 )
 
 

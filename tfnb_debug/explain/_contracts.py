@@ -35,6 +35,7 @@ from tfnb_debug.explain._data_contracts import (
 )
 from tfnb_debug.explain._keras2 import SHAPE_ARGUMENTS, removed_argument
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
+from tfnb_debug.explain._preprocessing import adapt_pairs, lookup_dtype
 from tfnb_debug.explain._saved_objects import load_custom_objects
 from tfnb_debug.explain._tape_results import consumed_pairs, none_gradient, numpy_sources
 from tfnb_debug.explain._violation import Violation, fmt, output_names, shape_of
@@ -1207,23 +1208,54 @@ def compile_keys(call: LiveCall, exc: BaseException) -> Violation | None:
     ]
     if call.api.endswith(".compile"):
         sources = [(k, call.value(k)) for k in ("loss", "loss_weights", "metrics")]
+    keyed_by_dict = isinstance(getattr(model, "_outputs_struct", None), dict)
     for argument, value in sources:
+        counted = re.search(r"must match the number of \w+, got \d+", str(exc))
+        if (
+            argument != "metrics"
+            and isinstance(value, list | tuple)
+            and len(names) > 1
+            and len(value) != len(names)
+            and counted is None  # Keras' message gives both counts itself
+        ):
+            return Violation(
+                "S12",
+                argument,
+                f"compile's `{argument}` lists {len(value)} entries for a model with "
+                f"{len(names)} outputs {names}: entry i goes to output i, so the extra "
+                "entries name outputs that do not exist",
+                f"give one entry per output, in order ({', '.join(names)}), or a dict keyed "
+                "by the output names",
+                f"{argument}={list(value)!r}"[:200],
+            )
         if not isinstance(value, dict):
             continue
         wrong = [k for k in value if k not in names]
         if not wrong:
             continue
         message = str(exc)
-        if "Expected keys" in message and all(repr(n) in message for n in names):
+        if re.search(r"expected keys?(?:\(s\))?:? ", message, re.I) and all(
+            repr(n) in message for n in names
+        ):
             return None  # Keras' own message lists the output names the keys must be
         near = _near(str(wrong[0]), names)
+        if keyed_by_dict:
+            layers = [str(n) for n in getattr(model, "output_names", [])]
+            fix = (
+                f"key the dict by the keys of the model's output dict {names} (the layer names "
+                f"{layers} do not count when the outputs are a dict)"
+            )
+        else:
+            fix = (
+                f"key the dict by the output names {names}, or name the output layers as the "
+                f"keys (`Dense(..., name='{wrong[0]}')`)"
+            )
         return Violation(
             "S12",
             f"{argument}={{{', '.join(repr(k) for k in value)}}}",
             f"compile's `{argument}` dict is keyed by {sorted(map(str, value))}, but the model's "
             f"outputs are named {names}: '{wrong[0]}' names no output{near}",
-            f"key the dict by the output names {names}, or name the output layers as the keys "
-            f"(`Dense(..., name='{wrong[0]}')`)",
+            fix,
         )
     return None
 
@@ -1563,6 +1595,10 @@ def _size_fix(chains: list[tuple[Any, ...]], target: str, want: int | None) -> s
     from tfnb_debug.explain._lineage import has_shrinking_layer, rounding_step, total_factor
 
     for chain in chains:
+        transposed = _output_padding(chain, want)
+        if transposed:
+            return transposed
+    for chain in chains:
         found = rounding_step(chain)
         if found is not None:
             step, before = found
@@ -1571,6 +1607,8 @@ def _size_fix(chains: list[tuple[Any, ...]], target: str, want: int | None) -> s
             multiple = (
                 -(-start // factor) * factor if isinstance(start, int) and factor > 1 else None
             )
+            if multiple == start:  # the input already is one: the rounding came from padding
+                multiple = None
             return (
                 f"{step.class_name} '{step.layer}' divides {before} (odd) by {step.stride} and "
                 f"rounds to {step.size} ({step.rounds(before)}), so the way back up does not "
@@ -1618,6 +1656,50 @@ def _size_fix(chains: list[tuple[Any, ...]], target: str, want: int | None) -> s
         return (
             "no layer on the path has a stride or 'valid' padding; the sizes differ from where "
             f"the path starts ({starts}): give {target} tensors of the same size"
+        )
+    return ""
+
+
+def _output_padding(chain: tuple[Any, ...], want: int | None) -> str:
+    """A Conv*Transpose at the end of the path that lands 1..stride-1 short of the size wanted:
+    its ``output_padding`` adds exactly that (a strided layer on the way down rounded down)."""
+    last = chain[-1] if chain else None
+    if last is None or "Transpose" not in last.class_name or not isinstance(want, int):
+        return ""
+    short = want - (last.size or 0)
+    if not 0 < short < last.upsample:
+        return ""
+    return (
+        f"{last.class_name} '{last.layer}' gives {last.size} where {want} is needed: a strided "
+        f"layer on the way down rounded an odd size, and a transposed convolution cannot know "
+        f"it; set output_padding={short} on '{last.layer}' (or crop/pad the input to a size the "
+        "strides divide exactly)"
+    )
+
+
+def _cropping_fix(chains: list[tuple[Any, ...]], sizes: list[int | None]) -> str:
+    """A Cropping layer on one branch whose amount was computed as the whole difference: an int
+    crops that many rows on each side, so it removes twice the amount."""
+    for index, chain in enumerate(chains):
+        last = chain[-1] if chain else None
+        if last is None or not last.class_name.startswith("Cropping") or len(chain) < 2:
+            continue
+        before = chain[-2].size
+        others = [s for i, s in enumerate(sizes) if i != index and isinstance(s, int)]
+        if not isinstance(before, int) or not others or not isinstance(last.size, int):
+            continue
+        want = others[0]
+        total = before - want
+        removed = before - last.size
+        if total <= 0 or removed == total:
+            continue
+        per_side = total // 2
+        pair = f"({per_side}, {total - per_side})"
+        return (
+            f"{last.class_name} '{last.layer}' removes {removed} ({before} -> {last.size}): an int "
+            f"`cropping` crops that many rows on each side, twice over; to go from {before} to "
+            f"{want} crop {total} in all, cropping={per_side if total % 2 == 0 else pair} per "
+            "side"
         )
     return ""
 
@@ -1681,7 +1763,7 @@ def merge_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
     name = getattr(call.receiver, "name", "the merge layer")
     sizes = ", ".join(str(s[axis]) for s in known)
     evidence = "; ".join(f"branch {i + 1}: {fmt_chain(c)}" for i, c in enumerate(chains))
-    fix = _size_fix(chains, f"'{name}'", None)
+    fix = _cropping_fix(chains, [s[axis] for s in known]) or _size_fix(chains, f"'{name}'", None)
     if not fix:
         return None  # a whole factor between the branches: the message rule names the strides
     return Violation(
@@ -1725,10 +1807,19 @@ def _merge_widths(
     made = "; ".join(f"{cls} '{layer}' gives {units}" for layer, cls, units in known)
     if narrow:
         layer, cls, units = narrow[0]
-        hint = (
-            f"give {cls} '{layer}' units={want} (it gives {units}), so every branch has {want} "
-            f"features; or, if {units} is the size you want, change the other branch to {units}"
-        )
+        if "Conv" in cls:
+            conv = "Conv1D" if "1D" in cls else "Conv3D" if "3D" in cls else "Conv2D"
+            hint = (
+                f"give {cls} '{layer}' filters={want} (it gives {units}), or project that branch "
+                f"to {want} channels with a 1x1 {conv}({want}) before the {kind}, so every "
+                f"branch has {want} channels"
+            )
+        else:
+            hint = (
+                f"give {cls} '{layer}' units={want} (it gives {units}), so every branch has "
+                f"{want} features; or, if {units} is the size you want, change the other branch "
+                f"to {units}"
+            )
     else:
         hint = f"make every branch give the same number of features ({', '.join(map(str, widths))} now)"
     return Violation(
@@ -1795,7 +1886,7 @@ def _dot_axes(call: LiveCall, shapes: list[tuple[int | None, ...]]) -> Violation
     per_input = given * len(shapes) if len(given) == 1 else given
     bad = [(a, s) for a, s in zip(per_input, shapes, strict=False) if not -len(s) <= a < len(s)]
     if not bad:
-        return None
+        return _dot_sizes(call, per_input, shapes)
     axis, shape = bad[0]
     last = len(shape) - 1
     return Violation(
@@ -1806,6 +1897,128 @@ def _dot_axes(call: LiveCall, shapes: list[tuple[int | None, ...]]) -> Violation
         f"use Dot(axes={last}) to take the dot product over the feature axis of the "
         f"{fmt(shape)} vectors"
         + (" (axes=2 is for (batch, steps, features) sequences)" if axis == 2 else ""),
+    )
+
+
+_SHRUNK = re.compile(r"would be zero or negative|Negative dimension size")
+
+
+def shrunk_input(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A layer whose spatial input shrank below its window: the sizes along the path, and the
+    layers that removed pixels (``valid`` convolutions) or divided the size (strides, pooling)."""
+    from tfnb_debug.explain._lineage import axis_chain, fmt_chain
+
+    if call.method != "__call__" or not _SHRUNK.search(str(exc)):
+        return None
+    inputs = call.value("inputs")
+    shape = shape_of(inputs)
+    if shape is None or len(shape) < 3 or not hasattr(inputs, "_keras_history"):
+        return None
+    chain = axis_chain(inputs, 1)
+    if len(chain) < 2:
+        return None
+    valid = _valid_steps(chain)
+    strided = _strided_steps(chain)
+    name = getattr(call.receiver, "name", "the layer")
+    kind = type(call.receiver).__name__
+    start, size = chain[0].size, chain[-1].size
+    if valid:
+        lost = sum((b or 0) - (st.size or 0) for st, b in valid if st.stride == 1)
+        shown = ", ".join(f"'{st.layer}' {b} -> {st.size}" for st, b in valid[:4])
+        more = f" and {len(valid) - 4} more" if len(valid) > 4 else ""
+        fix = (
+            f"the convolutions use the default padding='valid', so each k x k one removes k - 1 "
+            f"pixels ({shown}{more}; {lost} in all at stride 1): use padding='same' in them, and "
+            f"the size is only divided by the poolings"
+        )
+    elif strided:
+        fix = (
+            f"{len(strided)} strided or pooling layers divide {start} down to {size}: use fewer "
+            f"of them for this input size, or a larger input"
+        )
+    else:
+        return None
+    return Violation(
+        "S01",
+        call.text("inputs"),
+        f"{kind} '{name}' gets a map of {fmt(shape)}: too small for its window after the layers "
+        f"before it shrank {start} to {size}",
+        fix,
+        evidence=f"axis 1: {fmt_chain(chain)}",
+    )
+
+
+# image preprocessing layers that also take one unbatched image (height, width, channels): given
+# a (batch, height, width) tensor they read it as one image and hand on a rank-3 result, so the
+# layer that raises later (a Conv2D) is not where the axis went missing
+_IMAGE_LAYERS = re.compile(
+    r"^(Resizing|CenterCrop|Random(Flip|Rotation|Zoom|Crop|Translation|Contrast|Brightness))$"
+)
+
+
+def image_input_without_channels(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A Sequential whose ``Input`` is (height, width) feeding image preprocessing layers, which
+    take (batch, height, width, channels): grayscale images without their channel axis."""
+    layers = _items(call.value("layers"))
+    if not layers:
+        return None
+    first = layers[0]
+    shape = shape_of(first) if not _is_a(first, "Layer") else None
+    if shape is None and _is_a(first, "InputLayer"):
+        shape = shape_of(getattr(first, "output", None))
+    if shape is None or len(shape) != 3:
+        return None
+    image = next((layer for layer in layers[1:] if _IMAGE_LAYERS.match(type(layer).__name__)), None)
+    if image is None:
+        return None
+    height, width = shape[1], shape[2]
+    return Violation(
+        "S01",
+        "keras.Input",
+        f"the model's input is {fmt(shape)}, (batch, height, width) with no channel axis, but "
+        f"{type(image).__name__} '{image.name}' takes images as (batch, height, width, "
+        "channels): it reads the width as the channels and the rest of the model gets shapes "
+        "it cannot use",
+        f"add the channel axis: `keras.Input(({height}, {width}, 1))`, and give the data that "
+        "axis too (`x[..., None]`, or np.expand_dims(x, -1))",
+        f"first image layer: {type(image).__name__} '{image.name}'",
+    )
+
+
+def _dot_sizes(
+    call: LiveCall, axes: list[int], shapes: list[tuple[int | None, ...]]
+) -> Violation | None:
+    """``Dot(axes=(i, j))`` over axes whose sizes differ: the axes whose sizes do agree."""
+    if len(axes) != 2 or len(shapes) != 2:
+        return None
+    (a, b), (first, second) = axes, shapes
+    size_a, size_b = first[a], second[b]
+    if size_a is None or size_b is None or size_a == size_b:
+        return None
+    pairs = [
+        (i, j)
+        for i in range(1, len(first))
+        for j in range(1, len(second))
+        if first[i] is not None and first[i] == second[j]
+    ]
+    if pairs:
+        i, j = pairs[-1]  # the last matching axes: the features, for (batch, steps, features)
+        rest = [d for k, d in enumerate(first) if k not in (0, i)] + [
+            d for k, d in enumerate(second) if k not in (0, j)
+        ]
+        result = fmt((None, *rest))
+        hint = (
+            f"contract axes whose sizes agree: Dot(axes=({i}, {j})) ({first[i]} each) gives "
+            f"{result}"
+        )
+    else:
+        hint = "choose axes of equal size in both inputs, or project one input first"
+    return Violation(
+        "S01",
+        call.text("inputs"),
+        f"Dot(axes=({a}, {b})) takes the dot product over axis {a} of {fmt(first)} and axis "
+        f"{b} of {fmt(second)}, whose sizes differ ({size_a} vs {size_b})",
+        hint,
     )
 
 
@@ -2037,6 +2250,34 @@ def loss_argument_order(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+def model_file_to_load_weights(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``load_weights`` given a whole model saved in the legacy H5 format (``model.save`` or a
+    ``ModelCheckpoint`` without ``save_weights_only=True`` on a ``.h5`` path)."""
+    path = call.values.get("filepath", call.values.get("arg0", UNREAD))
+    if not isinstance(path, str) or not path.endswith(".h5"):
+        return None
+    try:
+        import h5py
+
+        with h5py.File(path, "r") as handle:
+            whole = "model_config" in handle.attrs
+    except Exception:
+        return None
+    if not whole:
+        return None
+    return Violation(
+        "C04",
+        call.text("filepath"),
+        f"`{path.rsplit('/', 1)[-1]}` holds a whole model in the legacy H5 format (its "
+        "architecture and weights, as `model.save` or a ModelCheckpoint without "
+        "save_weights_only=True writes it), not the weights file `load_weights` reads",
+        "load it as a model: `keras.models.load_model(path)`; or have the ModelCheckpoint write "
+        "weights: `ModelCheckpoint(path, save_weights_only=True)` with a path ending in "
+        "'.weights.h5'",
+        "the file's attributes name a model_config",
+    )
+
+
 def weights_file_to_load_model(call: LiveCall, exc: BaseException) -> Violation | None:
     path = call.values.get("filepath", call.values.get("arg0", UNREAD))
     if not isinstance(path, str) or not path.endswith(".weights.h5"):
@@ -2097,28 +2338,132 @@ def normalization_statistics(call: LiveCall, exc: BaseException) -> Violation | 
     ]
     if not clash:
         return None
-    axis = getattr(layer, "axis", None)
-    axes = axis if isinstance(axis, tuple | list) else (axis,)
     i = clash[0]
     name = getattr(layer, "name", "normalization")
-    if 0 in axes:
-        fix = (
-            f"axis={axis} includes the batch axis, so adapt() learned one mean per example "
-            f"position ({mean[0]} of them) instead of per feature: use the default axis=-1 "
-            "(the feature axis) and adapt again"
-        )
-    else:
-        fix = (
-            f"it was adapted on data with {mean[i]} on axis {i}, where the model feeds {have[i]}: "
-            "adapt it on data shaped like the model's input (one row per example; a transposed "
-            "table gives one statistic per example)"
-        )
     return Violation(
         "S01",
         name,
         f"Normalization '{name}' holds statistics of shape {fmt(mean)} (from adapt(), axis="
-        f"{axis}) that do not fit its input {fmt(have)} on axis {i} ({mean[i]} vs {have[i]})",
-        fix,
+        f"{getattr(layer, 'axis', None)}) that do not fit its input {fmt(have)} on axis {i} "
+        f"({mean[i]} vs {have[i]})",
+        _normalization_fix(call, layer, have, mean, i),
+    )
+
+
+def widened_by_normalization(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A layer after a Normalization gets a wider input than the model declares: the adapted
+    statistics broadcast the input (a (1, 100) mean on a (None, 1) input gives (None, 100))."""
+    model = call.receiver
+    if not _is_a(model, "Model"):
+        return None
+    try:
+        layers = list(model._flatten_layers(include_self=False, recursive=True))
+    except Exception:
+        return None
+    for layer in layers:
+        if not _is_a(layer, "Normalization"):
+            continue
+        try:
+            have = shape_of(layer.input)
+        except Exception:
+            continue
+        mean = shape_of(getattr(layer, "mean", None))
+        if have is None or mean is None or len(mean) > len(have):
+            continue
+        # NumPy broadcasting: the statistics line up with the input's last axes
+        aligned = (1,) * (len(have) - len(mean)) + tuple(mean)
+        wider = [
+            i
+            for i, (a, b) in enumerate(zip(have, aligned, strict=True))
+            if i > 0 and a == 1 and b is not None and b > 1
+        ]
+        if not wider:
+            continue
+        i = wider[0]
+        mean = aligned
+        name = getattr(layer, "name", "normalization")
+        out = tuple(b if i2 in wider else a for i2, (a, b) in enumerate(zip(have, mean, strict=True)))
+        return Violation(
+            "S01",
+            name,
+            f"Normalization '{name}' holds statistics of shape {fmt(mean)} for its input "
+            f"{fmt(have)}: they broadcast it to {fmt(out)}, so the layers after it get {mean[i]} "
+            f"where the model declares {have[i]} on axis {i}",
+            _normalization_fix(call, layer, have, mean, i),
+            evidence=f"axis={getattr(layer, 'axis', None)}",
+        )
+    return None
+
+
+def _adapted_on(call: LiveCall, layer: Any) -> tuple[str, Any]:
+    """The source and value of the data ``layer.adapt(...)`` was given in the user's cell."""
+    import ast
+    import linecache
+
+    from tfnb_debug.explain._api import evaluate
+
+    pattern = re.compile(r"\b(\w+)\.adapt\((.+)\)\s*$")
+    found: tuple[str, Any] = ("", UNREAD)
+    for line in linecache.getlines(call.filename):
+        match = pattern.search(line.strip())
+        if match is None:
+            continue
+        if not any(space.get(match.group(1)) is layer for space in call.namespaces):
+            continue
+        text = match.group(2).split(",")[0].strip()
+        try:
+            value = evaluate(ast.parse(text, mode="eval").body, call.namespaces)
+        except SyntaxError:
+            value = UNREAD
+        found = (text, value)
+    return found
+
+
+def _normalization_fix(
+    call: LiveCall, layer: Any, have: tuple[int | None, ...], mean: tuple[int | None, ...], i: int
+) -> str:
+    """Why the statistics have this shape, read from ``axis`` and the data ``adapt`` was given."""
+    axis = getattr(layer, "axis", None)
+    axes = axis if isinstance(axis, tuple | list) else (axis,)
+    text, data = _adapted_on(call, layer)
+    data_shape = shape_of(data) if data is not UNREAD else None
+    given = f"adapt({text}) saw {fmt(data_shape)}; " if data_shape is not None else ""
+    if 0 in axes:
+        return (
+            f"axis={axis} includes the batch axis, so adapt() learned one mean per example "
+            f"position ({mean[0]} of them) instead of per feature: use the default axis=-1 "
+            "(the feature axis) and adapt again"
+        )
+    if data_shape is not None and len(data_shape) == 1 and axes in ((-1,), (0,)):
+        return (
+            f"{given}a 1-D array is read as one example with {data_shape[0]} features, so the "
+            f"layer keeps {mean[i]} means where the model feeds {have[i]} feature(s): adapt it "
+            f"on `{text}[:, None]` (one value per example), or use Normalization(axis=None) for "
+            "one mean and variance over all values"
+        )
+    if (
+        data_shape is not None
+        and len(data_shape) == len(have) - 1
+        and have[-1] == 1
+        and tuple(data_shape[1:]) == tuple(have[1:-1])
+    ):
+        return (
+            f"{given}the layer was adapted before the channel axis was added, so axis=-1 took "
+            f"the last image axis ({data_shape[-1]}) as the features: adapt it on `{text}[..., "
+            "None]`, shaped as the model's input"
+        )
+    per = ", ".join(f"axis {a}" for a in axes)
+    if len(have) >= 3 and axes not in ((-1,), (len(have) - 1,)):
+        return (
+            f"{given}axis={axis} keeps one statistic per index of {per} ({mean[i]} of them); "
+            f"the input has {have[i]} there"
+            + (" (a layer before it resizes)" if call.receiver is not layer else "")
+            + f": for per-channel statistics of channels-last data use axis=-1 ({have[-1]} "
+            "channels), or adapt on data of the size the model feeds"
+        )
+    return (
+        f"{given}it was adapted on data with {mean[i]} on axis {i}, where the model feeds "
+        f"{have[i]}: adapt it on data shaped like the model's input (one row per example)"
     )
 
 
@@ -2157,11 +2502,14 @@ _XLA_OP_APIS = {
 }
 
 
+_XLA_CONSTANT = re.compile(r"node (\S+) .*?must be a compile-time constant", re.S)
+
+
 def xla_unsupported(call: LiveCall, exc: BaseException) -> Violation | None:
     """``jit_compile=True`` and an op XLA has no kernel for (Python functions, strings, ...)."""
     match = _XLA_UNSUPPORTED.search(str(exc))
     if match is None:
-        return None
+        return _xla_constant(call, exc)
     ops = re.findall(r"(\w+) \(No registered", match.group(1))
     apis = sorted({_XLA_OP_APIS.get(op, "") for op in ops} - {""})
     strings = [op for op in ops if "String" in op or "Regex" in op or op == "_Arg"]
@@ -2187,6 +2535,30 @@ def xla_unsupported(call: LiveCall, exc: BaseException) -> Violation | None:
         "jit_compile=True",
         f"the training step is compiled with XLA (jit_compile=True) but {what}",
         fix,
+    )
+
+
+def _xla_constant(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``jit_compile=True`` and an op whose output size depends on a value (``bincount``,
+    ``unique``, ``where`` with one argument): XLA needs that value when it compiles."""
+    found = _XLA_CONSTANT.search(str(exc))
+    model = call.receiver
+    if found is None or not getattr(model, "jit_compile", False):
+        return None
+    node = found.group(1)
+    parts = [p for p in node.split("/") if p]
+    op = parts[-1] if parts else node
+    scope = parts[0] if len(parts) > 1 else ""
+    where = f" in `{scope}`" if scope else ""
+    return Violation(
+        "T02",
+        "jit_compile=True",
+        f"the step is compiled with XLA (jit_compile=True), and op {op}{where} needs a value of "
+        "a tensor as a constant when XLA compiles (its output size depends on the data)",
+        f"compile with `jit_compile=False`, or rewrite {scope or 'that code'} with ops whose "
+        "output shape does not depend on the values (e.g. a count as "
+        "tf.reduce_sum(tf.cast(condition, 'float32')))",
+        f"node {node}",
     )
 
 
@@ -2288,6 +2660,8 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"incompatible with the layer", r"expected shape="),
     ),
     Contract(("*",), none_gradient, (r"Attempt to convert a value \(None\)",)),
+    Contract(("keras.Sequential",), image_input_without_channels, (r"min_ndim=4",)),
+    Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
     Contract(("*",), layer_list_inputs, (r"too many positional arguments",)),
     Contract(
@@ -2300,6 +2674,7 @@ CONTRACTS: tuple[Contract, ...] = (
         ("keras.losses.",), loss_argument_order, (r"must have rank \(ndim\) `target.ndim - 1`",)
     ),
     Contract(("load_model",), weights_file_to_load_model, (r"No model config found",)),
+    Contract(("Model.load_weights",), model_file_to_load_weights, (r"could not be loaded",)),
     Contract(
         ("load_model", "model_from_json"),
         load_custom_objects,
@@ -2307,11 +2682,18 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
+    Contract(("adapt",), adapt_pairs, ()),
+    Contract(("StringLookup", "IntegerLookup", "TextVectorization"), lookup_dtype, (), layer=True),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch", "keras.Model"),
+        widened_by_normalization,
+        (),
+    ),
     Contract(("*",), tensorshape_api_on_tuple, (r"has no attribute",)),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict"),
         xla_unsupported,
-        (r"Detected unsupported operations",),
+        (r"Detected unsupported operations", r"must be a compile-time constant"),
     ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.train_on_batch"),

@@ -67,6 +67,8 @@ class Evidence:
     vocabularies: tuple[tuple[str, int], ...] = ()  # (name, vocabulary_size()) of lookup layers
     layer_dtypes: tuple[LayerDtypes, ...] = ()  # layers seen as ``self``, innermost first
     user_classes: tuple[str, ...] = ()  # names bound to classes in the user's namespaces
+    # (embedding, producer, class, ids it makes): an Embedding fed by a preprocessing layer
+    id_sources: tuple[tuple[str, str, str, int], ...] = ()
 
 
 def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
@@ -84,6 +86,7 @@ def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
         vocabularies=safely(_vocabularies, exc, is_user_file) or (),
         layer_dtypes=safely(_layer_dtypes, exc) or (),
         user_classes=safely(_user_classes, exc, is_user_file) or (),
+        id_sources=safely(_id_sources, exc, is_user_file) or (),
     )
 
 
@@ -106,9 +109,69 @@ def _keras_layer_class() -> Any:
 
 def _embeddings(exc: BaseException, is_user_file: Any) -> tuple[tuple[str, int], ...]:
     """(name, input_dim) of the Embedding layers in the layers and models the traceback involves."""
+    found: dict[str, int] = {}
+    for layer in _involved_layers(exc, is_user_file):
+        dim = getattr(layer, "input_dim", None)
+        embedding = type(layer).__name__ == "Embedding" or hasattr(layer, "output_dim")
+        if embedding and isinstance(dim, int):
+            found.setdefault(str(layer.name), dim)
+    return tuple(found.items())
+
+
+def _id_count(layer: Any) -> int | None:
+    """How many distinct ids a preprocessing layer outputs (0..n-1), None for other layers."""
+    cls = type(layer).__name__
+    try:
+        if cls == "Discretization":
+            bounds = getattr(layer, "bin_boundaries", None)
+            return len(bounds) + 1 if bounds is not None else int(layer.num_bins)
+        if cls in _LOOKUPS:
+            return int(layer.vocabulary_size())
+        if cls == "Hashing":
+            return int(layer.num_bins)
+    except Exception:
+        return None
+    return None
+
+
+def _id_sources(exc: BaseException, is_user_file: Any) -> tuple[tuple[str, str, str, int], ...]:
+    """(embedding, producer, producer class, ids it makes) for each Embedding of the models
+    involved whose input a preprocessing layer makes (a Discretization's buckets, a lookup's ids)."""
+    found: list[tuple[str, str, str, int]] = []
+    for layer in _involved_layers(exc, is_user_file):
+        if type(layer).__name__ != "Embedding":
+            continue
+        try:
+            producer = layer.input._keras_history.operation
+        except Exception:
+            continue
+        count = _id_count(producer)
+        if count is not None:
+            name = _user_name(exc, is_user_file, producer) or str(producer.name)
+            found.append((str(layer.name), name, type(producer).__name__, count))
+    return tuple(found[:8])
+
+
+def _user_name(exc: BaseException, is_user_file: Any, obj: Any) -> str:
+    """The name a user frame binds to ``obj`` (this very object), "" when none does."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if is_user_file(frame.f_code.co_filename):
+            for space in (frame.f_locals, frame.f_globals):
+                for key, value in list(space.items()):
+                    if value is obj and not key.startswith("_"):
+                        return str(key)
+        tb = tb.tb_next
+    return ""
+
+
+def _involved_layers(exc: BaseException, is_user_file: Any) -> list[Any]:
+    """Every layer of the layers and models the traceback involves (``self`` of a frame, or a
+    layer named on a user line), nested layers included."""
     layer_cls = _keras_layer_class()
     if layer_cls is None:
-        return ()
+        return []
     roots: dict[int, Any] = {}
     tb = exc.__traceback__
     while tb is not None:
@@ -123,18 +186,15 @@ def _embeddings(exc: BaseException, is_user_file: Any) -> tuple[tuple[str, int],
                     if key in line and isinstance(value, layer_cls):
                         roots.setdefault(id(value), value)
         tb = tb.tb_next
-    found: dict[str, int] = {}
+    out: dict[int, Any] = {}
     for root in roots.values():
         try:
             layers = list(root._flatten_layers(include_self=True, recursive=True))
         except Exception:
             layers = [root]
         for layer in layers:
-            dim = getattr(layer, "input_dim", None)
-            embedding = type(layer).__name__ == "Embedding" or hasattr(layer, "output_dim")
-            if embedding and isinstance(dim, int):
-                found.setdefault(str(layer.name), dim)
-    return tuple(found.items())
+            out.setdefault(id(layer), layer)
+    return list(out.values())
 
 
 def _layer_dtypes(exc: BaseException) -> tuple[LayerDtypes, ...]:

@@ -39,7 +39,12 @@ def fmt(shape: tuple[int | None, ...] | None) -> str:
 
 
 def output_names(model: Any) -> list[str]:
-    """The model's output names (``model.output_names``), [] when it has none to read."""
+    """The names a loss dict, a target dict or ``class_weight`` are keyed by: the keys of a
+    model built with a dict of outputs (``keras.Model(inp, {"price": ...})``), else the output
+    layers' names (``model.output_names``); [] when it has none to read."""
+    structure = getattr(model, "_outputs_struct", None)
+    if isinstance(structure, dict):
+        return [str(k) for k in structure]
     try:
         return [str(n) for n in model.output_names]
     except Exception:

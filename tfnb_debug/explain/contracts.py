@@ -86,6 +86,8 @@ def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Fin
         return finding("T02", problem, place=place, evidence=evidence, hint=hint)
     if code == "T03":
         return finding("T03", problem, place=place, evidence=evidence, hint=hint)
+    if code == "C04":
+        return finding("C04", problem, place=place, evidence=evidence, hint=hint)
     if code == "G04":
         return finding("G04", problem, place=place, evidence=evidence, hint=hint)
     if code == "C05":

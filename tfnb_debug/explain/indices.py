@@ -76,7 +76,23 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
     vocab = [
         (n, v) for n, v in ctx.evidence.vocabularies if v > size and (high is None or v > high)
     ]
-    if len(vocab) == 1:
+    made = [s for s in ctx.evidence.id_sources if s[0] == layer]
+    if made:
+        _, producer, cls, count = made[0]
+        evidence += f"; its input comes from {cls} '{producer}', which makes ids 0..{count - 1}"
+        if cls == "Discretization":
+            hint = (
+                f"{cls} '{producer}' sorts values into {count} buckets (its {count - 1} "
+                f"bin boundaries make {count - 1} + 1 bins, ids 0..{count - 1}), but '{layer}' "
+                f"has {size} rows: set input_dim = len(bin_boundaries) + 1 = {count}"
+            )
+        else:
+            hint = (
+                f"{cls} '{producer}' makes ids 0..{count - 1} (vocabulary_size() counts the "
+                f"padding and OOV ids), but '{layer}' has {size} rows: set input_dim = "
+                f"{producer}.vocabulary_size() = {count}"
+            )
+    elif len(vocab) == 1:
         name, v = vocab[0]
         evidence += f"; `{name}` has vocabulary_size() {v}"
         hint = (

@@ -134,6 +134,8 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
     build = ctx.sequential_build
     if build is None or ctx.is_a("ResourceExhaustedError") or ctx.is_a("MemoryError"):
         return None  # running out of memory is R03's, not a shape problem
+    if _ARGUMENT_CHECK.search(ctx.key_sentence() or ""):
+        return None  # the layer refused one of its own arguments, and its message names it
     received = fmt_shape(build.received) if build.received is not None else "(?)"
     producer = build.producer or "code outside a layer"
     chain = " -> ".join(
@@ -165,6 +167,11 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
         ),
         (_tfshape_step(f"'{build.layer}'"),),
     )
+
+
+# a layer validating its constructor arguments ("Argument `padding` must be either 'valid' or
+# 'same'. Received: padding=causal"): not a shape the layers before it gave
+_ARGUMENT_CHECK = re.compile(r"Argument `\w+` must|Invalid value for argument")
 
 
 def _from(producer: str) -> str:
