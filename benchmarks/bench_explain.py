@@ -5,7 +5,8 @@ Prints medians of several repeats and their ratios:
 * a cell that fails with a TensorFlow shape error (traceback + diagnosis box);
 * ``explain_exception`` alone on that error;
 * ``explain_exception`` on the real exception of every case of the explain corpus
-  (``tests/explain_corpus``): median, 90th percentile and the slowest cases.
+  (``tests/explain_corpus``) and of the fifth blind set (``tests/explain_fresh5``: saved-model
+  loads, custom training loops, preprocessing layers): median, 90th percentile, slowest cases.
 
 Run: ``.venv/bin/python benchmarks/bench_explain.py`` from the repository root.
 """
@@ -84,18 +85,27 @@ def main() -> None:
 
 
 def corpus(shell: InteractiveShell) -> None:
-    """Time the diagnosis of every corpus mistake on its real exception (the cell runs once)."""
+    """Time the diagnosis of every corpus mistake on its real exception (the cell runs once),
+    then of the fifth blind set's (saved-model loads, custom loops, preprocessing layers)."""
     import sys
-    import textwrap
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.explain_corpus import PRELUDE, all_cases
-    from tfnb_debug.explain import explain_exception
+    from tests.explain_fresh5 import all_cases as fresh5_cases
 
     run(shell, PRELUDE)
+    timed(shell, "corpus", all_cases())
+    timed(shell, "explain_fresh5", fresh5_cases())
+
+
+def timed(shell: InteractiveShell, label: str, cases: list) -> None:
+    import textwrap
+
+    from tfnb_debug.explain import explain_exception
+
     timings: list[tuple[float, str]] = []
-    for case in all_cases():
+    for case in cases:
         with capture_output():
             result = shell.run_cell(textwrap.dedent(case.code).strip("\n"), store_history=False)
         error = result.error_in_exec
@@ -107,7 +117,7 @@ def corpus(shell: InteractiveShell) -> None:
     values = sorted(t for t, _ in timings)
     p90 = values[int(0.9 * (len(values) - 1))]
     print(
-        f"corpus ({len(values)} real errors): explain_exception median "
+        f"{label} ({len(values)} real errors): explain_exception median "
         f"{statistics.median(values) * 1e3:.2f} ms, p90 {p90 * 1e3:.2f} ms, "
         f"max {values[-1] * 1e3:.2f} ms"
     )
