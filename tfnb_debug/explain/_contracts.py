@@ -2278,6 +2278,80 @@ def model_file_to_load_weights(call: LiveCall, exc: BaseException) -> Violation 
     )
 
 
+def _natural(name: str) -> tuple[str, int]:
+    """``dense_10`` after ``dense_2``: the saved names' creation order."""
+    head, _, tail = name.rpartition("_")
+    return (head, int(tail)) if tail.isdigit() and head else (name, -1)
+
+
+def _saved_layer_shapes(path: str) -> list[tuple[str, list[tuple[int, ...]]]] | None:
+    """(saved name, variable shapes) per layer of a Keras 3 ``.weights.h5`` file, in order."""
+    import h5py
+
+    with h5py.File(path, "r") as handle:
+        if "model_config" in handle.attrs or "layers" not in handle:
+            return None
+        out = []
+        for name in sorted(handle["layers"].keys(), key=_natural):
+            group = handle["layers"][name]
+            variables = group.get("vars")
+            if variables is None:
+                continue
+            shapes = [tuple(variables[k].shape) for k in sorted(variables.keys(), key=int)]
+            if shapes:
+                out.append((str(name), shapes))
+        return out
+
+
+def weights_against_model(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``load_weights`` of a ``.weights.h5`` saved from another architecture: the first layer
+    where the file's weights and the model's stop matching, each listed with its shapes."""
+    path = call.values.get("filepath", call.values.get("arg0", UNREAD))
+    model = call.receiver
+    if not isinstance(path, str) or not path.endswith(".weights.h5") or not _is_a(model, "Model"):
+        return None
+    try:
+        saved = _saved_layer_shapes(path)
+        layers = [
+            (str(layer.name), [tuple(int(d) for d in w.shape) for w in layer.weights])
+            for layer in model.layers
+            if layer.weights
+        ]
+    except Exception:
+        return None
+    if not saved or [s for _, s in saved] == [s for _, s in layers]:
+        return None
+    index = next(
+        (i for i, (a, b) in enumerate(zip(saved, layers, strict=False)) if a[1] != b[1]),
+        min(len(saved), len(layers)),
+    )
+
+    def shown(items: list[tuple[str, list[tuple[int, ...]]]]) -> str:
+        return ", ".join(f"{n} {fmt(s[0])}" for n, s in items[:6]) + (
+            ", ..." if len(items) > 6 else ""
+        )
+
+    where = layers[index][0] if index < len(layers) else "the end"
+    name = _name_in(call, model) or "model"
+    differ = (
+        f" (saved {fmt(saved[index][1][0])}, here {fmt(layers[index][1][0])})"
+        if index < len(saved) and index < len(layers)
+        else ""
+    )
+    return Violation(
+        "C04",
+        call.text("filepath"),
+        f"the weights file holds {len(saved)} layers with weights and `{name}` has "
+        f"{len(layers)}; they stop matching at layer {index + 1} ('{where}'){differ}: the file "
+        "was saved from another architecture, and load_weights matches layers by position",
+        "load_weights needs the architecture the weights were saved from: build that model, "
+        "load the file into it, then copy the layers that carry over "
+        f"(`{name}.layers[i].set_weights(old.layers[i].get_weights())`), or save the weights "
+        "again from the current architecture",
+        f"file: {shown(saved)}; model: {shown(layers)}",
+    )
+
+
 def weights_file_to_load_model(call: LiveCall, exc: BaseException) -> Violation | None:
     path = call.values.get("filepath", call.values.get("arg0", UNREAD))
     if not isinstance(path, str) or not path.endswith(".weights.h5"):
@@ -2675,6 +2749,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("load_model",), weights_file_to_load_model, (r"No model config found",)),
     Contract(("Model.load_weights",), model_file_to_load_weights, (r"could not be loaded",)),
+    Contract(("Model.load_weights",), weights_against_model, (r"could not be loaded",)),
     Contract(
         ("load_model", "model_from_json"),
         load_custom_objects,
