@@ -9,9 +9,11 @@ Keras' own message names the fix for the saving calls, ``add_weight`` and
 ``load_model``: silence is right there (no generic line); for ``lr`` it
 says only "Argument(s) not recognized".  Evidence: the failing call's API, the
 argument given (a tensor where an int is taken), the signature of Keras 3.
-Written before the rules were read (2026-12-03); the removed methods
-(``Metric.reset_states``, ``predict_classes``, ``fit_generator``) have no
-catalog code and are left out.
+Written before the rules were read (2026-12-03).  The removed methods
+(``Metric.reset_states``, ``predict_classes``, ``fit_generator``; added
+2026-12-04 with their rule) are S12 like the changed arguments: the call does
+not fit what Keras 3 takes, and the finding names the Keras 3 call; an object
+of the user's own class without the method gets nothing.
 """
 
 from __future__ import annotations
@@ -142,5 +144,53 @@ keras.models.load_model(folder)
 """,
         None,
         unexplained="Keras names keras.layers.TFSMLayer for a SavedModel",
+    ),
+    Case(
+        "metric_reset_states_of_keras2",
+        "keras3_calls",
+        """
+acc = keras.metrics.SparseCategoricalAccuracy()
+acc.update_state([0, 1], [[0.9, 0.1], [0.2, 0.8]])
+acc.reset_states()
+""",
+        "S12",
+        must=("acc.reset_state()",),
+    ),
+    Case(
+        "model_predict_classes_of_keras2",
+        "keras3_calls",
+        """
+m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="softmax")])
+labels = m.predict_classes(np.zeros((2, 4)))
+""",
+        "S12",
+        must=("np.argmax(m.predict(x), axis=-1)",),
+    ),
+    Case(
+        "fit_generator_of_keras2",
+        "keras3_calls",
+        """
+m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+m.compile("adam", "mse")
+def batches():
+    while True:
+        yield np.zeros((2, 4)), np.zeros((2, 1))
+m.fit_generator(batches(), steps_per_epoch=2, epochs=1)
+""",
+        "S12",
+        must=("m.fit(generator",),
+    ),
+    Case(
+        "own_class_without_reset_states",
+        "keras3_calls",
+        """
+class Counter:
+    def reset(self):
+        self.n = 0
+c = Counter()
+c.reset_states()
+""",
+        None,
+        unexplained="the user's own class, not a Keras one: an ordinary AttributeError",
     ),
 ]

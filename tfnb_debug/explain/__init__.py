@@ -24,6 +24,7 @@ from tfnb_debug.explain.data import input_structure
 from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
 from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.indices import index_out_of_range
+from tfnb_debug.explain.keras2_methods import removed_keras2_method
 from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
 from tfnb_debug.explain.model import unbuilt_model
 from tfnb_debug.explain.pipelines import (
@@ -61,6 +62,7 @@ RULES: tuple[Rule, ...] = (
     outside_scope,
     unsupported_distribution,
     broken_contract,
+    removed_keras2_method,
     weight_without_input_size,
     build_given_shapes,
     call_returns_nothing,

@@ -162,6 +162,8 @@ class ErrorContext:
     )
     user_layers: tuple[UserLayer, ...] = ()  # the user's own layer classes running, innermost first
     silent_calls: tuple[tuple[str, str], ...] = ()  # (class, kind) whose call returns nothing
+    # an AttributeError's (attribute, class of the object, names of that class and its bases)
+    missing_attribute: tuple[str, str, tuple[str, ...]] | None = None
 
     def key_sentence(self) -> str:
         """The first line of the error that says what went wrong (no frames, no boilerplate)."""
@@ -357,7 +359,20 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
             if re.search(NONE_INPUT, "\n".join(messages))
             else ()
         ),
+        missing_attribute=_safely(_missing_attribute, exc),
     )
+
+
+def _missing_attribute(exc: BaseException) -> tuple[str, str, tuple[str, ...]] | None:
+    """What an AttributeError asked for and of which object's class (Python sets ``name`` and
+    ``obj`` on it), as plain names."""
+    if not isinstance(exc, AttributeError) or not isinstance(getattr(exc, "name", None), str):
+        return None
+    obj = getattr(exc, "obj", None)
+    if obj is None:
+        return None
+    cls = obj if isinstance(obj, type) else type(obj)
+    return str(exc.name), cls.__name__, tuple(c.__name__ for c in cls.__mro__)
 
 
 def _safely(read: Any, *args: Any) -> Any:
