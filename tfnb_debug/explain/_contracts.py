@@ -38,6 +38,7 @@ from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
 from tfnb_debug.explain._preprocessing import adapt_pairs, lookup_dtype
 from tfnb_debug.explain._saved_objects import load_custom_objects
 from tfnb_debug.explain._tape_results import consumed_pairs, none_gradient, numpy_sources
+from tfnb_debug.explain._unknown_axis import unknown_axis_weight
 from tfnb_debug.explain._violation import Violation, fmt, output_names, shape_of
 
 INTERNAL = ("AttributeError", "IndexError", "KeyError", "TypeError")
@@ -2735,6 +2736,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("*",), none_gradient, (r"Attempt to convert a value \(None\)",)),
     Contract(("keras.Sequential",), image_input_without_channels, (r"min_ndim=4",)),
+    Contract(("*",), unknown_axis_weight, (r"must be fully-defined",)),
     Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
     Contract(("*",), layer_list_inputs, (r"too many positional arguments",)),

@@ -1,0 +1,110 @@
+"""A layer that must size a weight from an axis whose length is unknown (None), and where the None
+came from.
+
+A ``Dense`` after ``Flatten`` sizes its kernel from the flattened length; when the
+sequence axis before the ``Flatten`` has no fixed length (``Input(shape=(None,))``,
+a ``TextVectorization`` without ``output_sequence_length``, a ``tf.data`` pipeline
+of ragged lengths) Keras refuses: "Shapes used to initialize variables must be
+fully-defined".  :func:`unknown_axis_weight` walks the failing layer's input back
+through the model graph to the first tensor whose non-batch axis is None and
+names the layer that made it, with the fix that fits that origin.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._violation import Violation, fmt, shape_of
+
+_UNDEFINED = re.compile(
+    r"must be fully-defined \(no `None` dimensions\)\. Received: shape=\(([^)]*)\) for "
+    r"variable path='([^']+)'"
+)
+
+
+def _origin(tensor: Any, limit: int = 200) -> tuple[Any, Any, list[Any]] | None:
+    """(the layer that first made a None non-batch axis, its output, the layers after it)."""
+    path: list[Any] = []
+    current = tensor
+    found = None
+    while current is not None and len(path) < limit:
+        history = getattr(current, "_keras_history", None)
+        operation = getattr(history, "operation", None)
+        if operation is None:
+            break
+        shape = shape_of(current)
+        if shape is not None and any(d is None for d in shape[1:]):
+            found = (operation, current, list(reversed(path)))
+        else:
+            break
+        path.append(operation)
+        try:
+            node = operation._inbound_nodes[getattr(history, "node_index", 0)]
+            inputs = list(node.input_tensors)
+        except Exception:
+            break
+        current = inputs[0] if inputs else None
+    return found
+
+
+def _input_of(call: LiveCall, layer_name: str) -> Any:
+    """The tensor the named layer was given: the call's own input for a layer call, else the
+    output of the layer before it in a Sequential's list."""
+    inputs = call.values.get("inputs", UNREAD)
+    if inputs is not UNREAD and hasattr(inputs, "_keras_history"):
+        return inputs
+    layers = call.values.get("layers", UNREAD)
+    if not isinstance(layers, list | tuple):
+        return None
+    for index, layer in enumerate(layers):
+        if getattr(layer, "name", None) == layer_name and index > 0:
+            before = layers[index - 1]
+            return before if hasattr(before, "_keras_history") else getattr(before, "output", None)
+    return None
+
+
+def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
+    match = _UNDEFINED.search(str(exc))
+    if match is None:
+        return None
+    parts = match.group(2).split("/")
+    layer_name = parts[-2] if len(parts) >= 2 else ""
+    tensor = _input_of(call, layer_name)
+    if tensor is None:
+        return None
+    found = _origin(tensor)
+    if found is None:
+        return None
+    origin, made, after = found
+    kind = type(origin).__name__
+    between = [type(a).__name__ for a in after]
+    flattened = "Flatten" in between or "Reshape" in between
+    shape = fmt(shape_of(made))
+    if kind == "InputLayer":
+        source = f"the model's Input {shape} has no fixed length"
+        fixes = "give the Input its length (`keras.Input(shape=(maxlen,))`, padding the data to it)"
+    elif kind == "TextVectorization":
+        source = (
+            f"TextVectorization '{origin.name}' has no output_sequence_length, so each batch is "
+            "as long as its longest text"
+        )
+        fixes = f"set `output_sequence_length=N` on '{origin.name}'"
+    else:
+        source = f"{kind} '{origin.name}' gives {shape}, with a length that is not fixed"
+        fixes = f"fix that length at '{origin.name}'"
+    if flattened:
+        fixes += (
+            ", or replace the Flatten with GlobalAveragePooling1D (or an RNN), which "
+            "works for any length"
+        )
+    return Violation(
+        "S01",
+        layer_name,
+        f"layer '{layer_name}' must size its weights from its input's last axis, but that axis "
+        f"is unknown (None): {source}"
+        + (f", and {' -> '.join(between)} carries the None to it" if between else ""),
+        fixes,
+        f"weight shape ({match.group(1)}); input {fmt(shape_of(tensor))}",
+    )
