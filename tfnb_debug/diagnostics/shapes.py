@@ -412,11 +412,21 @@ def _merge_hint(row: LayerCall) -> str:
             text += f", and project it to {small_s[-1]} channels"
         return text
     if channels_differ and row.class_name != "Concatenate":
+        width = max(a[-1] or 0, b[-1] or 0)
         return (
-            f"inputs {_shapes(row.inputs)} differ in channels: project the skip branch with a "
-            f"1x1 Conv2D({max(a[-1] or 0, b[-1] or 0)}) so both have the same number"
+            f"inputs {_shapes(row.inputs)} differ in channels: project the skip branch with "
+            f"{projection(len(a), width)} so both have the same number"
         )
     return ""
+
+
+def projection(rank: int, width: int) -> str:
+    """The layer that changes only the last axis of a tensor of this rank (batch included):
+    Dense for vectors, a kernel-1 convolution for sequences and images."""
+    if rank <= 2:
+        return f"a Dense({width})"
+    conv = {3: "Conv1D", 4: "Conv2D", 5: "Conv3D"}.get(rank, "Dense")
+    return f"a 1x1 {conv}({width})" if conv != "Dense" else f"a Dense({width})"
 
 
 # ------------------------------------------------------------------------ S02

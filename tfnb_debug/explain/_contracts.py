@@ -34,8 +34,17 @@ from tfnb_debug.explain._data_contracts import (
     softmax_labels,
 )
 from tfnb_debug.explain._keras2 import SHAPE_ARGUMENTS, removed_argument
+from tfnb_debug.explain._layer_inputs import (
+    frames_axis_missing,
+    key_value_sources,
+    steps_axis_dropped,
+)
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
-from tfnb_debug.explain._preprocessing import adapt_pairs, lookup_dtype
+from tfnb_debug.explain._preprocessing import (
+    adapt_pairs,
+    lookup_dtype,
+    string_input_declared_numeric,
+)
 from tfnb_debug.explain._saved_objects import load_custom_objects
 from tfnb_debug.explain._tape_results import consumed_pairs, none_gradient, numpy_sources
 from tfnb_debug.explain._unknown_axis import unknown_axis_weight
@@ -1264,6 +1273,8 @@ def compile_keys(call: LiveCall, exc: BaseException) -> Violation | None:
 def fit_class_weight(call: LiveCall, exc: BaseException) -> Violation | None:
     weights = call.value("class_weight")
     model = call.receiver
+    if isinstance(weights, dict) and len(output_names(model)) == 1:
+        return _class_weight_per_position(call, weights)
     if not isinstance(weights, dict) or len(output_names(model)) < 2:
         return None
     y = call.text("y")
@@ -1276,6 +1287,33 @@ def fit_class_weight(call: LiveCall, exc: BaseException) -> Violation | None:
         f"output they belong to, e.g. `w = np.vectorize(class_weight.get)({y}[0])`, and pass "
         "`sample_weight=w` (one array per output, or a dict keyed by output name); or weight the "
         "classes inside that output's loss",
+    )
+
+
+def _class_weight_per_position(call: LiveCall, weights: dict[Any, Any]) -> Violation | None:
+    """``class_weight`` with labels per position (a tagger's (batch, steps) class ids): Keras
+    weights each example by its one label, so a label per position does not fit."""
+    y = call.value("y")
+    shape = shape_of(y)
+    if shape is None or len(shape) < 2:
+        return None
+    try:
+        output = shape_of(call.receiver.output)
+    except Exception:
+        output = None
+    one_hot = output is not None and len(output) == len(shape) and shape[-1] == output[-1]
+    if one_hot and len(shape) == 2:
+        return None  # one-hot rows, one label per example: what class_weight reads
+    text = call.text("y")
+    return Violation(
+        "S12",
+        call.text("class_weight"),
+        f"`class_weight` weights each example by its one class, but `{text}` has a label per "
+        f"position {fmt(shape)}: the per-example weights cannot line up with per-position labels",
+        "weight each position instead: `sample_weight = np.vectorize(class_weight.get)"
+        f"({text})` (shape {fmt(shape[:2])}) passed as `sample_weight=` (with a dataset, as the "
+        "third element of each batch), and drop class_weight",
+        f"class_weight keys {sorted(weights)[:6]}",
     )
 
 
@@ -2646,6 +2684,9 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"must be called on a list of inputs",),
         layer=True,
     ),
+    Contract(("MultiHeadAttention",), key_value_sources, (r"dimensions of `value` and `key`",)),
+    Contract(("*",), steps_axis_dropped, (r"at least 3 dimensions", r"expected ndim=3")),
+    Contract(("TimeDistributed",), frames_axis_missing, (r"Kernel shape must have the same",)),
     Contract(
         ("MultiHeadAttention",),
         mha_inputs,
@@ -2760,7 +2801,17 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
     Contract(("adapt",), adapt_pairs, ()),
-    Contract(("StringLookup", "IntegerLookup", "TextVectorization"), lookup_dtype, (), layer=True),
+    Contract(
+        ("StringLookup", "IntegerLookup", "TextVectorization", "CategoryEncoding", "Discretization"),
+        lookup_dtype,
+        (),
+        layer=True,
+    ),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.predict"),
+        string_input_declared_numeric,
+        (r"Cast string to",),
+    ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch", "keras.Model"),
         widened_by_normalization,

@@ -28,11 +28,45 @@ def _dtype(value: Any) -> str:
     return name
 
 
+_NUMERIC_LAYERS = ("CategoryEncoding", "Discretization", "Normalization", "Embedding")
+
+
 def _kind(layer: Any) -> str:
     for klass in type(layer).__mro__:
-        if klass.__name__ in (*_STRING_LAYERS, "IntegerLookup"):
+        if klass.__name__ in (*_STRING_LAYERS, "IntegerLookup", *_NUMERIC_LAYERS):
             return klass.__name__
     return ""
+
+
+def string_input_declared_numeric(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A model whose ``Input`` is float32 (the default) while its first layers take text: the
+    strings the data holds are cast to the Input's dtype and fail ("Cast string to float")."""
+    if "Cast string to" not in str(exc):
+        return None
+    model = call.receiver
+    try:
+        inputs = list(model.inputs)
+        layers = list(model._flatten_layers(include_self=False, recursive=True))
+    except Exception:
+        return None
+    for layer in layers:
+        if _kind(layer) not in _STRING_LAYERS:
+            continue
+        tensor = _source_input(getattr(layer, "input", None), inputs)
+        if tensor is not None and _dtype(tensor) != "string":
+            break
+    else:
+        return None
+    shape = tuple(shape_of(tensor) or ())[1:]
+    return Violation(
+        "S11",
+        "keras.Input",
+        f"the model's Input {fmt(shape_of(tensor))} is {_dtype(tensor)} (Keras' default), but "
+        f"it feeds {type(layer).__name__} '{layer.name}', which takes strings: the text is "
+        "cast to numbers on the way in and fails",
+        f"declare the input as text: `keras.Input(shape={shape}, dtype='string')`",
+        f"Input dtype {_dtype(tensor)}; {type(layer).__name__} '{layer.name}' after it",
+    )
 
 
 def adapt_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -89,6 +123,14 @@ def lookup_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
             f"{kind} '{name}' maps strings, but `{text}` holds {dtype} values {fmt(shape_of(inputs))}",
             hint,
         )
+    if kind in _NUMERIC_LAYERS and dtype == "string":
+        return Violation(
+            "S11",
+            text,
+            f"{kind} '{name}' takes numbers, but `{text}` holds strings",
+            "turn the strings into ids first: keras.layers.StringLookup(vocabulary=...) (with "
+            "output_mode='one_hot' it replaces a CategoryEncoding), then this layer",
+        )
     if kind == "IntegerLookup" and dtype == "string":
         return Violation(
             "S11",
@@ -97,4 +139,21 @@ def lookup_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
             "use keras.layers.StringLookup for string categories, or convert the strings to "
             "integers first",
         )
+    return None
+
+
+def _source_input(tensor: Any, inputs: list[Any], limit: int = 50) -> Any:
+    """The model Input ``tensor`` comes from, following each layer's first input."""
+    for _ in range(limit):
+        if tensor is None:
+            return None
+        if any(tensor is i for i in inputs):
+            return tensor
+        history = getattr(tensor, "_keras_history", None)
+        operation = getattr(history, "operation", None)
+        try:
+            node = operation._inbound_nodes[getattr(history, "node_index", 0)]
+            tensor = list(node.input_tensors)[0]
+        except Exception:
+            return None
     return None

@@ -130,6 +130,34 @@ def _why_none(
             f"differentiate `{target}` with respect to it",
             f"`{sources}` has dtype {dtype} and shape {fmt(shape_of(source))}",
         )
+    block = _with_block(call, tape, line)
+    cut = _numpy_in(block)
+    if cut:
+        return Violation(
+            "G04",
+            result,
+            f"`{result}` is None: {given}, because the path from `{sources}` to `{target}` "
+            f"goes through NumPy (`{cut}`), which the tape cannot record: the gradient stops "
+            "there",
+            "do that step with TensorFlow ops inside the tape (np.clip -> tf.clip_by_value, "
+            "np.mean -> tf.reduce_mean, np.exp -> tf.exp, ...), so the tape records it",
+            f"inside the tape's with block: `{cut}`",
+        )
+    if _watched(call, tape, sources, line) and block:
+        made = _made_by_call(block, sources)
+        if made:
+            return Violation(
+                "G04",
+                result,
+                f"`{result}` is None: {given}: `{sources}` is watched, but `{target}` is not "
+                f"computed from it: `{sources}` comes from its own call (`{made}`), and "
+                f"`{target}` from another pass that never reads it",
+                f"compute both in one pass: a model whose outputs are [the inner layer's output, "
+                f"the prediction] (`keras.Model(model.inputs, [layer.output, model.output])`), "
+                f"called once inside the tape, and differentiate `{target}` with respect to the "
+                "first output",
+                f"`{sources}` = `{made}`",
+            )
     if shape_of(source) is not None and not _watched(call, tape, sources, line):
         return Violation(
             "T03",
@@ -142,6 +170,55 @@ def _why_none(
             f"no `{tape}.watch({sources})` in the cell",
         )
     return None
+
+
+def _with_block(call: LiveCall, tape: str, before: int) -> list[str]:
+    """The lines of the last ``with ... as <tape>:`` block before line ``before``."""
+    lines = linecache.getlines(call.filename)[: max(before - 1, 0)]
+    opener = re.compile(rf"^(\s*)with\s.+\bas\s+{re.escape(tape)}\s*:")
+    start, indent = None, 0
+    for number, line in enumerate(lines):
+        match = opener.match(line)
+        if match:
+            start, indent = number, len(match.group(1))
+    if start is None:
+        return []
+    block = []
+    for line in lines[start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        block.append(line.strip())
+    return block
+
+
+_NUMPY_CALL = re.compile(r"\b(?:np|numpy)\.\w+\(|\.numpy\(\)")
+
+
+def _numpy_in(block: list[str]) -> str:
+    """The first line of the block that runs NumPy on a value (np.clip(...), x.numpy())."""
+    for line in block:
+        if _NUMPY_CALL.search(line) and "=" in line:
+            return line
+    return ""
+
+
+def _made_by_call(block: list[str], name: str) -> str:
+    """``name = something(...)`` in the block, when no later line of the block reads ``name``
+    except to watch it: the watched tensor is an output no other computation uses."""
+    assign = re.compile(rf"^{re.escape(name)}\s*=\s*(.+\(.*\))\s*$")
+    made = ""
+    for index, line in enumerate(block):
+        match = assign.match(line)
+        if match:
+            made = match.group(1)
+            later = block[index + 1 :]
+            reads = [
+                other
+                for other in later
+                if re.search(rf"\b{re.escape(name)}\b", other) and ".watch(" not in other
+            ]
+            return "" if reads else made
+    return ""
 
 
 def numpy_sources(call: LiveCall, exc: BaseException) -> Violation | None:

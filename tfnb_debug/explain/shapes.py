@@ -6,7 +6,12 @@ import math
 import re
 from typing import NamedTuple
 
-from tfnb_debug.diagnostics.shapes import channels_moved_hint, producer_rank_hint, width_hint
+from tfnb_debug.diagnostics.shapes import (
+    channels_moved_hint,
+    producer_rank_hint,
+    projection,
+    width_hint,
+)
 from tfnb_debug.explain._context import (
     ErrorContext,
     InputInfo,
@@ -121,7 +126,7 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
             ctx,
             layer,
             f"the {kind} layer's inputs have shapes that do not fit together: {shown}",
-            evidence=f"input shapes {shown}" + (" (batch axis not shown)" if batchless else ""),
+            evidence=f"input shapes {shown}" + (" (per example, as Keras prints them)" if batchless else ""),
             hint=_merge_hint(shapes, kind, batchless),
         )
     return None
@@ -502,9 +507,11 @@ def _merge_hint(shapes: list[tuple[int | None, ...]], kind: str, batchless: bool
             )
         return "the spatial axes differ: check strides and padding='same' on both branches"
     if a[-1] != b[-1] and kind != "Concatenate":
+        width = max(a[-1] or 0, b[-1] or 0)
         return (
-            f"the channel axes differ ({a[-1]} vs {b[-1]}): project the skip branch with a 1x1 "
-            "Conv2D (or Dense) to the same number of channels"
+            f"the last axes differ ({a[-1]} vs {b[-1]}): project the narrower branch with "
+            f"{projection(len(a), width)} to the same size, or give the layer that makes it "
+            f"{width} units"
         )
     return "make the branches' shapes equal on every axis but the concatenation axis"
 
