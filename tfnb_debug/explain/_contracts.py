@@ -1861,6 +1861,17 @@ def _merge_widths(
             )
     else:
         hint = f"make every branch give the same number of features ({', '.join(map(str, widths))} now)"
+    if kind == "Concatenate":
+        joined = getattr(call.receiver, "axis", -1)
+        return Violation(
+            "S01",
+            call.text("inputs"),
+            f"Concatenate '{name}' joins its inputs along axis {joined}, so every other axis "
+            f"must agree, but their last axes differ: {', '.join(fmt(s) for s in shapes)}",
+            "to stack the features of both, join along the last axis: Concatenate(axis=-1); "
+            f"to join along axis {joined}, give both branches the same width",
+            evidence=f"the last axis is set by: {made}",
+        )
     return Violation(
         "S01",
         call.text("inputs"),

@@ -83,8 +83,11 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
     flattened = "Flatten" in between or "Reshape" in between
     shape = fmt(shape_of(made))
     if kind == "InputLayer":
+        dims = shape_of(made) or ()
+        fixed = ", ".join("maxlen" if d is None else str(d) for d in dims[1:])
+        fixed = f"({fixed},)" if len(dims) == 2 else f"({fixed})"
         source = f"the model's Input {shape} has no fixed length"
-        fixes = "give the Input its length (`keras.Input(shape=(maxlen,))`, padding the data to it)"
+        fixes = f"give the Input its length (`keras.Input(shape={fixed})`, padding the data to it)"
     elif kind == "TextVectorization":
         source = (
             f"TextVectorization '{origin.name}' has no output_sequence_length, so each batch is "
@@ -99,6 +102,15 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
             ", or replace the Flatten with GlobalAveragePooling1D (or an RNN), which "
             "works for any length"
         )
+        sequences = [
+            a for a in after if getattr(getattr(a, "forward_layer", a), "return_sequences", False)
+        ]
+        if sequences:
+            last = sequences[-1]
+            fixes += (
+                f", or let {type(last).__name__} '{last.name}' return its last step only "
+                "(return_sequences=False) and drop the Flatten"
+            )
     return Violation(
         "S01",
         layer_name,
@@ -107,4 +119,5 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
         + (f", and {' -> '.join(between)} carries the None to it" if between else ""),
         fixes,
         f"weight shape ({match.group(1)}); input {fmt(shape_of(tensor))}",
+        quote_call=False,  # the layer list adds nothing to the shapes
     )
