@@ -1930,8 +1930,9 @@ def _merge_ranks(
 def _dot_axes(call: LiveCall, shapes: list[tuple[int | None, ...]]) -> Violation | None:
     """``Dot(axes=...)`` naming an axis the inputs do not have."""
     axes = getattr(call.receiver, "axes", None)
-    given = list(axes) if isinstance(axes, list | tuple) else [axes]
-    if not all(isinstance(a, int) for a in given):
+    raw = list(axes) if isinstance(axes, list | tuple) else [axes]
+    given = [a for a in raw if isinstance(a, int)]
+    if len(given) != len(raw):
         return None
     per_input = given * len(shapes) if len(given) == 1 else given
     bad = [(a, s) for a, s in zip(per_input, shapes, strict=False) if not -len(s) <= a < len(s)]

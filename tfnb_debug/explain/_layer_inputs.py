@@ -29,7 +29,7 @@ def _operation(tensor: Any) -> Any:
 
 def _inputs_of(tensor: Any) -> list[Any]:
     history = getattr(tensor, "_keras_history", None)
-    operation = getattr(history, "operation", None)
+    operation: Any = getattr(history, "operation", None)
     try:
         node = operation._inbound_nodes[getattr(history, "node_index", 0)]
         return list(node.input_tensors)

@@ -150,7 +150,7 @@ def _source_input(tensor: Any, inputs: list[Any], limit: int = 50) -> Any:
         if any(tensor is i for i in inputs):
             return tensor
         history = getattr(tensor, "_keras_history", None)
-        operation = getattr(history, "operation", None)
+        operation: Any = getattr(history, "operation", None)
         try:
             node = operation._inbound_nodes[getattr(history, "node_index", 0)]
             tensor = list(node.input_tensors)[0]
