@@ -1,10 +1,14 @@
 """The ground the contract modules share: a broken call contract as plain values, and how
-they read a value's shape (and write one) and a model's output names."""
+they read a value's shape (and write one), a model's output names, what kind of value an
+argument is, and the names the user's namespaces give to values and models."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tfnb_debug.explain._api import LiveCall
 
 
 @dataclass(frozen=True)
@@ -49,3 +53,41 @@ def output_names(model: Any) -> list[str]:
         return [str(n) for n in model.output_names]
     except Exception:
         return []
+
+
+def is_variable(value: Any) -> bool:
+    return any(
+        c.__name__ in ("Variable", "ResourceVariable", "BaseResourceVariable")
+        for c in type(value).__mro__
+    )
+
+
+def is_tensorlike(value: Any) -> bool:
+    return shape_of(value) is not None and not is_variable(value)
+
+
+def is_a(value: Any, *class_names: str) -> bool:
+    return any(c.__name__ in class_names for c in type(value).__mro__)
+
+
+def items_of(value: Any) -> list[Any] | None:
+    return list(value) if isinstance(value, list | tuple) else None
+
+
+def name_in(call: LiveCall, value: Any) -> str:
+    for space in call.namespaces[:2]:
+        for key, item in list(space.items()):
+            if item is value and not key.startswith("_"):
+                return key
+    return ""
+
+
+def models_in(call: LiveCall) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for space in call.namespaces[:6]:
+        for key, value in list(space.items()):
+            if key.startswith("_") or not is_a(value, "Model"):
+                continue
+            if all(value is not m for _, m in out):
+                out.append((key, value))
+    return out[:30]
