@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._tape_results import last_assignment
 from tfnb_debug.explain._violation import (
     Violation,
     fmt,
@@ -156,18 +157,10 @@ def _model_with_shapes(call: LiveCall, shapes: list[Any]) -> str:
 
 def _gradient_sources(call: LiveCall, name: str) -> str:
     """The source of the variables in ``name = tape.gradient(loss, SOURCES)`` in the file of
-    the call (a cell), "" when no such line is found."""
-    import linecache
-
-    if not name.isidentifier() or not call.filename:
-        return ""
-    pattern = re.compile(rf"^\s*{re.escape(name)}\s*=\s*\w+\.gradient\(\s*[^,]+,\s*(.+)\)\s*$")
-    found = ""
-    for line in linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]:
-        match = pattern.match(line)
-        if match:
-            found = match.group(1).strip()  # the last assignment before the call
-    return found
+    the call (a cell), "" when the last assignment of ``name`` before the call is not one."""
+    assigned = last_assignment(call, name)
+    match = re.match(r"^\w+\.gradient\(\s*[^,]+,\s*(.+)\)$", assigned)
+    return match.group(1).strip() if match else ""
 
 
 def _unknown_variables(call: LiveCall, variables: list[Any]) -> Violation | None:

@@ -230,7 +230,7 @@ def numpy_sources(call: LiveCall, exc: BaseException) -> Violation | None:
     if not items or not all(isinstance(s, np.ndarray) for s in items):
         return None
     text = call.text("sources")
-    origin = _origin(call, text)
+    origin = last_assignment(call, text)
     model = origin.rsplit(".get_weights", 1)[0] if origin.endswith(".get_weights()") else "model"
     return Violation(
         "T03",
@@ -244,7 +244,7 @@ def numpy_sources(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
-def _origin(call: LiveCall, name: str) -> str:
+def last_assignment(call: LiveCall, name: str) -> str:
     """The right-hand side of the last ``name = ...`` before the call, "" when none."""
     if not name.isidentifier() or not call.filename:
         return ""
@@ -268,7 +268,7 @@ def consumed_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
     loop = re.compile(rf"^\s*for\s+.+\s+in\s+{re.escape(text)}\s*:")
     lines = linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]
     looped = [n for n, line in enumerate(lines, 1) if loop.match(line)]
-    origin = _origin(call, text)
+    origin = last_assignment(call, text)
     kind = type(value).__name__
     if not looped and "got 0" not in str(exc):
         return None
