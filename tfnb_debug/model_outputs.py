@@ -120,13 +120,17 @@ def _lazy(value: Any) -> bool:
 
 
 def check_targets(model: Any, y: Any) -> list[Finding]:
-    """M03 (an output activation whose range cannot reach the targets) and M07 (an accuracy
-    on a regression) for a single-output Sequential/functional model trained on the
+    """M03 (an output activation whose range cannot reach the targets; a value loss on class
+    targets through a softmax/sigmoid) and M07 (an accuracy on a regression) for a single-output Sequential/functional model trained on the
     targets ``y`` (:mod:`tfnb_debug.diagnostics.targets`); empty without a graph to read,
     a regression loss or numeric targets."""
     from tfnb_debug.collect.metric_facts import collect_metrics
     from tfnb_debug.diagnostics.model import describe_outputs
-    from tfnb_debug.diagnostics.targets import accuracy_on_regression, unreachable_targets
+    from tfnb_debug.diagnostics.targets import (
+        accuracy_on_regression,
+        regression_loss_on_classes,
+        unreachable_targets,
+    )
     from tfnb_debug.text import loss_name
 
     outputs = describe_outputs(model)
@@ -139,6 +143,7 @@ def check_targets(model: Any, y: Any) -> list[Finding]:
         return []
     out, name = outputs[0], loss_name(loss)
     found = unreachable_targets(out.layer, out.activation, name, targets)
+    found += regression_loss_on_classes(out.layer, out.activation, out.units, name, targets)
     try:
         facts = collect_metrics(model, y)
     except Exception:  # the metrics could not be resolved: M03 stands alone

@@ -10,6 +10,16 @@ an accuracy metric on a regression (M07).
   least :attr:`TargetThresholds.unreachable_share` of the variance is reported, with the
   share of targets out of reach; the fix is a linear output (or targets scaled into the
   range), which the rule checks is not already there.
+* **M03, a value loss on class targets.**  A softmax is paired with
+  ``categorical_crossentropy`` and a sigmoid with ``binary_crossentropy`` because their
+  gradient at the logits is ``p - y``.  A loss that compares values (MSE, MAE, Huber, ...)
+  multiplies its gradient by the activation's derivative, ~0 wherever a unit saturates,
+  also on the wrong side: a confidently wrong example gives almost no gradient and training
+  stalls near chance.  Reported when the output is squashed (softmax, sigmoid) and the
+  targets are class targets: 0/1 rows of the output's width (one 1 per row: one class per
+  example; several or none: multi-label), or 0/1 values for one sigmoid unit.  Continuous
+  targets in [0, 1] (a bounded regression) and soft rows that are not 0/1 (distillation
+  onto probabilities) are regressions and stay silent, as does a linear output.
 * **M07, accuracy on a regression.**  ``"accuracy"`` with a regression loss is resolved
   by Keras to ``BinaryAccuracy(threshold=0.5)`` (one output unit) or a categorical
   accuracy: on continuous targets it counts how often a thresholded prediction equals
@@ -39,6 +49,7 @@ __all__ = [
     "TargetThresholds",
     "accuracy_on_regression",
     "nonfinite_data",
+    "regression_loss_on_classes",
     "unreachable_targets",
 ]
 
@@ -130,6 +141,85 @@ def unreachable_targets(
             hint=f"use a linear output (activation=None) in '{layer}'{scaled}",
         )
     ]
+
+
+#: output activations whose derivative vanishes where a unit saturates
+_SQUASHING = {"softmax": "softmax", "sigmoid": "sigmoid", "hard_sigmoid": "sigmoid"}
+
+
+def regression_loss_on_classes(
+    layer: str, activation: str | None, units: int | None, loss: str, y: np.ndarray
+) -> list[Finding]:
+    """M03 when a value loss (:data:`REGRESSION_LOSSES`) trains a softmax/sigmoid output on
+    class targets ``y``: 0/1 rows of the output's width, or 0/1 values for one unit."""
+    squash = _SQUASHING.get(activation or "")
+    if squash is None or loss.lower() not in REGRESSION_LOSSES or not units:
+        return []
+    values = np.asarray(y, dtype=np.float64)
+    if values.size < 2 or not bool(np.all(np.isin(values, (0.0, 1.0)))):
+        return []
+    if units == 1:
+        if values.ndim > 2 or values.ndim == 2 and values.shape[-1] != 1:
+            return []
+        flat = values.reshape(-1)
+        if flat.min() == flat.max():
+            return []  # one label value: not a classification the loss could be wrong for
+        targets = f"{flat.size} binary 0/1 targets ({np.mean(flat):.0%} ones)"
+        if squash == "softmax":
+            return [_softmax_one_unit(layer, loss, targets)]
+        return [_value_loss(layer, "sigmoid", 1, loss, targets, "binary_crossentropy", "")]
+    if values.ndim != 2 or values.shape[-1] != units:
+        return []
+    ones = values.sum(axis=-1)
+    single = bool(np.all(ones == 1))
+    targets = (
+        f"{len(values)} one-hot rows, one class per example"
+        if single
+        else f"{len(values)} 0/1 rows with {int(ones.min())} to {int(ones.max())} ones, multi-label"
+    )
+    if single and squash == "softmax":
+        fix = "categorical_crossentropy"
+        other = " (or 'sparse_categorical_crossentropy' on the class ids y.argmax(-1))"
+    elif single:
+        fix = "categorical_crossentropy"
+        other = f" and activation='softmax' in '{layer}': the classes are exclusive"
+    elif squash == "sigmoid":
+        fix, other = "binary_crossentropy", ""
+    else:
+        fix = "binary_crossentropy"
+        other = (
+            f" and activation='sigmoid' in '{layer}': a softmax row sums to 1 and cannot "
+            "reach several 1s"
+        )
+    return [_value_loss(layer, squash, units, loss, targets, fix, other)]
+
+
+def _value_loss(
+    layer: str, squash: str, units: int, loss: str, targets: str, fix: str, other: str
+) -> Finding:
+    derivative = "p (1 - p)" if squash == "sigmoid" else "the softmax's Jacobian"
+    return finding(
+        "M03",
+        f"{loss} trains the {squash} output '{layer}' on class targets ({targets}): its "
+        f"gradient is multiplied by {derivative}, ~0 wherever a unit saturates, also when it "
+        f"is confidently wrong, so such examples stop teaching the model; {fix}'s gradient at "
+        "the logits is p - y",
+        place=f"output layer '{layer}'",
+        evidence=f"loss {loss}, activation {squash} over {units} unit{'s' if units > 1 else ''}, "
+        f"{targets}",
+        hint=f"compile with loss='{fix}'{other}",
+    )
+
+
+def _softmax_one_unit(layer: str, loss: str, targets: str) -> Finding:
+    return finding(
+        "M03",
+        f"the output '{layer}' applies softmax over 1 unit, which is always 1.0, so {loss} on "
+        f"class targets ({targets}) cannot fall however the model trains",
+        place=f"output layer '{layer}'",
+        evidence=f"loss {loss}, activation softmax over 1 unit, {targets}",
+        hint=f"give '{layer}' activation='sigmoid' and compile with loss='binary_crossentropy'",
+    )
 
 
 def accuracy_on_regression(
