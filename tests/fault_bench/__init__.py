@@ -68,6 +68,10 @@ FAMILIES = (
     "init",
     "labels",
     "metrics",
+    "optimizers",
+    "regularization",
+    "architecture",
+    "data_order",
 )
 
 
