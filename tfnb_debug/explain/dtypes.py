@@ -229,6 +229,16 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         message = f"`{text_arg.text}` has dtype object: its values are Python objects, not numbers"
         hint = f"convert it to a numeric array: {text_arg.text}.astype('float32')"
         evidence = text_arg.describe()
+    elif re.search(r"Invalid dtype: (str|bytes)\d*", ctx.text):
+        # a NumPy array of strings (dtype <U / S); the argument was not read
+        message = "the data is a NumPy array of strings, which Keras does not feed to a model"
+        hint = (
+            "turn the text into what the model was trained on: apply the same "
+            "keras.layers.TextVectorization / StringLookup (e.g. model.predict(vectorize(texts))), "
+            "or, with that layer in the model behind a keras.Input(shape=(), dtype='string'), "
+            "pass tf.constant(texts)"
+        )
+        evidence = ctx.key_sentence()
     else:
         message = (
             "the data has dtype object (Python objects, e.g. text or mixed types), not numbers"

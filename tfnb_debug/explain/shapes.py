@@ -590,12 +590,32 @@ def _batch_axis_hint(*shapes: str) -> str:
         return ""
     if a[0] == b[0] or any(x != y for x, y in zip(a[1:], b[1:], strict=True)):
         return ""
+    if len(a) == 1:
+        return _flat_sizes_hint(int(a[0] or 0), int(b[0] or 0))
     return (
         f"the shapes differ only on the batch axis ({a[0]} vs {b[0]}): something fixes the batch "
         "size (a tf.reshape, tf.zeros/ones or tf.tile with a constant batch, or "
         "Input(batch_size=...)) and a batch of another size, often the last and smaller one, "
         "breaks it: use -1 or tf.shape(x)[0] instead of the constant; if x and y are batched "
         "separately, check that their batches line up"
+    )
+
+
+def _flat_sizes_hint(a: int, b: int) -> str:
+    """Two flat (rank 1) operands of different sizes: nothing says the one axis is the batch
+    (metrics and losses flatten y_true and y_pred before comparing them)."""
+    small, big = sorted((a, b))
+    if small <= 0 or big % small:
+        return (
+            f"both operands are flat ({a} vs {b} values): they were flattened from tensors of "
+            "different shapes; print the shapes of the two values given to this call"
+        )
+    k = big // small
+    return (
+        f"both operands are flat and one holds {k}x as many values ({small} vs {big}): the "
+        f"larger came from a tensor with an extra axis of size {k}, e.g. class probabilities "
+        f"(..., {k}) given where class ids are taken (tf.argmax(probs, axis=-1)), or ids where "
+        "one-hot rows are taken; or the two values cover different numbers of examples"
     )
 
 
