@@ -51,6 +51,7 @@ from tfnb_debug.explain._preprocessing import (
     lookup_dtype,
     string_input_declared_numeric,
 )
+from tfnb_debug.explain._rnn_states import flag_as_initial_state, wrapping_bidirectional
 from tfnb_debug.explain._saved_objects import load_custom_objects
 from tfnb_debug.explain._spatial import (
     differing_axis,
@@ -375,30 +376,17 @@ def unpacked_result(call: LiveCall, exc: BaseException) -> Violation | None:
     return Violation("S12", call.source, problem, fix)
 
 
-def _wrapping_bidirectional(call: LiveCall, layer: Any) -> Any:
-    """The Bidirectional whose forward or backward layer ``layer`` is (found in the user's models)."""
-    for _, model in _models_in(call):
-        try:
-            inner = list(model._flatten_layers(include_self=False, recursive=True))
-        except Exception:
-            continue
-        for candidate in inner:
-            if _is_a(candidate, "Bidirectional") and layer in (
-                getattr(candidate, "forward_layer", None),
-                getattr(candidate, "backward_layer", None),
-            ):
-                return candidate
-    return None
-
-
 def rnn_initial_state(call: LiveCall, exc: BaseException) -> Violation | None:
     layer = call.receiver
     states = call.value("initial_state")
     if states is UNREAD or states is None or call.method != "__call__" or layer is None:
         return None
+    misplaced = flag_as_initial_state(call, layer, states)
+    if misplaced is not None:
+        return misplaced
     listed = _items(states)
     given = listed if listed is not None else [states]
-    wrapper = _wrapping_bidirectional(call, layer)
+    wrapper = wrapping_bidirectional(call, layer)
     if wrapper is not None:  # each direction got half of what the user gave the wrapper
         layer, given = wrapper, given * 2
     expected = _state_count(layer)
@@ -525,7 +513,9 @@ def _mha_mask(call: LiveCall) -> Violation | None:
     if len(query) != 3 or len(value) != 3:
         return None
     want = (query[0], query[1], value[1])
-    if len(shape) == 3 and all(a in (b, 1, None) or b is None for a, b in zip(shape, want, strict=True)):
+    if len(shape) == 3 and all(
+        a in (b, 1, None) or b is None for a, b in zip(shape, want, strict=True)
+    ):
         return None
     text = call.text("attention_mask")
     if len(shape) == 2 and shape[1] == value[1] and shape[0] in (query[0], None):
@@ -1800,7 +1790,13 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Normalization",), normalization_statistics, (), layer=True),
     Contract(("adapt",), adapt_pairs, ()),
     Contract(
-        ("StringLookup", "IntegerLookup", "TextVectorization", "CategoryEncoding", "Discretization"),
+        (
+            "StringLookup",
+            "IntegerLookup",
+            "TextVectorization",
+            "CategoryEncoding",
+            "Discretization",
+        ),
         lookup_dtype,
         (),
         layer=True,
