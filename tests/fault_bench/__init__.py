@@ -6,7 +6,9 @@ What it is
     whose model trains badly), each in two versions: the **buggy** one a user
     reported and the **correct** one, which differs from it only by the fix.  The
     families are one module each (``learning_rate``, ``activations``, ``inputs``,
-    ``outputs``, ``losses``, ``init``, ``labels``, ``metrics``), each exporting
+    ``outputs``, ``losses``, ``init``, ``labels``, ``metrics``, and four written
+    later, also blind: ``optimizers``, ``regularization``, ``architecture``,
+    ``data_order``), each exporting
     ``CASES``, a list of :class:`~tests.fault_bench._case.Case`.
 
 How the cases were made
