@@ -1,6 +1,7 @@
 """The fifth blind set (tests/explain_fresh5) as the regression test of the mechanisms built on it,
 and the sixth (tests/explain_fresh6, written after them to measure them held out) held at its
-floor: every case raises and no finding gives advice the case's evidence contradicts.
+floor: every case raises and no finding gives advice the case's evidence contradicts; the
+seventh (tests/explain_fresh7, five new families) held at the same floor.
 
 Its 50 cases were written before the five families' mechanisms were built (saved-file custom
 objects, what ``tape.gradient`` was asked for, gradient/variable pairs, preprocessing state,
@@ -20,6 +21,7 @@ from tests.explain_corpus import Case
 from tests.explain_fresh._score import run_case, wrong_lines
 from tests.explain_fresh5 import PRELUDE, all_cases
 from tests.explain_fresh6 import all_cases as held_out_cases
+from tests.explain_fresh7 import all_cases as seventh_cases
 
 # right cause and fix, another code than the case's writer chose: a layer called with the wrong
 # structure (a list for MultiHeadAttention, one state for an LSTM) is S12 here, S01 there
@@ -61,6 +63,16 @@ def test_fresh5_case_is_explained_right(shell: InteractiveShell, case: Case) -> 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", held_out_cases(), ids=lambda c: c.name)
 def test_fresh6_case_raises_without_wrong_advice(shell: InteractiveShell, case: Case) -> None:
+    with capture_output():
+        shell.run_cell(PRELUDE, store_history=False)
+    result = run_case(shell, case)
+    assert result.raised is not None, f"{case.name}: the cell did not raise"
+    assert not wrong_lines(case, result.findings), f"{case.name}: wrong advice {result.findings}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", seventh_cases(), ids=lambda c: c.name)
+def test_fresh7_case_raises_without_wrong_advice(shell: InteractiveShell, case: Case) -> None:
     with capture_output():
         shell.run_cell(PRELUDE, store_history=False)
     result = run_case(shell, case)
