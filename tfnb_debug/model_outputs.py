@@ -121,9 +121,10 @@ def _lazy(value: Any) -> bool:
 
 def check_targets(model: Any, y: Any) -> list[Finding]:
     """M03 (an output activation whose range cannot reach the targets; a value loss on class
-    targets through a softmax/sigmoid) and M07 (an accuracy on a regression) for a single-output Sequential/functional model trained on the
-    targets ``y`` (:mod:`tfnb_debug.diagnostics.targets`); empty without a graph to read,
-    a regression loss or numeric targets."""
+    targets through a softmax/sigmoid) and M07 (an accuracy on a regression) for a
+    single-output Sequential/functional model trained on the targets ``y``
+    (:mod:`tfnb_debug.diagnostics.targets`); empty without a graph to read, a regression
+    loss or numeric targets."""
     from tfnb_debug.collect.metric_facts import collect_metrics
     from tfnb_debug.diagnostics.model import describe_outputs
     from tfnb_debug.diagnostics.targets import (

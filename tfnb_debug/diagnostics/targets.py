@@ -144,7 +144,7 @@ def unreachable_targets(
 
 
 #: output activations whose derivative vanishes where a unit saturates
-_SQUASHING = {"softmax": "softmax", "sigmoid": "sigmoid", "hard_sigmoid": "sigmoid"}
+_SQUASHING = {"softmax": "softmax", "sigmoid": "sigmoid"}
 
 
 def regression_loss_on_classes(

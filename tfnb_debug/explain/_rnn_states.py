@@ -15,6 +15,9 @@ from tfnb_debug.explain._violation import Violation, is_a, models_in
 
 __all__ = ["flag_as_initial_state", "wrapping_bidirectional"]
 
+#: the names a training or mask flag goes by when it is not a bool value (a tensor, None)
+_FLAG_NAMES = frozenset({"training", "train", "is_training", "mask"})
+
 
 def flag_as_initial_state(call: LiveCall, layer: Any, states: Any) -> Violation | None:
     """A ``training`` (or ``mask``) flag given positionally: an RNN's call is
@@ -25,9 +28,9 @@ def flag_as_initial_state(call: LiveCall, layer: Any, states: Any) -> Violation 
         return None
     flag = isinstance(states, bool) or getattr(getattr(states, "dtype", None), "name", "") == "bool"
     word = text.rpartition(".")[2].lower()
-    keyword = "training" if "train" in word or isinstance(states, bool) else "mask"
-    if not (flag or "train" in word or "mask" in word):
+    if not flag and word not in _FLAG_NAMES:
         return None
+    keyword = "mask" if "mask" in word else "training"
     kind = type(layer).__name__
     fixed = call.source.replace(f", {text})", f", {keyword}={text})")
     return Violation(
