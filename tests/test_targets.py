@@ -67,8 +67,9 @@ def test_m07_accuracy_on_a_regression_and_not_on_class_ids() -> None:
     assert "metrics=['mae']" in found[0].hint
     assert check_targets(model(None, metrics=["mae"]), Y) == []
     # 0/1 targets under MSE with "accuracy" (a classifier trained with MSE): the accuracy is
-    # meaningful for them
-    assert check_targets(model("sigmoid", metrics=["accuracy"]), (Y > 0).astype("float32")) == []
+    # meaningful for them (no M07); the loss is not (M03: binary_crossentropy)
+    found = check_targets(model("sigmoid", metrics=["accuracy"]), (Y > 0).astype("float32"))
+    assert codes(found) == ["M03"] and "loss='binary_crossentropy'" in found[0].hint
     assert accuracy_on_regression("out", 3, "mse", ["accuracy"], np.array([0, 2, 1])) == []
 
 

@@ -23,6 +23,7 @@ from tfnb_debug.explain._context import (
     split_node,
     target_output_shapes,
 )
+from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
 
@@ -126,7 +127,8 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
             ctx,
             layer,
             f"the {kind} layer's inputs have shapes that do not fit together: {shown}",
-            evidence=f"input shapes {shown}" + (" (per example, as Keras prints them)" if batchless else ""),
+            evidence=f"input shapes {shown}"
+            + (" (per example, as Keras prints them)" if batchless else ""),
             hint=_merge_hint(shapes, kind, batchless),
         )
     return None
@@ -532,7 +534,7 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op} got inputs with shapes {in_shapes} ({dims.group(1)} vs {dims.group(2)} on one axis)",
             evidence=f"inputs {inputs.strip()}",
             loss=owner.startswith("the loss") or owner.startswith("the metric"),
-            hint=_batch_axis_hint(*re.findall(r"\[[^\]]*\]", in_shapes)[:2])
+            hint=batch_axis_hint(*re.findall(r"\[[^\]]*\]", in_shapes)[:2])
             or _label_width_hint(inputs, re.findall(r"\[[^\]]*\]", in_shapes)[:2], owner),
         )
     incompatible = _INCOMPATIBLE.search(text)
@@ -556,9 +558,9 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op_name} got {label}: [{found.group(1)}] vs [{found.group(2)}]",
             evidence=f"shapes [{found.group(1)}] and [{found.group(2)}]",
             loss="loss" in owner or "metric" in owner,
-            hint=_batch_axis_hint(f"[{found.group(1)}]", f"[{found.group(2)}]")
+            hint=batch_axis_hint(f"[{found.group(1)}]", f"[{found.group(2)}]")
             if incompatible
-            else _matmul_hint(found.group(1), found.group(2)),
+            else matmul_hint(found.group(1), found.group(2)),
         )
     shapes = target_output_shapes(ctx)
     if shapes is not None:
@@ -579,55 +581,6 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             hint=_loss_shape_hint(labels, output, loss or ""),
         )
     return None
-
-
-def _batch_axis_hint(*shapes: str) -> str:
-    """The hint when two shapes differ on the batch (first) axis only; "" otherwise."""
-    if len(shapes) != 2:
-        return ""
-    a, b = parse_shape(shapes[0]), parse_shape(shapes[1])
-    if a is None or b is None or len(a) != len(b) or not a or None in (a[0], b[0]):
-        return ""
-    if a[0] == b[0] or any(x != y for x, y in zip(a[1:], b[1:], strict=True)):
-        return ""
-    if len(a) == 1:
-        return _flat_sizes_hint(int(a[0] or 0), int(b[0] or 0))
-    return (
-        f"the shapes differ only on the batch axis ({a[0]} vs {b[0]}): something fixes the batch "
-        "size (a tf.reshape, tf.zeros/ones or tf.tile with a constant batch, or "
-        "Input(batch_size=...)) and a batch of another size, often the last and smaller one, "
-        "breaks it: use -1 or tf.shape(x)[0] instead of the constant; if x and y are batched "
-        "separately, check that their batches line up"
-    )
-
-
-def _flat_sizes_hint(a: int, b: int) -> str:
-    """Two flat (rank 1) operands of different sizes: nothing says the one axis is the batch
-    (metrics and losses flatten y_true and y_pred before comparing them)."""
-    small, big = sorted((a, b))
-    if small <= 0 or big % small:
-        return (
-            f"both operands are flat ({a} vs {b} values): they were flattened from tensors of "
-            "different shapes; print the shapes of the two values given to this call"
-        )
-    k = big // small
-    return (
-        f"both operands are flat and one holds {k}x as many values ({small} vs {big}): the "
-        f"larger came from a tensor with an extra axis of size {k}, e.g. class probabilities "
-        f"(..., {k}) given where class ids are taken (tf.argmax(probs, axis=-1)), or ids where "
-        "one-hot rows are taken; or the two values cover different numbers of examples"
-    )
-
-
-def _matmul_hint(a: str, b: str) -> str:
-    left, right = parse_shape(f"[{a}]"), parse_shape(f"[{b}]")
-    if not left or not right or len(left) < 2 or len(right) < 2:
-        return ""
-    return (
-        f"a matrix product needs the inner sizes to agree: [{a}] x [{b}] needs {left[-1]} == "
-        f"{right[-2]}; transpose one operand (transpose_a=/transpose_b=) or fix the side "
-        "whose size is wrong"
-    )
 
 
 _LABEL_INPUT = re.compile(r"^(data(_\d+)?|y_true|IteratorGetNext(:\d+)?|Cast(_\d+)?)$")

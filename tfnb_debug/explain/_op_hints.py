@@ -1,0 +1,62 @@
+"""Hints for an op that failed on two shapes, read from the shapes alone.
+
+:func:`batch_axis_hint`: two shapes that differ only on the first axis (something fixes
+the batch size), or two flat operands of different sizes (a metric or loss flattened
+values of different shapes: nothing says their one axis is the batch).
+:func:`matmul_hint`: a matrix product whose inner sizes disagree.
+"""
+
+from __future__ import annotations
+
+from tfnb_debug.explain._context import parse_shape
+
+__all__ = ["batch_axis_hint", "matmul_hint"]
+
+
+def batch_axis_hint(*shapes: str) -> str:
+    """The hint when two shapes differ on the batch (first) axis only; "" otherwise."""
+    if len(shapes) != 2:
+        return ""
+    a, b = parse_shape(shapes[0]), parse_shape(shapes[1])
+    if a is None or b is None or len(a) != len(b) or not a or None in (a[0], b[0]):
+        return ""
+    if a[0] == b[0] or any(x != y for x, y in zip(a[1:], b[1:], strict=True)):
+        return ""
+    if len(a) == 1:
+        return _flat_sizes_hint(int(a[0] or 0), int(b[0] or 0))
+    return (
+        f"the shapes differ only on the batch axis ({a[0]} vs {b[0]}): something fixes the batch "
+        "size (a tf.reshape, tf.zeros/ones or tf.tile with a constant batch, or "
+        "Input(batch_size=...)) and a batch of another size, often the last and smaller one, "
+        "breaks it: use -1 or tf.shape(x)[0] instead of the constant; if x and y are batched "
+        "separately, check that their batches line up"
+    )
+
+
+def _flat_sizes_hint(a: int, b: int) -> str:
+    """Two flat (rank 1) operands of different sizes: nothing says the one axis is the batch
+    (metrics and losses flatten y_true and y_pred before comparing them)."""
+    small, big = sorted((a, b))
+    if small <= 0 or big % small:
+        return (
+            f"both operands are flat ({a} vs {b} values): they were flattened from tensors of "
+            "different shapes; print the shapes of the two values given to this call"
+        )
+    k = big // small
+    return (
+        f"both operands are flat and one holds {k}x as many values ({small} vs {big}): the "
+        f"larger came from a tensor with an extra axis of size {k}, e.g. class probabilities "
+        f"(..., {k}) given where class ids are taken (tf.argmax(probs, axis=-1)), or ids where "
+        "one-hot rows are taken; or the two values cover different numbers of examples"
+    )
+
+
+def matmul_hint(a: str, b: str) -> str:
+    left, right = parse_shape(f"[{a}]"), parse_shape(f"[{b}]")
+    if not left or not right or len(left) < 2 or len(right) < 2:
+        return ""
+    return (
+        f"a matrix product needs the inner sizes to agree: [{a}] x [{b}] needs {left[-1]} == "
+        f"{right[-2]}; transpose one operand (transpose_a=/transpose_b=) or fix the side "
+        "whose size is wrong"
+    )
