@@ -307,3 +307,18 @@ def test_explain_exception_never_raises_on_odd_messages() -> None:
             assert report.findings and report.to_text() and report.to_html()
 
     check()
+
+
+def test_a_scalar_target_shape_in_the_loss_check_message_is_explained_without_raising() -> None:
+    """The case the fuzzing above once found: Keras' target/output check naming a scalar
+    target shape (no axis to compare) must still give a finding, not an IndexError."""
+    from tfnb_debug.explain import explain_exception
+
+    try:
+        raise ValueError(
+            "Arguments `target` and `output` must have the same shape. Received: "
+            "target.shape=(), output.shape=(None, 0)"
+        )
+    except ValueError as err:
+        report = explain_exception(err)
+    assert report is not None and report.findings

@@ -652,6 +652,8 @@ def _loss_shape_hint(
     last axis of another width when the ranks agree."""
     from tfnb_debug.explain._output_axes import extra_axes
 
+    if not labels or not output:  # a scalar on either side: no axis to compare
+        return "make the labels' shape match the model output (see model.output_shape)"
     extra = extra_axes(labels, output, loss)
     if 0 < extra <= len(output) - 2:
         return (
