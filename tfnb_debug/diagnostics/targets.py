@@ -30,7 +30,7 @@ an accuracy metric on a regression (M07).
   CSV cell read as NaN): the first batch holding one makes the loss and every gradient
   NaN, which no learning rate cures.  Named with the rows and columns that hold them.
 
-Pure NumPy: the facts (output layer, its activation, the loss's name, the metrics as
+Pure NumPy (with the 0/1 row reader of the loss pairing, `diagnostics.model.target_rows`): the facts (output layer, its activation, the loss's name, the metrics as
 Keras resolves them) are read by :func:`tfnb_debug.model_outputs.check_targets`.
 """
 
@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tfnb_debug.diagnostics.model import target_rows
 from tfnb_debug.reports import Finding, finding
 
 __all__ = [
@@ -168,14 +169,15 @@ def regression_loss_on_classes(
         if squash == "softmax":
             return [_softmax_one_unit(layer, loss, targets)]
         return [_value_loss(layer, "sigmoid", 1, loss, targets, "binary_crossentropy", "")]
-    if values.ndim != 2 or values.shape[-1] != units:
+    # the 1s per 0/1 row, as the binary-loss pairing reads them (None: ids or another shape)
+    rows = target_rows(values, units) if values.ndim == 2 else None
+    if rows is None or rows.ids:
         return []
-    ones = values.sum(axis=-1)
-    single = bool(np.all(ones == 1))
+    single = rows.least == rows.most == 1
     targets = (
         f"{len(values)} one-hot rows, one class per example"
         if single
-        else f"{len(values)} 0/1 rows with {int(ones.min())} to {int(ones.max())} ones, multi-label"
+        else f"{len(values)} 0/1 rows with {rows.least} to {rows.most} ones, multi-label"
     )
     if single and squash == "softmax":
         fix = "categorical_crossentropy"
