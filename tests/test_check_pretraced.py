@@ -78,16 +78,27 @@ def test_tfcheck_healthy_step_reports_what_it_checked(shell: InteractiveShell) -
 
 
 @pytest.mark.slow
+def test_tfcheck_checks_a_step_the_cells_names_do_not_reach(shell: InteractiveShell) -> None:
+    step = define(shell, 'Log(name="log")')
+    # reached through a dict: found when the cell calls it, traced again under the checks
+    shell.user_ns["steps"] = {"train": step}
+    with pytest.raises(UsageError, match="N01"):
+        run_magic(shell, "%%tfcheck", cell="steps['train'](x, y)")
+    assert step.experimental_get_tracing_count() == 1  # its own graph is back
+
+
+@pytest.mark.slow
 def test_tfcheck_says_nothing_was_checked_instead_of_health(shell: InteractiveShell) -> None:
-    define(shell, 'Log(name="log")')
-    # the traced step is reached through a dict, which the cell's names do not lead to: its
-    # cached graph runs unchecked, and the report must not state health
-    shell.user_ns["steps"] = {"train": shell.user_ns["train_step"]}
-    report = run_magic(shell, "%%tfcheck -o", cell="steps['train'](x, y)").result
+    step = define(shell, 'Log(name="log")')
+    # a concrete function is a graph traced already: nothing can check inside it, the cell
+    # is told before it runs, and the report must not state health
+    shell.user_ns["graph"] = step.get_concrete_function(shell.user_ns["x"], shell.user_ns["y"])
+    result = run_magic(shell, "%%tfcheck -o", cell="graph(x, y)")
+    report = result.result
     assert report.checked_nothing and not report.stopped
     assert report.summary[0].startswith("NOTHING CHECKED"), report.summary[0]
     assert "no NaN/Inf:" not in report.to_text()
-    assert any("'train_step' was traced before this cell" in n for n in report.notes)
+    assert "'graph' is a concrete function" in result.stdout  # said before the run
 
 
 @pytest.mark.slow

@@ -176,9 +176,10 @@ def test_stale_tf_function_and_no_step_give_one_line_errors() -> None:
     model = small_model("stale")
     opt = keras.optimizers.SGD(0.1)
     step = custom_loop(model, opt, compiled=True, how="apply_gradients")
-    step(x, y)  # traced before recording: its graph has no hook
+    step(x, y)
+    graph = step.get_concrete_function(x, y)  # traced before recording: no hook enters it
     with tfnb_debug.record_gradients(watch=[model, opt]) as rec:
-        step(x, y)
+        graph(x, y)
     with pytest.raises(TfnbDebugError, match="traced before recording"):
         rec.result()
     with tfnb_debug.record_gradients(watch=[model, opt]) as rec:

@@ -193,12 +193,7 @@ def _function_notes(functions: Sequence[Any], retrace: Sequence[Any] = ()) -> li
                 f"tf.function '{name}' was traced before this cell: traced again under the "
                 "checks for this cell; its own traces are back afterwards"
             )
-        elif traced:
-            notes.append(
-                f"tf.function '{name}' was traced before this cell and is not called by name in "
-                "it: if the cell reaches it through other code, its cached graph runs without "
-                "checks (call it by name in the cell, or re-run the cell that defines it)"
-            )
+    # one the cell's names do not lead to is traced again, checked, if the cell calls it
     return notes
 
 

@@ -318,9 +318,10 @@ class GradientRecording:
             return self.report
         if self.stale_functions:
             raise TfnbDebugError(
-                "the optimizer stepped inside a tf.function traced before recording began "
-                f"({', '.join(self.stale_functions)}), so its graph has no gradient hook: "
-                "re-run the cell that defines the function, or define it inside the recorded cell"
+                "the optimizer stepped inside a graph traced before recording began "
+                f"({', '.join(self.stale_functions)}) that the gradient hook cannot enter (a "
+                "concrete function, or a tf.function of an installed package): take the step "
+                "in a tf.function of your own code, called in the recorded block"
             )
         raise TfnbDebugError(
             "the cell took no optimizer step, so there are no gradients to show: run "
@@ -423,6 +424,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         self._watch = watch_losses()
         self._losses: Any = None
         self.saver: Any = None  # a run folder's writer (record_gradients(save_to=...))
+        self._sweep: Any = None  # the user's tf.functions called in the block trace afresh
 
     def __enter__(self) -> GradientRecording:
         self._before = _iterations(self._watched)
@@ -434,6 +436,13 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
             self._losses = self._watch.__enter__()
             if self.saver is not None:
                 undo.push(self.saver.start(self._capture))
+            # a custom loop's step traced before the block (a script that warms it up) is
+            # traced again with the hooks when the block calls it, and gets its graphs back
+            from tfnb_debug.collect.retrace import retraced
+
+            self._sweep = retraced(())
+            self._sweep.__enter__()
+            undo.push(self._sweep)
             undo.pop_all()
         return self._recording
 
@@ -444,6 +453,8 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
 
         # the watch and the fit recorder first: the capture's exit tidies the traceback last
         try:
+            if self._sweep is not None:
+                self._sweep.__exit__(*exc)
             if self.saver is not None:
                 self.saver.stop()
             self._watch.__exit__(*exc)

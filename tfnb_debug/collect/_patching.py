@@ -49,6 +49,9 @@ How it works, and what it promises:
   raised); a hook without one never sees them.
 * :func:`trace_hook` does the same for ``tf.function`` traces (each new concrete
   function), so a feature can count retracing.
+* :func:`function_call_hook` tells a hook of each ``tf.function`` call made in
+  its context, before the function runs (so it can give the function a trace
+  cache of its own for the block: :mod:`tfnb_debug.collect.retrace`).
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ __all__ = [
     "layer_call_hook",
     "original_layer_call",
     "trace_hook",
+    "function_call_hook",
 ]
 
 #: ``hook(layer, call, args, kwargs)``: must call ``call(*args, **kwargs)`` and return its result
@@ -86,6 +90,11 @@ _LAYER_HOOK: contextvars.ContextVar[LayerCallHook | None] = contextvars.ContextV
 )
 _TRACE_HOOK: contextvars.ContextVar[TraceHook | None] = contextvars.ContextVar(
     "tfnb_debug_trace_hook", default=None
+)
+#: ``hook(function)``: told of a ``tf.function`` (TensorFlow's ``Function``) about to be called
+FunctionCallHook = Callable[[Any], None]
+_CALL_HOOK: contextvars.ContextVar[FunctionCallHook | None] = contextvars.ContextVar(
+    "tfnb_debug_function_call_hook", default=None
 )
 
 _LOCK = threading.RLock()
@@ -271,11 +280,13 @@ class _Installed:
     def __init__(self) -> None:
         self.layer_users = 0
         self.trace_users = 0
+        self.call_users = 0
         self.original_call: Any = None
         self.original_maybe_build: Any = None
         self.original_create: Any = None
         self.layer_patches = Patches()
         self.trace_patches = Patches()
+        self.call_patches = Patches()
         self.replica_patches = Patches()
 
 
@@ -299,7 +310,7 @@ def original_layer_call() -> Callable[..., Any]:
 def is_patched() -> bool:
     """Whether any class-level patch of tfnb_debug is in place right now."""
     with _LOCK:
-        return bool(_STATE.layer_users or _STATE.trace_users)
+        return bool(_STATE.layer_users or _STATE.trace_users or _STATE.call_users)
 
 
 def active_layer_hook() -> LayerCallHook | None:
@@ -533,3 +544,57 @@ class _Strong:
 
     def __call__(self) -> Any:
         return self._obj
+
+
+def _make_patched_function_call(original: Any) -> Any:
+    import tensorflow as tf
+
+    def __call__(self: Any, *args: Any, **kwds: Any) -> Any:  # noqa: N807
+        __tracebackhide__ = True
+        hook = _CALL_HOOK.get()
+        if hook is not None:
+            hook(self)
+        return original(self, *args, **kwds)
+
+    patched = tf.autograph.experimental.do_not_convert(__call__)
+    patched.__tfnb_debug_patch__ = True
+    patched.__wrapped__ = original
+    return patched
+
+
+@contextlib.contextmanager
+def function_call_hook(hook: FunctionCallHook) -> Iterator[None]:
+    """Tell ``hook`` of every ``tf.function`` call made in this context, before the call runs.
+
+    ``hook`` must not raise (what it raises reaches the user's call).  The class-level
+    ``__call__`` of TensorFlow's ``Function`` is replaced while any such block is open; if
+    this TensorFlow has no such class, the block runs unpatched and the hook is never told.
+    """
+    from tfnb_debug.collect.keras_access import private
+
+    try:
+        function_class = private("PolymorphicFunction")
+    except (ImportError, AttributeError):
+        function_class = None
+    installed = False
+    with _LOCK:
+        if function_class is not None and "__call__" in vars(function_class):
+            if _STATE.call_users == 0:
+                original = vars(function_class)["__call__"]
+                _STATE.call_patches.set(
+                    function_class, "__call__", _make_patched_function_call(original)
+                )
+            _STATE.call_users += 1
+            installed = True
+    try:
+        token = _CALL_HOOK.set(hook)
+        try:
+            yield
+        finally:
+            _CALL_HOOK.reset(token)
+    finally:
+        if installed:
+            with _LOCK:
+                _STATE.call_users -= 1
+                if _STATE.call_users == 0:
+                    _STATE.call_patches.restore()

@@ -35,8 +35,10 @@ from tfnb_debug.files import is_user_file
 
 __all__ = [
     "can_retrace",
+    "concrete_functions_in",
     "functions_in",
     "functions_to_retrace",
+    "unseen_note",
     "methods_of",
     "retraced",
     "traced_functions_in",
@@ -91,16 +93,30 @@ def functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[str, Any
     train_step``, and the methods of the layers it holds), whose classes'
     methods are followed too.  ``code`` is Python (IPython syntax already
     transformed); code that does not parse gives none (running it will raise
-    the user's own ``SyntaxError``).
+    the user's own ``SyntaxError``).  One the names do not lead to (held in a
+    dict, a closure, a module's attribute) is found when it is called, by
+    :func:`retraced`.
     """
+    return _reach(code, namespace)[0]
+
+
+def concrete_functions_in(code: str, namespace: Mapping[str, Any]) -> list[str]:
+    """The names of the concrete functions ``code`` reaches the way :func:`functions_in` does
+    (``step.get_concrete_function(...)``, kept in a name and called): graphs traced already,
+    which no hook can enter and :func:`retraced` cannot trace again."""
+    return _reach(code, namespace)[1]
+
+
+def _reach(code: str, namespace: Mapping[str, Any]) -> tuple[list[tuple[str, Any]], list[str]]:
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return []
+        return [], []
     names = [
         n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     ]
     found: list[tuple[str, Any]] = []
+    concrete: list[str] = []
     seen: set[int] = set()
     queue: list[tuple[str, Any, Mapping[str, Any], int]] = [
         (name, namespace.get(name), namespace, 0) for name in dict.fromkeys(names)
@@ -118,6 +134,9 @@ def functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[str, Any
         if _is_function(value):
             add(name, value)
             continue
+        if _is_concrete(value):
+            concrete.append(name)
+            continue
         for held_name, held in _held_objects(name, value):
             for method in methods_of(held):
                 add(held_name, method)
@@ -127,7 +146,16 @@ def functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[str, Any
             for global_name in _global_names(code_obj):
                 if global_name in globals_:
                     queue.append((global_name, globals_[global_name], globals_, depth + 1))
-    return found
+    return found, concrete
+
+
+def _is_concrete(value: Any) -> bool:
+    """A concrete function (TensorFlow's ``ConcreteFunction``: one traced graph)."""
+    return (
+        type(value).__name__ == "ConcreteFunction"
+        and hasattr(value, "graph")
+        and hasattr(value, "captured_inputs")
+    )
 
 
 def _held_objects(name: str, value: Any) -> list[tuple[str, Any]]:
@@ -264,6 +292,17 @@ def functions_to_retrace(code: str, namespace: Mapping[str, Any], magic: str) ->
     return [fn for _, fn in found if can_retrace(fn)]
 
 
+def unseen_note(magic: str, names: Sequence[str], unseen: str) -> str:
+    """The line a cell magic prints before the cell runs when it calls concrete functions
+    (:func:`concrete_functions_in`): what of them it cannot see, and how to let it."""
+    quoted = ", ".join(map(repr, names))
+    return (
+        f"{magic}: {quoted} {'is a concrete function' if len(names) == 1 else 'are concrete functions'}"
+        f" (a graph traced before this cell), so {unseen}; the cell runs as it is -- call "
+        "the tf.function itself (step(...), not a concrete function of it) to have them"
+    )
+
+
 def model_functions(model: Any) -> list[Any]:
     """The ``tf.function`` methods of a model and its layers that :func:`retraced` can keep."""
     return [fn for fn in _all_methods(model) if can_retrace(fn)]
@@ -272,17 +311,25 @@ def model_functions(model: Any) -> list[Any]:
 @contextlib.contextmanager
 def retraced(functions: Sequence[Any]) -> Iterator[None]:
     """Each function traces afresh in the block; its own traces and first-call state are back
-    afterwards, and an :class:`Unbound` method's function made in the block is dropped."""
+    afterwards, and an :class:`Unbound` method's function made in the block is dropped.
+
+    So does every other ``tf.function`` of the user's code that is called in the block,
+    when it is first called: one that :func:`functions_in` cannot see from the cell's names
+    (held in a dict or list, a closure, a module's attribute, a callback) is hooked all the
+    same, and the next plain call after the block runs the graphs it had before.  Keras' and
+    TensorFlow's own functions are left to the features that remake them.
+    """
     from tensorflow.core.function.polymorphism import function_cache
 
-    from tfnb_debug.collect._patching import patched
+    from tfnb_debug.collect._patching import function_call_hook, patched
 
     unbound = [f for f in functions if isinstance(f, Unbound)]
     try:
         with patched() as patches:
-            for function in functions:
-                if isinstance(function, Unbound):
-                    continue
+            seen: dict[int, Any] = {}  # id -> function (held, so an id is never reused)
+
+            def fresh_cache(function: Any) -> None:
+                seen[id(function)] = function
                 fresh = function_cache.FunctionCache()
                 patches.set(function, "_function_cache", fresh)
                 for name in _FIRST_CALL:
@@ -292,10 +339,44 @@ def retraced(functions: Sequence[Any]) -> Iterator[None]:
                     config = getattr(function, name, None)
                     if config is not None:
                         patches.set(config, "function_cache", fresh)
-            yield
+
+            def on_call(function: Any) -> None:
+                if id(function) in seen:
+                    return
+                seen[id(function)] = function
+                try:
+                    if _from_user_code(function) and can_retrace(function):
+                        fresh_cache(function)
+                except Exception:  # never break the user's call: it runs as it would have
+                    pass
+
+            for function in functions:
+                if not isinstance(function, Unbound):
+                    fresh_cache(function)
+            with function_call_hook(on_call):
+                yield
     finally:
         for method in unbound:
             try:
                 method.descriptor._descriptor_cache.pop(method.instance, None)
             except TypeError:
                 continue
+
+
+def _from_user_code(function: Any) -> bool:
+    """Whether a ``tf.function`` wraps a Python function of the user's code (under TensorFlow's
+    decorators, a bound method's ``__func__``, a ``functools.partial``'s ``func``)."""
+    import inspect
+
+    target = getattr(function, "_python_function", None)
+    for _ in range(8):
+        try:
+            target = inspect.unwrap(target)
+        except ValueError:
+            return False
+        inner = getattr(target, "__func__", None) or getattr(target, "func", None)
+        if inner is None:
+            break
+        target = inner
+    code = getattr(target, "__code__", None)
+    return code is not None and _users(code)

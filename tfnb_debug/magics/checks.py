@@ -241,7 +241,11 @@ class CheckMagics(Magics):
         """
         __tracebackhide__ = True
         from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
-        from tfnb_debug.collect.retrace import functions_to_retrace
+        from tfnb_debug.collect.retrace import (
+            concrete_functions_in,
+            functions_to_retrace,
+            unseen_note,
+        )
 
         args = check_output_arguments(parse_arguments(self.tfcheck, line, cell=True))
         shell = self._shell()
@@ -252,6 +256,9 @@ class CheckMagics(Magics):
         functions = list({id(f): f for f in user_objects(shell, ("function",)).values()}.values())
         with usage_errors():
             retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfcheck")
+        unseen = concrete_functions_in(shell.transform_cell(cell), shell.user_ns)
+        if unseen:  # said before the run: a traced graph cannot take the checks
+            print(unseen_note("%%tfcheck", unseen, "the ops in them are not checked"))
 
         def partial(report: CheckReport) -> None:
             if not args.quiet and not live.show(report):

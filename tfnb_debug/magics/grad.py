@@ -145,7 +145,12 @@ class GradMagics(Magics):
                 "--loss is for the dry probe `%tfgrad MODEL X Y --loss LOSS`: %%tfgrad records "
                 "the loss the cell's own training computes"
             )
-        from tfnb_debug.collect.retrace import functions_to_retrace, retraced
+        from tfnb_debug.collect.retrace import (
+            concrete_functions_in,
+            functions_to_retrace,
+            retraced,
+            unseen_note,
+        )
         from tfnb_debug.gradients import live_source, record_gradients
         from tfnb_debug.live import TrainingStopped, with_stop_note
         from tfnb_debug.memory import MemoryLive, track_memory, with_memory
@@ -164,6 +169,10 @@ class GradMagics(Magics):
             )
             # tf.functions traced in earlier cells trace again, hooked, for this cell
             retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfgrad")
+        # a concrete function's graph cannot take the hook: said now, not after the run
+        unseen = concrete_functions_in(shell.transform_cell(cell), shell.user_ns)
+        if unseen:
+            print(unseen_note("%%tfgrad", unseen, "the optimizer steps in them are not recorded"))
         # the recording's own fit outcomes (P15, P16); memory is recorded inside it, so P15's
         # control, which runs as the recording ends, is not in the memory timeline
         memory = track_memory(enabled=args.mem, fit_outcomes=False)
@@ -188,6 +197,9 @@ class GradMagics(Magics):
                 live.close()
             raise
         assert recording is not None
+        if unseen and recording.report is None and recording.stale_functions:
+            live.close()
+            return value  # every step ran in the graphs named before the run
         with usage_errors(), live.closed_on_error():
             report = with_stop_note(with_memory(recording.result(), memory), live.stopped)
         _remember(shell, report)
