@@ -179,10 +179,8 @@ def _function_notes(functions: Sequence[Any], retrace: Sequence[Any] = ()) -> li
     notes = []
     for fn in [*retrace, *(f for f in functions if all(f is not r for r in retrace))]:
         name = getattr(fn, "__name__", None) or getattr(fn, "name", "tf.function")
-        try:
-            traced = int(fn.experimental_get_tracing_count())
-        except Exception:
-            continue
+        if not callable(getattr(fn, "experimental_get_tracing_count", None)):
+            continue  # not a tf.function
         if getattr(fn, "_jit_compile", False):
             notes.append(
                 f"tf.function '{name}' uses jit_compile=True: XLA drops the checks inside it; "

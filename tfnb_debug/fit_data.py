@@ -12,10 +12,15 @@ read what each ``fit`` left (``record_fit_args(outcomes=True)``; ``%%tfmem`` and
 leaves chance while the model memorizes (P15, confirmed in :func:`with_fit_findings` by a
 control run on shuffled labels, :mod:`tfnb_debug.collect.label_control`) and a classifier
 whose predictions collapsed to the majority class (P16).
+
+``record_gradients`` also reads the last ``fit``'s arrays again when its block ends
+(:func:`with_target_findings`: N05, M03, M07) and tries the fixes its training faults
+support on a copy of the model (:func:`with_fix_trial`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from typing import Any, TypeVar
@@ -238,3 +243,109 @@ def split_skew_of_data(
     found = fit_data_findings([call], thresholds)
     status = f"ran (last {validation_split:.0%}: {samples - split_at} of {samples} labels)"
     return found, status
+
+
+def with_target_findings(report: R, fit: tuple[Any, dict[str, Any]] | None) -> R:
+    """``report`` with what the arrays of the last ``fit`` (``(model, arguments)``) show: NaN
+    or Inf in them (N05), an output range that cannot reach the targets (M03), an accuracy
+    on a regression (M07)."""
+    from tfnb_debug.diagnostics.model import check_loss_pairing
+    from tfnb_debug.model_outputs import check_fit_data, check_targets
+
+    if fit is None or fit[1].get("y") is None:
+        return report
+    model, arguments = fit
+    found = check_fit_data(arguments.get("x"), arguments["y"])
+    found += check_targets(model, arguments["y"])
+    # the loss/output pairing read again with the labels (softmax under a binary loss on
+    # multi-label rows wants sigmoid, not categorical_crossentropy): its M03 replaces the one
+    # read from the model alone
+    kept = list(report.findings)
+    with contextlib.suppress(Exception):
+        paired = [f for f in check_loss_pairing(model, arguments["y"]) if f.code == "M03"]
+        if paired:
+            alone = [f for f in check_loss_pairing(model) if f.code == "M03"]
+            kept = [f for f in kept if f not in alone]
+            found += paired
+    found = [f for f in found if f not in kept]
+    if not found and len(kept) == len(report.findings):
+        return report
+    return dataclasses.replace(report, findings=sort_findings([*kept, *found]))
+
+
+def with_fix_trial(report: R, fit: tuple[Any, dict[str, Any]] | None, allowed: bool | str) -> R:
+    """``report`` with its training faults' fixes tried on a copy of the last ``fit``'s
+    model (``fit``: ``(model, arguments)``; :mod:`tfnb_debug.collect.fix_trial`), each fault
+    saying what the trial showed, and the runs' losses as the "fix trials" table; ``report``
+    itself when no finding is a training fault with a fix to try.  ``allowed``: False or a
+    reason skips the trial."""
+    from tfnb_debug.collect.fix_trial import (
+        hidden_saturating_layers,
+        run_fix_trial,
+        suspicious_initializers,
+    )
+    from tfnb_debug.diagnostics.trials import planned_changes, trial_table, with_trial
+    from tfnb_debug.trial_records import Trial
+
+    if fit is None or allowed is False:
+        return report  # no fit to copy (a custom loop), or the trial is off
+    model, arguments = fit
+    changes = planned_changes(
+        report.findings,
+        _learning_rate(model),
+        hidden_saturating_layers(model),
+        _default_rate(model),
+        _target_scale(model, arguments.get("y")),
+        suspicious_initializers(model),
+    )
+    if not changes:
+        return report
+    if isinstance(allowed, str):
+        trial = Trial(False, allowed)
+    else:
+        trial = run_fix_trial(model, arguments, changes)
+    table = trial_table(trial)
+    return dataclasses.replace(
+        report,
+        findings=tuple(with_trial(report.findings, changes, trial)),
+        tables=(*report.tables, table) if table is not None else report.tables,
+    )
+
+
+def _target_scale(model: Any, y: Any) -> tuple[str, float] | None:
+    """The compiled loss's name and the scale of numeric targets ``y`` (the larger of
+    |mean| and std), or None."""
+    from tfnb_debug.text import loss_name
+
+    loss = getattr(model, "loss", None)
+    if loss is None or y is None or isinstance(y, dict | list | tuple):
+        return None
+    try:
+        values = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if values.size == 0 or not np.all(np.isfinite(values)):
+        return None
+    return loss_name(loss), float(max(abs(values.mean()), values.std()))
+
+
+def _default_rate(model: Any) -> float | None:
+    """The default learning rate of the model's optimizer class (``SGD``: 0.01, ``Adam``:
+    0.001), or None."""
+    import inspect
+
+    try:
+        init = inspect.signature(type(model.optimizer).__init__).parameters
+        value = init["learning_rate"].default
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _learning_rate(model: Any) -> float | None:
+    """The optimizer's learning rate as a number; None for a schedule or none at all."""
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is None:
+        return None
+    rate = optimizer.get_config().get("learning_rate")
+    return float(rate) if isinstance(rate, int | float) else None

@@ -369,6 +369,8 @@ def _from_user_code(function: Any) -> bool:
     import inspect
 
     target = getattr(function, "_python_function", None)
+    if target is None:
+        return False
     for _ in range(8):
         try:
             target = inspect.unwrap(target)
