@@ -320,8 +320,8 @@ class GradientRecording:
             raise TfnbDebugError(
                 "the optimizer stepped inside a graph traced before recording began "
                 f"({', '.join(self.stale_functions)}) that the gradient hook cannot enter (a "
-                "concrete function, or a tf.function of an installed package): take the step "
-                "in a tf.function of your own code, called in the recorded block"
+                "concrete function, or a function loaded from a SavedModel): call the "
+                "tf.function that takes the step itself in the recorded block"
             )
         raise TfnbDebugError(
             "the cell took no optimizer step, so there are no gradients to show: run "

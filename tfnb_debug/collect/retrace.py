@@ -313,10 +313,10 @@ def retraced(functions: Sequence[Any]) -> Iterator[None]:
     """Each function traces afresh in the block; its own traces and first-call state are back
     afterwards, and an :class:`Unbound` method's function made in the block is dropped.
 
-    So does every other ``tf.function`` of the user's code that is called in the block,
-    when it is first called: one that :func:`functions_in` cannot see from the cell's names
-    (held in a dict or list, a closure, a module's attribute, a callback) is hooked all the
-    same, and the next plain call after the block runs the graphs it had before.  Keras' and
+    So does every other ``tf.function`` called in the block, when it is first called: one
+    that :func:`functions_in` cannot see from the cell's names (held in a dict or list, a
+    closure, a module's attribute, a callback, a package's trainer) is hooked all the same,
+    and the next plain call after the block runs the graphs it had before.  Keras' and
     TensorFlow's own functions are left to the features that remake them.
     """
     from tensorflow.core.function.polymorphism import function_cache
@@ -345,7 +345,7 @@ def retraced(functions: Sequence[Any]) -> Iterator[None]:
                     return
                 seen[id(function)] = function
                 try:
-                    if _from_user_code(function) and can_retrace(function):
+                    if _sweepable(function) and can_retrace(function):
                         fresh_cache(function)
                 except Exception:  # never break the user's call: it runs as it would have
                     pass
@@ -363,9 +363,10 @@ def retraced(functions: Sequence[Any]) -> Iterator[None]:
                 continue
 
 
-def _from_user_code(function: Any) -> bool:
-    """Whether a ``tf.function`` wraps a Python function of the user's code (under TensorFlow's
-    decorators, a bound method's ``__func__``, a ``functools.partial``'s ``func``)."""
+def _sweepable(function: Any) -> bool:
+    """Whether a ``tf.function`` wraps a Python function that is not Keras', TensorFlow's or
+    tfnb_debug's own (under TensorFlow's decorators, a bound method's ``__func__``, a
+    ``functools.partial``'s ``func``): the user's code, or a package of theirs that trains."""
     import inspect
 
     target = getattr(function, "_python_function", None)
@@ -380,5 +381,12 @@ def _from_user_code(function: Any) -> bool:
         if inner is None:
             break
         target = inner
-    code = getattr(target, "__code__", None)
-    return code is not None and _users(code)
+    module = getattr(target, "__module__", None)
+    if not isinstance(module, str) or not hasattr(target, "__code__"):
+        return False
+    return module.split(".")[0] not in _NOT_SWEPT
+
+
+# Keras' own functions (its compiled train step) are remade by the magics themselves, and
+# tfnb_debug keeps its instrumented ones across cells on purpose
+_NOT_SWEPT = _LIBRARIES | {"tfnb_debug"}
