@@ -40,6 +40,12 @@ from tfnb_debug.explain._layer_inputs import (
     steps_axis_dropped,
 )
 from tfnb_debug.explain._normalization import normalization_statistics, widened_by_normalization
+from tfnb_debug.explain._op_dtypes import (
+    allowed_dtypes,
+    layer_weights_dtype,
+    text_cast,
+    traced_call,
+)
 from tfnb_debug.explain._optimizer_calls import (
     apply_gradients,
     fit_optimizer,
@@ -109,7 +115,11 @@ class Contract:
 def read_contract(exc: BaseException, is_user_file: Any) -> ContractReport | None:
     """The user's failing call with its contracts checked; when it breaks none, the layers that
     ran inside it (a layer's ``call`` frame, innermost first) are checked with what they got."""
-    call = unpacked_call(exc, is_user_file) or user_call(exc, is_user_file)
+    call = (
+        unpacked_call(exc, is_user_file)
+        or user_call(exc, is_user_file)
+        or traced_call(exc, is_user_file)
+    )
     if call is None:
         return None
     violations = _check(call, exc, CONTRACTS)
@@ -1475,23 +1485,6 @@ def shape_argument(call: LiveCall, exc: BaseException) -> Violation | None:
     return None
 
 
-def integer_indices(call: LiveCall, exc: BaseException) -> Violation | None:
-    """Float class ids where an op takes integer indices (``tf.one_hot``, ``tf.gather``)."""
-    for name in ("indices",):
-        value = call.values.get(name, UNREAD)
-        dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
-        if dtype.startswith("float"):
-            text = call.text(name)
-            return Violation(
-                "S11",
-                text,
-                f"`{call.api}` takes integer indices; `{text}` is {dtype}",
-                f"cast the class ids first: `tf.cast({text}, tf.int32)` (or "
-                f"`{text}.astype('int32')`)",
-            )
-    return None
-
-
 def labels_logits_order(call: LiveCall, exc: BaseException) -> Violation | None:
     """``tf.nn.*_cross_entropy_with_logits`` given (logits, labels) in the wrong order."""
     labels, logits = call.values.get("labels", UNREAD), call.values.get("logits", UNREAD)
@@ -1773,7 +1766,13 @@ CONTRACTS: tuple[Contract, ...] = (
         ("Model.compile",), class_for_instance, (r"Could not interpret optimizer identifier",)
     ),
     Contract(("*",), shape_argument, (r"Cannot convert .* to a shape",)),
-    Contract(("*",), integer_indices, (r"is not in the list of allowed values",)),
+    Contract(
+        ("*",),
+        allowed_dtypes,
+        (r"is not in the list of allowed values", r"not in list of allowed values"),
+    ),
+    Contract(("tf.cast",), text_cast, (r"Cast string to",)),
+    Contract(("*",), layer_weights_dtype, (r"Incompatible type conversion requested",)),
     Contract(("tf.nn.",), labels_logits_order, (r"must equal `logits.shape.rank - 1`",)),
     Contract(
         ("keras.losses.",), loss_argument_order, (r"must have rank \(ndim\) `target.ndim - 1`",)
