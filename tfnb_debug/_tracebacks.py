@@ -68,19 +68,30 @@ def cut_hidden_tail(err: BaseException) -> None:
 
 @contextlib.contextmanager
 def _left_out_by_tensorflow(*, enabled: bool) -> Iterator[None]:
-    """tfnb_debug among the paths TensorFlow's traceback filter leaves out, for the block."""
+    """tfnb_debug among the paths TensorFlow's and Keras' traceback filters leave out, for
+    the block (a filter that keeps no frame keeps the innermost, where the error was raised,
+    as it does without tfnb_debug's hooks in the call chain)."""
     if not enabled or "tensorflow" not in sys.modules:  # never imports TensorFlow itself
         yield
         return
     from tfnb_debug.collect._patching import patched
     from tfnb_debug.collect.keras_access import private
 
-    module = private("tf_traceback_utils")
-    paths = getattr(module, "_EXCLUDED_PATHS", None)
-    if not isinstance(paths, tuple) or _PACKAGE in paths:  # moved by an upgrade, or nested
+    changes = []
+    for name in ("tf_traceback_utils", "keras_traceback_utils"):
+        if name.startswith("keras") and "keras" not in sys.modules:
+            continue  # nor Keras
+        try:
+            module = private(name)
+        except (ImportError, AttributeError):
+            continue
+        paths = getattr(module, "_EXCLUDED_PATHS", None)
+        if isinstance(paths, tuple) and _PACKAGE not in paths:  # not moved, not nested
+            changes.append((module, "_EXCLUDED_PATHS", (*paths, _PACKAGE)))
+    if not changes:
         yield
         return
-    with patched((module, "_EXCLUDED_PATHS", (*paths, _PACKAGE))), _op_stack_filter():
+    with patched(*changes), _op_stack_filter():
         yield
 
 

@@ -87,6 +87,7 @@ PRIVATE: dict[str, tuple[str, str | None]] = {
     "device_lib": ("tensorflow.python.client.device_lib", None),
     # its traceback filter (_EXCLUDED_PATHS): tfnb_debug's frames are left out like TF's own
     "tf_traceback_utils": ("tensorflow.python.util.traceback_utils", None),
+    "keras_traceback_utils": ("keras.src.utils.traceback_utils", None),
     # the filter of the Python stack recorded for each op ("Detected at node ... defined at")
     "tf_stack": ("tensorflow.python.util.tf_stack", None),
     "PolymorphicFunction": (
