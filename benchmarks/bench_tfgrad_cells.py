@@ -5,6 +5,9 @@ The cells run through a real IPython shell, as in a notebook.  For each model:
 * ``first cell``: the first instrumented cell after a plain fit (the plain
   train function is traced already; the instrumented one is not), with ``-q``
   and with the report shown;
+* ``fresh model's first cell``: the first ``-q`` cell on a fresh identical
+  model, never fit, against another fresh identical model's first plain
+  ``fit`` (both in this process, one after the other);
 * ``repeated cell``: the same cell run again (a notebook's re-run); also with
   ``validation_data`` (``fit`` then evaluates too), against the plain ``fit``
   with the same validation;
@@ -195,6 +198,15 @@ class Cells:
         del self.shell.user_ns["fresh"]
         return took
 
+    def fresh_first_cell(self, magic: str) -> Timing:
+        """The first ``-q`` cell on a fresh identical model, never fit (it traces only the
+        instrumented train function); the model is dropped afterwards."""
+        self.shell.user_ns["model"] = self.build(self.keras)
+        try:
+            return self.cell(magic)
+        finally:
+            self.shell.user_ns["model"] = self.model
+
     def plain(self, epochs: int = 1, validation: bool = False) -> Timing:
         start = _now()
         self.shell.run_cell(_fit(epochs, validation) + ";")
@@ -277,6 +289,8 @@ def measure(cells: Cells, magic: str, repeats: int) -> dict[str, list[float]]:
             cells.forget()
         plain = cells.plain()
         add("first cell, displayed", cells.cell(magic, displayed=True), plain)
+        own = cells.own_first_fit()  # last: the other rows' cells all ran on cells.model
+        add("fresh model: first cell / first fit", cells.fresh_first_cell(magic), own)
     return {
         row: [statistics.median(v[i] for v in values) for i in range(5)]
         for row, values in rows.items()
