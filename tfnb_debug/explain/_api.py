@@ -77,7 +77,9 @@ def user_call(exc: BaseException, is_user_file: Any) -> LiveCall | None:
             node = _call_node(frame.f_code, tb.tb_lasti, tb.tb_lineno)
             if node is not None:
                 spaces = (frame.f_locals, frame.f_globals, _builtins(frame))
-                resolved = _resolve(node, spaces, _called_object(tb.tb_next))
+                resolved = _resolve(
+                    node, spaces, _called_object(tb.tb_next), _called_method(tb.tb_next, node)
+                )
                 if resolved is not None:
                     _fill_from_frames(resolved, tb.tb_next)
                     _receiver_locals(resolved, tb.tb_next)
@@ -310,12 +312,35 @@ def _called_object(tb: Any, depth: int = 4) -> Any:
     return UNREAD
 
 
+def _called_method(tb: Any, node: ast.Call, depth: int = 3) -> Any:
+    """The bound library method a call on an expression ran (``ds.window(4).map(f)``: the
+    next frames' ``map`` and its ``self``), which is not evaluated again to resolve it."""
+    if not isinstance(node.func, ast.Attribute):
+        return UNREAD
+    name = node.func.attr
+    while tb is not None and depth > 0:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        if frame.f_code.co_name == name and owner is not None and is_library(type(owner)):
+            method = inspect.getattr_static(type(owner), name, None)
+            if inspect.isfunction(method):
+                return method.__get__(owner, type(owner))
+            return UNREAD
+        tb, depth = tb.tb_next, depth - 1
+    return UNREAD
+
+
 def _resolve(
-    node: ast.Call, spaces: tuple[Mapping[str, Any], ...], called: Any = UNREAD
+    node: ast.Call,
+    spaces: tuple[Mapping[str, Any], ...],
+    called: Any = UNREAD,
+    called_method: Any = UNREAD,
 ) -> LiveCall | None:
     callee = evaluate(node.func, spaces)
     if callee is UNREAD and isinstance(node.func, ast.Call):
         callee = called
+    if callee is UNREAD and isinstance(node.func, ast.Attribute):
+        callee = called_method
     target: Any
     owner: Any
     if callee is UNREAD or callee is None:

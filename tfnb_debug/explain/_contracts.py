@@ -33,6 +33,13 @@ from tfnb_debug.explain._data_contracts import (
     set_weights_unbuilt,
     softmax_labels,
 )
+from tfnb_debug.explain._dataset_structure import (
+    dataset_concatenate,
+    dataset_map,
+    map_over_windows,
+    padded_batch,
+    sampled_datasets,
+)
 from tfnb_debug.explain._keras2 import SHAPE_ARGUMENTS, removed_argument
 from tfnb_debug.explain._layer_inputs import (
     frames_axis_missing,
@@ -776,81 +783,6 @@ def _length(value: Any) -> int | None:
     if shape:
         return shape[0]
     return len(value) if isinstance(value, list) else None
-
-
-def _positional_count(func: Any) -> tuple[int, int, bool] | None:
-    import inspect
-
-    try:
-        params = list(inspect.signature(func).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p for p in positional if p.default is p.empty]
-    varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
-    return len(required), len(positional), varargs
-
-
-def dataset_map(call: LiveCall, exc: BaseException) -> Violation | None:
-    func = call.value("map_func")
-    dataset = call.receiver
-    if func is UNREAD or dataset is None or not isinstance(exc, TypeError):
-        return None
-    spec = getattr(dataset, "element_spec", None)
-    count = _positional_count(func)
-    if spec is None or count is None:
-        return None
-    required, positional, varargs = count
-    parts = len(spec) if isinstance(spec, tuple) else 1
-    if varargs or required <= parts <= positional:
-        return None
-    name = getattr(func, "__name__", "the function")
-    shown = (
-        f"a tuple of {parts}"
-        if isinstance(spec, tuple)
-        else "one element" + (" (a dict)" if isinstance(spec, dict) else "")
-    )
-    if parts > 1:
-        fix = f"take {parts} arguments, `def {name}(x, y): ...` (map unpacks a tuple element into arguments)"
-    else:
-        fix = f"take one argument, `def {name}(element): ...` (a dict or single element is passed whole)"
-    return Violation(
-        "S12",
-        call.text("map_func"),
-        f"`map` passes each element as {shown}, but `{name}` takes {required} positional "
-        "argument(s)" + (f" (up to {positional})" if positional != required else ""),
-        fix,
-    )
-
-
-def padded_batch(call: LiveCall, exc: BaseException) -> Violation | None:
-    padded = call.value("padded_shapes")
-    dataset = call.receiver
-    if padded is UNREAD or padded is None or dataset is None:
-        return None
-    spec = dataset.element_spec
-    text = call.text("padded_shapes")
-    if isinstance(spec, tuple) and not isinstance(padded, tuple | dict):
-        return Violation(
-            "S12",
-            text,
-            f"the elements are tuples of {len(spec)} components but `padded_shapes` is one shape",
-            "give one padded shape per component, e.g. `padded_shapes=([None], [])` for "
-            "(sequence, label)",
-        )
-    pairs = list(zip(spec, padded, strict=False)) if isinstance(spec, tuple) else [(spec, padded)]
-    for component, shape in pairs:
-        rank = getattr(getattr(component, "shape", None), "rank", None)
-        given = len(shape) if isinstance(shape, list | tuple) else None
-        if rank is not None and given is not None and rank != given:
-            return Violation(
-                "S12",
-                text,
-                f"a component of rank {rank} (shape {list(component.shape)}) got a padded shape "
-                f"of rank {given} ({list(shape)})",
-                f"give it a padded shape with {rank} entries (None pads to the longest in the batch)",
-            )
-    return None
 
 
 def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -1706,6 +1638,13 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Dataset.map",), dataset_map, (r"takes \d+ positional argument",)),
     Contract(("Dataset.padded_batch",), padded_batch, (r"padded_shapes", r"padded shape")),
+    Contract(("Dataset.concatenate",), dataset_concatenate, (r"Incompatible dataset elements",)),
+    Contract(("Dataset.map",), map_over_windows, (r"_VariantDataset",)),
+    Contract(
+        ("Dataset.sample_from_datasets", "Dataset.choose_from_datasets"),
+        sampled_datasets,
+        (r"must have compatible element specs", r"same type"),
+    ),
     Contract(
         ("tf.function",), function_signature, (r"Can not cast TensorSpec", r"input_signature")
     ),
