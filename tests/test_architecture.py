@@ -218,8 +218,8 @@ MAX_LINES = 800
 #: then: splitting one along its seams takes it off this list; none may grow
 OVERSIZED = {
     "explain/_contracts.py": 1768,
-    "collect/check.py": 1234,
-    "collect/gradients.py": 1005,
+    "collect/check.py": 1101,
+    "collect/gradients.py": 973,
     "gradients.py": 900,
     "collect/shapes.py": 840,
     "diagnostics/gradients.py": 821,

@@ -46,7 +46,7 @@ import contextlib
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +55,7 @@ import tensorflow as tf
 
 from tfnb_debug.collect._patching import Patches, TraceCounts
 from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_function
-from tfnb_debug.files import is_user_file
+from tfnb_debug.collect.op_replay import OpDetail, rerun_with_op_checks
 from tfnb_debug.text import strip_ansi
 
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG", "kept_checked_function"]
@@ -185,15 +185,6 @@ class _KeptCheckedFunctions:
     def function(self) -> Any:
         """The kept train function (None if only a test or predict function is kept)."""
         return self.functions.get("train_function", (None, None))[0]
-
-
-@dataclass(frozen=True)
-class OpDetail:
-    """The op that produced the first NaN/Inf inside a layer, from an op-level re-run."""
-
-    op_type: str
-    source: str  # "file:line: code" of the user's frame that created the op, or ""
-    error: str = ""  # why the re-run could not name it
 
 
 @dataclass(frozen=True)
@@ -954,137 +945,6 @@ def _local_tensors(strategy: Any, values: Sequence[Any]) -> list[Any]:
     return found
 
 
-def rerun_with_op_checks(layer: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> OpDetail:
-    """Re-run ``layer`` alone in a ``tf.function`` with op-level checks and parse the first failure.
-
-    TensorFlow's own output during the re-run (the "Detected Infinity or NaN"
-    dump its C++ runtime writes to stderr, ``INFO:tensorflow`` log lines) is
-    swallowed: the report says what it found.
-    """
-    from tfnb_debug.collect._patching import suspended
-
-    kwargs = {k: v for k, v in kwargs.items() if k != "training"}
-    try:
-        with _quiet_tensorflow():
-            tf.debugging.enable_check_numerics()
-            try:
-                with suspended():
-                    tf.function(lambda: layer(*args, **kwargs))()
-            finally:
-                tf.debugging.disable_check_numerics()
-    except tf.errors.InvalidArgumentError as err:
-        return _parse_op_error(str(err), _code_files(layer))
-    except Exception as err:
-        return OpDetail("", "", f"re-running the layer raised {type(err).__name__}")
-    return OpDetail("", "", "the layer gave finite outputs when re-run alone on its captured input")
-
-
-@contextlib.contextmanager
-def _quiet_tensorflow() -> Iterator[None]:
-    """Swallow what TensorFlow prints in this block: C++ stderr (file descriptor 2) and the
-    ``tensorflow`` Python logger; both restored in ``finally``.
-
-    The user's own ``sys.stderr`` is flushed first, so nothing of theirs is lost.
-    """
-    import logging
-    import os
-    import sys
-    import tempfile
-
-    logger = logging.getLogger("tensorflow")
-    disabled = logger.disabled
-    logger.disabled = True
-    saved_fd: int | None = None
-    try:
-        with tempfile.TemporaryFile() as sink:
-            try:
-                sys.stderr.flush()
-                saved_fd = os.dup(2)
-                os.dup2(sink.fileno(), 2)
-            except (OSError, ValueError, AttributeError):
-                saved_fd = None  # no file descriptor 2 here: only the logger is quieted
-            try:
-                yield
-            finally:
-                if saved_fd is not None:
-                    os.dup2(saved_fd, 2)
-                    os.close(saved_fd)
-    finally:
-        logger.disabled = disabled
-
-
-_OP_RE = re.compile(r'op "([^"]+)"')
-_FRAME_RE = re.compile(r"\+ (\S[^\n]*?) \(L(\d+)\) ?([^\n]*)")
-
-
-def _parse_op_error(text: str, known_files: Iterable[str] = ()) -> OpDetail:
-    """The op and the user's source line from an ``enable_check_numerics`` error.
-
-    TensorFlow shortens long paths to ``...<last characters>``; those are
-    matched against ``known_files`` (the files of the failing layer's code) and
-    the files Python knows (``linecache``, ``sys.modules``).  tfnb_debug's own
-    frames are told by the installed package directory, so a user's folder that
-    happens to be called ``tfnb_debug`` keeps its source line.
-    """
-    import linecache
-
-    op = _OP_RE.search(text)
-    source = ""
-    frames = _FRAME_RE.findall(text)
-    candidates = (
-        _python_files(known_files) if any(f.startswith("...") for f, _, _ in frames) else []
-    )
-    user = []
-    for shown, line, func in frames:
-        file = _resolve_shortened(shown, int(line), candidates)
-        if file and is_user_file(file):
-            user.append((file, line, func))
-    if user:
-        file, line, func = user[-1]
-        code = linecache.getline(file, int(line)).strip()
-        source = f"{file}:{line}" + (f" in {func.strip()}" if func.strip() else "")
-        source += f": {code}" if code else ""
-    return OpDetail(op.group(1) if op else "", source)
-
-
-def _code_files(layer: Any) -> list[str]:
-    """The files of the code of ``layer``'s class and its bases."""
-    files: list[str] = []
-    for klass in type(layer).__mro__:
-        for value in vars(klass).values():
-            code = getattr(getattr(value, "__func__", value), "__code__", None)
-            name = getattr(code, "co_filename", None)
-            if isinstance(name, str) and name not in files:
-                files.append(name)
-    return files
-
-
-def _python_files(known_files: Iterable[str]) -> list[str]:
-    import linecache
-    import sys
-
-    files = list(dict.fromkeys(known_files))
-    files += [name for name in list(linecache.cache) if isinstance(name, str)]
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__file__", None)
-        if isinstance(name, str):
-            files.append(name)
-    return list(dict.fromkeys(files))
-
-
-def _resolve_shortened(shown: str, line: int, candidates: Sequence[str]) -> str:
-    """The real path of a frame TensorFlow shortened to ``...<suffix>``, or "" if unknown."""
-    import linecache
-
-    if not shown.startswith("..."):
-        return shown
-    suffix = shown[3:]
-    matches = [c for c in candidates if c.endswith(suffix)]
-    with_line = [c for c in matches if linecache.getline(c, line).strip()]
-    found = with_line or matches
-    return found[0] if found else ""
-
-
 def _key_line(text: str) -> str:
     """E.g. ``check_numerics: Tensor had NaN values`` from TensorFlow's long message."""
     text = strip_ansi(text)
@@ -1133,7 +993,12 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
     ``make_train/test/predict_function`` adopt every model that builds one
     (cached functions dropped, XLA off), so models created in the run are covered too.
     """
-    from tfnb_debug.collect.keras_access import BaseOptimizer, Loss, TensorFlowTrainer
+    from tfnb_debug.collect.keras_access import (
+        BaseOptimizer,
+        Loss,
+        TensorFlowTrainer,
+        optimizer_built_before_trace,
+    )
 
     original_loss = Loss.__dict__["__call__"]
     original_apply = BaseOptimizer.__dict__["apply"]
@@ -1148,6 +1013,8 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
             checks.adopt(self)
             if getattr(self, name) is None and not force and checks.reuse_kept(self, name):
                 return getattr(self, name)
+            if name == "make_train_function":  # one trace of the checked step, not two
+                optimizer_built_before_trace(self)
             original(self, force=force)
             function = getattr(self, name)
             if function is not None and not getattr(function, "__tfnb_debug_checked__", False):

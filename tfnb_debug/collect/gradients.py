@@ -43,7 +43,6 @@ recording.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import threading
 import types
@@ -57,6 +56,7 @@ import tensorflow as tf
 
 from tfnb_debug.collect._patching import Patches, preserved
 from tfnb_debug.collect.grad_stats import gradient_stats, in_xla
+from tfnb_debug.collect.hook_frames import hide_hook_frames
 from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_function
 from tfnb_debug.collect.keras_access import (
     BaseOptimizer,
@@ -665,6 +665,7 @@ class GradientCapture:
                     model.train_function = kept.function
                     saved.built.append(kept.function)
                     return kept.function
+                capture._variables_before_trace(model)
                 result = original_make(model, force=True)
                 capture._saved[id(model)].built.append(model.train_function)
                 return result
@@ -787,6 +788,18 @@ class GradientCapture:
             model.train_function = saved.function if same_setup else None
         self._saved.clear()
 
+    def _variables_before_trace(self, model: Any) -> None:
+        """The optimizer and this step's device buffers made before Keras traces the step
+        (:func:`~tfnb_debug.collect.keras_access.optimizer_built_before_trace`): a trace that
+        creates no variable is not traced a second time."""
+        from tfnb_debug.collect.keras_access import optimizer_built_before_trace
+
+        variables = optimizer_built_before_trace(model)
+        optimizer = getattr(model, "optimizer", None)
+        inner = getattr(optimizer, "inner_optimizer", None) or optimizer
+        if variables and getattr(inner, "built", False):
+            self._recorder_for(inner, variables)
+
     # -- hooks ---------------------------------------------------------------
     def _note_fit_model(self, model: Any) -> None:
         self.fit_model_objects.append(model)
@@ -869,51 +882,6 @@ class GradientCapture:
                 self._recorders[key] = recorder
                 self._order.append(recorder)
             return recorder
-
-
-_KERAS_FILTER = ("keras", "src", "utils", "traceback_utils.py")
-
-
-def hide_hook_frames(err: BaseException, *, raised_at: types.TracebackType | None = None) -> None:
-    """Give ``err`` the traceback it would have without the recording's wrappers.
-
-    Takes the frames of tfnb_debug's instrumentation (this package: these
-    wrappers, and ``%%tfgrad --mem``'s step wrapper) out; the user's own frames
-    and the frameworks' stay, in order.  Keras filters its own frames out of a
-    traceback and, when nothing else is left, keeps the frame that raised; when
-    only our wrappers were left after Keras' filter, that frame (``raised_at``,
-    noted as the error passed a wrapper) is put back, as Keras would have.
-    """
-    raised = raised_at
-    entries: list[types.TracebackType] = []
-    tb = err.__traceback__
-    while tb is not None:
-        entries.append(tb)
-        tb = tb.tb_next
-    ours = [_is_hook(e.tb_frame.f_code.co_filename) for e in entries]
-    if not any(ours):
-        return
-    kept = [e for e, mine in zip(entries, ours, strict=True) if not mine]
-    if (
-        ours[-1]
-        and raised is not None
-        and kept
-        and kept[-1].tb_frame.f_code.co_filename.endswith(os.path.join(*_KERAS_FILTER))
-        and not _is_hook(raised.tb_frame.f_code.co_filename)
-    ):
-        kept.append(raised)
-    rebuilt: types.TracebackType | None = None
-    for entry in reversed(kept):
-        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
-    err.__traceback__ = rebuilt
-
-
-# tfnb_debug/collect/, as this module's frames name it
-_HOOKS = os.path.dirname(hide_hook_frames.__code__.co_filename) + os.sep
-
-
-def _is_hook(filename: str) -> bool:
-    return filename.startswith(_HOOKS)
 
 
 def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[CaptureData, str]:

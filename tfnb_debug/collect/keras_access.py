@@ -248,6 +248,31 @@ def creation_scope(model: Any) -> contextlib.AbstractContextManager[Any]:
     return strategy.scope()
 
 
+def optimizer_built_before_trace(model: Any) -> list[Any]:
+    """Build ``model``'s optimizer before its train function is traced, as Keras does under a
+    strategy (``optimizer.build(model.trainable_variables)``: the variables, names and values
+    it makes in the trace otherwise); return the trainable variables, or ``[]`` when it is
+    left to the trace (eager, several replicas, an unbuilt model, no optimizer).
+
+    Without a strategy Keras builds the optimizer inside the first trace of ``fit``, and a
+    ``tf.function`` whose first trace creates variables is traced a second time: an
+    instrumented step paid both traces.  Call only where the model is about to train.
+    """
+    if bool(getattr(model, "run_eagerly", False)):
+        return []
+    optimizer = getattr(model, "optimizer", None)
+    try:
+        if optimizer is None or int(model.distribute_strategy.num_replicas_in_sync) != 1:
+            return []
+        variables = list(model.trainable_variables)
+        if variables and not getattr(optimizer, "built", True):
+            with model.distribute_strategy.scope():
+                optimizer.build(variables)
+    except Exception:
+        return []  # Keras builds it in the trace, as without tfnb_debug
+    return variables if getattr(optimizer, "built", False) else []
+
+
 def build_from_data(model: Any, x: Any) -> None:
     """Build an unbuilt ``model`` by calling it on the first example of ``x`` (an array,
     tensor, or a list or dict of them), as its own first ``fit`` or call would: under the
