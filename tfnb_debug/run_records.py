@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,6 +40,7 @@ from tfnb_debug.text import first_line
 
 __all__ = [
     "FORMAT",
+    "folder_path",
     "SeriesRecord",
     "WorkerMemory",
     "WorkerRecord",
@@ -312,3 +314,20 @@ def _worker(
         ),
         size_bytes=size,
     )
+
+
+def folder_path(value: Any, *, wrong_type: str, empty: str) -> str:
+    """``value`` (a ``str``, ``bytes`` or ``os.PathLike``: a local folder or ``gs://...``) as
+    a path string, or a one-line ``TfnbDebugError``: ``wrong_type`` (formatted with the
+    value's ``{type}``) for anything else, ``empty`` for a blank path.  The one check of a
+    run folder's path, for saving a run and for opening it."""
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        raise TfnbDebugError(wrong_type.format(type=type(value).__name__)) from None
+    if isinstance(path, bytes):
+        path = path.decode()
+    path = str(path)
+    if not path.strip():
+        raise TfnbDebugError(empty)
+    return path

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.gradient_history import GradientHistory
 from tfnb_debug.reports import Finding
 from tfnb_debug.run_records import FORMAT, GRADIENTS, MEMORY, MEMORY_ARRAYS, RECORD, STEPS
@@ -199,18 +198,13 @@ class RunSaver:
 
 def run_saver(save_to: Any) -> RunSaver:
     """Check ``save_to`` (a path or a ``gs://...`` string) and make the block's saver."""
-    import os
+    from tfnb_debug.run_records import folder_path
 
-    try:
-        path = os.fspath(save_to)
-    except TypeError:
-        raise TfnbDebugError(
-            f"save_to must be a folder path (a str or os.PathLike), got {type(save_to).__name__}"
-        ) from None
-    if isinstance(path, bytes):
-        path = path.decode()
-    if not path.strip():
-        raise TfnbDebugError("save_to is empty: give the run folder's path")
+    path = folder_path(
+        save_to,
+        wrong_type="save_to must be a folder path (a str or os.PathLike), got {type}",
+        empty="save_to is empty: give the run folder's path",
+    )
     return RunSaver(path)
 
 

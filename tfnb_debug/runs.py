@@ -28,7 +28,7 @@ from tfnb_debug.diagnostics.runs import (
 )
 from tfnb_debug.errors import TfnbDebugError
 from tfnb_debug.reports import Finding, Report, sort_findings
-from tfnb_debug.run_records import WorkerRecord, find_workers, load_worker
+from tfnb_debug.run_records import WorkerRecord, find_workers, folder_path, load_worker
 
 __all__ = ["RunReport", "RunThresholds", "open_run"]
 
@@ -90,17 +90,11 @@ def open_run(
         run.to_dataframe("workers")
         run.worker(1)  # worker 1's own gradient report
     """
-    try:
-        path = os.fspath(run_dir)
-    except TypeError:
-        raise TfnbDebugError(
-            f"open_run needs a run folder's path, got {type(run_dir).__name__}"
-        ) from None
-    if isinstance(path, bytes):
-        path = path.decode()
-    path = str(path)
-    if not path.strip():
-        raise TfnbDebugError("no run folder given: %tfrun RUN_DIR, e.g. %tfrun runs/exp1")
+    path = folder_path(
+        run_dir,
+        wrong_type="open_run needs a run folder's path, got {type}",
+        empty="no run folder given: %tfrun RUN_DIR, e.g. %tfrun runs/exp1",
+    )
     if "://" in path and not tensorflow_installed():
         raise TfnbDebugError(
             f"{path} is read through tf.io.gfile, which needs TensorFlow, not installed for "

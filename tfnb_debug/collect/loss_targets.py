@@ -36,6 +36,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from tfnb_debug.collect.trained_models import model_names
+
 __all__ = ["LossTargets", "MatchedLoss", "caller_frame", "names_bound_to"]
 
 #: gradient calls remembered per thread (the oldest is dropped first)
@@ -262,27 +264,6 @@ def names_bound_to(obj: Any, frame: types.FrameType | None) -> list[str]:
     for scope in (frame.f_locals, frame.f_globals):
         for name, value in list(scope.items()):
             if value is obj and not name.startswith("_") and name not in names:
-                names.append(name)
-    return names
-
-
-def model_names(variables: list[Any], frame: types.FrameType | None) -> list[str]:
-    """The variables of ``frame`` bound to a Keras model whose trainable variables are these."""
-    if frame is None:
-        return []
-    import keras
-
-    wanted = {id(v) for v in variables}
-    names = []
-    for scope in (frame.f_locals, frame.f_globals):
-        for name, value in list(scope.items()):
-            if name.startswith("_") or name in names or not isinstance(value, keras.Model):
-                continue
-            try:
-                own = {id(v) for v in value.trainable_variables}
-            except Exception:
-                continue
-            if own == wanted:
                 names.append(name)
     return names
 

@@ -11,7 +11,7 @@ import types
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-__all__ = ["trained_model_objects", "trained_models"]
+__all__ = ["model_names", "models_training", "trained_model_objects", "trained_models"]
 
 #: how deep sub-models (a GAN's generator inside the GAN) are searched
 _DEPTH = 3
@@ -45,23 +45,45 @@ def trained_models(variables: Sequence[Any], frame: types.FrameType | None) -> t
 def trained_model_objects(variables: Sequence[Any], frame: types.FrameType | None) -> list[Any]:
     """The Keras models (in ``frame``'s locals and globals, and the models nested in them)
     whose trainable variables are exactly ``variables``; each model once."""
+    found: list[Any] = []
+    for _, model in models_training(variables, frame):
+        if all(model is not m for m in found):
+            found.append(model)
+    return found
+
+
+def model_names(variables: Sequence[Any], frame: types.FrameType | None) -> list[str]:
+    """The variables of ``frame`` (locals, then globals) bound to a Keras model whose
+    trainable variables are exactly ``variables``; each name once."""
+    names: list[str] = []
+    for name, _ in models_training(variables, frame):
+        if name is not None and not name.startswith("_") and name not in names:
+            names.append(name)
+    return names
+
+
+def models_training(
+    variables: Sequence[Any], frame: types.FrameType | None
+) -> list[tuple[str | None, Any]]:
+    """``(name, model)`` for each Keras model ``frame`` can see (its locals, then its globals,
+    and the models nested in them) whose trainable variables are exactly ``variables``: the
+    frame's variable bound to it, or None for a nested model.  The one scan of a frame for the
+    models a step trains."""
     if frame is None or not variables:
         return []
     import keras
 
     wanted = {id(v) for v in variables}
-    seen: set[int] = set()
-    found: list[Any] = []
+    verdicts: dict[int, bool] = {}
+    found: list[tuple[str | None, Any]] = []
     for scope in (frame.f_locals, frame.f_globals):
-        for value in list(scope.values()):
+        for name, value in list(scope.items()):
             for model in _models_in(value, keras.Model, _DEPTH):
-                if id(model) in seen:
-                    continue
-                seen.add(id(model))
-                try:
-                    own = {id(v) for v in model.trainable_variables}
-                except Exception:
-                    continue
-                if own == wanted:
-                    found.append(model)
+                if id(model) not in verdicts:
+                    try:
+                        verdicts[id(model)] = {id(v) for v in model.trainable_variables} == wanted
+                    except Exception:
+                        verdicts[id(model)] = False
+                if verdicts[id(model)]:
+                    found.append((name if model is value else None, model))
     return found
