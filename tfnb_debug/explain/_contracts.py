@@ -26,8 +26,10 @@ from tfnb_debug.explain._call import describe_value
 from tfnb_debug.explain._data_contracts import (
     class_weight_type,
     confusion_matrix_ids,
+    fit_argument_kinds,
     fit_targets,
     image_channels,
+    labels_logits_order,
     lambda_function,
     padding_values_dtype,
     set_weights_unbuilt,
@@ -1417,25 +1419,6 @@ def shape_argument(call: LiveCall, exc: BaseException) -> Violation | None:
     return None
 
 
-def labels_logits_order(call: LiveCall, exc: BaseException) -> Violation | None:
-    """``tf.nn.*_cross_entropy_with_logits`` given (logits, labels) in the wrong order."""
-    labels, logits = call.values.get("labels", UNREAD), call.values.get("logits", UNREAD)
-    ls, gs = shape_of(labels), shape_of(logits)
-    if ls is None or gs is None:
-        return None
-    sparse = "sparse" in call.api
-    swapped = len(ls) == len(gs) + 1 if sparse else False
-    if not swapped:
-        return None
-    return Violation(
-        "S12",
-        call.source,
-        f"`{call.api}` got labels of shape {fmt(ls)} and logits of shape {fmt(gs)}: the "
-        "labels look like the logits and the other way round",
-        "pass them by name: `labels=y_true, logits=y_pred` (the order is labels, then logits)",
-    )
-
-
 def loss_argument_order(call: LiveCall, exc: BaseException) -> Violation | None:
     """A sparse Keras loss called as ``loss(y_pred, y_true)``: the first argument has one
     axis more than the second, on the same leading axes (the predictions' class axis),
@@ -1655,6 +1638,11 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit",), fit_class_weight, (r"class_weight` is only supported",)),
     Contract(("Model.fit",), class_weight_type, (r"has no attribute 'get'",)),
+    Contract(
+        ("Model.fit", "Model.evaluate"),
+        fit_argument_kinds,
+        (r"Unrecognized data type", r"must be at least rank 1"),
+    ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.train_on_batch", "Model.test_on_batch"),
         fit_targets,

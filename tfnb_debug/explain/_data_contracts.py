@@ -16,6 +16,10 @@ channels, its type) and is never one the call already follows.
 - ``Layer.set_weights`` needs a built layer (its weights exist once it has an input shape).
 - ``tf.math.confusion_matrix`` takes class ids for both labels and predictions.
 - ``Lambda`` passes its inputs to the function as one argument, symbolic (no batch size).
+- ``tf.nn.*_cross_entropy_with_logits`` takes ``labels`` first, then ``logits``.
+- ``Model.fit``/``evaluate``: ``validation_data``'s third element is sample weights (not a
+  batch size or a split), ``sample_weight`` is one weight per sample (class weights are
+  ``class_weight``), and a generator or ``PyDataset`` gives a batch per item.
 """
 
 from __future__ import annotations
@@ -333,4 +337,123 @@ def lambda_function(call: LiveCall, exc: BaseException) -> Violation | None:
         "not help: the function itself fails)",
         f"use the dynamic size `tf.shape({name})[0]` (or build the tensor from `{name}` itself, "
         f"e.g. `tf.zeros_like({name}[:, :k])`)",
+    )
+
+
+def fit_argument_kinds(call: LiveCall, exc: BaseException) -> Violation | None:
+    """An argument of ``fit``/``evaluate`` given what another argument takes, which Keras
+    reports as "Unrecognized data type" or a batch of rank 0: a batch size (or a split) as
+    ``validation_data``'s third element, class weights as ``sample_weight``, a generator or
+    ``PyDataset`` that gives one example where Keras takes a batch."""
+    text = str(exc)
+    found = _validation_third(call) or _class_weights_as_sample_weight(call)
+    if found is not None:
+        return found
+    if "at least rank 1" in text:
+        return _one_example_per_batch(call)
+    return None
+
+
+def _validation_third(call: LiveCall) -> Violation | None:
+    value = call.value("validation_data")
+    if not isinstance(value, tuple | list) or len(value) != 3:
+        return None
+    third = value[2]
+    if isinstance(third, bool) or not isinstance(third, int | float):
+        return None
+    text = call.text("validation_data")
+    if isinstance(third, float) and 0 < third < 1:
+        hint = (
+            f"to hold out a share of the training data, pass validation_split={third} instead "
+            "of validation_data; to keep the validation arrays, pass only the two of them"
+        )
+    else:
+        hint = (
+            f"pass the arrays alone, validation_data=(x_val, y_val), and the batch size as "
+            f"validation_batch_size={third}"
+        )
+    return Violation(
+        "S12",
+        text,
+        f"`validation_data`'s third element is {third!r}, but a third element is the "
+        "validation sample_weight (one weight per sample), not a number",
+        hint,
+    )
+
+
+def _class_weights_as_sample_weight(call: LiveCall) -> Violation | None:
+    value = call.value("sample_weight")
+    text = call.text("sample_weight")
+    fit = call.api.endswith(".fit")
+    if isinstance(value, dict) and value and all(isinstance(k, int) for k in value):
+        problem = (
+            f"`sample_weight` got a dict of {len(value)} weights keyed by class, but it takes "
+            "one weight per sample (an array as long as x)"
+        )
+        if fit:
+            hint = f"per-class weights are class_weight: pass class_weight={text}"
+        else:
+            hint = (
+                "evaluate has no class_weight: give one weight per sample made from them, "
+                f"sample_weight=np.array([{text}[c] for c in y])"
+            )
+        return Violation("S12", text, problem, hint)
+    x = call.value("x")
+    samples = len(x) if hasattr(x, "__len__") and hasattr(x, "shape") else None
+    if isinstance(value, list | tuple) and samples is not None and len(value) != samples:
+        problem = (
+            f"`sample_weight` has {len(value)} values for {samples} samples: it takes one "
+            "weight per sample"
+        )
+        hint = (
+            f"if these are one weight per class, pass class_weight=dict(enumerate({text}))"
+            if fit
+            else "give one weight per sample"
+        )
+        return Violation("S12", text, problem, hint + f" ({samples} samples)")
+    return None
+
+
+def _one_example_per_batch(call: LiveCall) -> Violation | None:
+    import inspect
+
+    x = call.value("x")
+    text = call.text("x")
+    if inspect.isgenerator(x):
+        return Violation(
+            "S12",
+            text,
+            f"`{text}` yields one example at a time, but Keras takes each value a generator "
+            "yields as a batch (its labels here have no batch axis: rank 0)",
+            "yield batches, e.g. `yield x[i:i + 32], y[i:i + 32]`, or wrap the generator: "
+            "tf.data.Dataset.from_generator(..., output_signature=...).batch(32)",
+        )
+    if any(c.__name__ == "PyDataset" for c in type(x).__mro__):
+        return Violation(
+            "S12",
+            text,
+            f"`{text}`'s __getitem__ returns one example, but a PyDataset's __getitem__(i) "
+            "returns batch i (its labels here have no batch axis: rank 0)",
+            "return a batch from __getitem__ (e.g. x[i * 32:(i + 1) * 32], y[...]) and the "
+            "number of batches from __len__",
+        )
+    return None
+
+
+def labels_logits_order(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``tf.nn.*_cross_entropy_with_logits`` given (logits, labels) in the wrong order."""
+    labels, logits = call.values.get("labels", UNREAD), call.values.get("logits", UNREAD)
+    ls, gs = shape_of(labels), shape_of(logits)
+    if ls is None or gs is None:
+        return None
+    sparse = "sparse" in call.api
+    swapped = len(ls) == len(gs) + 1 if sparse else False
+    if not swapped:
+        return None
+    return Violation(
+        "S12",
+        call.source,
+        f"`{call.api}` got labels of shape {fmt(ls)} and logits of shape {fmt(gs)}: the "
+        "labels look like the logits and the other way round",
+        "pass them by name: `labels=y_true, logits=y_pred` (the order is labels, then logits)",
     )
