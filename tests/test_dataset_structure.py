@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
-from IPython.utils.capture import capture_output
 
-from tests.explain_corpus import PRELUDE, Case
-from tests.explain_fresh._score import run_case, wrong_lines
+from tests.explain_corpus import Case
+from tests.explain_fresh._score import assert_right, run_prelude, runs_cleanly
 
 FAMILY = "dataset_structure"
 
@@ -146,17 +145,12 @@ arrays = ticks.map(lambda w: tf.convert_to_tensor(w))
 
 @pytest.fixture
 def prelude_shell(shell: InteractiveShell) -> InteractiveShell:
-    with capture_output():
-        shell.run_cell(PRELUDE, store_history=False).raise_error()
-    return shell
+    return run_prelude(shell)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_dataset_structure_contract(prelude_shell: InteractiveShell, case: Case) -> None:
-    result = run_case(prelude_shell, case)
-    assert result.raised, "the case must raise"
-    assert not wrong_lines(case, result.findings), result.findings
-    assert result.verdict == "right", (result.raised, result.findings)
+    assert_right(prelude_shell, case)
 
 
 def test_datasets_that_fit_combine(prelude_shell: InteractiveShell) -> None:
@@ -168,6 +162,4 @@ ok = a.concatenate(b)
 flat = tf.data.Dataset.range(10).window(5, drop_remainder=True).flat_map(lambda w: w.batch(5))
 pairs = flat.map(lambda w: (w[:-1], w[-1]))
 """
-    with capture_output():
-        result = prelude_shell.run_cell(code, store_history=False)
-    assert result.success
+    runs_cleanly(prelude_shell, code)

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
-from IPython.utils.capture import capture_output
 
-from tests.explain_corpus import PRELUDE, Case
-from tests.explain_fresh._score import run_case, wrong_lines
+from tests.explain_corpus import Case
+from tests.explain_fresh._score import assert_right, run_prelude, runs_cleanly
 
 FAMILY = "fit_argument_kinds"
 
@@ -133,17 +132,12 @@ model.fit(Rows(), verbose=0)
 
 @pytest.fixture
 def prelude_shell(shell: InteractiveShell) -> InteractiveShell:
-    with capture_output():
-        shell.run_cell(PRELUDE, store_history=False).raise_error()
-    return shell
+    return run_prelude(shell)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_fit_argument_kind(prelude_shell: InteractiveShell, case: Case) -> None:
-    result = run_case(prelude_shell, case)
-    assert result.raised, "the case must raise"
-    assert not wrong_lines(case, result.findings), result.findings
-    assert result.verdict == "right", (result.raised, result.findings)
+    assert_right(prelude_shell, case)
 
 
 def test_the_arguments_of_the_right_kind_train(prelude_shell: InteractiveShell) -> None:
@@ -161,6 +155,4 @@ def batches():
 model.fit(batches(), steps_per_epoch=3, verbose=0)
 """
     )
-    with capture_output():
-        result = prelude_shell.run_cell(code, store_history=False)
-    assert result.success, result.error_in_exec
+    runs_cleanly(prelude_shell, code)

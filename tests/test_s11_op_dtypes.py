@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
-from IPython.utils.capture import capture_output
 
-from tests.explain_corpus import PRELUDE, Case
-from tests.explain_fresh._score import run_case, wrong_lines
+from tests.explain_corpus import Case
+from tests.explain_fresh._score import assert_right, run_prelude, runs_cleanly
 
 FAMILY = "op_dtype_contracts"
 
@@ -180,21 +179,14 @@ FITS = [
 
 @pytest.fixture
 def prelude_shell(shell: InteractiveShell) -> InteractiveShell:
-    with capture_output():
-        shell.run_cell(PRELUDE, store_history=False).raise_error()
-    return shell
+    return run_prelude(shell)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_op_dtype_contract(prelude_shell: InteractiveShell, case: Case) -> None:
-    result = run_case(prelude_shell, case)
-    assert result.raised, "the case must raise"
-    assert not wrong_lines(case, result.findings), result.findings
-    assert result.verdict == "right", (result.raised, result.findings)
+    assert_right(prelude_shell, case)
 
 
 @pytest.mark.parametrize("code", FITS)
 def test_dtypes_the_op_takes_raise_nothing(prelude_shell: InteractiveShell, code: str) -> None:
-    with capture_output():
-        result = prelude_shell.run_cell(code, store_history=False)
-    assert result.success
+    runs_cleanly(prelude_shell, code)

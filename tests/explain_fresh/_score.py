@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from tests.explain_corpus import Case
+from tests.explain_corpus import PRELUDE, Case
 
 FINDING = re.compile(r"^[A-Z]\d\d [a-z0-9-]+ \((error|warning|info)\)")
 VERDICTS = ("right", "generic", "silent", "wrong", "broken")
@@ -84,3 +84,26 @@ def run_case(shell: InteractiveShell, case: Case) -> Result:
     out = Result(case.name, case.family, case.expect, raised, findings)
     out.verdict = score(case, error is not None, findings)
     return out
+
+
+def assert_right(shell: InteractiveShell, case: Case) -> None:
+    """Run ``case`` (after ``PRELUDE`` has run in ``shell``): it must raise, give no advice
+    its evidence contradicts, and be scored right (the family tests built on the blind sets)."""
+    result = run_case(shell, case)
+    assert result.raised, "the case must raise"
+    assert not wrong_lines(case, result.findings), result.findings
+    assert result.verdict == "right", (result.raised, result.findings)
+
+
+def run_prelude(shell: InteractiveShell) -> InteractiveShell:
+    """``shell`` with ``PRELUDE`` (numpy, tensorflow, keras) run in it."""
+    with capture_output():
+        shell.run_cell(PRELUDE, store_history=False).raise_error()
+    return shell
+
+
+def runs_cleanly(shell: InteractiveShell, code: str) -> None:
+    """The twins of a family: ``code`` must run without raising."""
+    with capture_output():
+        result = shell.run_cell(textwrap.dedent(code).strip("\n"), store_history=False)
+    assert result.success, result.error_in_exec

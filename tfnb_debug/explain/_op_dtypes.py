@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
-from tfnb_debug.explain._violation import Violation
+from tfnb_debug.explain._violation import Violation, is_number
 
 __all__ = ["allowed_dtypes", "layer_weights_dtype", "text_cast", "traced_call"]
 
@@ -213,7 +213,7 @@ def text_cast(call: LiveCall, exc: BaseException) -> Violation | None:
     sample = _sample(value)
     parse = f"`tf.strings.to_number({text}, out_type=tf.{target})`"
     lookup = "a keras.layers.StringLookup that maps each word to an id"
-    if sample and all(_is_number(s) for s in sample):
+    if sample and all(is_number(s) for s in sample):
         hint = f"the values are numbers written as text ('{sample[0]}'): parse them with {parse}"
     elif sample:
         hint = f"the values are words ('{sample[0]}'), not numbers: map them with {lookup}"
@@ -273,14 +273,6 @@ def _sample(value: Any) -> list[str]:
     except Exception:
         return []
     return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in flat]
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def traced_call(exc: BaseException, is_user_file: Any) -> LiveCall | None:

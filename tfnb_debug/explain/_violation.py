@@ -91,3 +91,12 @@ def models_in(call: LiveCall) -> list[tuple[str, Any]]:
             if all(value is not m for _, m in out):
                 out.append((key, value))
     return out[:30]
+
+
+def is_number(text: str) -> bool:
+    """Whether a text reads as a number ('1.5', '-3', 'nan')."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -11,6 +11,7 @@ import re
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._evidence import Arg, LayerDtypes
+from tfnb_debug.explain._violation import is_number
 from tfnb_debug.explain.labels import label_dtype
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
@@ -199,7 +200,7 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         what = "column" if len(text_arg.text_columns) == 1 else "columns"
         example = text_arg.text_example
         numeric_like = _numeric_marker(example)
-        numbers = _is_number(example)
+        numbers = is_number(example)
         message = f"`{text_arg.text}` has text in {what} {columns} (e.g. '{example}'); tensors need numbers"
         if numbers:
             hint = (
@@ -274,14 +275,6 @@ def _strings_for_a_string_input(ctx: ErrorContext, arg: Arg | None, error: str) 
         ),
         (),
     )
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _numeric_marker(example: str) -> bool:
