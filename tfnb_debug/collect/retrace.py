@@ -35,7 +35,7 @@ from tfnb_debug.files import is_user_file
 
 __all__ = [
     "can_retrace",
-    "concrete_functions_in",
+    "cell_functions",
     "functions_in",
     "functions_to_retrace",
     "unseen_note",
@@ -98,13 +98,6 @@ def functions_in(code: str, namespace: Mapping[str, Any]) -> list[tuple[str, Any
     :func:`retraced`.
     """
     return _reach(code, namespace)[0]
-
-
-def concrete_functions_in(code: str, namespace: Mapping[str, Any]) -> list[str]:
-    """The names of the concrete functions ``code`` reaches the way :func:`functions_in` does
-    (``step.get_concrete_function(...)``, kept in a name and called): graphs traced already,
-    which no hook can enter and :func:`retraced` cannot trace again."""
-    return _reach(code, namespace)[1]
 
 
 def _reach(code: str, namespace: Mapping[str, Any]) -> tuple[list[tuple[str, Any]], list[str]]:
@@ -274,14 +267,26 @@ def can_retrace(function: Any) -> bool:
 
 
 def functions_to_retrace(code: str, namespace: Mapping[str, Any], magic: str) -> list[Any]:
-    """The ``tf.function``s that ``code`` reaches, to trace afresh for it (:func:`retraced`).
+    """The ``tf.function``s that ``code`` reaches, to trace afresh for it (:func:`retraced`);
+    :func:`cell_functions` without the concrete functions."""
+    return cell_functions(code, namespace, magic)[0]
+
+
+def cell_functions(
+    code: str, namespace: Mapping[str, Any], magic: str
+) -> tuple[list[Any], list[str]]:
+    """What a cell magic reads of the cell's functions before it runs, in one walk: the
+    ``tf.function``s that ``code`` reaches, to trace afresh for it (:func:`retraced`), and
+    the names of the concrete functions it reaches (``step.get_concrete_function(...)``,
+    kept in a name and called: graphs traced already, which no hook can enter; say so with
+    :func:`unseen_note`).
 
     Raises ``TfnbDebugError`` (before anything runs) if this TensorFlow cannot retrace one
     that was traced before (one not traced yet is only reached to drop its hooked trace).
     """
     from tfnb_debug.errors import TfnbDebugError
 
-    found = functions_in(code, namespace)
+    found, concrete = _reach(code, namespace)
     stuck = [name for name, fn in found if not can_retrace(fn) and _is_traced_function(fn)]
     if stuck:
         raise TfnbDebugError(
@@ -289,12 +294,12 @@ def functions_to_retrace(code: str, namespace: Mapping[str, Any], magic: str) ->
             "before this cell and would run its cached graph unseen; re-run the cell that "
             "defines it, then this one"
         )
-    return [fn for _, fn in found if can_retrace(fn)]
+    return [fn for _, fn in found if can_retrace(fn)], concrete
 
 
 def unseen_note(magic: str, names: Sequence[str], unseen: str) -> str:
     """The line a cell magic prints before the cell runs when it calls concrete functions
-    (:func:`concrete_functions_in`): what of them it cannot see, and how to let it."""
+    (:func:`cell_functions`): what of them it cannot see, and how to let it."""
     quoted = ", ".join(map(repr, names))
     return (
         f"{magic}: {quoted} {'is a concrete function' if len(names) == 1 else 'are concrete functions'}"

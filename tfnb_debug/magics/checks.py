@@ -241,11 +241,7 @@ class CheckMagics(Magics):
         """
         __tracebackhide__ = True
         from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
-        from tfnb_debug.collect.retrace import (
-            concrete_functions_in,
-            functions_to_retrace,
-            unseen_note,
-        )
+        from tfnb_debug.collect.retrace import cell_functions, unseen_note
 
         args = check_output_arguments(parse_arguments(self.tfcheck, line, cell=True))
         shell = self._shell()
@@ -255,8 +251,7 @@ class CheckMagics(Magics):
             thresholds = CheckThresholds(retrace_limit=args.retrace_limit)
         functions = list({id(f): f for f in user_objects(shell, ("function",)).values()}.values())
         with usage_errors():
-            retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfcheck")
-        unseen = concrete_functions_in(shell.transform_cell(cell), shell.user_ns)
+            retrace, unseen = cell_functions(shell.transform_cell(cell), shell.user_ns, "%%tfcheck")
         if unseen:  # said before the run: a traced graph cannot take the checks
             print(unseen_note("%%tfcheck", unseen, "the ops in them are not checked"))
 

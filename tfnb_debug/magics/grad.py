@@ -145,12 +145,7 @@ class GradMagics(Magics):
                 "--loss is for the dry probe `%tfgrad MODEL X Y --loss LOSS`: %%tfgrad records "
                 "the loss the cell's own training computes"
             )
-        from tfnb_debug.collect.retrace import (
-            concrete_functions_in,
-            functions_to_retrace,
-            retraced,
-            unseen_note,
-        )
+        from tfnb_debug.collect.retrace import cell_functions, retraced, unseen_note
         from tfnb_debug.gradients import live_source, record_gradients
         from tfnb_debug.live import TrainingStopped, with_stop_note
         from tfnb_debug.memory import MemoryLive, track_memory, with_memory
@@ -168,9 +163,8 @@ class GradMagics(Magics):
                 fix_trial=False if args.no_trial else label_control(args),
             )
             # tf.functions traced in earlier cells trace again, hooked, for this cell
-            retrace = functions_to_retrace(shell.transform_cell(cell), shell.user_ns, "%%tfgrad")
+            retrace, unseen = cell_functions(shell.transform_cell(cell), shell.user_ns, "%%tfgrad")
         # a concrete function's graph cannot take the hook: said now, not after the run
-        unseen = concrete_functions_in(shell.transform_cell(cell), shell.user_ns)
         if unseen:
             print(unseen_note("%%tfgrad", unseen, "the optimizer steps in them are not recorded"))
         # the recording's own fit outcomes (P15, P16); memory is recorded inside it, so P15's
