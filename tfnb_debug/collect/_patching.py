@@ -283,7 +283,6 @@ class _Installed:
         self.call_users = 0
         self.original_call: Any = None
         self.original_maybe_build: Any = None
-        self.original_create: Any = None
         self.layer_patches = Patches()
         self.trace_patches = Patches()
         self.call_patches = Patches()
@@ -466,32 +465,51 @@ def trace_hook(hook: TraceHook) -> Iterator[None]:
     If this TensorFlow lays out its tracing differently, the block runs
     unpatched and the hook is never told (features say "not available").
     """
-    module = _tracing_module()
+    with _shared_patch(
+        "trace_users",
+        _STATE.trace_patches,
+        _tracing_module(),
+        "_create_concrete_function",
+        _make_patched_create,
+        _TRACE_HOOK,
+        hook,
+    ):
+        yield
+
+
+@contextlib.contextmanager
+def _shared_patch(
+    users: str,
+    patches: Patches,
+    owner: Any,
+    name: str,
+    make: Callable[[Any], Any],
+    var: contextvars.ContextVar[Any],
+    hook: Any,
+) -> Iterator[None]:
+    """``owner.name`` replaced by ``make(original)`` while any block of this kind is open
+    (counted in ``_STATE.<users>``; ``patches`` puts it back when the last one ends), and
+    ``hook`` in ``var`` for this context.  When ``owner`` is None or does not define ``name``
+    (an upgrade moved it), the block runs unpatched and the hook is never told."""
     installed = False
     with _LOCK:
-        if hasattr(module, "_create_concrete_function"):
-            if _STATE.trace_users == 0:
-                _STATE.original_create = module._create_concrete_function
-                _STATE.trace_patches.set(
-                    module,
-                    "_create_concrete_function",
-                    _make_patched_create(_STATE.original_create),
-                )
-            _STATE.trace_users += 1
+        if owner is not None and name in vars(owner):
+            if getattr(_STATE, users) == 0:
+                patches.set(owner, name, make(vars(owner)[name]))
+            setattr(_STATE, users, getattr(_STATE, users) + 1)
             installed = True
     try:
-        token = _TRACE_HOOK.set(hook)
+        token = var.set(hook)
         try:
             yield
         finally:
-            _TRACE_HOOK.reset(token)
+            var.reset(token)
     finally:
         if installed:
             with _LOCK:
-                _STATE.trace_users -= 1
-                if _STATE.trace_users == 0:
-                    _STATE.original_create = None
-                    _STATE.trace_patches.restore()
+                setattr(_STATE, users, getattr(_STATE, users) - 1)
+                if getattr(_STATE, users) == 0:
+                    patches.restore()
 
 
 def trace_patch_available() -> bool:
@@ -576,25 +594,13 @@ def function_call_hook(hook: FunctionCallHook) -> Iterator[None]:
         function_class = private("PolymorphicFunction")
     except (ImportError, AttributeError):
         function_class = None
-    installed = False
-    with _LOCK:
-        if function_class is not None and "__call__" in vars(function_class):
-            if _STATE.call_users == 0:
-                original = vars(function_class)["__call__"]
-                _STATE.call_patches.set(
-                    function_class, "__call__", _make_patched_function_call(original)
-                )
-            _STATE.call_users += 1
-            installed = True
-    try:
-        token = _CALL_HOOK.set(hook)
-        try:
-            yield
-        finally:
-            _CALL_HOOK.reset(token)
-    finally:
-        if installed:
-            with _LOCK:
-                _STATE.call_users -= 1
-                if _STATE.call_users == 0:
-                    _STATE.call_patches.restore()
+    with _shared_patch(
+        "call_users",
+        _STATE.call_patches,
+        function_class,
+        "__call__",
+        _make_patched_function_call,
+        _CALL_HOOK,
+        hook,
+    ):
+        yield
