@@ -65,7 +65,7 @@ def main() -> None:
     import numpy as np
 
     from tfnb_debug.collect.fix_trial import run_fix_trial
-    from tfnb_debug.trial_records import Change
+    from tfnb_debug.records.trials import Change
 
     rng = np.random.default_rng(0)
     n = args.steps * 32

@@ -81,8 +81,8 @@ def cell_ratios(cells: Cells, epochs: int, repeats: int) -> dict[str, list[float
 
 def update_costs(cells: Cells, epochs: int, interval: float) -> tuple[int, float, float, float]:
     """Updates, median and max seconds per update, and their sum as a share of the run."""
-    from tfnb_debug.gradients import live_source, record_gradients
-    from tfnb_debug.live import LiveView
+    from tfnb_debug.features.gradients import live_source, record_gradients
+    from tfnb_debug.features.live import LiveView
 
     model = cells.shell.user_ns["model"]
     x, y, batch = (cells.shell.user_ns[k] for k in ("x", "y", "batch"))

@@ -31,7 +31,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from tfnb_debug.check import run_checked  # noqa: E402
+from tfnb_debug.features.check import run_checked  # noqa: E402
 
 
 def small_cnn() -> keras.Model:

@@ -75,7 +75,7 @@ def compare(name: str, cell: Callable[[], None], repeat: int, **track: Any) -> N
     Wall time and the process's CPU time (all threads, the sampler's included):
     on a shared machine the CPU time is the steadier measure of added work.
     """
-    from tfnb_debug.memory import track_memory
+    from tfnb_debug.features.memory import track_memory
 
     cell()  # warm up (tracing, allocations)
     plain: list[tuple[float, float]] = []
@@ -104,7 +104,7 @@ def compare(name: str, cell: Callable[[], None], repeat: int, **track: Any) -> N
 
 def direct_costs(fit: Callable[[], None], steps_per_fit: int) -> None:
     """What one sample and one step mark cost, timed alone (steady on a busy machine)."""
-    from tfnb_debug.memory import DEFAULT_INTERVAL_MS, track_memory
+    from tfnb_debug.features.memory import DEFAULT_INTERVAL_MS, track_memory
 
     with track_memory() as mem:
         recorder = mem.recorder
@@ -134,7 +134,7 @@ def direct_costs(fit: Callable[[], None], steps_per_fit: int) -> None:
 
 
 def main() -> None:
-    from tfnb_debug.memory import DEFAULT_INTERVAL_MS
+    from tfnb_debug.features.memory import DEFAULT_INTERVAL_MS
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)

@@ -105,9 +105,9 @@ def tiny_run_folder() -> str:
     import numpy as np
 
     from tfnb_debug.collect.run_writer import StepTimes, WorkerIdentity
-    from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
-    from tfnb_debug.gradients import build_report
-    from tfnb_debug.run_saving import save_worker
+    from tfnb_debug.features.gradients import build_report
+    from tfnb_debug.features.run_saving import save_worker
+    from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 
     variables = (VariableMeta("m/dense/kernel", "m/dense", "kernel", (4, 1), "float32", "sgd"),)
     stats = np.full((3, 1, len(STAT_COLUMNS)), 0.5, np.float32)

@@ -27,17 +27,50 @@ Graph = Mapping[str, Mapping[str, set[str]]]  # module -> imported module -> edg
 # The renderer/report pair, as rich does it: Report's display methods call the
 # renderers, which read Report, Table and Section.
 ALLOWED_CIRCLES = [
-    {"tfnb_debug.reports", "tfnb_debug.render.html", "tfnb_debug.render.text"},
+    {"tfnb_debug.ground.reports", "tfnb_debug.render.html", "tfnb_debug.render.text"},
     # The inspector's detail records render themselves on display the same way.
     {"tfnb_debug.widgets.records", "tfnb_debug.widgets.render"},
 ]
 ABOVE_COLLECT = (
     "tfnb_debug.diagnostics",
-    "tfnb_debug.reports",
+    "tfnb_debug.ground.reports",
+    "tfnb_debug.features",
+    "tfnb_debug.explain",
     "tfnb_debug.render",
     "tfnb_debug.magics",
     "tfnb_debug.widgets",
 )
+#: the root of the package: the public API, the extension entry, the version, and one thin
+#: module per feature that re-exports its public names (the import paths users and the docs use)
+ENTRY_MODULES = {"tfnb_debug", "tfnb_debug._extension", "tfnb_debug._version"}
+FACADES = {
+    f"tfnb_debug.{name}"
+    for name in [
+        "check",
+        "consistency",
+        "env",
+        "fit_data",
+        "gradients",
+        "lint",
+        "live",
+        "memory",
+        "overfit",
+        "pipeline",
+        "runs",
+        "shapes",
+    ]
+}
+FOLDERS = {
+    "collect",
+    "diagnostics",
+    "explain",
+    "features",
+    "ground",
+    "magics",
+    "records",
+    "render",
+    "widgets",
+}
 
 
 def _modules(root: Path) -> dict[str, Path]:
@@ -154,7 +187,7 @@ def test_the_graph_reader_sees_every_kind_of_import_and_finds_circles(tmp_path: 
 
 def test_the_only_import_circle_is_the_renderer_report_pair() -> None:
     graph = import_graph()
-    assert graph["tfnb_debug.shapes"].get("tfnb_debug.diagnostics.shapes") == {"module"}
+    assert graph["tfnb_debug.features.shapes"].get("tfnb_debug.diagnostics.shapes") == {"module"}
     found = sorted(sorted(c) for c in circles(graph))
     assert found == sorted(sorted(c) for c in ALLOWED_CIRCLES if c <= graph.keys())
 
@@ -176,29 +209,86 @@ def test_collect_imports_nothing_above_it() -> None:
     assert wrong == []
 
 
-def test_ground_helpers_import_nothing_of_tfnb_debug() -> None:
+def test_ground_imports_only_ground_and_records_only_ground() -> None:
+    """ground/ imports nothing but itself (a report renders itself lazily, through render/);
+    records/ imports the ground at run time, nothing else (a type-only import may name the
+    collector a record describes)."""
     graph = import_graph()
-    for ground in (
-        "tfnb_debug.files",
-        "tfnb_debug.text",
-        "tfnb_debug.values",
-        "tfnb_debug.shape_records",
-    ):
-        assert graph[ground] == {}, ground
+    wrong = []
+    for name, targets in graph.items():
+        for target, kinds in targets.items():
+            if name.startswith("tfnb_debug.ground."):
+                if not target.startswith("tfnb_debug.ground") and not (
+                    name == "tfnb_debug.ground.reports"
+                    and target.startswith("tfnb_debug.render")
+                    and kinds == {"deferred"}
+                ):
+                    wrong.append(f"{name} imports {target}")
+            elif (
+                name.startswith("tfnb_debug.records.")
+                and kinds != {"typing"}
+                and not target.startswith(("tfnb_debug.ground", "tfnb_debug.records"))
+            ):
+                wrong.append(f"{name} imports {target}")
+    assert wrong == []
+    for plain in ("files", "text", "values"):
+        assert graph[f"tfnb_debug.ground.{plain}"] == {}, plain
+    assert graph["tfnb_debug.records.shapes"] == {}
+
+
+def test_the_root_holds_the_entry_the_facades_and_folders_only() -> None:
+    """A maintainer sees the layers in the tree: every other module lives in a folder."""
+    root = {
+        path.stem if path.is_file() else path.name
+        for path in PACKAGE.iterdir()
+        if path.name != "__pycache__" and (path.suffix == ".py" or path.is_dir())
+    }
+    expected = {"__init__", "_extension", "_version"} | {f.split(".")[-1] for f in FACADES}
+    assert root == expected | FOLDERS
+
+
+def test_each_facade_only_re_exports_its_feature() -> None:
+    """A root module such as ``tfnb_debug.features.shapes`` defines nothing: it re-exports, from
+    ``tfnb_debug.features.shapes``, the same objects (so both paths give one class)."""
+    import importlib
+
+    for facade in sorted(FACADES):
+        tree = ast.parse((PACKAGE / f"{facade.split('.')[-1]}.py").read_text(encoding="utf-8"))
+        feature = facade.replace("tfnb_debug.", "tfnb_debug.features.")
+        body = [node for node in tree.body if not isinstance(node, ast.Expr)]  # the docstring
+        assert body and all(
+            isinstance(node, ast.ImportFrom) and node.module == feature for node in body
+        ), facade
+        names = [alias.name for node in body for alias in node.names]  # type: ignore[attr-defined]
+        public, real = importlib.import_module(facade), importlib.import_module(feature)
+        assert all(getattr(public, n) is getattr(real, n) for n in names), facade
+
+
+def test_every_public_name_has_its_features_root_path() -> None:
+    """``from tfnb_debug.<feature> import <name>`` works for every name in ``tfnb_debug.__all__``
+    that a feature defines, and gives the object ``tfnb_debug.<name>`` gives."""
+    import importlib
+
+    for name, module in tfnb_debug._LAZY.items():
+        if module.startswith(("tfnb_debug.widgets", "tfnb_debug.explain")):
+            continue  # folders of their own, already public paths
+        facade = module.replace("tfnb_debug.features.", "tfnb_debug.")
+        assert facade in FACADES, name
+        assert getattr(importlib.import_module(facade), name) is getattr(tfnb_debug, name), name
 
 
 def test_rules_read_plain_records_not_reports_or_renderers() -> None:
     """diagnostics/ imports collectors' records and ground modules, never a renderer or a report module."""
     allowed = {
-        "tfnb_debug.reports",  # Finding
-        "tfnb_debug.errors",
-        "tfnb_debug.text",
-        "tfnb_debug.values",
-        "tfnb_debug.shape_records",
-        "tfnb_debug.pipeline_records",
-        "tfnb_debug.gradient_history",
-        "tfnb_debug.replica_history",
-        "tfnb_debug.trial_records",
+        "tfnb_debug.ground.reports",  # Finding
+        "tfnb_debug.ground.errors",
+        "tfnb_debug.ground.text",
+        "tfnb_debug.ground.values",
+        "tfnb_debug.records.shapes",
+        "tfnb_debug.records.pipeline",
+        "tfnb_debug.records.gradients",
+        "tfnb_debug.records.replicas",
+        "tfnb_debug.records.trials",
     }
     graph = import_graph()
     wrong = [
@@ -220,7 +310,7 @@ OVERSIZED = {
     "explain/_contracts.py": 1756,
     "collect/check.py": 1101,
     "collect/gradients.py": 973,
-    "gradients.py": 900,
+    "features/gradients.py": 900,
     "collect/shapes.py": 840,
     "diagnostics/gradients.py": 821,
 }

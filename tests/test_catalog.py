@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tfnb_debug.catalog import CATALOG
+from tfnb_debug.ground.catalog import CATALOG
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC_HEADING = re.compile(r"^## ([A-Z]\d\d) ([a-z0-9-]+) \((error|warning|info)\)$", re.M)

@@ -14,8 +14,8 @@ from keras.src.losses.loss import Loss
 from keras.src.optimizers.base_optimizer import BaseOptimizer
 
 from tests._support import run_magic
-from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.features.check import CheckReport, CheckThresholds, run_checked
+from tfnb_debug.ground.errors import TfnbDebugError
 
 RS = np.random.RandomState(0)
 X = RS.randn(32, 4).astype("float32")

@@ -21,10 +21,10 @@ from keras.src.losses.loss import Loss
 from keras.src.optimizers.base_optimizer import BaseOptimizer
 
 from tests._support import REGRESSION_TRAIN_STEP, extension_unloaded, run_magic
-from tfnb_debug.check import CheckReport, run_checked
 from tfnb_debug.collect import check as check_module
 from tfnb_debug.collect.check import kept_checked_function
 from tfnb_debug.collect.gradients import kept_train_function
+from tfnb_debug.features.check import CheckReport, run_checked
 
 MAKERS = ("make_train_function", "make_test_function", "make_predict_function")
 

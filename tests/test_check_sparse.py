@@ -10,7 +10,7 @@ import tensorflow as tf
 from IPython.core.interactiveshell import InteractiveShell
 
 from tests._support import run_magic
-from tfnb_debug.check import run_checked
+from tfnb_debug.features.check import run_checked
 
 VOCAB = 30
 IDS = np.random.default_rng(0).integers(0, VOCAB, (32, 13)).astype("int64")

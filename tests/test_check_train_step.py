@@ -9,7 +9,7 @@ import tensorflow as tf
 from IPython.core.interactiveshell import InteractiveShell
 
 from tests._support import run_magic
-from tfnb_debug.check import run_checked
+from tfnb_debug.features.check import run_checked
 
 RS = np.random.RandomState(0)
 X = RS.randn(32, 4).astype("float32")

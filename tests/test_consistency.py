@@ -13,7 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from tests._keras_examples import vae_encoder
 from tests._support import run_magic
-from tfnb_debug.consistency import ConsistencyThresholds, check_consistency
+from tfnb_debug.features.consistency import ConsistencyThresholds, check_consistency
 
 X = np.random.RandomState(0).rand(16, 4).astype("float32")
 Y = np.random.RandomState(1).rand(16, 1).astype("float32")
@@ -207,7 +207,7 @@ def test_user_error_propagates_and_everything_is_restored() -> None:
 
 
 def test_bad_inputs_are_one_line_errors() -> None:
-    from tfnb_debug.errors import TfnbDebugError
+    from tfnb_debug.ground.errors import TfnbDebugError
 
     with pytest.raises(TfnbDebugError, match="must be a Keras model"):
         check_consistency(object(), X)

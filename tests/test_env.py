@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import tensorflow as tf
 
-from tfnb_debug.env import check_environment, enable_memory_growth
+from tfnb_debug.features.env import check_environment, enable_memory_growth
 
 
 def test_check_environment_reports_real_values() -> None:

@@ -16,7 +16,7 @@ import tfnb_debug
 from tests._support import run_magic
 from tfnb_debug import explain
 from tfnb_debug.explain import ExplainReport, NextStep, explain_exception
-from tfnb_debug.reports import finding
+from tfnb_debug.ground.reports import finding
 
 FAILING = "import tensorflow as tf\nx = tf.ones((4, 3))\ntf.add(x, tf.ones((4, 2)))\n"
 
@@ -213,7 +213,7 @@ def _report_with_step(magic: str) -> ExplainReport:
 
 
 def test_rerun_button_runs_the_failed_cell_under_the_magic(shell: InteractiveShell) -> None:
-    from tfnb_debug._state import state_for
+    from tfnb_debug.ground.state import state_for
     from tfnb_debug.magics.auto import WIDGET, close_widget, rerun_button
 
     calls: list[tuple[str, str]] = []

@@ -12,7 +12,7 @@ import tensorflow as tf
 
 import tfnb_debug
 from tests._support import check_golden
-from tfnb_debug.reports import Report, finding, group_findings
+from tfnb_debug.ground.reports import Report, finding, group_findings
 
 
 def saturating_model() -> keras.Model:

@@ -7,7 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 import tfnb_debug
-from tfnb_debug.reports import Report, Target, finding
+from tfnb_debug.ground.reports import Report, Target, finding
 
 
 def test_target_names_a_path_or_its_end() -> None:

@@ -24,7 +24,7 @@ from tfnb_debug.diagnostics.fit_data import (
     steps_exceed_data,
     validation_split_skew,
 )
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 
 SORTED = np.repeat(np.arange(4), 50)  # 200 labels sorted by class: the last 20% are all class 3
 

@@ -15,7 +15,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from tests._support import run_magic
 from tfnb_debug.collect.fix_trial import run_fix_trial
-from tfnb_debug.trial_records import Change
+from tfnb_debug.records.trials import Change
 
 SETUP = """
 import numpy as np, keras

@@ -54,7 +54,10 @@ def test_fresh_model_first_cell_traces_once_and_trains_as_keras(
     monkeypatch.setattr(GradientCapture, "_on_apply", counted)
     run(shell, "keras.utils.set_random_seed(2)\nplain.fit(x, y, batch_size=16, verbose=0)")
     assert traces == []  # not recorded: the hook is not installed outside the cell
-    run(shell, "%%tfgrad -q\nkeras.utils.set_random_seed(2)\nseen.fit(x, y, batch_size=16, verbose=0)")
+    run(
+        shell,
+        "%%tfgrad -q\nkeras.utils.set_random_seed(2)\nseen.fit(x, y, batch_size=16, verbose=0)",
+    )
     assert len(traces) == 1
     plain, seen = shell.user_ns["plain"], shell.user_ns["seen"]
     for a, b in zip(plain.weights, seen.weights, strict=True):

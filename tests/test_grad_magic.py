@@ -11,7 +11,7 @@ from keras.src.optimizers.base_optimizer import BaseOptimizer
 
 from tests._support import run_magic
 from tfnb_debug.collect.gradients import active_capture
-from tfnb_debug.gradients import GradientReport
+from tfnb_debug.features.gradients import GradientReport
 
 APPLY = BaseOptimizer.__dict__["apply"]
 

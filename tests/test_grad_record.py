@@ -19,7 +19,7 @@ from keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
 import tfnb_debug
 from tfnb_debug import collect
 from tfnb_debug.collect import gradients as collect_gradients
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 
 ROOT = Path(__file__).resolve().parents[1]
 ORIGINALS = {

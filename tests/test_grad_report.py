@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
-from tfnb_debug.gradients import build_report
+from tfnb_debug.features.gradients import build_report
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 
 
 def history(steps: int = 6, *, nan_at: int | None = None) -> GradientHistory:
@@ -91,7 +91,7 @@ def test_history_arrays_are_read_only() -> None:
 
 def test_report_and_renderers_do_not_import_tensorflow() -> None:
     code = (
-        "import sys, tfnb_debug.gradients, tfnb_debug.render.gradients, "
+        "import sys, tfnb_debug.features.gradients, tfnb_debug.render.gradients, "
         "tfnb_debug.diagnostics.gradients; print('tensorflow' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -100,7 +100,7 @@ def test_report_and_renderers_do_not_import_tensorflow() -> None:
 
 def test_many_layers_get_one_histogram_map_with_each_layers_share_per_bin() -> None:
     from tests._support import decode_png as decode
-    from tfnb_debug.gradient_history import HIST_EDGES
+    from tfnb_debug.records.gradients import HIST_EDGES
     from tfnb_debug.render.gradients import (
         PANELS_AT_MOST,
         gradient_sections,

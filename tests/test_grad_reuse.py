@@ -25,7 +25,7 @@ from keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from tests._support import REGRESSION_TRAIN_STEP, extension_unloaded, run_magic
 from tfnb_debug.collect._patching import patched, preserved, trace_hook
 from tfnb_debug.collect.gradients import active_capture, kept_train_function
-from tfnb_debug.gradients import GradientReport
+from tfnb_debug.features.gradients import GradientReport
 
 ORIGINALS = {
     (BaseOptimizer, "apply"): BaseOptimizer.__dict__["apply"],

@@ -10,8 +10,8 @@ import tensorflow as tf
 import tfnb_debug
 from tfnb_debug.diagnostics.gradients import GradThresholds, check_gradients
 from tfnb_debug.diagnostics.model import check_loss_pairing
-from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
-from tfnb_debug.gradients import GradientReport
+from tfnb_debug.features.gradients import GradientReport
+from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 
 
 def data(n: int = 32, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -432,7 +432,7 @@ def test_the_keras_vae_example_trains_without_any_gradient_finding() -> None:
     import numpy as np
 
     from tests._keras_examples import vae
-    from tfnb_debug.gradients import record_gradients
+    from tfnb_debug.features.gradients import record_gradients
 
     keras.utils.set_random_seed(0)
     model = vae()

@@ -11,7 +11,7 @@ import tensorflow as tf
 
 import tfnb_debug.collect.grad_stats as grad_stats_module
 from tfnb_debug.collect.gradients import gradient_stats
-from tfnb_debug.gradient_history import (
+from tfnb_debug.records.gradients import (
     HIST_BINS,
     HIST_EDGES,
     HIST_LOG2_LO,

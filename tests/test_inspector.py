@@ -16,7 +16,7 @@ from IPython.utils.capture import capture_output
 
 import tfnb_debug
 from tests._support import run_magic
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.widgets.inspector import WIDGET_VIEW, InspectorOptions, LayerInspector
 from tfnb_debug.widgets.session import open_inspectors
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.widgets.details import (
     capture_call_output,
     layer_config,

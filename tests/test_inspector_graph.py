@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from tfnb_debug.records.shapes import LayerCall, TensorInfo
 from tfnb_debug.render.html import SEVERITY_COLOURS
-from tfnb_debug.shape_records import LayerCall, TensorInfo
 from tfnb_debug.widgets.graph import (
     EXPAND_LIMIT,
     MAX_NODES,
@@ -208,7 +208,7 @@ def test_every_layer_has_one_box_and_every_recorded_input_one_edge(n: int) -> No
 
 
 def test_findings_by_row_agrees_with_the_place_rule_row_by_row() -> None:
-    from tfnb_debug.reports import Finding
+    from tfnb_debug.ground.reports import Finding
     from tfnb_debug.widgets.rows import findings_by_row, names_place, unique_names
 
     calls = functional() + [call(8, "fn/odd.name-1", "Dense", producers=(7,))]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from IPython.core.interactiveshell import InteractiveShell
 
-from tfnb_debug._ipython import grouped_arguments, split_options, user_objects
 from tfnb_debug.magics.shape import ShapeMagics
+from tfnb_debug.magics.shell import grouped_arguments, split_options, user_objects
 
 
 def test_user_objects_by_kind_in_definition_order(shell: InteractiveShell) -> None:

@@ -25,8 +25,8 @@ from tfnb_debug.diagnostics.outcomes import (
     labels_unlearnable,
     needs_label_control,
 )
-from tfnb_debug.fit_data import record_fit_args, with_fit_findings
-from tfnb_debug.reports import Report
+from tfnb_debug.features.fit_data import record_fit_args, with_fit_findings
+from tfnb_debug.ground.reports import Report
 
 
 def _data(kind: str = "bug", seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -280,7 +280,7 @@ def test_p15_rule_needs_epochs_a_fit_validation_at_chance_and_a_control_that_agr
 def test_the_validation_labels_are_read_from_a_validation_dataset() -> None:
     import tensorflow as tf
 
-    from tfnb_debug.fit_data import outcome_of_fit
+    from tfnb_debug.features.fit_data import outcome_of_fit
 
     x, y = _data("ok")
     train = tf.data.Dataset.from_tensor_slices((x[:140], y[:140])).batch(32)
@@ -297,7 +297,7 @@ def test_the_control_reads_datasets_and_says_why_it_cannot_run() -> None:
     import tensorflow as tf
 
     from tfnb_debug.collect.label_control import run_label_control
-    from tfnb_debug.fit_data import classifier_head
+    from tfnb_debug.features.fit_data import classifier_head
 
     x, y = _data("ok")
     model = _model()

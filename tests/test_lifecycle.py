@@ -13,7 +13,7 @@ from IPython.utils.capture import capture_output
 
 import tfnb_debug
 from tests._support import run_magic
-from tfnb_debug.env import backend_problem
+from tfnb_debug.features.env import backend_problem
 
 
 def _registries(shell: InteractiveShell) -> tuple[dict[str, set[str]], dict[str, int]]:

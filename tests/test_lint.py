@@ -11,7 +11,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from tests._keras_examples import gan, vae
 from tests._support import run_magic
-from tfnb_debug.lint import lint_model
+from tfnb_debug.features.lint import lint_model
 
 RS = np.random.RandomState(0)
 X = RS.rand(32, 8).astype("float32")

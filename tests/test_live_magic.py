@@ -198,8 +198,8 @@ def test_a_cell_that_fails_before_any_report_leaves_the_live_view_marked_ended(
 
 def test_print_mode_writes_one_text_line_per_update(nb: InteractiveShell, capsys: Any) -> None:
     """A terminal IPython gets text lines (LiveView's print mode, driven directly)."""
-    from tfnb_debug.gradients import live_source, record_gradients
-    from tfnb_debug.live import LiveView
+    from tfnb_debug.features.gradients import live_source, record_gradients
+    from tfnb_debug.features.live import LiveView
 
     step = nb.user_ns["step"]
     with record_gradients() as recording:
@@ -241,8 +241,8 @@ def test_every_hook_is_gone_after_a_live_cell(nb: InteractiveShell) -> None:
     ],
 )
 def test_live_view_refuses_bad_settings_in_one_line(kwargs: dict[str, Any], message: str) -> None:
-    from tfnb_debug.errors import TfnbDebugError
-    from tfnb_debug.live import LiveView
+    from tfnb_debug.features.live import LiveView
+    from tfnb_debug.ground.errors import TfnbDebugError
 
     with pytest.raises(TfnbDebugError, match=message):
         LiveView("x", **kwargs)

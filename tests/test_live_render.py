@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests._support import decode_png as decode
-from tfnb_debug.live_state import LivePart, LiveState
+from tfnb_debug.records.live import LivePart, LiveState
 from tfnb_debug.render.live import _EMPTY, MAX_LAYERS, heatmap_strip, live_html, live_text
 
 

@@ -9,7 +9,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from tests._support import REGRESSION_TRAIN_STEP, run_magic
-from tfnb_debug.gradients import GradientReport
+from tfnb_debug.features.gradients import GradientReport
 
 DATA = """
 import numpy as np, keras, tensorflow as tf
@@ -203,7 +203,7 @@ for start in range(0, 64, 16):
 
 @pytest.mark.slow
 def test_s08_under_tfcheck_with_its_clean_twin(shell: InteractiveShell) -> None:
-    from tfnb_debug.check import CheckReport
+    from tfnb_debug.features.check import CheckReport
 
     shell.run_cell(DATA)
     bad = run_magic(shell, "%%tfcheck -q -o", cell=TAPE_LOOP.format(reshape="")).result

@@ -30,7 +30,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import tfnb_debug
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.magics import magic_classes
 
 PACKAGE = str(Path(tfnb_debug.__file__).parent)

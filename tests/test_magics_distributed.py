@@ -321,7 +321,7 @@ def test_tfmem_reads_each_gpu_allocator_under_mirrored_strategy() -> None:
     import numpy as np
     import tensorflow as tf
 
-    from tfnb_debug.memory import track_memory
+    from tfnb_debug.features.memory import track_memory
 
     gpus = tf.config.list_logical_devices("GPU")
     if len(gpus) < 2:

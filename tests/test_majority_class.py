@@ -16,7 +16,7 @@ import tfnb_debug
 from tests._support import run_magic
 from tfnb_debug.collect.fit_outcome import ClassifierHead, Predictions, predict_classes
 from tfnb_debug.diagnostics.outcomes import OutcomeThresholds, majority_class
-from tfnb_debug.fit_data import classifier_head
+from tfnb_debug.features.fit_data import classifier_head
 
 
 def _tabular() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

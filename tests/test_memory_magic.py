@@ -12,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from tests._support import run_magic
 from tfnb_debug import TfnbDebugError
-from tfnb_debug.memory import MemoryReport, ModelMemoryReport, estimate_model_memory
+from tfnb_debug.features.memory import MemoryReport, ModelMemoryReport, estimate_model_memory
 
 SETUP = """
 import numpy as np, keras, tensorflow as tf
@@ -279,7 +279,7 @@ def test_the_live_view_counts_tf_function_steps_from_before_the_first_sample() -
     before the sampler reads it once."""
     import tensorflow as tf
 
-    from tfnb_debug.memory import MemoryLive, track_memory
+    from tfnb_debug.features.memory import MemoryLive, track_memory
 
     model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(8)])
     opt = keras.optimizers.SGD(0.01)

@@ -15,8 +15,8 @@ from tfnb_debug.diagnostics.memory import (
     growth_finding,
     oom_finding,
 )
-from tfnb_debug.memory import MemoryReport, MemorySeries, memory_section, with_memory
-from tfnb_debug.reports import Report, finding
+from tfnb_debug.features.memory import MemoryReport, MemorySeries, memory_section, with_memory
+from tfnb_debug.ground.reports import Report, finding
 
 MiB = 2**20
 T = MemoryThresholds()

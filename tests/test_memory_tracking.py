@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 
 from tfnb_debug import TfnbDebugError
-from tfnb_debug.memory import MemoryThresholds, track_memory
+from tfnb_debug.features.memory import MemoryThresholds, track_memory
 
 SAMPLER = "tfnb_debug-memory-sampler"
 HAS_GPU = bool(tf.config.list_physical_devices("GPU"))

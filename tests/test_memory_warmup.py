@@ -14,7 +14,7 @@ import pytest
 from tfnb_debug.collect.memory import HOST_SERIES, MemoryRecording, SeriesRecord
 from tfnb_debug.collect.memory_steps import StepMark
 from tfnb_debug.diagnostics.memory import MemoryThresholds
-from tfnb_debug.memory import build_memory_report
+from tfnb_debug.features.memory import build_memory_report
 
 MiB = 2**20
 ROOT = Path(__file__).resolve().parents[1]

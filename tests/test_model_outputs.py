@@ -17,10 +17,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from tests._support import run_magic
 from tfnb_debug.collect.metric_facts import collect_metrics
 from tfnb_debug.collect.output_chain import double_activations
-from tfnb_debug.lint import lint_model
-from tfnb_debug.model_outputs import check_outputs
-from tfnb_debug.reports import Finding
-from tfnb_debug.shapes import trace_shapes
+from tfnb_debug.features.lint import lint_model
+from tfnb_debug.features.model_outputs import check_outputs
+from tfnb_debug.features.shapes import trace_shapes
+from tfnb_debug.ground.reports import Finding
 
 RNG = np.random.default_rng(0)
 # a tabular task trained briefly: many logits are small, where the 0.5 threshold differs

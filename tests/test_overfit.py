@@ -12,8 +12,8 @@ from IPython.core.interactiveshell import InteractiveShell
 from tests._keras_examples import gan, vae
 from tests._support import run_magic
 from tfnb_debug.collect.snapshot import global_seed_generator
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.overfit import OverfitThresholds, overfit_small_batch
+from tfnb_debug.features.overfit import OverfitThresholds, overfit_small_batch
+from tfnb_debug.ground.errors import TfnbDebugError
 
 RS = np.random.RandomState(0)
 X = RS.rand(32, 8).astype("float32")

@@ -11,10 +11,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from tests._support import run_magic
-from tfnb_debug._overfit_run import Progress
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.features.overfit import overfit_small_batch
+from tfnb_debug.features.overfit_run import Progress
+from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.magics.progress import ProgressLine
-from tfnb_debug.overfit import overfit_small_batch
 
 RS = np.random.RandomState(0)
 X = RS.rand(16, 8).astype("float32")

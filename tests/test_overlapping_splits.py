@@ -177,7 +177,7 @@ def test_tfgrad_silent_when_the_split_is_made_before_the_shuffle() -> None:
 def test_p17_counts_only_what_it_read_whole() -> None:
     """A pass cut at max_examples: the pair's overlap is said of the first examples, and a
     lone dataset's change is not counted (examples past the cut would look changed)."""
-    from tfnb_debug.splits import split_findings
+    from tfnb_debug.features.splits import split_findings
 
     ds = _shuffled()
     test_ds, val_ds = ds.take(2), ds.skip(2)

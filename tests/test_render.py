@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests._support import check_golden
-from tfnb_debug.reports import Finding, Report, Section, Table, finding, sort_findings
+from tfnb_debug.ground.reports import Finding, Report, Section, Table, finding, sort_findings
 
 
 def sample_report() -> Report:

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from tests._support import check_golden, decode_png
-from tfnb_debug.pipeline_records import Picture
+from tfnb_debug.records.pipeline import Picture
 from tfnb_debug.render.overfit import loss_section, loss_svg
 from tfnb_debug.render.pipeline import MAX_SIDE, image_uri, picture_section
 from tfnb_debug.render.svg import histogram_svg
@@ -135,7 +135,7 @@ def test_drawing_the_pictures_imports_no_matplotlib_plotting() -> None:
     code = """
 import sys
 import numpy as np
-from tfnb_debug.pipeline_records import Picture
+from tfnb_debug.records.pipeline import Picture
 from tfnb_debug.render.overfit import loss_section
 from tfnb_debug.render.pipeline import picture_section
 from tfnb_debug.widgets.render import norm_svg

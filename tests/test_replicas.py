@@ -22,9 +22,9 @@ import pytest
 from tests._support import check_golden
 from tfnb_debug.diagnostics.distribute import replica_divergence, replica_loss_scaling
 from tfnb_debug.diagnostics.fit_data import measured_replica_batch
-from tfnb_debug.replica_history import MirroredDifference, ReplicaHistory
-from tfnb_debug.replica_report import replica_table, replicas_summary
-from tfnb_debug.reports import Report, sort_findings
+from tfnb_debug.features.replica_report import replica_table, replicas_summary
+from tfnb_debug.ground.reports import Report, sort_findings
+from tfnb_debug.records.replicas import MirroredDifference, ReplicaHistory
 
 LAYERS = {"net/hidden": [0, 1], "net/out": [2, 3]}
 PATHS = ("net/hidden/kernel", "net/hidden/bias", "net/out/kernel", "net/out/bias")

@@ -26,10 +26,10 @@ from tests._support import check_golden, run_magic
 from tfnb_debug.collect.keras_access import private
 from tfnb_debug.collect.run_writer import batch_digest, worker_identity
 from tfnb_debug.diagnostics.runs import WorkerInput, WorkerTimes, stragglers, unsharded_input
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
-from tfnb_debug.run_records import WorkerRecord
-from tfnb_debug.runs import build_run_report
+from tfnb_debug.features.run_records import WorkerRecord
+from tfnb_debug.features.runs import build_run_report
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two_worker_run.py"
 
@@ -380,8 +380,8 @@ def test_records_left_by_another_run_are_pointed_out() -> None:
 def test_a_workers_own_gradient_report_leaves_its_memory_findings_out() -> None:
     from dataclasses import replace
 
-    from tfnb_debug.reports import finding
-    from tfnb_debug.run_records import SeriesRecord, WorkerMemory
+    from tfnb_debug.features.run_records import SeriesRecord, WorkerMemory
+    from tfnb_debug.ground.reports import finding
 
     grew = finding("R01", "host memory grew", place="host")
     rss = SeriesRecord("host RSS", "host", None, None, np.array([0.0, 1.0]), np.array([1, 2**21]))

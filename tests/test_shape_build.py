@@ -19,7 +19,7 @@ from IPython.utils.capture import capture_output
 
 import tfnb_debug
 from tfnb_debug.collect import _patching
-from tfnb_debug.shapes import record_shapes
+from tfnb_debug.features.shapes import record_shapes
 
 BAD = (
     "model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, name='dense'), "

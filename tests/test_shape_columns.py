@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import pytest
 
-from tfnb_debug.shapes import ShapeReport, trace_shapes
+from tfnb_debug.features.shapes import ShapeReport, trace_shapes
 
 
 def _column_sum(report: ShapeReport) -> int:

@@ -9,8 +9,8 @@ from IPython.utils.capture import capture_output
 
 from tests._support import run_magic
 from tfnb_debug.collect import _patching
+from tfnb_debug.features.shapes import ShapeReport
 from tfnb_debug.magics.shape import split_model_input, split_options
-from tfnb_debug.shapes import ShapeReport
 
 SETUP = """
 import keras, numpy as np

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from tests._support import check_golden
-from tfnb_debug.shape_records import LayerCall, MemoryEstimate, TensorInfo, TensorStats
-from tfnb_debug.shapes import ShapeReport, finish_report
+from tfnb_debug.features.shapes import ShapeReport, finish_report
+from tfnb_debug.records.shapes import LayerCall, MemoryEstimate, TensorInfo, TensorStats
 
 
 def t(shape: tuple[int | None, ...], producer: str | None = None, **kw: object) -> TensorInfo:

@@ -15,7 +15,7 @@ import tensorflow as tf
 from tfnb_debug import TfnbDebugError, layer_for_path, record_shapes, trace_shapes
 from tfnb_debug.collect import _patching
 from tfnb_debug.collect._patching import layer_call_hook
-from tfnb_debug.shapes import ShapeReport
+from tfnb_debug.features.shapes import ShapeReport
 
 L = keras.layers
 

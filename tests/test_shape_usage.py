@@ -12,8 +12,8 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from tests._support import run_magic
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.shapes import trace_shapes
+from tfnb_debug.features.shapes import trace_shapes
+from tfnb_debug.ground.errors import TfnbDebugError
 
 GAN = textwrap.dedent(
     """
@@ -65,7 +65,7 @@ def test_model_without_call_gets_one_line_naming_its_sub_models(shell: Interacti
     with capture_output() as out:
         result = shell.run_cell("%tfshape gan")
     assert isinstance(result.error_in_exec, UsageError)
-    assert "tfnb_debug/shapes.py" not in out.stdout + out.stderr
+    assert "tfnb_debug/features/shapes.py" not in out.stdout + out.stderr
     assert not any("S01" in o.data.get("text/plain", "") for o in out.outputs)
     with pytest.raises(TfnbDebugError, match="model 'gan' defines no call"):
         trace_shapes(shell.user_ns["gan"], np.zeros((2, 8), "float32"))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import tfnb_debug
-from tfnb_debug._startup import drop_startup_noise
+from tfnb_debug.ground.startup import drop_startup_noise
 
 ROOT = Path(__file__).resolve().parents[1]
 STATUS = f"tfnb_debug {tfnb_debug.__version__} | TensorFlow "

@@ -12,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from tests._support import run_magic
 from tfnb_debug.diagnostics.targets import accuracy_on_regression, unreachable_targets
-from tfnb_debug.model_outputs import check_targets
+from tfnb_debug.features.model_outputs import check_targets
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(256, 4)).astype("float32")
@@ -86,7 +86,7 @@ def test_through_the_magics(shell: InteractiveShell) -> None:
 
 
 def test_n05_nonfinite_training_arrays_named_by_rows_and_columns() -> None:
-    from tfnb_debug.model_outputs import check_fit_data
+    from tfnb_debug.features.model_outputs import check_fit_data
 
     x = X.copy()
     x[[3, 7], 2] = np.nan

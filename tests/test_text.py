@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 import pytest
 
-from tfnb_debug.text import first_line, key_sentence, loss_name, strip_ansi
+from tfnb_debug.ground.text import first_line, key_sentence, loss_name, strip_ansi
 
 
 def test_first_line_and_strip_ansi() -> None:

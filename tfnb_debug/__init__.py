@@ -14,51 +14,51 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from tfnb_debug._startup import missing_tensorflow_error, tensorflow_installed
 from tfnb_debug._version import __version__ as __version__
-from tfnb_debug.errors import TfnbDebugError as TfnbDebugError
-from tfnb_debug.errors import TfnbDebugWarning as TfnbDebugWarning
-from tfnb_debug.reports import Finding as Finding
-from tfnb_debug.reports import Report as Report
+from tfnb_debug.ground.errors import TfnbDebugError as TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugWarning as TfnbDebugWarning
+from tfnb_debug.ground.reports import Finding as Finding
+from tfnb_debug.ground.reports import Report as Report
+from tfnb_debug.ground.startup import missing_tensorflow_error, tensorflow_installed
 
 # Public name -> the module that defines it, imported on first use.
 _LAZY = {
-    "CheckReport": "tfnb_debug.check",
-    "CheckThresholds": "tfnb_debug.check",
-    "run_checked": "tfnb_debug.check",
-    "check_consistency": "tfnb_debug.consistency",
-    "ConsistencyReport": "tfnb_debug.consistency",
-    "ConsistencyThresholds": "tfnb_debug.consistency",
-    "check_environment": "tfnb_debug.env",
-    "EnvReport": "tfnb_debug.env",
+    "CheckReport": "tfnb_debug.features.check",
+    "CheckThresholds": "tfnb_debug.features.check",
+    "run_checked": "tfnb_debug.features.check",
+    "check_consistency": "tfnb_debug.features.consistency",
+    "ConsistencyReport": "tfnb_debug.features.consistency",
+    "ConsistencyThresholds": "tfnb_debug.features.consistency",
+    "check_environment": "tfnb_debug.features.env",
+    "EnvReport": "tfnb_debug.features.env",
     "explain_exception": "tfnb_debug.explain",
     "ExplainReport": "tfnb_debug.explain",
-    "GradientReport": "tfnb_debug.gradients",
-    "GradThresholds": "tfnb_debug.gradients",
-    "probe_gradients": "tfnb_debug.gradients",
-    "record_gradients": "tfnb_debug.gradients",
-    "lint_model": "tfnb_debug.lint",
-    "LintReport": "tfnb_debug.lint",
-    "estimate_model_memory": "tfnb_debug.memory",
-    "memory_section": "tfnb_debug.memory",
-    "MemoryReport": "tfnb_debug.memory",
-    "MemoryThresholds": "tfnb_debug.memory",
-    "ModelMemoryReport": "tfnb_debug.memory",
-    "track_memory": "tfnb_debug.memory",
-    "overfit_small_batch": "tfnb_debug.overfit",
-    "OverfitReport": "tfnb_debug.overfit",
-    "OverfitThresholds": "tfnb_debug.overfit",
-    "inspect_pipeline": "tfnb_debug.pipeline",
-    "PipelineReport": "tfnb_debug.pipeline",
-    "PipelineThresholds": "tfnb_debug.pipeline",
-    "open_run": "tfnb_debug.runs",
-    "RunReport": "tfnb_debug.runs",
-    "RunThresholds": "tfnb_debug.runs",
-    "layer_for_path": "tfnb_debug.shapes",
-    "record_shapes": "tfnb_debug.shapes",
-    "ShapeReport": "tfnb_debug.shapes",
-    "ShapeThresholds": "tfnb_debug.shapes",
-    "trace_shapes": "tfnb_debug.shapes",
+    "GradientReport": "tfnb_debug.features.gradients",
+    "GradThresholds": "tfnb_debug.features.gradients",
+    "probe_gradients": "tfnb_debug.features.gradients",
+    "record_gradients": "tfnb_debug.features.gradients",
+    "lint_model": "tfnb_debug.features.lint",
+    "LintReport": "tfnb_debug.features.lint",
+    "estimate_model_memory": "tfnb_debug.features.memory",
+    "memory_section": "tfnb_debug.features.memory",
+    "MemoryReport": "tfnb_debug.features.memory",
+    "MemoryThresholds": "tfnb_debug.features.memory",
+    "ModelMemoryReport": "tfnb_debug.features.memory",
+    "track_memory": "tfnb_debug.features.memory",
+    "overfit_small_batch": "tfnb_debug.features.overfit",
+    "OverfitReport": "tfnb_debug.features.overfit",
+    "OverfitThresholds": "tfnb_debug.features.overfit",
+    "inspect_pipeline": "tfnb_debug.features.pipeline",
+    "PipelineReport": "tfnb_debug.features.pipeline",
+    "PipelineThresholds": "tfnb_debug.features.pipeline",
+    "open_run": "tfnb_debug.features.runs",
+    "RunReport": "tfnb_debug.features.runs",
+    "RunThresholds": "tfnb_debug.features.runs",
+    "layer_for_path": "tfnb_debug.features.shapes",
+    "record_shapes": "tfnb_debug.features.shapes",
+    "ShapeReport": "tfnb_debug.features.shapes",
+    "ShapeThresholds": "tfnb_debug.features.shapes",
+    "trace_shapes": "tfnb_debug.features.shapes",
     "inspect": "tfnb_debug.widgets.api",
     "LayerInspector": "tfnb_debug.widgets.inspector",
 }

@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from tfnb_debug._startup import (
+from tfnb_debug.ground.startup import (
     import_tensorflow_quietly,
     missing_tensorflow_message,
     tensorflow_installed,
 )
-from tfnb_debug._state import ExtensionState, clear_train_functions, state_for
+from tfnb_debug.ground.state import ExtensionState, clear_train_functions, state_for
 
 _NAME = __name__.partition(".")[0]
 
@@ -22,9 +22,9 @@ def load(shell: Any) -> None:
     so each magic and callback exists once.  When loading registers nothing
     (TensorFlow missing, another Keras backend), loading again tries again.
     TensorFlow's informational start-up lines are left out when this is the
-    first import of TensorFlow (see :mod:`tfnb_debug._startup`).
+    first import of TensorFlow (see :mod:`tfnb_debug.ground.startup`).
     """
-    from tfnb_debug import env
+    from tfnb_debug.features import env
 
     state = state_for(shell)
     if state.loaded:

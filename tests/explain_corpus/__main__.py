@@ -25,7 +25,7 @@ def main() -> int:
     from IPython.utils.capture import capture_output
 
     from tests.explain_corpus import PRELUDE, all_cases
-    from tfnb_debug.text import key_sentence
+    from tfnb_debug.ground.text import key_sentence
 
     shell = InteractiveShell.instance()
     with capture_output():

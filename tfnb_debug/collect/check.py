@@ -56,7 +56,7 @@ import tensorflow as tf
 from tfnb_debug.collect._patching import Patches, TraceCounts
 from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_function
 from tfnb_debug.collect.op_replay import OpDetail, rerun_with_op_checks
-from tfnb_debug.text import strip_ansi
+from tfnb_debug.ground.text import strip_ansi
 
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG", "kept_checked_function"]
 

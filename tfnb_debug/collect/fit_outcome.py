@@ -2,7 +2,7 @@
 
 :func:`describe_outcome` runs right after a recorded ``fit`` call returns (the
 :class:`~tfnb_debug.collect.fit_args.FitArgsRecorder` calls it through its
-``after_fit`` hook, which ``%%tfgrad`` sets: :func:`tfnb_debug.fit_data.record_fit_args`);
+``after_fit`` hook, which ``%%tfgrad`` sets: :func:`tfnb_debug.features.fit_data.record_fit_args`);
 :func:`predict_classes` serves ``%tflint --data`` too.  The caller says which
 output is a classifier (a :class:`ClassifierHead`, from the compiled loss).  Both read:
 
@@ -479,9 +479,10 @@ def _summarize(
         scaling_layer=_scaling_layer(model),
         source=source,
         binary=head.kind == "binary",
-        hidden=hidden_blockers(model) if spread <= 1e-3 * max(1.0, *np.abs(outputs[0][:10])) else (),
+        hidden=hidden_blockers(model)
+        if spread <= 1e-3 * max(1.0, *np.abs(outputs[0][:10]))
+        else (),
     )
-
 
 
 def _scaling_layer(model: Any) -> str | None:

@@ -12,7 +12,7 @@ from the same initial weights where the architecture is unchanged, on the same
 batches of a bounded sample of the training rows, and evaluates the loss on those
 rows before training and at four points of it.  A change is *confirmed* when its
 final loss is finite and below
-:data:`~tfnb_debug.trial_records.CONFIRM_RATIO` x the unchanged run's (or the
+:data:`~tfnb_debug.records.trials.CONFIRM_RATIO` x the unchanged run's (or the
 unchanged run's is not finite) and below its own first loss.
 
 Cost: at most :data:`MAX_ROWS` rows, :data:`MAX_STEPS` steps per run, and
@@ -45,7 +45,7 @@ from tfnb_debug.collect.model_config import (
     safe_config,
     suspicious_initializers,
 )
-from tfnb_debug.trial_records import Change, Trial, TrialRun
+from tfnb_debug.records.trials import Change, Trial, TrialRun
 
 __all__ = [
     "hidden_saturating_layers",

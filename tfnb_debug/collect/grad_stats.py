@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from tfnb_debug.gradient_history import (
+from tfnb_debug.records.gradients import (
     HIST_BINS,
     HIST_LOG2_LO,
     HIST_LOG2_WIDTH,

@@ -68,14 +68,14 @@ from tfnb_debug.collect.keras_access import (
 from tfnb_debug.collect.loss_targets import LossTargets, caller_frame, evidence_names
 from tfnb_debug.collect.traced_trainable import StaleTrainable, enter_as_traced
 from tfnb_debug.collect.trained_models import trained_model_objects
-from tfnb_debug.gradient_history import (
+from tfnb_debug.ground.text import first_line, loss_name
+from tfnb_debug.records.gradients import (
     HIST_BINS,
     STAT_COLUMNS,
     GradientHistory,
     VariableMeta,
 )
-from tfnb_debug.replica_history import ReplicaHistory
-from tfnb_debug.text import first_line, loss_name
+from tfnb_debug.records.replicas import ReplicaHistory
 
 __all__ = [
     "CaptureData",
@@ -576,7 +576,7 @@ class GradientCapture:
         global _ACTIVE
         with _LOCK:
             if _ACTIVE is not None:
-                from tfnb_debug.errors import TfnbDebugError
+                from tfnb_debug.ground.errors import TfnbDebugError
 
                 raise TfnbDebugError(
                     "gradients are already being recorded (nested %%tfgrad / record_gradients); "
@@ -892,7 +892,7 @@ def probe_batch(model: Any, x: Any, y: Any, *, loss: Any = None) -> tuple[Captur
     """
     import keras
 
-    from tfnb_debug.errors import TfnbDebugError
+    from tfnb_debug.ground.errors import TfnbDebugError
 
     if loss is None:
         if getattr(model, "loss", None) is None:

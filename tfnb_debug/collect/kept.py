@@ -8,7 +8,7 @@ traced again.  It is never left on the model between cells: each cell installs
 it through :class:`~tfnb_debug.collect._patching.Patches` and the user's own
 ``train_function`` is back afterwards.
 
-The store (:data:`tfnb_debug._state.train_functions`, which survives
+The store (:data:`tfnb_debug.ground.state.train_functions`, which survives
 ``%reload_ext``) is keyed by ``(id(model), kind)`` and holds the entries of at
 most :data:`KEEP_MODELS` models: keeping a function for another model drops the
 others (both kinds), and ``%unload_ext`` drops all.  An entry's function holds
@@ -20,7 +20,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, Protocol
 
-from tfnb_debug import _state
+from tfnb_debug.ground import state as _state
 
 __all__ = ["KEEP_MODELS", "Setup", "keep", "kept_for", "kept_function"]
 

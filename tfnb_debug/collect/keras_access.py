@@ -10,7 +10,7 @@ A Keras or TensorFlow upgrade that moves something touches this file only:
   ``_flatten_layers``, with ``.layers`` as the fallback);
 * :func:`require_keras` (and its two shapes :func:`require_keras_model` and
   :func:`check_model`) turns anything that is not a Keras 3 model or layer into
-  a one-line :class:`~tfnb_debug.errors.TfnbDebugError`.
+  a one-line :class:`~tfnb_debug.ground.errors.TfnbDebugError`.
 
 The training-memory estimate that ``%tfshape`` and ``%%tfmem`` share is
 :func:`tfnb_debug.collect.memory_estimate.collect_model_memory`, which walks
@@ -26,7 +26,7 @@ import importlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 
 if TYPE_CHECKING:  # the classes, for annotations; at run time __getattr__ imports them
     from keras.src.backend.tensorflow.trainer import TensorFlowTrainer

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug.collect.memory_steps import StepMark, StepMarkers
-from tfnb_debug.text import first_line
+from tfnb_debug.ground.text import first_line
 
 __all__ = [
     "MemoryProbe",

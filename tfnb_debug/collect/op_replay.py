@@ -19,7 +19,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from tfnb_debug.files import is_user_file
+from tfnb_debug.ground.files import is_user_file
 
 __all__ = ["OpDetail", "rerun_with_op_checks"]
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.text import first_line
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.text import first_line
 
 __all__ = [
     "Augmentation",

@@ -25,7 +25,7 @@ from typing import Any
 import tensorflow as tf
 
 from tfnb_debug.collect.keras_access import build_from_data
-from tfnb_debug.text import first_line
+from tfnb_debug.ground.text import first_line
 
 __all__ = [
     "ModelStep",

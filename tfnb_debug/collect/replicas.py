@@ -26,7 +26,7 @@ import tensorflow as tf
 
 from tfnb_debug.collect.example_weight import ExampleWeight, example_weight, no_examples
 from tfnb_debug.collect.keras_access import ResourceVariable
-from tfnb_debug.replica_history import REPLICA_COLUMNS, MirroredDifference, ReplicaHistory
+from tfnb_debug.records.replicas import REPLICA_COLUMNS, MirroredDifference, ReplicaHistory
 
 __all__ = [
     "ReplicaBuffer",

@@ -31,7 +31,7 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from tfnb_debug.files import is_user_file
+from tfnb_debug.ground.files import is_user_file
 
 __all__ = [
     "can_retrace",
@@ -284,7 +284,7 @@ def cell_functions(
     Raises ``TfnbDebugError`` (before anything runs) if this TensorFlow cannot retrace one
     that was traced before (one not traced yet is only reached to drop its hooked trace).
     """
-    from tfnb_debug.errors import TfnbDebugError
+    from tfnb_debug.ground.errors import TfnbDebugError
 
     found, concrete = _reach(code, namespace)
     stuck = [name for name, fn in found if not can_retrace(fn) and _is_traced_function(fn)]

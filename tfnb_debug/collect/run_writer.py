@@ -79,7 +79,7 @@ def worker_identity(environ: dict[str, str] | None = None) -> WorkerIdentity:
     worker 0 of 1.  Another task type (an evaluator) is refused: it trains
     nothing of the run.
     """
-    from tfnb_debug.errors import TfnbDebugError
+    from tfnb_debug.ground.errors import TfnbDebugError
 
     env = os.environ if environ is None else environ
     raw = env.get("TF_CONFIG", "")

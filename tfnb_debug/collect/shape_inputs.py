@@ -13,8 +13,8 @@ import keras
 import numpy as np
 
 from tfnb_debug.collect.keras_access import check_model
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.shape_records import MemoryEstimate, Shape, dtype_bytes
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.records.shapes import MemoryEstimate, Shape, dtype_bytes
 
 __all__ = [
     "check_callable",

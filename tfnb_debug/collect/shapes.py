@@ -3,7 +3,7 @@
 :class:`ShapeCollector` is a layer-call hook for
 :func:`tfnb_debug.collect._patching.layer_call_hook`.  It keeps no tensors after
 a call returns (producers are found through weak references) and turns what
-it saw into plain :class:`~tfnb_debug.shape_records.LayerCall` rows.
+it saw into plain :class:`~tfnb_debug.records.shapes.LayerCall` rows.
 
 Statistics of eager outputs are reduced where the tensor lives: with NumPy
 on a view of the buffer for CPU tensors (the host is that device), with
@@ -27,8 +27,8 @@ import tensorflow as tf
 
 from tfnb_debug.collect._patching import TraceCounts
 from tfnb_debug.collect.keras_access import all_sublayers, direct_sublayers
-from tfnb_debug.shape_records import LayerCall, Mode, Shape, TensorInfo, TensorStats, TraceCount
-from tfnb_debug.text import key_sentence
+from tfnb_debug.ground.text import key_sentence
+from tfnb_debug.records.shapes import LayerCall, Mode, Shape, TensorInfo, TensorStats, TraceCount
 
 __all__ = ["ShapeCollector"]
 

@@ -1,7 +1,7 @@
 """Snapshots of a model's state, and small helpers shared by the check commands.
 
-Every command in :mod:`tfnb_debug.consistency`, :mod:`tfnb_debug.overfit`,
-:mod:`tfnb_debug.lint` and :mod:`tfnb_debug.check` promises that the user's
+Every command in :mod:`tfnb_debug.features.consistency`, :mod:`tfnb_debug.features.overfit`,
+:mod:`tfnb_debug.features.lint` and :mod:`tfnb_debug.features.check` promises that the user's
 model, weights and optimizer state are bit-identical afterwards.  A
 :class:`VariableSnapshot` copies every variable's value to the host and puts it
 back; features take one through :func:`tfnb_debug.collect._patching.preserved`
@@ -20,7 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfnb_debug.collect.keras_access import layer_paths, private, require_keras_model
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 
 __all__ = [
     "VariableSnapshot",

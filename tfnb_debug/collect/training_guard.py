@@ -31,7 +31,7 @@ import keras
 from tfnb_debug.collect._patching import Patches, Preserved, preserve
 from tfnb_debug.collect.keras_access import layer_paths, model_optimizers
 from tfnb_debug.collect.traced_trainable import StaleTrainable, enter_as_traced
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 
 __all__ = ["TrainingGuard", "is_augmentation"]
 

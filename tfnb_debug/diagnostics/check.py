@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tfnb_debug.reports import Finding, Target, finding
+from tfnb_debug.ground.reports import Finding, Target, finding
 
 if TYPE_CHECKING:
     from tfnb_debug.collect.check import CheckFailure

@@ -1,6 +1,6 @@
 """Rules C01-C04: train vs inference vs export consistency (``%tfconsistency``).
 
-Each rule takes plain observations collected by :mod:`tfnb_debug.consistency`
+Each rule takes plain observations collected by :mod:`tfnb_debug.features.consistency`
 and returns findings; nothing here touches TensorFlow.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.reports import Finding, finding
 
 __all__ = [
     "CheckpointObservation",

@@ -1,8 +1,8 @@
 """D01 replica-loss-scaling and D06 replica-divergence, from what the recorded steps gave.
 
-D01 reads :class:`~tfnb_debug.replica_history.ReplicaHistory` (each replica's
+D01 reads :class:`~tfnb_debug.records.replicas.ReplicaHistory` (each replica's
 examples and the total weight its loss gives them, measured inside the step);
-D06 reads the :class:`~tfnb_debug.replica_history.MirroredDifference` list the
+D06 reads the :class:`~tfnb_debug.records.replicas.MirroredDifference` list the
 end of the recording measured.  Pure NumPy: no TensorFlow.
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from tfnb_debug.replica_history import MirroredDifference, ReplicaHistory
-from tfnb_debug.reports import Finding, Target, finding
-from tfnb_debug.values import format_float
+from tfnb_debug.ground.reports import Finding, Target, finding
+from tfnb_debug.ground.values import format_float
+from tfnb_debug.records.replicas import MirroredDifference, ReplicaHistory
 
 __all__ = ["replica_divergence", "replica_loss_scaling"]
 

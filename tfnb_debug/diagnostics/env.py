@@ -1,7 +1,7 @@
 """Rules over the environment: E01 (GPU memory growth off), E02 (no GPU), E03 (not Keras 3 on TF).
 
-Plain facts in, findings out; no TensorFlow here.  :func:`tfnb_debug.env.check_environment`
-collects :class:`EnvFacts`; :func:`tfnb_debug.env.enable_memory_growth` reports
+Plain facts in, findings out; no TensorFlow here.  :func:`tfnb_debug.features.env.check_environment`
+collects :class:`EnvFacts`; :func:`tfnb_debug.features.env.enable_memory_growth` reports
 E01 through :func:`memory_growth_not_set` at load.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 __all__ = [
     "DeviceRow",

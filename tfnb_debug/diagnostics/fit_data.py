@@ -3,7 +3,7 @@ and under a ``tf.distribute`` strategy D03 tiny-replica-batch and D04 empty-repl
 
 D03 and D04 have a second form for custom loops (``strategy.run``):
 :func:`measured_replica_batch` reads the examples each replica received in the
-recorded steps (:class:`~tfnb_debug.replica_history.ReplicaHistory`) instead of
+recorded steps (:class:`~tfnb_debug.records.replicas.ReplicaHistory`) instead of
 ``fit``'s arguments.
 
 Both take :class:`~tfnb_debug.collect.fit_args.FitCall` records (plain values)
@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tfnb_debug.collect.fit_args import FitCall, LabelCounts
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.replica_history import ReplicaHistory
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.reports import Finding, finding
+from tfnb_debug.records.replicas import ReplicaHistory
 
 __all__ = [
     "FitDataThresholds",

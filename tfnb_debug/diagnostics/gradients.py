@@ -1,4 +1,4 @@
-"""Gradient-health rules G01-G07 over a :class:`~tfnb_debug.gradient_history.GradientHistory`.
+"""Gradient-health rules G01-G07 over a :class:`~tfnb_debug.records.gradients.GradientHistory`.
 
 Each rule takes the history and the thresholds and returns its findings and
 the layers it flags (for the per-layer table).  Pure NumPy: no TensorFlow.
@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.gradient_history import INF, NAN, W_NORM, GradientHistory
-from tfnb_debug.reports import Finding, Target, finding
-from tfnb_debug.text import loss_name
+from tfnb_debug.ground.reports import Finding, Target, finding
+from tfnb_debug.ground.text import loss_name
+from tfnb_debug.records.gradients import INF, NAN, W_NORM, GradientHistory
 
 __all__ = [
     "LIVE_RULES",
@@ -86,7 +86,7 @@ class GradThresholds:
     stagnant_run_rel: float = 0.01
 
     def __post_init__(self) -> None:
-        from tfnb_debug.errors import TfnbDebugError
+        from tfnb_debug.ground.errors import TfnbDebugError
 
         windows = (
             "growth_window",

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tfnb_debug.collect.loss_watch import BroadcastFact, CrossEntropyFact, LossWatch
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 __all__ = ["LossThresholds", "check_losses"]
 

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfnb_debug.reports import Finding, finding
-from tfnb_debug.values import format_bytes
+from tfnb_debug.ground.reports import Finding, finding
+from tfnb_debug.ground.values import format_bytes
 
 __all__ = [
     "MemoryThresholds",
@@ -59,7 +59,7 @@ class MemoryThresholds:
     budget_fraction: float = 1.0
 
     def __post_init__(self) -> None:
-        from tfnb_debug.errors import TfnbDebugError
+        from tfnb_debug.ground.errors import TfnbDebugError
 
         checks = {
             "growth_min_points": self.growth_min_points >= 3,

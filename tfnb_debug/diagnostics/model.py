@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 __all__ = [
     "LossInfo",

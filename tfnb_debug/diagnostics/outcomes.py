@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass
 
 from tfnb_debug.collect.fit_outcome import ControlRun, FitOutcome, Predictions
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Finding, finding
-from tfnb_debug.values import format_float
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.reports import Finding, finding
+from tfnb_debug.ground.values import format_float
 
 __all__ = [
     "ACCURACY_KEYS",

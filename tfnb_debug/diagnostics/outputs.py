@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tfnb_debug.collect.metric_facts import MetricFact
 from tfnb_debug.collect.output_chain import DoubleActivation
 from tfnb_debug.diagnostics.model import UNKNOWN, LossInfo, OutputInfo
-from tfnb_debug.reports import Finding, Target, finding
+from tfnb_debug.ground.reports import Finding, Target, finding
 
 __all__ = [
     "MetricContext",

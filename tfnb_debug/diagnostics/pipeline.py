@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tfnb_debug.reports import Finding, Target, finding
-from tfnb_debug.values import format_float
+from tfnb_debug.ground.reports import Finding, Target, finding
+from tfnb_debug.ground.values import format_float
 
 if TYPE_CHECKING:
     from tfnb_debug.collect.pipeline_data import Component, ComponentSample, Sample

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tfnb_debug.reports import Finding, finding
-from tfnb_debug.values import format_float
+from tfnb_debug.ground.reports import Finding, finding
+from tfnb_debug.ground.values import format_float
 
 __all__ = ["RunThresholds", "WorkerInput", "WorkerTimes", "stragglers", "unsharded_input"]
 

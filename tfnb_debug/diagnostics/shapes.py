@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Finding, Target, finding
-from tfnb_debug.shape_records import LayerCall, TensorInfo, TensorStats, TraceCount
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.reports import Finding, Target, finding
+from tfnb_debug.records.shapes import LayerCall, TensorInfo, TensorStats, TraceCount
 
 __all__ = [
     "GENERIC_FAILURE_HINT",
@@ -79,7 +79,7 @@ _SATURATING = {"sigmoid", "tanh", "hard_sigmoid"}
 
 
 def _shapes(infos: Sequence[TensorInfo]) -> str:
-    from tfnb_debug.values import format_shape
+    from tfnb_debug.ground.values import format_shape
 
     parts = []
     for t in infos:
@@ -291,7 +291,7 @@ def producer_rank_hint(
     """The hint when the wrong-rank tensor was made by a layer of the model, not by the data."""
     if not producer or producer_class in ("", "InputLayer"):
         return None
-    from tfnb_debug.values import format_shape
+    from tfnb_debug.ground.values import format_shape
 
     made_by = f"layer '{producer}' ({producer_class})"
     if len(received) < expected_ndim and producer_class in RNN_LAYERS:
@@ -365,7 +365,7 @@ def build_failure_hint(
     producer_class: str = "",
 ) -> str:
     """The fix for a layer that raised while a Sequential was built (used by the automatic diagnosis)."""
-    from tfnb_debug.values import format_shape
+    from tfnb_debug.ground.values import format_shape
 
     reshape = _reshape_hint(error, layer, producer)
     if reshape:

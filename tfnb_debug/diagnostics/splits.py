@@ -1,7 +1,7 @@
 """P17 overlapping-splits: parts picked by position (``take()``/``skip()``, ``shard()``, a
 filter on ``enumerate()``) from a dataset that reshuffles each pass.
 
-The facts are :class:`~tfnb_debug.collect.splits.SplitFacts` (plain values), built by :mod:`tfnb_debug.splits`
+The facts are :class:`~tfnb_debug.collect.splits.SplitFacts` (plain values), built by :mod:`tfnb_debug.features.splits`
 from :func:`tfnb_debug.collect.splits.split_of` and, when the data is small
 enough to read, the counts of :func:`tfnb_debug.collect.splits.count_overlap`.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tfnb_debug.collect.splits import SUBSET_PICKS, SplitFacts
 from tfnb_debug.diagnostics.pipeline import _evaluation_name
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 __all__ = ["SplitFacts", "overlapping_splits"]
 

@@ -31,7 +31,7 @@ an accuracy metric on a regression (M07).
   NaN, which no learning rate cures.  Named with the rows and columns that hold them.
 
 Pure NumPy (with the 0/1 row reader of the loss pairing, `diagnostics.model.target_rows`): the facts (output layer, its activation, the loss's name, the metrics as
-Keras resolves them) are read by :func:`tfnb_debug.model_outputs.check_targets`.
+Keras resolves them) are read by :func:`tfnb_debug.features.model_outputs.check_targets`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfnb_debug.diagnostics.model import target_rows
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 __all__ = [
     "REGRESSION_LOSSES",

@@ -19,8 +19,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from tfnb_debug.reports import Finding, Table
-from tfnb_debug.trial_records import Change, Trial
+from tfnb_debug.ground.reports import Finding, Table
+from tfnb_debug.records.trials import Change, Trial
 
 __all__ = ["TRAINING_FAULTS", "planned_changes", "trial_table", "with_trial"]
 

@@ -48,7 +48,7 @@ from tfnb_debug.explain.shapes import (
     spatial_and_size,
 )
 from tfnb_debug.explain.tape import tape_misuse
-from tfnb_debug.reports import Finding, sort_findings
+from tfnb_debug.ground.reports import Finding, sort_findings
 
 __all__ = ["ExplainReport", "NextStep", "explain_exception"]
 
@@ -93,7 +93,14 @@ FALLBACK_RULES: tuple[Rule, ...] = (sequential_build_fails, internal_error)
 # Rules that read only the error's message and shapes: a broken contract of the failing call
 # names the argument and its fix, so these would only restate (or contradict) it.
 MESSAGE_RULES: frozenset[Rule] = frozenset(
-    {layer_rejects_input, op_shapes, spatial_and_size, input_structure, ragged_batch, dtype_mismatch}
+    {
+        layer_rejects_input,
+        op_shapes,
+        spatial_and_size,
+        input_structure,
+        ragged_batch,
+        dtype_mismatch,
+    }
 )
 
 

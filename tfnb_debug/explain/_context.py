@@ -29,8 +29,8 @@ from tfnb_debug.explain._user_layers import (
     read_silent_calls,
     read_user_layers,
 )
-from tfnb_debug.files import ipython_cell_number, is_user_file
-from tfnb_debug.text import key_sentence, strip_ansi
+from tfnb_debug.ground.files import ipython_cell_number, is_user_file
+from tfnb_debug.ground.text import key_sentence, strip_ansi
 
 _GRAPH_NODE = re.compile(r"\{\{node ([^}\s]+)\}\}")
 _DETECTED_AT = re.compile(r"Detected at node '?([^\s']+?)'? defined at")
@@ -497,7 +497,7 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
     models = [m for m in compiled if any(getattr(m, "optimizer", None) is o for o in optimizers)]
     if not models:
         models = [m for m in compiled if m in called]
-    from tfnb_debug.text import loss_name
+    from tfnb_debug.ground.text import loss_name
 
     return tuple(
         TrainedModel(

@@ -81,7 +81,9 @@ def widened_by_normalization(call: LiveCall, exc: BaseException) -> Violation | 
         i = wider[0]
         mean = aligned
         name = getattr(layer, "name", "normalization")
-        out = tuple(b if i2 in wider else a for i2, (a, b) in enumerate(zip(have, mean, strict=True)))
+        out = tuple(
+            b if i2 in wider else a for i2, (a, b) in enumerate(zip(have, mean, strict=True))
+        )
         return Violation(
             "S01",
             name,

@@ -314,7 +314,7 @@ def _outer_argument(exc: BaseException, dtype: str, call: LiveCall) -> tuple[str
     import ast
     import linecache
 
-    from tfnb_debug.files import is_user_file
+    from tfnb_debug.ground.files import is_user_file
 
     tb, outer = exc.__traceback__, None
     while tb is not None:

@@ -63,7 +63,10 @@ def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
             ),
         )
     if pairs is None:
-        grads, variables = items_of(call.value("grads")), items_of(call.value("trainable_variables"))
+        grads, variables = (
+            items_of(call.value("grads")),
+            items_of(call.value("trainable_variables")),
+        )
         if (
             grads
             and variables
@@ -87,9 +90,7 @@ def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
             "(variable, gradient)",
             "zip the gradients first: `apply_gradients(zip(grads, model.trainable_variables))`",
         )
-    return _misaligned_pairs(call, pairs, text) or _unknown_variables(
-        call, [v for _, v in pairs]
-    )
+    return _misaligned_pairs(call, pairs, text) or _unknown_variables(call, [v for _, v in pairs])
 
 
 _ZIP = re.compile(r"^\s*zip\(\s*(\w+)\s*,\s*(.+?)\s*\)\s*$")

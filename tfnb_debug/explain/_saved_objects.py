@@ -60,9 +60,7 @@ def saved_objects(config: Any) -> list[SavedObject]:
                 continue
             if "." not in name and _keras_builtin_function(name):
                 continue
-            found.append(
-                SavedObject("function", name.split(">")[-1], name, _where(key, layer), ())
-            )
+            found.append(SavedObject("function", name.split(">")[-1], name, _where(key, layer), ()))
             continue
         if module == "keras" or module.startswith("keras."):
             continue

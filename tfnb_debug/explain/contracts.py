@@ -15,7 +15,7 @@ import re
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._contracts import INTERNAL
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 

@@ -18,7 +18,7 @@ from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._user_layers import NONE_INPUT, UserLayer
 from tfnb_debug.explain._violation import fmt
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 

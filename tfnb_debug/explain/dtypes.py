@@ -14,7 +14,7 @@ from tfnb_debug.explain._evidence import Arg, LayerDtypes
 from tfnb_debug.explain._violation import is_number
 from tfnb_debug.explain.labels import label_dtype
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 

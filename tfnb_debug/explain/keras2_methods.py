@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from tfnb_debug.reports import Report
+from tfnb_debug.ground.reports import Report
 
 __all__ = ["ExplainReport", "NextStep"]
 

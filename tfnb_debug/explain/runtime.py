@@ -6,7 +6,7 @@ import re
 
 from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 
@@ -265,7 +265,7 @@ def _weight_oom(ctx: ErrorContext, oom: re.Match[str], evidence: str, op: str) -
 
 
 def _bytes(n: float) -> str:
-    from tfnb_debug.values import format_bytes
+    from tfnb_debug.ground.values import format_bytes
 
     return format_bytes(n)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tfnb_debug.explain._context import ErrorContext, Frame
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 

@@ -17,8 +17,8 @@ from typing import Any
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
-from tfnb_debug._state import ExtensionState, state_for
 from tfnb_debug.explain.report import ExplainReport
+from tfnb_debug.ground.state import ExtensionState, state_for
 
 AUTO = "auto_explain"
 EVENT = "post_run_cell"
@@ -156,7 +156,7 @@ class AutoMagics(Magics):
             %tfnb auto on
             %tfnb auto status   # (or just %tfnb auto) says whether it is on
         """
-        from tfnb_debug._ipython import parse_arguments
+        from tfnb_debug.magics.shell import parse_arguments
 
         args = parse_arguments(self.tfnb, line)
         settings = state_for(self.shell).settings

@@ -10,7 +10,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from tfnb_debug._ipython import (
+from tfnb_debug.magics.fit_options import control_argument, label_control
+from tfnb_debug.magics.live import live_arguments, live_view
+from tfnb_debug.magics.progress import ProgressLine
+from tfnb_debug.magics.shell import (
     check_output_arguments,
     compile_cell,
     emit,
@@ -22,9 +25,6 @@ from tfnb_debug._ipython import (
     usage_errors,
     user_objects,
 )
-from tfnb_debug.magics.fit_options import control_argument, label_control
-from tfnb_debug.magics.live import live_arguments, live_view
-from tfnb_debug.magics.progress import ProgressLine
 
 
 @magics_class
@@ -60,7 +60,7 @@ class CheckMagics(Magics):
             %tfconsistency model x_val[:32] --export
             r = %tfconsistency -q -o model x_val
         """
-        from tfnb_debug.consistency import ConsistencyThresholds, check_consistency
+        from tfnb_debug.features.consistency import ConsistencyThresholds, check_consistency
 
         args = check_output_arguments(parse_arguments(self.tfconsistency, line))
         if args.rtol is not None and not 0 <= args.rtol < math.inf:
@@ -130,7 +130,7 @@ class CheckMagics(Magics):
             %tfoverfit gan real_images --loss-key g_loss
         """
         __tracebackhide__ = True  # the user's model raises through here: IPython leaves it out
-        from tfnb_debug.overfit import overfit_small_batch
+        from tfnb_debug.features.overfit import overfit_small_batch
 
         args = check_output_arguments(parse_arguments(self.tfoverfit, line))
         if not (math.isfinite(args.time) and args.time >= 0):
@@ -189,7 +189,7 @@ class CheckMagics(Magics):
             %tflint model --data train_ds
             %tflint model --data x_train,y_train --validation-split 0.2
         """
-        from tfnb_debug.lint import lint_model
+        from tfnb_debug.features.lint import lint_model
 
         args = check_output_arguments(parse_arguments(self.tflint, line))
         shell = self._shell()
@@ -240,8 +240,8 @@ class CheckMagics(Magics):
             model.fit(x, y, epochs=3)
         """
         __tracebackhide__ = True
-        from tfnb_debug.check import CheckReport, CheckThresholds, run_checked
         from tfnb_debug.collect.retrace import cell_functions, unseen_note
+        from tfnb_debug.features.check import CheckReport, CheckThresholds, run_checked
 
         args = check_output_arguments(parse_arguments(self.tfcheck, line, cell=True))
         shell = self._shell()

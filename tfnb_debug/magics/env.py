@@ -7,7 +7,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import magic_arguments
 
-from tfnb_debug._ipython import emit, output_arguments, parse_arguments
+from tfnb_debug.magics.shell import emit, output_arguments, parse_arguments
 
 
 @magics_class
@@ -26,7 +26,7 @@ class EnvMagics(Magics):
             %tfenv
             env = %tfenv -q -o
         """
-        from tfnb_debug.env import check_environment
+        from tfnb_debug.features.env import check_environment
 
         args = parse_arguments(self.tfenv, line)
         return emit(self.shell, check_environment(), args)

@@ -10,7 +10,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
-from tfnb_debug._ipython import (
+from tfnb_debug.magics.auto import mark_reported
+from tfnb_debug.magics.fit_options import control_argument, label_control
+from tfnb_debug.magics.live import live_arguments, live_view
+from tfnb_debug.magics.memory import mem_argument
+from tfnb_debug.magics.shell import (
     check_output_arguments,
     compile_cell,
     emit,
@@ -23,10 +27,6 @@ from tfnb_debug._ipython import (
     usage_errors,
     user_objects,
 )
-from tfnb_debug.magics.auto import mark_reported
-from tfnb_debug.magics.fit_options import control_argument, label_control
-from tfnb_debug.magics.live import live_arguments, live_view
-from tfnb_debug.magics.memory import mem_argument
 
 # argparse formats this with %(prog)s; the help shows the first line after "%"
 _USAGE = (
@@ -146,9 +146,9 @@ class GradMagics(Magics):
                 "the loss the cell's own training computes"
             )
         from tfnb_debug.collect.retrace import cell_functions, retraced, unseen_note
-        from tfnb_debug.gradients import live_source, record_gradients
-        from tfnb_debug.live import TrainingStopped, with_stop_note
-        from tfnb_debug.memory import MemoryLive, track_memory, with_memory
+        from tfnb_debug.features.gradients import live_source, record_gradients
+        from tfnb_debug.features.live import TrainingStopped, with_stop_note
+        from tfnb_debug.features.memory import MemoryLive, track_memory, with_memory
 
         shell = self.shell
         assert shell is not None
@@ -201,7 +201,7 @@ class GradMagics(Magics):
         return emitted if args.output else value
 
     def _probe(self, args: Any) -> Any:
-        from tfnb_debug.gradients import probe_gradients
+        from tfnb_debug.features.gradients import probe_gradients
 
         shell = self.shell
         assert shell is not None

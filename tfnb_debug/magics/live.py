@@ -1,5 +1,5 @@
 """The live-view options of the recording cell magics (``--live``, ``--no-live``,
-``--live-interval``) and the :class:`~tfnb_debug.live.LiveView` they ask for."""
+``--live-interval``) and the :class:`~tfnb_debug.features.live.LiveView` they ask for."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument
 
-from tfnb_debug.live import LiveView
+from tfnb_debug.features.live import LiveView
 
 __all__ = ["DEFAULT_LIVE_INTERVAL", "live_arguments", "live_view"]
 

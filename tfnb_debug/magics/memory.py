@@ -7,7 +7,10 @@ from typing import Any
 from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from tfnb_debug._ipython import (
+from tfnb_debug.features.memory import DEFAULT_INTERVAL_MS
+from tfnb_debug.magics.fit_options import control_argument, label_control
+from tfnb_debug.magics.live import live_arguments, live_view
+from tfnb_debug.magics.shell import (
     check_output_arguments,
     compile_cell,
     emit,
@@ -19,9 +22,6 @@ from tfnb_debug._ipython import (
     usage_errors,
     user_objects,
 )
-from tfnb_debug.magics.fit_options import control_argument, label_control
-from tfnb_debug.magics.live import live_arguments, live_view
-from tfnb_debug.memory import DEFAULT_INTERVAL_MS
 
 mem_argument = argument(
     "--mem",
@@ -80,7 +80,7 @@ class MemoryMagics(Magics):
         cell's last value is its output, or with ``-o`` the report.
         """
         __tracebackhide__ = True
-        from tfnb_debug.memory import MemoryLive, track_memory
+        from tfnb_debug.features.memory import MemoryLive, track_memory
 
         shell = self.shell
         assert shell is not None

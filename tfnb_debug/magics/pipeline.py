@@ -10,7 +10,8 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
-from tfnb_debug._ipython import (
+from tfnb_debug.magics.memory import mem_argument
+from tfnb_debug.magics.shell import (
     check_output_arguments,
     compile_cell,
     emit,
@@ -23,7 +24,6 @@ from tfnb_debug._ipython import (
     usage_errors,
     user_objects,
 )
-from tfnb_debug.magics.memory import mem_argument
 
 
 class _ProgressLine:
@@ -153,7 +153,7 @@ class PipelineMagics(Magics):
         __tracebackhide__ = True
         import tensorflow as tf
 
-        from tfnb_debug.memory import track_memory, with_memory
+        from tfnb_debug.features.memory import track_memory, with_memory
 
         code = compile_cell(self._ip, cell)  # a syntax error stops it here
         existing = {id(v) for v in user_objects(self._ip, ("dataset",), private=True).values()}
@@ -181,7 +181,7 @@ class PipelineMagics(Magics):
         return reports if args.output else None
 
     def _inspect(self, ds: Any, args: Any, model: Any, names: Any, label: str) -> Any:
-        from tfnb_debug.pipeline import inspect_pipeline
+        from tfnb_debug.features.pipeline import inspect_pipeline
 
         if args.against:  # P17: the other part of a take()/skip() split
             against = {args.against: evaluate(self._ip, args.against, "dataset")}

@@ -7,7 +7,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
-from tfnb_debug._ipython import emit, output_arguments, parse_arguments, usage_errors
+from tfnb_debug.magics.shell import emit, output_arguments, parse_arguments, usage_errors
 
 
 @magics_class
@@ -34,7 +34,7 @@ class RunMagics(Magics):
             run.worker(1)            # worker 1's own gradient report
             run.to_dataframe("workers")
         """
-        from tfnb_debug.runs import open_run
+        from tfnb_debug.features.runs import open_run
 
         args = parse_arguments(self.tfrun, line)
         with usage_errors():

@@ -11,7 +11,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, kwds, magic_arguments
 
-from tfnb_debug._ipython import (
+from tfnb_debug.magics.auto import mark_reported
+from tfnb_debug.magics.memory import mem_argument
+from tfnb_debug.magics.shell import (
     check_output_arguments,
     compile_cell,
     emit,
@@ -23,9 +25,7 @@ from tfnb_debug._ipython import (
     run_user_code,
     usage_errors,
 )
-from tfnb_debug._ipython import split_options as split_leading_options
-from tfnb_debug.magics.auto import mark_reported
-from tfnb_debug.magics.memory import mem_argument
+from tfnb_debug.magics.shell import split_options as split_leading_options
 
 # argparse formats this with %(prog)s; the help shows the first line after "%"
 _USAGE = (
@@ -136,7 +136,7 @@ class ShapeMagics(Magics):
 def _line(shell: Any, args: Any, code: str) -> Any:
     """``%tfshape MODEL [INPUT]``: trace one call; a failing layer shows the partial table first."""
     __tracebackhide__ = True
-    from tfnb_debug.shapes import trace_shapes
+    from tfnb_debug.features.shapes import trace_shapes
 
     if args.mem:
         raise UsageError("--mem records memory while a cell runs: use it with %%tfshape")
@@ -183,8 +183,8 @@ def _line(shell: Any, args: Any, code: str) -> Any:
 def _cell(shell: Any, args: Any, cell: str) -> Any:
     """``%%tfshape``: record every layer call of the cell; on failure show how far it got."""
     __tracebackhide__ = True
-    from tfnb_debug.memory import track_memory, with_memory
-    from tfnb_debug.shapes import record_shapes
+    from tfnb_debug.features.memory import track_memory, with_memory
+    from tfnb_debug.features.shapes import record_shapes
 
     code = compile_cell(shell, cell)  # a syntax error stops it here, before any recording
     recording = record_shapes(stats=not args.no_stats)

@@ -6,8 +6,8 @@ Pure functions of :class:`~tfnb_debug.diagnostics.env.EnvFacts`; no TensorFlow.
 from __future__ import annotations
 
 from tfnb_debug.diagnostics.env import EnvFacts
-from tfnb_debug.reports import Table
-from tfnb_debug.values import format_bytes
+from tfnb_debug.ground.reports import Table
+from tfnb_debug.ground.values import format_bytes
 
 __all__ = ["report_summary", "report_tables"]
 

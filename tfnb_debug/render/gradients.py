@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tfnb_debug.gradient_history import HIST_BIN_NOTE
+from tfnb_debug.ground.reports import Section
+from tfnb_debug.records.gradients import HIST_BIN_NOTE
 from tfnb_debug.render.pixelmap import pixel_maps_html, short_label
 from tfnb_debug.render.svg import histogram_panels_svg, line_svg
-from tfnb_debug.reports import Section
 
 __all__ = [
     "FigureSection",
@@ -29,7 +29,7 @@ __all__ = [
 
 
 class FigureSection(Section):
-    """A :class:`~tfnb_debug.reports.Section` whose HTML is rendered the first time it is
+    """A :class:`~tfnb_debug.ground.reports.Section` whose HTML is rendered the first time it is
     read, then kept (a report that is only stored or read as text renders nothing)."""
 
     def __init__(self, title: str, *, render: Callable[[], str], text: str = "") -> None:

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from tfnb_debug.values import format_value
+from tfnb_debug.ground.values import format_value
 
 if TYPE_CHECKING:
-    from tfnb_debug.reports import Finding, Report, Table
+    from tfnb_debug.ground.reports import Finding, Report, Table
 
 FONT = "font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:13px;"
 MONO = "font-family:SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;"

@@ -1,4 +1,4 @@
-"""The live view's HTML and text line (see :mod:`tfnb_debug.live`): pure functions of a state.
+"""The live view's HTML and text line (see :mod:`tfnb_debug.features.live`): pure functions of a state.
 
 The HTML is small and self-contained (inline styles; the heatmap strip is a
 PNG of one pixel per cell, scaled up), since it is re-sent at every update:
@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tfnb_debug.ground.values import format_bytes, format_float
 from tfnb_debug.render.pixelmap import colours, pixel_img, rgb_data_uri, short_label
-from tfnb_debug.values import format_bytes, format_float
 
 if TYPE_CHECKING:
-    from tfnb_debug.live_state import LiveState
+    from tfnb_debug.records.live import LiveState
 
 __all__ = ["heatmap_strip", "live_html", "live_text"]
 

@@ -1,6 +1,6 @@
 """The memory plot: one panel per kind of memory, peak marked, training steps as ticks.
 
-A pure function of a :class:`~tfnb_debug.memory.MemoryReport` (duck-typed: it
+A pure function of a :class:`~tfnb_debug.features.memory.MemoryReport` (duck-typed: it
 reads ``series`` and ``step_times``), drawn as inline SVG
 (:func:`tfnb_debug.render.svg.chart_svg`): a ``%%tfmem`` report is shown after
 every cell it measures, and the same plot as a matplotlib figure took 0.2-0.4 s
@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from tfnb_debug.ground.values import format_bytes
 from tfnb_debug.render.svg import CYCLE, RED, Line, Mark, chart_svg
-from tfnb_debug.values import format_bytes
 
 __all__ = ["memory_plot_html"]
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tfnb_debug.ground.reports import Section
 from tfnb_debug.render.plots import new_figure
 from tfnb_debug.render.svg import BLUE, line_svg
-from tfnb_debug.reports import Section
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -1,6 +1,6 @@
 """How ``%tfpipeline``'s report is laid out: summary, tables, sections and figures.
 
-Pure functions of a :class:`~tfnb_debug.pipeline_records.PipelineRun`, NumPy
+Pure functions of a :class:`~tfnb_debug.records.pipeline.PipelineRun`, NumPy
 arrays and plain values (no TensorFlow).  What the report shows is drawn
 without a plotting library, in a few milliseconds: image grids are HTML grids
 of small PNG data URIs (one per example, written with ``zlib``) under their
@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tfnb_debug.pipeline_records import Picture, PipelineRun
+from tfnb_debug.ground.reports import Section, Table
+from tfnb_debug.ground.values import format_float
+from tfnb_debug.records.pipeline import Picture, PipelineRun
 from tfnb_debug.render.html import table_html
 from tfnb_debug.render.pixelmap import pixel_img, rgb_data_uri
 from tfnb_debug.render.svg import bar_chart_svg
-from tfnb_debug.reports import Section, Table
-from tfnb_debug.values import format_float
 
 if TYPE_CHECKING:
     from tfnb_debug.collect.pipeline_data import Augmentation, Sample

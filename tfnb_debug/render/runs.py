@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from tfnb_debug.diagnostics.runs import WorkerTimes
+from tfnb_debug.features.run_records import WorkerRecord
+from tfnb_debug.ground.reports import Section, Table
 from tfnb_debug.render.svg import Line, chart_svg
-from tfnb_debug.reports import Section, Table
-from tfnb_debug.run_records import WorkerRecord
 
 __all__ = ["gradient_table", "run_sections", "workers_table"]
 

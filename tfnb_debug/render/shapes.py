@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from tfnb_debug.ground.reports import Section, Table
+from tfnb_debug.ground.values import format_bytes, format_shape, format_value
+from tfnb_debug.records.shapes import LayerCall, TensorInfo, calls_frame
 from tfnb_debug.render.html import MONO
-from tfnb_debug.reports import Section, Table
-from tfnb_debug.shape_records import LayerCall, TensorInfo, calls_frame
-from tfnb_debug.values import format_bytes, format_shape, format_value
 
 if TYPE_CHECKING:
-    from tfnb_debug.shape_report import ShapeReport
+    from tfnb_debug.features.shape_report import ShapeReport
 
 SHAPE_COLUMNS = (
     "#",

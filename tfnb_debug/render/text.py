@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tfnb_debug.values import format_value
+from tfnb_debug.ground.values import format_value
 
 if TYPE_CHECKING:
-    from tfnb_debug.reports import Finding, Report, Table
+    from tfnb_debug.ground.reports import Finding, Report, Table
 
 _MARK_GLYPH = {"error": "!!", "warning": " !", "": "  "}
 

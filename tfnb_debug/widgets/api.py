@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.widgets.inspector import InspectorOptions, LayerInspector
 from tfnb_debug.widgets.session import current_cell_id
 
@@ -47,7 +47,7 @@ def inspect(
         insp = tfnb_debug.inspect(model, x_batch)
         insp            # shows the inspector
     """
-    from tfnb_debug.shapes import trace_shapes
+    from tfnb_debug.features.shapes import trace_shapes
 
     options = _options(options, training)
     inputs, note = _resolve_inputs(model, inputs, input_shape)
@@ -84,7 +84,7 @@ def inspect_for_magic(
     the shape report).
     """
     __tracebackhide__ = True
-    from tfnb_debug.shapes import trace_shapes
+    from tfnb_debug.features.shapes import trace_shapes
 
     inputs, note = _resolve_inputs(model, inputs, input_shape)
     cell = current_cell_id()

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from tfnb_debug.collect._patching import patched, preserved
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.text import key_sentence
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.text import key_sentence
 from tfnb_debug.widgets.records import (
     ActivationInfo,
     GradientInfo,

@@ -26,9 +26,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from tfnb_debug.records.shapes import LayerCall
 from tfnb_debug.render.html import SEVERITY_COLOURS
 from tfnb_debug.render.values import format_value
-from tfnb_debug.shape_records import LayerCall
 
 __all__ = [
     "EXPAND_LIMIT",

@@ -25,10 +25,10 @@ from dataclasses import dataclass, replace
 from html import escape
 from typing import Any
 
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Finding, Report
-from tfnb_debug.shape_records import LayerCall
-from tfnb_debug.text import first_line
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.reports import Finding, Report
+from tfnb_debug.ground.text import first_line
+from tfnb_debug.records.shapes import LayerCall
 from tfnb_debug.widgets import session
 from tfnb_debug.widgets.details import capture_call_output, layer_config, weight_infos
 from tfnb_debug.widgets.graph import GraphNode, default_collapsed, graph_nodes, graph_svg
@@ -403,7 +403,7 @@ class LayerInspector:
         if root is None:
             return None
         if path not in self._layers:
-            from tfnb_debug.shapes import layer_for_path
+            from tfnb_debug.features.shapes import layer_for_path
 
             try:
                 self._layers[path] = layer_for_path(root, path)

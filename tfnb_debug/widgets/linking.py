@@ -31,7 +31,7 @@ def _is_gradient_report(value: Any) -> bool:
 
 def remember_gradient_report(shell: Any, report: Any) -> None:
     """Keep ``report`` as the latest gradient report of its model in this session."""
-    from tfnb_debug._state import state_for
+    from tfnb_debug.ground.state import state_for
 
     names = _models_of(report)
     if shell is None or not names:
@@ -56,7 +56,7 @@ def find_gradient_report(
     notebook's variables (``r = %tfgrad -o ...``, ``-v NAME``).
     """
     if shell is not None:
-        from tfnb_debug._state import state_for
+        from tfnb_debug.ground.state import state_for
 
         remembered = state_for(shell).settings.get(SETTINGS_KEY, {}).get(model_name)
         if remembered is not None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.reports import Finding
+from tfnb_debug.ground.reports import Finding
 from tfnb_debug.widgets.params import ParamArithmetic
 
 __all__ = ["ActivationInfo", "GradientInfo", "LayerDetails", "ValueSummary", "WeightInfo"]

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from tfnb_debug.records.shapes import LayerCall
 from tfnb_debug.render.values import format_value
-from tfnb_debug.shape_records import LayerCall
 from tfnb_debug.widgets.params import ParamArithmetic, param_arithmetic
 
 __all__ = [
@@ -63,7 +63,7 @@ _TOKEN = re.compile(r"[\w/#]+")
 def findings_by_row(calls: Sequence[LayerCall], findings: Sequence[Any]) -> dict[int, list[Any]]:
     """The findings that name each row (by its path, or by its name when that is unique).
 
-    A finding with a layer :class:`~tfnb_debug.reports.Target` (what the shape
+    A finding with a layer :class:`~tfnb_debug.ground.reports.Target` (what the shape
     rules set) goes to the rows of exactly that path.  A finding without one
     (written for people only: the diagnosis of a failing cell names a layer in
     its text) is matched as :func:`names_place` says, in one pass over the findings: a key made

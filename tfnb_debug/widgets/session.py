@@ -78,7 +78,7 @@ def _register_closer(close: Callable[[], None]) -> Callable[[], None] | None:
     ip = shell()
     if ip is None:
         return None
-    from tfnb_debug._state import state_for
+    from tfnb_debug.ground.state import state_for
 
     state = state_for(ip)
     state.closers.append(close)

@@ -2,7 +2,7 @@
 
 The collector (:mod:`tfnb_debug.collect.gradients`) fills a
 :class:`GradientHistory`; the rules (:mod:`tfnb_debug.diagnostics.gradients`),
-the report (:mod:`tfnb_debug.gradients`) and the plots
+the report (:mod:`tfnb_debug.features.gradients`) and the plots
 (:mod:`tfnb_debug.render.gradients`) read it.
 """
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.reports import Finding
+from tfnb_debug.ground.reports import Finding
 
 __all__ = ["check_fit_data", "check_outputs", "check_targets", "predict_batches"]
 
@@ -132,7 +132,7 @@ def check_targets(model: Any, y: Any) -> list[Finding]:
         regression_loss_on_classes,
         unreachable_targets,
     )
-    from tfnb_debug.text import loss_name
+    from tfnb_debug.ground.text import loss_name
 
     outputs = describe_outputs(model)
     loss = getattr(model, "loss", None)
@@ -174,7 +174,7 @@ def _data_could_matter(facts: Sequence[Any], contexts: Sequence[Any]) -> bool:
 def _predict(
     model: Any, data: Iterable[Any], notes: list[str] | None
 ) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
-    from tfnb_debug.text import first_line
+    from tfnb_debug.ground.text import first_line
 
     try:
         batches = predict_batches(model, data)

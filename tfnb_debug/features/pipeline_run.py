@@ -33,8 +33,8 @@ from tfnb_debug.diagnostics.pipeline import (
     StageFacts,
     run_rules,
 )
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.pipeline_records import PipelineRun, Progress, StageRow
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.records.pipeline import PipelineRun, Progress, StageRow
 
 UNBATCHED_EXAMPLES = 16
 AUGMENT_EXAMPLES = 6

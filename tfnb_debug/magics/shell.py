@@ -19,10 +19,10 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic_arguments import argument
 
-from tfnb_debug._tracebacks import hidden_hook_frames
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.reports import Report
-from tfnb_debug.text import first_line
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.reports import Report
+from tfnb_debug.ground.text import first_line
+from tfnb_debug.magics.tracebacks import hidden_hook_frames
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -349,7 +349,7 @@ def check_output_arguments(args: Any) -> Any:
 def emit(shell: Any, report: Report, args: Any, *, live: Any = None) -> Report | None:
     """Display, store and/or return a report as the ``-q``/``-o``/``-v`` options ask.
 
-    ``live``: the cell's :class:`~tfnb_debug.live.LiveView`; its display is
+    ``live``: the cell's :class:`~tfnb_debug.features.live.LiveView`; its display is
     replaced by the report (instead of a second output below it).
     """
     check_output_arguments(args)

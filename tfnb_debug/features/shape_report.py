@@ -1,7 +1,7 @@
 """The report of a shape trace (``%tfshape``): :class:`ShapeReport`, plain values only.
 
 Its own module so that the renderer (``render/shapes.py``) can name the type
-without importing the tracing code in :mod:`tfnb_debug.shapes`, which lays the
+without importing the tracing code in :mod:`tfnb_debug.features.shapes`, which lays the
 report out through that renderer.
 """
 
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tfnb_debug.diagnostics.shapes import ShapeThresholds
-from tfnb_debug.reports import Report
-from tfnb_debug.shape_records import LayerCall, MemoryEstimate, TraceCount, calls_frame
+from tfnb_debug.ground.reports import Report
+from tfnb_debug.records.shapes import LayerCall, MemoryEstimate, TraceCount, calls_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,7 +24,7 @@ __all__ = ["ShapeReport"]
 class ShapeReport(Report):
     """Everything a shape trace saw, as plain values (no tensors, no layers).
 
-    ``calls`` holds one :class:`~tfnb_debug.shape_records.LayerCall` per layer
+    ``calls`` holds one :class:`~tfnb_debug.records.shapes.LayerCall` per layer
     call in call order; ``tables`` shows them one table per outermost call.
     ``failed`` is true when the traced call (or the recorded block) raised;
     the failing row has ``status == "failed"`` and its ancestors ``"aborted"``.

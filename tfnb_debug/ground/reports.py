@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfnb_debug.catalog import CATALOG, Severity
+from tfnb_debug.ground.catalog import CATALOG, Severity
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,5 +1,5 @@
 """Writing a run folder: what ``record_gradients(save_to=...)`` and ``track_memory(save_to=...)``
-leave in ``RUN_DIR/worker-N/`` when their block ends (the files: :mod:`tfnb_debug.run_records`)."""
+leave in ``RUN_DIR/worker-N/`` when their block ends (the files: :mod:`tfnb_debug.features.run_records`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.gradient_history import GradientHistory
-from tfnb_debug.reports import Finding
-from tfnb_debug.run_records import FORMAT, GRADIENTS, MEMORY, MEMORY_ARRAYS, RECORD, STEPS
+from tfnb_debug.features.run_records import FORMAT, GRADIENTS, MEMORY, MEMORY_ARRAYS, RECORD, STEPS
+from tfnb_debug.ground.reports import Finding
+from tfnb_debug.records.gradients import GradientHistory
 
 __all__ = [
     "MemorySaver",
@@ -69,7 +69,7 @@ def _finding_json(f: Finding) -> dict[str, Any]:
 def save_worker(run_dir: str, report: Any, identity: Any, times: Any) -> str:
     """Write one worker's records under ``run_dir/worker-N/``; return that folder.
 
-    ``report``: the block's :class:`~tfnb_debug.gradients.GradientReport`;
+    ``report``: the block's :class:`~tfnb_debug.features.gradients.GradientReport`;
     ``identity``: a :class:`~tfnb_debug.collect.run_writer.WorkerIdentity`;
     ``times``: the block's :class:`~tfnb_debug.collect.run_writer.StepTimes`.
     """
@@ -139,7 +139,7 @@ def _header(identity: Any) -> dict[str, Any]:
 
 
 def save_memory(run_dir: str, report: Any, identity: Any) -> str:
-    """Write one worker's memory records (a :class:`~tfnb_debug.memory.MemoryReport`) under
+    """Write one worker's memory records (a :class:`~tfnb_debug.features.memory.MemoryReport`) under
     ``run_dir/worker-N/``; return that folder."""
     from tfnb_debug.collect.run_writer import write_bytes
 
@@ -198,7 +198,7 @@ class RunSaver:
 
 def run_saver(save_to: Any) -> RunSaver:
     """Check ``save_to`` (a path or a ``gs://...`` string) and make the block's saver."""
-    from tfnb_debug.run_records import folder_path
+    from tfnb_debug.features.run_records import folder_path
 
     path = folder_path(
         save_to,

@@ -2,8 +2,8 @@
 
 No TensorFlow here: ``_pipeline_run.py`` fills a :class:`PipelineRun`,
 ``render/pipeline.py`` lays it out as summary, tables and :class:`Picture`
-records, and :func:`tfnb_debug.pipeline.inspect_pipeline` wraps that in a
-:class:`~tfnb_debug.pipeline.PipelineReport`.
+records, and :func:`tfnb_debug.features.pipeline.inspect_pipeline` wraps that in a
+:class:`~tfnb_debug.features.pipeline.PipelineReport`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from tfnb_debug.collect.pipeline_data import Augmentation, Component, Sample
     from tfnb_debug.collect.pipeline_speed import ModelStep, Throughput
-    from tfnb_debug.reports import Finding
+    from tfnb_debug.ground.reports import Finding
 
 __all__ = ["Picture", "PipelineRun", "Progress", "StageRow"]
 

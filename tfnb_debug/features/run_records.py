@@ -9,7 +9,7 @@ read with ``allow_pickle=False``):
   batches with what they came from;
 * ``gradients.npz``: the recorded statistics (``steps``, ``loss``,
   ``loss_known``, ``stats`` and ``hist`` as float32: what
-  :class:`~tfnb_debug.gradient_history.GradientHistory` holds);
+  :class:`~tfnb_debug.records.gradients.GradientHistory` holds);
 * ``steps.npz``: per timed compiled call that took optimizer steps, its
   ``start`` and ``end`` (seconds since the block began) and ``steps``;
 * from ``track_memory(save_to=RUN_DIR)``: ``memory.json`` (the memory
@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.errors import TfnbDebugError
-from tfnb_debug.gradient_history import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
-from tfnb_debug.reports import Finding, Table, Target
-from tfnb_debug.text import first_line
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.reports import Finding, Table, Target
+from tfnb_debug.ground.text import first_line
+from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 
 __all__ = [
     "FORMAT",

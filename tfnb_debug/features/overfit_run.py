@@ -1,6 +1,6 @@
 """The run behind ``%tfoverfit``: the examples, the training through ``fit``, the evaluations.
 
-Everything here touches the user's model and TensorFlow; :mod:`tfnb_debug.overfit`
+Everything here touches the user's model and TensorFlow; :mod:`tfnb_debug.features.overfit`
 turns what it returns (:class:`Run`, plain numbers) into the verdict.  The run
 is bounded three ways: it stops as soon as the examples are memorized (checked
 in inference mode, as the verdict is, at most every few steps so that the
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tfnb_debug.errors import TfnbDebugError
+from tfnb_debug.ground.errors import TfnbDebugError
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -312,7 +312,7 @@ def train(
 
 def first_evaluation(model: Any, x: Any, y: Any, n: int) -> float:
     """:func:`evaluate` before any training: data the model cannot take is a one-line error."""
-    from tfnb_debug.text import first_line, key_sentence
+    from tfnb_debug.ground.text import first_line, key_sentence
 
     try:
         return evaluate(model, x, y, n)

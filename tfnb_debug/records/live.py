@@ -1,4 +1,4 @@
-"""What the live view shows, as plain values (see :mod:`tfnb_debug.live`): no display code,
+"""What the live view shows, as plain values (see :mod:`tfnb_debug.features.live`): no display code,
 so that :mod:`tfnb_debug.render.live` can draw it without importing the view."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tfnb_debug.reports import Finding
+from tfnb_debug.ground.reports import Finding
 
 __all__ = ["STOP_CODES", "LivePart", "LiveState", "StopRequest", "merge_parts"]
 

@@ -24,7 +24,7 @@ from tfnb_debug.collect.splits import (
     example_hashes,
     split_of,
 )
-from tfnb_debug.reports import Finding
+from tfnb_debug.ground.reports import Finding
 
 __all__ = ["fit_split", "split_facts", "split_findings"]
 

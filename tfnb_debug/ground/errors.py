@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfnb_debug.text import first_line as first_line  # kept importable from here
+from tfnb_debug.ground.text import first_line as first_line  # kept importable from here
 
 
 class TfnbDebugError(ValueError):

@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tfnb_debug.replica_history import ReplicaHistory
-from tfnb_debug.reports import Finding, Report, Table, sort_findings
+from tfnb_debug.ground.reports import Finding, Report, Table, sort_findings
+from tfnb_debug.records.replicas import ReplicaHistory
 
 __all__ = ["replica_table", "replicas_summary", "with_replicas"]
 
