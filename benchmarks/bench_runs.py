@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 def synthesize(run_dir: str, layers: int, steps: int, workers: int = 2) -> None:
     """Write ``workers`` worker folders of ``steps`` records each, as a recording would."""
     from tfnb_debug.collect.run_writer import StepTimes, WorkerIdentity
-    from tfnb_debug.features.gradients import build_report
+    from tfnb_debug.features.gradient_report import build_report
     from tfnb_debug.features.run_saving import save_worker
     from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 

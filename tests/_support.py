@@ -105,7 +105,7 @@ def tiny_run_folder() -> str:
     import numpy as np
 
     from tfnb_debug.collect.run_writer import StepTimes, WorkerIdentity
-    from tfnb_debug.features.gradients import build_report
+    from tfnb_debug.features.gradient_report import build_report
     from tfnb_debug.features.run_saving import save_worker
     from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 

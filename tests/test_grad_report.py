@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from tfnb_debug.features.gradients import build_report
+from tfnb_debug.features.gradient_report import build_report
 from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta
 

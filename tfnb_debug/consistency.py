@@ -1,7 +1,7 @@
 """The public import path of the train-vs-inference consistency check (``%tfconsistency``).
 
 The code lives in :mod:`tfnb_debug.features.consistency`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.consistency import ...`` keeps working.
+its public names, so that ``from tfnb_debug.consistency import ...`` keeps working.
 """
 
 from tfnb_debug.features.consistency import ConsistencyReport as ConsistencyReport

@@ -1,7 +1,7 @@
 """The public import path of the environment check (``%tfenv``).
 
 The code lives in :mod:`tfnb_debug.features.env`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.env import ...`` keeps working.
+its public names, so that ``from tfnb_debug.env import ...`` keeps working.
 """
 
 from tfnb_debug.features.env import EnvReport as EnvReport

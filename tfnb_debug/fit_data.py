@@ -1,7 +1,7 @@
 """The public import path of the findings read from a ``fit`` call's data.
 
 The code lives in :mod:`tfnb_debug.features.fit_data`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.fit_data import ...`` keeps working.
+its public names, so that ``from tfnb_debug.fit_data import ...`` keeps working.
 """
 
 from tfnb_debug.features.fit_data import FitDataThresholds as FitDataThresholds

@@ -1,7 +1,7 @@
 """The public import path of gradient recording (``%%tfgrad``, ``%tfgrad``).
 
 The code lives in :mod:`tfnb_debug.features.gradients`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.gradients import ...`` keeps working.
+its public names, so that ``from tfnb_debug.gradients import ...`` keeps working.
 """
 
 from tfnb_debug.features.gradients import GradientReport as GradientReport

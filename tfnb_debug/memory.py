@@ -1,7 +1,7 @@
 """The public import path of memory tracking and estimates (``%%tfmem``).
 
 The code lives in :mod:`tfnb_debug.features.memory`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.memory import ...`` keeps working.
+its public names, so that ``from tfnb_debug.memory import ...`` keeps working.
 """
 
 from tfnb_debug.features.memory import MemoryReport as MemoryReport

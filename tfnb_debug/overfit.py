@@ -1,7 +1,7 @@
 """The public import path of the small-batch overfit test (``%tfoverfit``).
 
 The code lives in :mod:`tfnb_debug.features.overfit`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.overfit import ...`` keeps working.
+its public names, so that ``from tfnb_debug.overfit import ...`` keeps working.
 """
 
 from tfnb_debug.features.overfit import OverfitReport as OverfitReport

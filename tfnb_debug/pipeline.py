@@ -1,7 +1,7 @@
 """The public import path of the ``tf.data`` pipeline inspection (``%tfpipeline``).
 
 The code lives in :mod:`tfnb_debug.features.pipeline`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.pipeline import ...`` keeps working.
+its public names, so that ``from tfnb_debug.pipeline import ...`` keeps working.
 """
 
 from tfnb_debug.features.pipeline import PipelineReport as PipelineReport

@@ -1,7 +1,7 @@
 """The public import path of run folders (``%tfrun``, ``open_run``).
 
 The code lives in :mod:`tfnb_debug.features.runs`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.runs import ...`` keeps working.
+its public names, so that ``from tfnb_debug.runs import ...`` keeps working.
 """
 
 from tfnb_debug.features.runs import RunReport as RunReport

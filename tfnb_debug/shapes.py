@@ -1,7 +1,7 @@
 """The public import path of per-layer shape tables (``%tfshape``).
 
 The code lives in :mod:`tfnb_debug.features.shapes`; this module only re-exports
-its public names, so that ``from tfnb_debug.features.shapes import ...`` keeps working.
+its public names, so that ``from tfnb_debug.shapes import ...`` keeps working.
 """
 
 from tfnb_debug.features.shapes import ShapeReport as ShapeReport

@@ -18,25 +18,32 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from tfnb_debug.diagnostics.gradients import LIVE_RULES, GradThresholds
-from tfnb_debug.ground.errors import TfnbDebugError
-from tfnb_debug.ground.reports import Finding, Report, Section, Table, sort_findings
-from tfnb_debug.records.gradients import (
-    HIST_EDGES,
-    INF,
-    NAN,
-    NORM,
-    STAT_COLUMNS,
-    GradientHistory,
-    LayerGradients,
-    VariableMeta,
+from tfnb_debug.features.gradient_data import (
+    empty_history,
+    fit_model_objects,
+    group_title,
+    loss_series,
+    merged_history,
+    optimizer_iterations,
+    recorded_model_name,
+    recorded_models,
 )
+from tfnb_debug.features.gradient_report import (
+    GradientReport,
+    LossSeries,
+    build_report,
+    layer_label,
+)
+from tfnb_debug.ground.errors import TfnbDebugError
+from tfnb_debug.ground.reports import Finding
+from tfnb_debug.records.gradients import GradientHistory
 
 __all__ = [
     "GradThresholds",
@@ -46,258 +53,6 @@ __all__ = [
     "probe_gradients",
     "record_gradients",
 ]
-
-
-@dataclass(frozen=True, eq=False)
-class LossSeries:
-    """The loss one optimizer/variable group stepped on, over its recorded steps.
-
-    ``label``: the name the code gives it (the variable it was held in at the
-    ``gradient`` call, the optimizer's or the model's variable), else ``loss N``.
-    """
-
-    label: str
-    steps: np.ndarray
-    values: np.ndarray
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class GradientReport(Report):
-    """What ``%tfgrad``/``%%tfgrad`` show.  ``history`` holds the recorded numbers.
-
-    ``model_name`` names the model the variables belong to (when known), so a
-    layer inspector can link this report to the same model; use
-    :meth:`for_layer` to fetch one layer's statistics.
-    """
-
-    model_name: str | None
-    source: str
-    history: GradientHistory
-    total_steps: int
-    every: int = 1
-    max_steps: int = 0
-    notes: tuple[str, ...] = ()
-    layer_flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: one loss per optimizer/variable group, when more than one group recorded its own
-    losses: tuple[LossSeries, ...] = ()
-    #: the models the recorded steps train, when known: ``(model_name,)``, or several (a GAN's
-    #: generator and discriminator, each with its optimizer) when ``model_name`` is None
-    models: tuple[str, ...] = ()
-
-    @property
-    def recorded_steps(self) -> int:
-        return self.history.n_records
-
-    def layer_names(self) -> tuple[str, ...]:
-        """Layer names as shown (model prefix stripped), in forward order."""
-        return tuple(_label(self.model_name, layer) for layer in self.history.layers())
-
-    def for_layer(self, name: str) -> LayerGradients:
-        """One layer's statistics, by its path (``model/block/dense``), shown name or last part."""
-        layers = self.history.layers()
-        match = [layer for layer in layers if name in (layer, _label(self.model_name, layer))] or [
-            layer for layer in layers if layer.rsplit("/", 1)[-1] == name
-        ]
-        if len(match) != 1:
-            known = ", ".join(self.layer_names()) or "none"
-            what = "no layer" if not match else "more than one layer"
-            raise TfnbDebugError(f"the gradient report has {what} called {name!r}; layers: {known}")
-        layer = match[0]
-        j = layers.index(layer)
-        h = self.history
-        idx = h.layer_index()[layer]
-        return LayerGradients(
-            layer=_label(self.model_name, layer),
-            model_name=self.model_name,
-            variables=tuple(h.variables[i].path for i in idx),
-            steps=h.steps,
-            grad_norm=h.layer_grad_norms()[:, j],
-            update_ratio=h.layer_update_ratios()[:, j],
-            nonfinite=h.layer_nonfinite()[:, j],
-            histogram=h.layer_hist(layer) if h.n_records else np.zeros(len(HIST_EDGES) - 1),
-            hist_edges=HIST_EDGES,
-            codes=self.layer_flags.get(layer, ()),
-        )
-
-
-def _label(model_name: str | None, layer: str) -> str:
-    if model_name and layer.startswith(model_name + "/"):
-        return layer[len(model_name) + 1 :]
-    return layer
-
-
-def build_report(
-    history: GradientHistory,
-    *,
-    source: str,
-    model_name: str | None,
-    extra_findings: Iterable[Finding] = (),
-    thresholds: GradThresholds | None = None,
-    every: int = 1,
-    max_steps: int = 0,
-    notes: Iterable[str] = (),
-    failed: bool = False,
-    losses: Sequence[LossSeries] = (),
-    models: Sequence[str] = (),
-) -> GradientReport:
-    """Turn a history into a report: rules, the per-variable table, the plot sections.
-
-    ``failed``: the recorded code raised; the report says it is partial.  ``losses``:
-    each group's own loss, when several optimizers stepped on losses of their own
-    (shown each with its label instead of the one ``loss`` line).  ``models``: the models
-    the groups train, one each, named in the title when there is no single ``model_name``.
-    """
-    losses = tuple(losses) if len(losses) > 1 else ()
-    from tfnb_debug.diagnostics.gradients import check_gradients, check_losses
-    from tfnb_debug.render.gradients import gradient_sections
-
-    def label(layer: str) -> str:
-        return _label(model_name, layer)
-
-    result = check_gradients(history, thresholds, label=label)
-    found = list(result.findings)
-    if losses:  # G05 and G07 for each group's own loss, named, not for the one loss line
-        found = [f for f in found if f.code not in ("G05", "G07")]
-        found += check_losses([(s.label, s.steps, s.values) for s in losses], thresholds)
-    findings = sort_findings([*found, *extra_findings])
-    table = _variable_table(history, result.flags, label)
-    layers = history.layers()
-    sections: tuple[Section, ...] = ()
-    if history.n_records:
-        first = (
-            np.stack([history.layer_hist(layer, 0) for layer in layers])
-            if history.n_records > 1
-            else None
-        )
-        sections = gradient_sections(
-            layers=[label(layer) for layer in layers],
-            steps=history.steps,
-            layer_norms=history.layer_grad_norms(),
-            hist_last=np.stack([history.layer_hist(layer) for layer in layers]),
-            hist_first=first,
-            edges=HIST_EDGES,
-            loss=history.loss,
-            loss_known=history.loss_known,
-            losses=[(s.label, s.steps, s.values) for s in losses],
-        )
-    who = f"model '{model_name}'" if model_name else "the trained variables"
-    if not model_name and len(models) > 1:  # several models, one optimizer each (a GAN)
-        who = "models " + ", ".join(f"'{name}'" for name in models[:-1]) + f" and '{models[-1]}'"
-    partial = (
-        [f"partial report: the cell failed after {history.n_records} recorded step(s)"]
-        if failed
-        else []
-    )
-    if source == "probe":
-        title = f"Gradient probe of {who}: one batch, no optimizer step"
-        summary = [
-            f"{len(history.variables)} trainable variable(s) in {len(layers)} layer(s); "
-            "all weights and optimizer state restored bit for bit"
-        ]
-    else:
-        title = f"Gradients of {who}: {history.n_records} recorded step(s)"
-        summary = [
-            *partial,
-            f"{history.total_steps} optimizer step(s) taken ({source}), {history.n_records} "
-            f"recorded (every {every}, at most {max_steps}); {len(history.variables)} "
-            f"variable(s) in {len(layers)} layer(s)",
-        ]
-        if history.n_records >= max_steps and history.total_steps > history.n_records * every:
-            summary.append(
-                f"recording stopped after {max_steps} records: raise --max-steps or use --every"
-            )
-    for name, known in [(s.label, s.values) for s in losses] or [
-        ("loss", history.loss[history.loss_known])
-    ]:
-        if known.size == 1:
-            summary.append(f"{name}: {known[0]:.6g}")
-        elif known.size:
-            summary.append(f"{name}: first {known[0]:.6g}, last {known[-1]:.6g}")
-    summary.extend(notes)
-    return GradientReport(
-        title=title,
-        summary=tuple(summary),
-        findings=findings,
-        tables=(table,),
-        sections=sections,
-        model_name=model_name,
-        source=source,
-        history=history,
-        total_steps=history.total_steps,
-        models=tuple(models) if not model_name else (model_name,),
-        every=every,
-        max_steps=max_steps,
-        notes=tuple(notes),
-        layer_flags=result.flags,
-        losses=losses,
-    )
-
-
-_SEVERE = {"G03": "error", "G05": "error"}
-
-
-def _variable_table(
-    history: GradientHistory, flags: dict[str, tuple[str, ...]], label: Any
-) -> Table:
-    rows = []
-    marks = []
-    norms = history.stats[:, :, NORM] if history.n_records else np.zeros((0, 0))
-    no_grad = set(history.no_gradient)
-    with np.errstate(all="ignore"):
-        ratio = history.stats[:, :, 7] / history.stats[:, :, 6]
-    for i, meta in enumerate(history.variables):
-        codes = flags.get(meta.layer, ())
-        if meta.path in no_grad:
-            codes = tuple(dict.fromkeys([*codes, "G04"]))
-            last = low = high = None
-            ratio_last = None
-            nonfinite = 0
-        else:
-            col = norms[:, i] if history.n_records else np.zeros(0)
-            finite = col[np.isfinite(col)]
-            last = float(col[-1]) if col.size else None
-            low = float(finite.min()) if finite.size else None
-            high = float(finite.max()) if finite.size else None
-            r = ratio[:, i] if history.n_records else np.zeros(0)
-            r = r[np.isfinite(r)]
-            ratio_last = float(r[-1]) if r.size else None
-            nonfinite = int(
-                np.nansum(history.stats[:, i, NAN]) + np.nansum(history.stats[:, i, INF])
-            )
-        rows.append(
-            (
-                label(meta.layer),
-                meta.name,
-                meta.shape,
-                last,
-                low,
-                high,
-                ratio_last,
-                nonfinite,
-                " ".join(codes),
-            )
-        )
-        severities = {_SEVERE.get(c, "warning") for c in codes}
-        marks.append("error" if "error" in severities else ("warning" if codes else ""))
-    return Table(
-        "gradients",
-        (
-            "layer",
-            "variable",
-            "shape",
-            "grad norm (last)",
-            "grad norm (min)",
-            "grad norm (max)",
-            "update/weight (last)",
-            "nan+inf",
-            "flags",
-        ),
-        tuple(rows),
-        tuple(marks),
-    )
-
-
-# -- recording a training cell ------------------------------------------------
 
 
 @dataclass
@@ -427,7 +182,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         self._sweep: Any = None  # the user's tf.functions called in the block trace afresh
 
     def __enter__(self) -> GradientRecording:
-        self._before = _iterations(self._watched)
+        self._before = optimizer_iterations(self._watched)
         with contextlib.ExitStack() as undo:  # unwinds only if a later step fails
             self._capture.__enter__()
             undo.push(self._capture)
@@ -530,8 +285,8 @@ class GradientLive:
         self._stopped_at: int | None = None  # records when training was stopped
 
     def _label(self, data: list[Any]) -> Any:
-        name = _model_name(self._capture, data, self._watched)
-        return lambda layer: _label(name, layer)
+        name = recorded_model_name(self._capture, data, self._watched)
+        return lambda layer: layer_label(name, layer)
 
     def _refresh(self, codes: tuple[str, ...] = LIVE_RULES) -> None:
         """Pull the new records and run the rules ``codes`` on what they have not seen.
@@ -548,7 +303,7 @@ class GradientLive:
             return
         start = min(self._seen.get(code, 0) for code in todo)
         data = self._capture.recent(records - start + self._thresholds.growth_window + 1)
-        history = _merge(data)
+        history = merged_history(data)
         label = self._label(data)
         for found in live_findings(history, self._thresholds, label=label, codes=todo):
             self._found.setdefault(found.code, found)
@@ -563,7 +318,7 @@ class GradientLive:
         data = self._capture.recent(self.RECENT)
         if not data:
             return LivePart(lines=("gradients: no optimizer step recorded yet",))
-        history = _merge(data)
+        history = merged_history(data)
         label = self._label(data)
         norms = history.layer_grad_norms()
         norms = np.where(history.layer_nonfinite() > 0, np.inf, norms).T
@@ -618,18 +373,18 @@ def _finish(
     no_gradient = capture.no_gradient_step
     recording.loss_not_differentiable = no_gradient is not None
     if not data and no_gradient is None:
-        after = _iterations(watched)
+        after = optimizer_iterations(watched)
         recording.stale_functions = tuple(
             name for key, (name, n) in after.items() if n > before.get(key, (name, n))[1]
         )
         return
-    history = _merge(data) if data else _empty_history(no_gradient.variables)
-    after = _iterations(watched)
+    history = merged_history(data) if data else empty_history(no_gradient.variables)
+    after = optimizer_iterations(watched)
     stepped = [key for key, (_, n) in after.items() if n > before.get(key, ("", n))[1]]
     if stepped:  # did the cell train from initialization? (G07 reads the whole run then)
         fresh = all(before.get(key, ("", 0))[1] == 0 for key in stepped)
         history = dataclasses.replace(history, fresh=fresh)
-    model_name = _model_name(capture, data, watched) if data else no_gradient.model
+    model_name = recorded_model_name(capture, data, watched) if data else no_gradient.model
     notes = []
     for info in capture.fit_models:
         if info.jit_compile:
@@ -644,7 +399,7 @@ def _finish(
             )
     if len(data) > 1:
         groups = ", ".join(
-            f"{_group_title(d, watched)} "
+            f"{group_title(d, watched)} "
             f"({d.variables[0].optimizer if d.variables else '?'}): {d.total_steps}"
             for d in data
         )
@@ -685,7 +440,7 @@ def _finish(
             )
     from tfnb_debug.features.model_outputs import check_outputs
 
-    for model in _fit_models(capture, watched):
+    for model in fit_model_objects(capture, watched):
         extra.extend(check_loss_pairing(model))
         extra.extend(check_outputs(model))
     if losses is not None:
@@ -703,8 +458,8 @@ def _finish(
         max_steps=recording.max_steps,
         notes=notes,
         failed=failed,
-        losses=_loss_series(data),
-        models=_trained_models(capture, data, watched),
+        losses=loss_series(data),
+        models=recorded_models(capture, data, watched),
     )
     from tfnb_debug.features.replica_report import with_replicas
 
@@ -714,146 +469,9 @@ def _finish(
         recording.report,
         data,
         [o for o in objects if o is not None],
-        label=lambda layer: _label(model_name, layer),
+        label=lambda layer: layer_label(model_name, layer),
         fit_models=[str(getattr(m, "name", "")) for m in capture.fit_model_objects],
     )
-
-
-def _loss_series(data: list[Any]) -> list[LossSeries]:
-    """Each group's own loss with the best name the evidence gives it, when more than one
-    group recorded a loss (a GAN's two optimizers); none otherwise.
-
-    A name two groups would share is passed over for the next one each has (the
-    optimizer's variable, the model's), then ``loss N``.
-    """
-    with_loss = [d for d in data if d.loss_known.any()]
-    if len(with_loss) < 2:
-        return []
-    names = [tuple(getattr(d, "loss_names", ())) for d in with_loss]
-    level = [0] * len(names)
-    while True:
-        picked = [n[i] if i < len(n) else None for n, i in zip(names, level, strict=True)]
-        shared = {p for p in picked if p is not None and picked.count(p) > 1}
-        if not shared:
-            break
-        level = [i + 1 if p in shared else i for p, i in zip(picked, level, strict=True)]
-    taken = {p for p in picked if p is not None}
-    series = []
-    for j, (d, label) in enumerate(zip(with_loss, picked, strict=True), start=1):
-        if label is None:
-            label = f"loss {j}"
-            while label in taken:
-                label += "'"
-        series.append(LossSeries(label, d.steps[d.loss_known], d.loss[d.loss_known]))
-    return series
-
-
-def _empty_history(variables: tuple[VariableMeta, ...]) -> GradientHistory:
-    """No recorded step yet: the variables only (a step failed before any was recorded)."""
-    n = len(variables)
-    return GradientHistory(
-        variables=variables,
-        steps=np.zeros(0, dtype=np.int64),
-        loss=np.zeros(0),
-        loss_known=np.zeros(0, dtype=bool),
-        stats=np.zeros((0, n, len(STAT_COLUMNS))),
-        hist=np.zeros((0, n, len(HIST_EDGES) - 1)),
-    )
-
-
-def _iterations(objects: Iterable[Any]) -> dict[int, tuple[str, int]]:
-    out: dict[int, tuple[str, int]] = {}
-    for obj in objects:
-        opt = getattr(obj, "optimizer", None) if not hasattr(obj, "apply_gradients") else obj
-        if opt is None or not hasattr(opt, "iterations"):
-            continue
-        try:
-            out[id(opt)] = (str(getattr(opt, "name", "optimizer")), int(opt.iterations.numpy()))
-        except Exception:
-            continue
-    return out
-
-
-def _merge(data: list[Any]) -> GradientHistory:
-    if len(data) == 1:
-        return data[0]
-    records = max(len(d.steps) for d in data)
-
-    def pad(array: np.ndarray, fill: float) -> np.ndarray:
-        shape = (records, *array.shape[1:])
-        out = np.full(shape, fill, dtype=np.float64)
-        out[: len(array)] = array
-        return out
-
-    with_loss = next((d for d in data if d.loss_known.any()), data[0])
-    base = max(data, key=lambda d: len(d.steps))
-    variables: list[VariableMeta] = [v for d in data for v in d.variables]
-    return GradientHistory(
-        variables=tuple(variables),
-        steps=base.steps,
-        loss=pad(with_loss.loss, np.nan),
-        loss_known=pad(with_loss.loss_known.astype(float), 0.0).astype(bool),
-        stats=np.concatenate([pad(d.stats, np.nan) for d in data], axis=1),
-        hist=np.concatenate([pad(d.hist, 0.0) for d in data], axis=1),
-        no_gradient=tuple(p for d in data for p in d.no_gradient),
-        total_steps=max(d.total_steps for d in data),
-    )
-
-
-def _model_name(capture: Any, data: list[Any], watched: list[Any]) -> str | None:
-    """The one model the recorded steps train, or None when there is no such single model
-    (several, or one not found): a layer's name is never taken for a model's."""
-    models = _trained_models(capture, data, watched)
-    return models[0] if len(models) == 1 else None
-
-
-def _trained_models(capture: Any, data: list[Any], watched: list[Any]) -> tuple[str, ...]:
-    """The models the recorded steps train, each once: the fitted ones, else each group's
-    model; () when a group's model is not known."""
-    if capture.fit_models:
-        return tuple(dict.fromkeys(str(info.name) for info in capture.fit_models))
-    names = [_group_model(d, watched) for d in data]
-    if None in names:
-        return ()
-    return tuple(dict.fromkeys(n for n in names if n is not None))
-
-
-def _group_title(group: Any, watched: list[Any]) -> str:
-    """One optimizer/variable group as the notes name it: its model, else its first variable."""
-    model = _group_model(group, watched)
-    if model is not None:
-        return f"model '{model}'"
-    return f"'{group.variables[0].path}'..." if group.variables else "?"
-
-
-def _group_model(group: Any, watched: list[Any]) -> str | None:
-    """The model one optimizer/variable group trains: found by identity where the step was
-    taken (``CaptureData.models``), else the one notebook model whose trainable variables
-    have exactly the group's paths."""
-    found = tuple(dict.fromkeys(getattr(group, "models", ())))
-    if found:
-        return found[0] if len(found) == 1 else None
-    paths = {meta.path for meta in group.variables}
-    names = []
-    for obj in watched:
-        name = getattr(obj, "name", None)
-        if not name or not hasattr(obj, "trainable_variables") or hasattr(obj, "apply_gradients"):
-            continue
-        try:
-            own = {str(getattr(v, "path", "")).split(":")[0] for v in obj.trainable_variables}
-        except Exception:
-            continue
-        if own == paths:
-            names.append(str(name))
-    names = list(dict.fromkeys(names))
-    return names[0] if len(names) == 1 else None
-
-
-def _fit_models(capture: Any, watched: list[Any]) -> list[Any]:
-    return list(capture.fit_model_objects)
-
-
-# -- the dry probe --------------------------------------------------------------
 
 
 def probe_gradients(

@@ -69,7 +69,7 @@ def _finding_json(f: Finding) -> dict[str, Any]:
 def save_worker(run_dir: str, report: Any, identity: Any, times: Any) -> str:
     """Write one worker's records under ``run_dir/worker-N/``; return that folder.
 
-    ``report``: the block's :class:`~tfnb_debug.features.gradients.GradientReport`;
+    ``report``: the block's :class:`~tfnb_debug.features.gradient_report.GradientReport`;
     ``identity``: a :class:`~tfnb_debug.collect.run_writer.WorkerIdentity`;
     ``times``: the block's :class:`~tfnb_debug.collect.run_writer.StepTimes`.
     """

@@ -44,10 +44,10 @@ class RunReport(Report):
     size_bytes: int = 0
 
     def worker(self, index: int) -> Any:
-        """The :class:`~tfnb_debug.features.gradients.GradientReport` of worker ``index``, rebuilt from
+        """The :class:`~tfnb_debug.features.gradient_report.GradientReport` of worker ``index``, rebuilt from
         its records (the rules run again on its statistics; the other findings of its gradient
         recording as recorded)."""
-        from tfnb_debug.features.gradients import build_report
+        from tfnb_debug.features.gradient_report import build_report
 
         w = self._record(index)
         memory = w.memory.findings if w.memory is not None else ()
