@@ -214,6 +214,8 @@ def _copy(model: Any, x: Any, change: Change | None) -> Any:
         if not isinstance(rate, int | float):
             return "the learning rate is a schedule"
         config["learning_rate"] = float(rate) * change.factor
+    if change is not None and change.kind == "optimizer":
+        config[change.setting] = change.value
     if change is not None and change.kind == "clipnorm":
         config["clipnorm"] = change.factor
         config.pop("global_clipnorm", None)

@@ -10,18 +10,47 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfnb_debug.records.trials import Setting
+
 __all__ = [
     "bias_problem",
     "hidden_blockers",
     "hidden_saturating",
     "hidden_saturating_layers",
     "kernel_problem",
+    "optimizer_settings",
     "output_layers",
     "safe_config",
     "suspicious_initializers",
 ]
 
 _SATURATING = frozenset({"sigmoid", "tanh", "hard_sigmoid"})
+
+
+def optimizer_settings(model: Any) -> tuple[Setting, ...]:
+    """Every numeric setting of ``model``'s optimizer that is set, except its learning rate
+    and the booleans, with the default its class's constructor gives it (read from the
+    signature: ``SGD(momentum=0.0)``, ``Adam(beta_2=0.999)``, ``clipnorm=None``)."""
+    import inspect
+
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is None:
+        return ()
+    try:
+        config = optimizer.get_config()
+        parameters = inspect.signature(type(optimizer).__init__).parameters
+    except Exception:
+        return ()
+    found = []
+    for name, value in config.items():
+        if name == "learning_rate" or isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        param = parameters.get(name)
+        default = None if param is None else param.default
+        if not isinstance(default, int | float) or isinstance(default, bool):
+            default = None
+        found.append(Setting(type(optimizer).__name__, name, float(value), default))
+    return tuple(found)
 
 
 def suspicious_initializers(model: Any) -> list[str]:

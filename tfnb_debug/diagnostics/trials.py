@@ -8,7 +8,12 @@ not move or weights that barely do while their gradient is not small (G07, G06 "
 low"), clipping for an exploding gradient, ReLU with He initialization for a vanishing
 gradient in a stack of saturating activations (G01, G07, G06 "too low"), standardized
 targets for an MSE/MAE regression on targets in the hundreds or more, Keras' default
-initializers where a layer's own cannot start learning (G01, G07, G06 "too low").  The changes are tried on a
+initializers where a layer's own cannot start learning (G01, G07, G06 "too low"), an
+optimizer setting other than the learning rate back to its class's default where its value
+is far outside what it is for (:func:`unusual_settings`: a running average over a thousand
+times more or fewer steps than the default's, an epsilon thousands of times the default, a
+clip far below the recorded gradients, a weight decay that shrinks the weights by a
+percent a step).  The changes are tried on a
 copy (:mod:`tfnb_debug.collect.fix_trial`); :func:`with_trial` then gives each finding
 the answer: the change that made the loss fall (named as the cause, with the curves'
 numbers), or that none of them did, or why none was tried.  Pure Python.
@@ -17,12 +22,16 @@ numbers), or that none of them did, or why none was tried.  Pure Python.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
-from tfnb_debug.ground.reports import Finding, Table
-from tfnb_debug.records.trials import Change, Trial
+import numpy as np
 
-__all__ = ["TRAINING_FAULTS", "planned_changes", "trial_table", "with_trial"]
+from tfnb_debug.ground.reports import Finding, Table
+from tfnb_debug.records.gradients import MAX_ABS, NORM, GradientHistory
+from tfnb_debug.records.trials import Change, Setting, Trial
+
+__all__ = ["TRAINING_FAULTS", "planned_changes", "trial_table", "unusual_settings", "with_trial"]
 
 #: the codes whose fix a trial can test
 TRAINING_FAULTS = frozenset({"G01", "G02", "G03", "G05", "G06", "G07"})
@@ -62,6 +71,8 @@ def planned_changes(
     default_rate: float | None = None,
     targets: tuple[str, float] | None = None,
     initializers: Sequence[str] = (),
+    settings: Sequence[Setting] = (),
+    gradients: GradientHistory | None = None,
 ) -> tuple[Change, ...]:
     """The changes the findings' evidence supports, in the order they are tried.
 
@@ -71,7 +82,9 @@ def planned_changes(
     the model's hidden sigmoid/tanh layers; ``targets``: the regression loss's name and
     the targets' scale (the larger of |mean| and std), when the fit had numeric targets;
     ``initializers``: ``'layer' (what)`` for the layers whose initializer cannot start
-    learning (a constant kernel, an extreme spread, a large bias)."""
+    learning (a constant kernel, an extreme spread, a large bias); ``settings``: the
+    optimizer's other numeric settings, judged by :func:`unusual_settings` against the
+    recorded ``gradients``."""
     if any(f.code == "N05" for f in findings):
         return ()  # NaN in the data: no training change cures it, and N05 says so
     faults = [f for f in findings if f.code in TRAINING_FAULTS]
@@ -129,6 +142,8 @@ def planned_changes(
                 cause=f"the initialization of {shown}",
             )
         )
+    if any(_too_high(f) or _too_low(f) or _stuck(f) for f in faults):
+        changes += unusual_settings(settings, learning_rate, gradients)[:2]
     if saturating and any(_stuck(f) for f in faults):
         names = _names(saturating)
         changes.append(
@@ -139,6 +154,122 @@ def planned_changes(
             )
         )
     return tuple(changes)
+
+
+#: settings that are decay rates of a running average: it spans about 1 / (1 - value) steps
+DECAY_RATES = frozenset({"momentum", "beta_1", "beta_2", "rho"})
+#: settings added to a denominator of the step (``sqrt(v) + epsilon``, the accumulator's start)
+OFFSETS = frozenset({"epsilon", "initial_accumulator_value"})
+#: how many times longer or shorter than the default's a running average must span, and how
+#: many times its default an offset must be, to be worth a trial
+SPAN_RATIO = 30.0
+OFFSET_RATIO = 1000.0
+#: a clip this many times below what the recorded gradients reach binds at every step
+CLIP_RATIO = 10.0
+#: a weight decay that takes this share of every weight at each step (``learning_rate x
+#: weight_decay``: Keras decays the weights apart from the gradient)
+DECAY_PER_STEP = 1e-3
+
+
+def _span(rate: float) -> float:
+    return math.inf if rate >= 1 else 1.0 / (1.0 - rate)
+
+
+def unusual_settings(
+    settings: Sequence[Setting],
+    learning_rate: float | None,
+    gradients: GradientHistory | None = None,
+) -> list[Change]:
+    """The optimizer settings (not the learning rate) far outside what they are for, each as
+    the change that sets it back to its class's default (a clip or an accumulation is
+    removed), the farthest first.  What is read, per kind of setting:
+
+    * a decay rate (``momentum``, ``beta_1``, ``beta_2``, ``rho``): the steps its running
+      average spans, ``1 / (1 - value)``, against the default's, :data:`SPAN_RATIO` times
+      longer or shorter, or a rate of 1 or more (the average never forgets);
+    * an offset in the step's denominator (``epsilon``, ``initial_accumulator_value``):
+      :data:`OFFSET_RATIO` times its default or more;
+    * a clip (``clipnorm``, ``global_clipnorm``, ``clipvalue``): :data:`CLIP_RATIO` times below
+      the recorded gradients' median (each variable's norm, their global norm, the largest
+      element), so it binds at every step; without a recording, a clip of 1e-3 or less;
+    * ``weight_decay``: ``learning_rate x weight_decay`` of :data:`DECAY_PER_STEP` or more;
+    * ``gradient_accumulation_steps``: more than half the recorded steps (one update or none).
+    """
+    scored: list[tuple[float, Change]] = []
+    for s in settings:
+        found = _unusual(s, learning_rate, gradients)
+        if found is not None:
+            scored.append(found)
+    return [change for _, change in sorted(scored, key=lambda pair: -pair[0])]
+
+
+def _unusual(
+    s: Setting, learning_rate: float | None, gradients: GradientHistory | None
+) -> tuple[float, Change] | None:
+    back = f"{s.name}={s.default:g} ({s.optimizer}'s default; was {s.value:g})"
+    if s.name in DECAY_RATES and s.default is not None and s.value != s.default:
+        span, usual = _span(s.value), _span(s.default)
+        ratio = span / usual if span >= usual else usual / span
+        if ratio < SPAN_RATIO:
+            return None
+        if math.isinf(span):
+            why = "an average that never forgets"
+        else:
+            why = f"an average over about {span:.3g} steps, against {usual:.3g} by default"
+        return ratio, _setting_change(s, back, s.default, why)
+    if s.name in OFFSETS and s.default and s.value / s.default >= OFFSET_RATIO:
+        why = f"{s.value / s.default:.3g} times the default in the step's denominator"
+        return s.value / s.default, _setting_change(s, back, s.default, why)
+    if s.name in {"clipnorm", "global_clipnorm", "clipvalue"} and s.value > 0:
+        reach = _gradient_reach(s.name, gradients)
+        if reach is None:
+            if s.value > 1e-3:
+                return None
+            why = "a clip so small that it binds at every step"
+            return 1e3, _setting_change(s, f"no {s.name} (was {s.value:g})", None, why)
+        if reach < CLIP_RATIO * s.value:
+            return None
+        why = f"the recorded gradients reach {reach:.3g}, {reach / s.value:.3g} times the clip"
+        return reach / s.value, _setting_change(s, f"no {s.name} (was {s.value:g})", None, why)
+    if s.name == "weight_decay" and learning_rate and s.value * learning_rate >= DECAY_PER_STEP:
+        share = s.value * learning_rate
+        default = s.default if s.default is not None else 0.0
+        label = f"weight_decay={default:g} ({s.optimizer}'s default; was {s.value:g})"
+        why = f"{share:.2%} of every weight taken at each step"
+        return share / DECAY_PER_STEP, _setting_change(s, label, default or None, why)
+    if s.name == "gradient_accumulation_steps" and gradients is not None:
+        steps = gradients.total_steps
+        if steps and s.value > steps / 2:
+            why = f"{steps} steps recorded, {int(steps // s.value)} update(s) applied"
+            label = f"no gradient_accumulation_steps (was {s.value:g})"
+            return s.value / steps, _setting_change(s, label, None, why)
+    return None
+
+
+def _setting_change(s: Setting, label: str, value: float | None, why: str) -> Change:
+    return Change(
+        "optimizer",
+        label,
+        cause=f"the optimizer's {s.name} ({s.value:g}: {why})",
+        setting=s.name,
+        value=value,
+    )
+
+
+def _gradient_reach(name: str, gradients: GradientHistory | None) -> float | None:
+    """What the recorded gradients reach, in the clip's own measure: the median over steps of
+    the largest variable norm (``clipnorm``), of the global norm (``global_clipnorm``), of
+    the largest element (``clipvalue``)."""
+    if gradients is None or not gradients.n_records:
+        return None
+    if name == "clipvalue":
+        per_step = np.nanmax(gradients.stats[:, :, MAX_ABS], axis=1)
+    elif name == "global_clipnorm":
+        per_step = np.sqrt(np.nansum(gradients.stats[:, :, NORM] ** 2, axis=1))
+    else:
+        per_step = np.nanmax(gradients.stats[:, :, NORM], axis=1)
+    finite = per_step[np.isfinite(per_step)]
+    return float(np.median(finite)) if finite.size else None
 
 
 def _names(layers: Sequence[str]) -> str:
@@ -157,6 +288,8 @@ def _relevant(f: Finding, changes: Sequence[Change]) -> list[Change]:
             fits = f.code in {"G02", "G03", "G05"}
         elif change.kind == "targets":
             fits = f.code in {"G02", "G07"} or _too_low(f) or _too_high(f)
+        elif change.kind == "optimizer":
+            fits = _too_high(f) or _too_low(f) or _stuck(f)
         else:  # relu, init
             fits = _stuck(f)
         if fits:

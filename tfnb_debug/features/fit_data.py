@@ -284,6 +284,7 @@ def with_fix_trial(report: R, fit: tuple[Any, dict[str, Any]] | None, allowed: b
         run_fix_trial,
         suspicious_initializers,
     )
+    from tfnb_debug.collect.model_config import optimizer_settings
     from tfnb_debug.diagnostics.trials import planned_changes, trial_table, with_trial
     from tfnb_debug.records.trials import Trial
 
@@ -297,6 +298,8 @@ def with_fix_trial(report: R, fit: tuple[Any, dict[str, Any]] | None, allowed: b
         _default_rate(model),
         _target_scale(model, arguments.get("y")),
         suspicious_initializers(model),
+        optimizer_settings(model),
+        getattr(report, "history", None),
     )
     if not changes:
         return report

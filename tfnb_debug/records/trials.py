@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["CONFIRM_RATIO", "Change", "Trial", "TrialRun"]
+__all__ = ["CONFIRM_RATIO", "Change", "Setting", "Trial", "TrialRun"]
 
 #: a change is confirmed when its final loss is below this share of the unchanged run's
 CONFIRM_RATIO = 0.7
@@ -15,7 +15,8 @@ CONFIRM_RATIO = 0.7
 @dataclass(frozen=True)
 class Change:
     """One change to try: ``kind`` is ``"learning_rate"`` (x ``factor``), ``"clipnorm"``
-    (``factor`` is the norm), ``"relu"`` (hidden sigmoid/tanh layers -> ReLU with He
+    (``factor`` is the norm), ``"optimizer"`` (the optimizer's ``setting`` set to ``value``,
+    or removed when ``value`` is None), ``"relu"`` (hidden sigmoid/tanh layers -> ReLU with He
     initialization), ``"init"`` (Keras' default initializers in the layers whose own
     cannot start learning) or ``"targets"`` (standardized targets; ``factor`` is the power of
     the targets' std the loss scales with: 2 for MSE, 1 for MAE); ``label`` says it the way the user would write it, ``cause`` what
@@ -25,6 +26,20 @@ class Change:
     label: str
     factor: float = 1.0
     cause: str = ""
+    setting: str = ""
+    value: float | None = None
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One numeric setting of a model's optimizer other than its learning rate (``momentum``,
+    ``beta_2``, ``epsilon``, ``clipnorm``, ...): its value and the default of the optimizer's
+    class (None when the class has none: a clip is off unless set)."""
+
+    optimizer: str
+    name: str
+    value: float
+    default: float | None
 
 
 @dataclass(frozen=True)
