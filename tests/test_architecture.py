@@ -310,7 +310,6 @@ OVERSIZED = {
     "explain/_contracts.py": 1756,
     "collect/check.py": 1101,
     "collect/gradients.py": 973,
-    "collect/shapes.py": 840,
     "diagnostics/gradients.py": 821,
 }
 

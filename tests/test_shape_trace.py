@@ -371,7 +371,7 @@ def test_bad_input_is_a_one_line_error() -> None:
 @pytest.mark.gpu
 @pytest.mark.skipif(not tf.config.list_physical_devices("GPU"), reason="needs a GPU")
 def test_statistics_reduced_on_the_gpu_match_the_host() -> None:
-    from tfnb_debug.collect.shapes import host_stats
+    from tfnb_debug.collect.tensor_stats import host_stats
 
     model = keras.Sequential(
         [keras.Input((16,)), L.Dense(32, activation="relu", name="d")], name="g"
@@ -404,7 +404,7 @@ def test_symbolic_tensors_from_an_earlier_cell_name_their_real_producers() -> No
 
 
 def test_host_stats_count_negative_zero_as_zero_and_nan_apart() -> None:
-    from tfnb_debug.collect.shapes import host_stats
+    from tfnb_debug.collect.tensor_stats import host_stats
 
     values = np.array([0.0, -0.0, 1.0, np.nan, -2.0, np.inf] * 1000, dtype="float32")
     stats = host_stats(values)

@@ -2,20 +2,23 @@
 
 :class:`ShapeCollector` is a layer-call hook for
 :func:`tfnb_debug.collect._patching.layer_call_hook`.  It keeps no tensors after
-a call returns (producers are found through weak references) and turns what
-it saw into plain :class:`~tfnb_debug.records.shapes.LayerCall` rows.
+a call returns (producers are found through weak references);
+:func:`tfnb_debug.collect.shape_rows.rows_of` turns what it saw into plain
+:class:`~tfnb_debug.records.shapes.LayerCall` rows.
 
 Statistics of eager outputs are reduced where the tensor lives: with NumPy
 on a view of the buffer for CPU tensors (the host is that device), with
 TensorFlow ops for accelerator tensors, whose six scalars stay on the device
-until one transfer at the end of the trace.
+until one transfer at the end of the trace (both in
+:mod:`tfnb_debug.collect.tensor_stats`).
+What the collector reads around a call (the tensors among its arguments, who
+made them, an enclosing ``Sequential.build``) is in
+:mod:`tfnb_debug.collect.layer_call_context`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
-import sys
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -26,15 +29,36 @@ import numpy as np
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import TraceCounts
-from tfnb_debug.collect.keras_access import all_sublayers, direct_sublayers
+from tfnb_debug.collect.layer_call_context import (
+    _activation_name,
+    _children_by_name,
+    _flatten,
+    _graph_producers,
+    _history_producer,
+    _in_symbolic_scope,
+    _is_tensor,
+    _made_by_a_layer,
+    _replicas_here,
+    _runs_as_cell_of,
+    _same_values,
+    _segment_of,
+    _sequential_build_frame,
+    _shape,
+)
+from tfnb_debug.collect.tensor_stats import (
+    _RECTIFYING,
+    _SATURATING,
+    _count_nonfinite,
+    _device_stats,
+    _on_accelerator,
+    _stats_from_vector,
+    host_stats,
+)
 from tfnb_debug.ground.text import key_sentence
-from tfnb_debug.records.shapes import LayerCall, Mode, Shape, TensorInfo, TensorStats, TraceCount
+from tfnb_debug.records.shapes import Mode, TensorInfo, TensorStats, TraceCount
 
 __all__ = ["ShapeCollector"]
 
-_SATURATING = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0), "hard_sigmoid": (0.0, 1.0)}
-#: activations whose outputs get a count of dead units (zero for every example)
-_RECTIFYING = frozenset({"relu", "relu6"})
 _SKIP_KWARGS = frozenset({"training", "mask"})
 
 
@@ -450,391 +474,3 @@ class ShapeCollector:
         for (index, position, _, saturating), row in zip(pending, stacked, strict=True):
             result[(index, position)] = _stats_from_vector(row, saturating)
         return result
-
-
-# ------------------------------------------------------------------ statistics
-def host_stats(
-    array: np.ndarray, saturating: str | None = None, epsilon: float = 1e-3
-) -> TensorStats | None:
-    """Statistics of a host array (a zero-copy view of a CPU tensor).
-
-    Five passes (sum, dot, min, max, a count of zeros);
-    the NaN/Inf count is taken only when the sums say there is one.
-    ``saturating`` names a sigmoid/tanh (the share near its bounds is counted) or
-    is ``"relu"`` (the units of the last axis that are zero throughout are counted).
-    """
-    if array.dtype.kind not in "fiubV" and "float" not in str(array.dtype):
-        return None
-    flat = np.asarray(array).reshape(-1)
-    if flat.dtype != np.float32 and flat.dtype != np.float64:
-        flat = flat.astype(np.float32)
-    count = int(flat.size)
-    if count == 0:
-        return TensorStats(0, None, None, None, None, 0.0, 0)
-    zeros = int(np.count_nonzero(flat == 0))  # 3x faster than counting non-zero floats
-    total = float(flat.sum(dtype=np.float64)) if count < 4096 else float(flat.sum())
-    squares = float(np.dot(flat, flat))
-    nonfinite = 0
-    values = flat
-    if not (math.isfinite(total) and math.isfinite(squares)):
-        finite = np.isfinite(flat)
-        nonfinite = count - int(np.count_nonzero(finite))
-        if nonfinite:
-            values = flat[finite]
-            total = float(values.sum(dtype=np.float64))
-            squares = float(np.dot(values.astype(np.float64), values.astype(np.float64)))
-    saturated = None
-    dead = units = None
-    if saturating == "relu":
-        if array.ndim >= 2 and array.shape[-1]:
-            units = int(array.shape[-1])
-            dead = units - int(np.count_nonzero(np.any(flat.reshape(-1, units) != 0, axis=0)))
-    elif saturating is not None:
-        low, high = _SATURATING[saturating]
-        near = np.count_nonzero(flat <= low + epsilon) + np.count_nonzero(flat >= high - epsilon)
-        saturated = float(near) / count
-    n = int(values.size)
-    if n == 0:
-        return TensorStats(
-            count, None, None, None, None, zeros / count, nonfinite, saturated, dead, units
-        )
-    mean = total / n
-    variance = max(squares / n - mean * mean, 0.0)
-    return TensorStats(
-        count=count,
-        mean=mean,
-        std=math.sqrt(variance),
-        min=float(values.min()),
-        max=float(values.max()),
-        zero_fraction=zeros / count,
-        nonfinite=nonfinite,
-        saturated_fraction=saturated,
-        dead_units=dead,
-        units=units,
-    )
-
-
-def _device_stats(t: Any, saturating: str | None, epsilon: float) -> Any:
-    """Ten float32 scalars reduced on the tensor's own device (no host transfer here)."""
-    with tf.device(t.device):
-        dead = units = tf.constant(-1.0)
-        if saturating == "relu" and t.shape.rank is not None and t.shape.rank >= 2:
-            columns = tf.reshape(tf.cast(t, tf.float32), [-1, tf.shape(t)[-1]])
-            alive = tf.reduce_any(tf.not_equal(columns, 0.0), axis=0)
-            units = tf.cast(tf.size(alive), tf.float32)
-            dead = units - tf.reduce_sum(tf.cast(alive, tf.float32))
-        x = tf.reshape(tf.cast(t, tf.float32), [-1])
-        n = tf.cast(tf.size(x), tf.float32)
-        finite = tf.math.is_finite(x)
-        nf = tf.cast(finite, tf.float32)
-        count_finite = tf.reduce_sum(nf)
-        safe = tf.where(finite, x, tf.zeros_like(x))
-        mean = tf.math.divide_no_nan(tf.reduce_sum(safe), count_finite)
-        var = tf.math.divide_no_nan(tf.reduce_sum(tf.square(safe - mean) * nf), count_finite)
-        big = tf.constant(np.finfo(np.float32).max, tf.float32)
-        low = tf.reduce_min(tf.where(finite, x, big))
-        high = tf.reduce_max(tf.where(finite, x, -big))
-        zeros = tf.reduce_sum(tf.cast(tf.equal(x, 0.0), tf.float32))
-        if saturating in _SATURATING:
-            lo, hi = _SATURATING[saturating]
-            near = (x <= lo + epsilon) | (x >= hi - epsilon)
-            sat = tf.reduce_sum(tf.cast(near, tf.float32))
-        else:
-            sat = tf.constant(-1.0)
-        return tf.stack(
-            [n, mean, tf.sqrt(var), low, high, zeros, n - count_finite, sat, dead, units]
-        )
-
-
-def _stats_from_vector(row: np.ndarray, saturating: str | None) -> TensorStats:
-    n = int(row[0])
-    nonfinite = int(row[6])
-    has_values = n - nonfinite > 0
-    return TensorStats(
-        count=n,
-        mean=float(row[1]) if has_values else None,
-        std=float(row[2]) if has_values else None,
-        min=float(row[3]) if has_values else None,
-        max=float(row[4]) if has_values else None,
-        zero_fraction=float(row[5]) / n if n else 0.0,
-        nonfinite=nonfinite,
-        saturated_fraction=(
-            (float(row[7]) / n if n else 0.0) if saturating in _SATURATING else None
-        ),
-        dead_units=int(row[8]) if row[9] > 0 else None,
-        units=int(row[9]) if row[9] > 0 else None,
-    )
-
-
-def _count_nonfinite(t: Any) -> int | None:
-    try:
-        if isinstance(t, np.ndarray):
-            array = t
-        elif _on_accelerator(t):
-            return int(tf.size(t)) - int(tf.math.count_nonzero(tf.math.is_finite(t)))
-        else:
-            array = t.numpy()
-        if array.dtype.kind not in "fc" and "float" not in str(array.dtype):
-            return 0
-        flat = np.asarray(array, dtype=np.float32) if array.dtype.itemsize < 4 else array
-        return int(flat.size - np.count_nonzero(np.isfinite(flat)))
-    except Exception:
-        return None
-
-
-def _on_accelerator(t: Any) -> bool:
-    device = getattr(t, "device", "") or ""
-    return "CPU" not in device.upper()
-
-
-# -------------------------------------------------------------------- helpers
-def _flatten(value: Any) -> list[Any]:
-    if _is_tensor(value):
-        return [value]
-    if value is None or isinstance(value, (str, bytes, int, float, bool)):
-        return []
-    try:
-        return list(keras.tree.flatten(value))
-    except Exception:
-        return []
-
-
-def _is_tensor(x: Any) -> bool:
-    return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (str, bytes))
-
-
-def _shape(t: Any) -> Shape | None:
-    try:
-        return tuple(None if d is None else int(d) for d in t.shape)
-    except (TypeError, ValueError):
-        return None
-
-
-def _activation_name(layer: Any) -> str | None:
-    fn = getattr(layer, "activation", None)
-    if fn is None or not callable(fn):
-        return None
-    name = getattr(fn, "__name__", None) or type(fn).__name__
-    return str(name).lower()
-
-
-def _policy_name(layer: Any) -> str:
-    policy = getattr(layer, "dtype_policy", None)
-    return str(getattr(policy, "name", "") or "")
-
-
-def _replicas_here() -> int:
-    """The replicas of the strategy whose replica context this call runs in (1: none)."""
-    if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
-        return 1
-    context = tf.distribute.get_replica_context()
-    return int(context.num_replicas_in_sync) if context is not None else 1
-
-
-def _in_symbolic_scope() -> bool:
-    from tfnb_debug.collect.keras_access import in_symbolic_scope
-
-    return bool(in_symbolic_scope())
-
-
-def _history_producer(t: Any) -> str | None:
-    """Who made a symbolic tensor: ``input``, a layer's name, or a Keras op (``add (keras op)``)."""
-    history = getattr(t, "_keras_history", None)
-    op = getattr(history, "operation", None)
-    if op is None:
-        return None
-    if type(op).__name__ == "InputLayer":
-        return "input"
-    name = str(getattr(op, "name", "") or "")
-    if not name:
-        return None
-    return name if isinstance(op, keras.layers.Layer) else f"{name} (keras op)"
-
-
-def _caller_running(code: Any, depth: int, limit: int = 12) -> Any:
-    """The nearest frame running ``code`` within ``limit`` frames above ``depth``, or None."""
-    frame = sys._getframe(depth + 1)
-    for _ in range(limit):
-        if frame is None:
-            return None
-        if frame.f_code is code:
-            return frame
-        frame = frame.f_back  # type: ignore[assignment]
-    return None
-
-
-def _graph_producers(layer: Any) -> dict[int, str]:
-    """In a Functional graph being run, ``id(input tensor) -> producer`` for ``layer``'s node."""
-    from tfnb_debug.collect.keras_access import Function
-
-    frame = _caller_running(Function._run_through_graph.__code__, depth=2)
-    if frame is None:
-        return {}
-    node = frame.f_locals.get("node")
-    values = frame.f_locals.get("tensor_dict")
-    if node is None or values is None or getattr(node, "operation", None) is not layer:
-        return {}
-    out = {}
-    for symbolic in node.input_tensors:
-        actual = values.get(id(symbolic))
-        producer = _history_producer(symbolic)
-        if actual is not None and producer is not None:
-            out[id(actual)] = producer
-    return out
-
-
-def _same_values(t: Any, data: Any) -> bool:
-    """Whether tensor ``t`` holds exactly ``data`` (after Keras converted it to ``t``'s dtype)."""
-    if t is data or _shape(t) != _shape(data):
-        return t is data
-    try:
-        a = np.asarray(t)
-        b = np.asarray(data)
-        if a.dtype != b.dtype:
-            b = b.astype(a.dtype)
-        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
-    except Exception:
-        return False
-
-
-def _sequential_build_frame() -> Any:
-    """The frame of ``Sequential.build`` (which calls every layer to make its graph), if on the stack."""
-    from tfnb_debug.collect.keras_access import Sequential
-
-    return _caller_running(Sequential.build.__code__, depth=1)
-
-
-def child_segment(parent: Any, layer: Any) -> str:
-    """The path segment of ``layer`` below ``parent``: its name, ``name#k`` for the k-th namesake."""
-    return _segment_of(_children_by_name(parent), layer)
-
-
-def _children_by_name(parent: Any) -> dict[str, list[Any]]:
-    children: dict[str, list[Any]] = {}
-    for child in direct_sublayers(parent):
-        children.setdefault(str(child.name), []).append(child)
-    return children
-
-
-def _segment_of(children: dict[str, list[Any]], layer: Any) -> str:
-    name = str(layer.name)
-    for k, child in enumerate(children.get(name, ())):
-        if child is layer:
-            return name if k == 0 else f"{name}#{k + 1}"
-    return name
-
-
-# ----------------------------------------------------------------- finishing
-def own_params(layer: Any, recorded: set[int] | None = None) -> tuple[int, int]:
-    """(trainable, non-trainable) parameters of ``layer``'s weights that no recorded sublayer owns.
-
-    ``recorded`` holds the ids of the layers that have rows of their own;
-    a sublayer without one (the layer inside ``TimeDistributed``, which calls
-    its ``call`` directly) is counted here, in its wrapper's row, so the
-    column still sums to ``model.count_params()``.  Without ``recorded``
-    every sublayer counts as recorded.
-    """
-    sub_ids: set[int] = set()
-    for sub in all_sublayers(layer):
-        if recorded is None or id(sub) in recorded:
-            sub_ids.update(id(v) for v in getattr(sub, "weights", ()))
-    trainable = sum(_size(v) for v in _weights(layer, "trainable_weights") if id(v) not in sub_ids)
-    frozen = sum(_size(v) for v in _weights(layer, "non_trainable_weights") if id(v) not in sub_ids)
-    return trainable, frozen
-
-
-def _weights(layer: Any, attr: str) -> list[Any]:
-    try:
-        return list(getattr(layer, attr))
-    except Exception:
-        return []
-
-
-def _size(variable: Any) -> int:
-    n = 1
-    for d in variable.shape:
-        n *= int(d)
-    return n
-
-
-def rows_of(collector: ShapeCollector) -> tuple[LayerCall, ...]:
-    """Turn what the collector saw into frozen rows (parameters on each layer's first call)."""
-    collector.finish()
-    device = collector.finish_device_stats()
-    seen: set[int] = set()
-    recorded = {id(frame.layer) for frame in collector.calls}
-    rows = []
-    for frame in collector.calls:
-        lid = id(frame.layer)
-        trainable: int | None = None
-        frozen: int | None = None
-        if lid not in seen:
-            seen.add(lid)
-            trainable, frozen = own_params(frame.layer, recorded)
-        outputs = frame.outputs
-        if device:
-            outputs = tuple(
-                TensorInfo(
-                    shape=o.shape,
-                    dtype=o.dtype,
-                    stats=device.get((frame.index, i), o.stats),
-                )
-                for i, o in enumerate(outputs)
-            )
-        rows.append(
-            LayerCall(
-                index=frame.index,
-                path=frame.path,
-                name=str(frame.layer.name),
-                class_name=type(frame.layer).__name__,
-                depth=frame.depth,
-                parent=frame.parent,
-                root=frame.root,
-                call=frame.call,
-                mode=frame.mode,
-                inputs=frame.inputs,
-                outputs=outputs,
-                trainable_params=trainable,
-                non_trainable_params=frozen,
-                status="ok" if frame.status == "ok" else frame.status,  # type: ignore[arg-type]
-                finished=frame.finished,
-                activation=frame.activation,
-                error=frame.error,
-                error_type=frame.error_type,
-                is_model=isinstance(frame.layer, keras.Model),
-                has_children=frame.has_children,
-                steps=_time_steps(frame),
-                policy=_policy_name(frame.layer),
-                compute_dtype=str(getattr(frame.layer, "compute_dtype", "") or ""),
-            )
-        )
-    return tuple(rows)
-
-
-def _time_steps(frame: _Open) -> int:
-    """An RNN row's time steps: the input's time axis (Keras calls the cell once more than
-    that, to build it), else the number of cell calls seen; 0 for any other layer."""
-    if not frame.steps:
-        return 0
-    shape = frame.inputs[0].shape if frame.inputs else None
-    axis = 0 if getattr(frame.layer, "time_major", False) else 1
-    length = shape[axis] if shape is not None and len(shape) >= 3 else None
-    return length if isinstance(length, int) else frame.steps
-
-
-def _runs_as_cell_of(layer: Any, owner: Any) -> bool:
-    """``layer`` is the cell an RNN layer (LSTM, GRU, ``keras.layers.RNN``) runs once per step."""
-    cell = getattr(owner, "cell", None)
-    if cell is None or not hasattr(owner, "return_sequences"):
-        return False
-    return layer is cell or any(layer is c for c in getattr(cell, "cells", ()) or ())
-
-
-def _made_by_a_layer(t: Any) -> bool:
-    """A symbolic tensor built by a layer before the trace began (e.g. in an earlier cell).
-
-    Its ``_keras_history`` names that layer, so it must not be labelled as the model's input.
-    """
-    history = getattr(t, "_keras_history", None)
-    operation = getattr(history, "operation", None)
-    return operation is not None and type(operation).__name__ != "InputLayer"

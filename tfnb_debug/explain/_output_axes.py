@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tfnb_debug.diagnostics.shapes import AXIS_DROPPERS, RNN_LAYERS
+from tfnb_debug.diagnostics.shape_hints import AXIS_DROPPERS, RNN_LAYERS
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._violation import fmt, shape_of
 

@@ -1,20 +1,18 @@
-"""Shape errors: a Keras layer rejecting its input (S01), an op or loss on incompatible shapes (S07)."""
+"""Shape errors: a Keras layer rejecting its input (S01), an op or loss on incompatible shapes (S07).
+
+The rules here read the shapes in the exception's message and build the finding.  Where
+the data's axes came from (S12 when the data's structure is the cause) is read by
+:mod:`tfnb_debug.explain._data_origin`; the hints that need only the shapes are in
+:mod:`tfnb_debug.explain._shape_hints`.
+"""
 
 from __future__ import annotations
 
-import math
 import re
-from typing import NamedTuple
 
-from tfnb_debug.diagnostics.shapes import (
-    channels_moved_hint,
-    producer_rank_hint,
-    projection,
-    width_hint,
-)
+from tfnb_debug.diagnostics.shape_hints import producer_rank_hint
 from tfnb_debug.explain._context import (
     ErrorContext,
-    InputInfo,
     fmt_shape,
     keras_loss_function,
     parse_shape,
@@ -23,7 +21,20 @@ from tfnb_debug.explain._context import (
     split_node,
     target_output_shapes,
 )
+from tfnb_debug.explain._data_origin import (
+    DataOrigin,
+    _data_origin,
+    _sample_count_width,
+    _unbatched_dataset,
+)
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
+from tfnb_debug.explain._shape_hints import (
+    _feature_hint,
+    _label_width_hint,
+    _loss_shape_hint,
+    _merge_hint,
+    _rank_hint,
+)
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -136,7 +147,7 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
 
 def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
     """S01 for a layer that raised while Keras built a Sequential (constructor, ``add()``, ``build()``)."""
-    from tfnb_debug.diagnostics.shapes import build_failure_hint
+    from tfnb_debug.diagnostics.shape_hints import build_failure_hint
 
     build = ctx.sequential_build
     if build is None or ctx.is_a("ResourceExhaustedError") or ctx.is_a("MemoryError"):
@@ -255,145 +266,6 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
     )
 
 
-_BATCHING = ("batch", "padded_batch", "ragged_batch")
-_DATA_METHODS = (
-    "fit",
-    "evaluate",
-    "predict",
-    "train_on_batch",
-    "test_on_batch",
-    "predict_on_batch",
-)
-
-
-def _data_origin(
-    ctx: ErrorContext,
-    received: tuple[int | None, ...],
-    expected: tuple[int | None, ...] | None,
-    source: InputInfo | None,
-    *,
-    extra_axis: bool,
-) -> DataOrigin | None:
-    """(evidence, hint) when the tensor of the wrong rank is the data the call was given and
-    the data shows where its axes came from: a dataset without ``batch()``, one batched twice
-    (``extra_axis``: the tensor has one axis more than the layer takes; not when a ``map``
-    between the two ``batch()`` calls makes examples of the first), or a 1-D array.  None
-    when a layer made the tensor (its producer is the evidence then)."""
-    if (
-        source is not None
-        and source.producer not in ("", "input")
-        and (source.producer_class != "InputLayer")
-    ):
-        return None
-    if expected is not None and len(received) == len(expected) - 1:
-        return _unbatched_dataset(ctx, received)
-    for ds in ctx.datasets if extra_axis else ():
-        first = ds.shapes[0] if ds.shapes else None
-        at = [i for i, stage in enumerate(ds.stages) if stage.kind in _BATCHING]
-        batches = [ds.stages[i] for i in at]
-        if first is None or not same_shape(first, received) or len(batches) < 2:
-            continue
-        what = f"dataset `{ds.name}`" if ds.name else "the tf.data dataset given to this call"
-        if any(stage.kind == "map" for stage in ds.stages[at[0] + 1 : at[-1]]):
-            # a map after the first batch() makes examples of it (sequences, windows): the
-            # examples have the extra axis, and the model's Input does not
-            example = fmt_shape(received[1:])
-            wanted = fmt_shape(expected[1:]) if expected else "what the model takes"
-            return DataOrigin(
-                f"{what}'s first .{batches[0].kind}() makes the examples (a map after it "
-                f"splits each), so each example has shape {example}",
-                f"two causes fit: the model's Input was declared for single steps: declare it "
-                f"for the examples, `keras.Input(shape={example})`; or the examples should have "
-                f"shape {wanted}: change the first .{batches[0].kind}() or the map after it",
-            )
-        sizes = ", ".join(
-            f".{b.kind}({b.batch_size})" if b.batch_size else f".{b.kind}(...)" for b in batches
-        )
-        return DataOrigin(
-            f"{what} is batched {len(batches)} times ({sizes}): its elements are batches of "
-            f"batches, {fmt_shape(first)}",
-            f"each `batch()` adds an axis, so {what} yields batches of batches: batch once "
-            "(drop the extra `.batch(...)`, or `.unbatch()` before batching again)",
-            "S12",
-        )
-    call = ctx.evidence.call
-    if len(received) != 1 or call is None or call.method not in _DATA_METHODS:
-        return None
-    x = call.arg(0, "x")
-    if x is None or x.shape is None or len(x.shape) != 1:
-        return None
-    n = x.shape[0]
-    feature = f"`{x.text}.reshape(-1, 1)` (Keras 3 does not add a feature axis to 1-D data)"
-    single = f"`{x.text}[None]`"
-    per_example = expected[1:] if expected else None
-    if per_example == (1,):
-        hint = f"each value of `{x.text}` is one example's single feature: give it its feature axis, {feature}"
-    elif per_example is not None and n is not None and per_example == (n,):
-        hint = f"`{x.text}` holds one example of the model's shape without its batch axis: add it, {single}"
-    else:
-        hint = (
-            f"two causes fit: each value of `{x.text}` is one example's single feature (give it "
-            f"its feature axis, {feature}), or `{x.text}` is one example (add the batch axis, "
-            f"{single})"
-        )
-    return DataOrigin(
-        f"`{x.text}` is a 1-D array of shape {fmt_shape(x.shape)}: no feature axis", hint
-    )
-
-
-class DataOrigin(NamedTuple):
-    """Where the data's axes came from: evidence, hint, and the finding's code (S12 when the
-    data's structure is the cause: examples without their batch axis, batches of batches)."""
-
-    evidence: str
-    hint: str
-    code: str = "S01"
-
-
-def _sample_count_width(
-    ctx: ErrorContext, value: int, received: tuple[int | None, ...], source: InputInfo | None
-) -> DataOrigin | None:
-    """The model was built for as many features as the data has samples (``Input((x.shape[0],))``):
-    the width the layer expects is the number of rows of the x the call was given."""
-    call = ctx.evidence.call
-    x = call.arg(0, "x") if call is not None and call.method in _DATA_METHODS else None
-    if x is None or not x.shape or len(x.shape) < 2 or not received:
-        return None
-    if (
-        source is not None
-        and source.producer not in ("", "input")
-        and source.producer_class != "InputLayer"
-    ):
-        return None  # a layer of the model made the tensor, not the data
-    rows, width = x.shape[0], x.shape[-1]
-    if rows != value or width != received[-1] or rows == width:
-        return None
-    return DataOrigin(
-        f"`{x.text}` has {rows} rows (samples) of {width} features: the size the model was "
-        "built for is the number of samples",
-        f"the model's input was declared with the sample count: declare the features, "
-        f"`keras.Input(shape=({x.text}.shape[1],))` ({width}), not `{x.text}.shape[0]` ({rows})",
-        "S12",
-    )
-
-
-def _unbatched_dataset(ctx: ErrorContext, received: tuple[int | None, ...]) -> DataOrigin | None:
-    """(evidence, hint) when a tf.data dataset given to the call yields unbatched examples of that shape."""
-    for ds in ctx.datasets:
-        first = ds.shapes[0] if ds.shapes else None
-        if first is None or not same_shape(first, received):
-            continue
-        what = f"dataset `{ds.name}`" if ds.name else "a tf.data dataset given to this call"
-        fix = f"`{ds.name} = {ds.name}.batch(32)`" if ds.name else "`.batch(32)` at its end"
-        return DataOrigin(
-            f"{what} yields single examples of shape {fmt_shape(first)} (no batch axis)",
-            f"the {what.removeprefix('a ')} is not batched, so each example reaches the model "
-            f"without its batch axis: batch it, e.g. {fix} (before any prefetch)",
-            "S12",
-        )
-    return None
-
-
 def _s01(
     ctx: ErrorContext,
     layer: str,
@@ -415,65 +287,6 @@ def _s01(
     return (found, (_tfshape_step(f"'{layer}'"),))
 
 
-def _feature_hint(
-    layer: str, value: int, received: tuple[int | None, ...], source: InputInfo | None
-) -> str:
-    trailing = received[1:]
-    if len(received) > 2 and all(d is not None for d in trailing) and math.prod(trailing) == value:  # type: ignore[arg-type]
-        return (
-            f"a Flatten is missing: {fmt_shape(received)} flattens to {value} features; add "
-            f"keras.layers.Flatten() before '{layer}'"
-        )
-    moved = channels_moved_hint(value, received)
-    if moved:
-        return moved
-    producer = (source.producer, source.producer_class) if source is not None else ("", "")
-    return width_hint(layer, value, received, *producer)
-
-
-def _rank_hint(
-    layer: str,
-    *,
-    expected_ndim: int,
-    received: tuple[int | None, ...],
-    expected: tuple[int | None, ...] = (),
-) -> str:
-    if expected and len(received) > len(expected) and len(expected) >= 2:
-        trailing = received[1:]
-        if all(d is not None for d in trailing) and expected[-1] == math.prod(trailing):  # type: ignore[arg-type]
-            return (
-                f"a Flatten is missing: {fmt_shape(received)} flattens to {expected[-1]} features; "
-                "reshape the data (x.reshape(len(x), -1)) or declare the model's Input with the unflattened shape and add keras.layers.Flatten()"
-            )
-    if expected and len(received) == len(expected) - 1 and same_shape(received, expected[1:]):
-        return (
-            f"the input is a single example without its batch axis ({fmt_shape(received)} where "
-            f"{fmt_shape(expected)} is expected): pass a batch, e.g. x[None] or x[:1] instead of x[0]"
-        )
-    if len(received) == 1:
-        return (
-            "the batch axis was folded into the features (e.g. a reshape to (-1,)); keep it: "
-            "use keras.layers.Reshape / Flatten, which leave the batch axis alone"
-        )
-    if len(received) < expected_ndim and received and received[0] is None:
-        return (
-            f"the input has a batch axis but {expected_ndim - len(received)} axis too few: add "
-            "the channel axis (the feature axis of a sequence), x[..., None] in the data and "
-            "Input(shape + (1,))"
-        )
-    if len(received) < expected_ndim:
-        return (
-            f"the input has {expected_ndim - len(received)} axis too few: add the channel axis "
-            "(x[..., None] or Input(shape + (1,))), or, for a single example, the batch axis (x[None])"
-        )
-    if len(received) > expected_ndim:
-        return (
-            f"the input has {len(received) - expected_ndim} axis too many: put a Flatten, Reshape or "
-            f"GlobalAveragePooling layer before '{layer}'"
-        )
-    return "make the data's shape match what the layer expects"
-
-
 def _merge_shapes(text: str) -> tuple[str, list[tuple[int | None, ...]], bool] | None:
     concat = _CONCAT.search(text)
     if concat is not None:
@@ -486,36 +299,6 @@ def _merge_shapes(text: str) -> tuple[str, list[tuple[int | None, ...]], bool] |
         if a is not None and b is not None:
             return "merge", [a, b], True
     return None
-
-
-def _merge_hint(shapes: list[tuple[int | None, ...]], kind: str, batchless: bool) -> str:
-    a, b = shapes[0], shapes[1]
-    if len(a) != len(b):
-        return "the branches have different ranks: reshape one branch so both have the same axes"
-    start = 0 if batchless else 1
-    spatial = range(start, len(a) - 1)
-    ratios = [
-        (a[i] / b[i]) if a[i] and b[i] else 1.0  # type: ignore[operator]
-        for i in spatial
-    ]
-    if ratios and any(r != 1.0 for r in ratios):
-        big = a if ratios[0] > 1 or any(r > 1 for r in ratios) else b
-        factor = max(max(ratios), 1 / min(ratios))
-        if float(factor).is_integer():
-            return (
-                f"the skip branch is not downsampled: the spatial axes differ by a factor of "
-                f"{int(factor)}; give the branch with {fmt_shape(big)} strides={int(factor)} "
-                f"(or MaxPooling with pool_size={int(factor)}), or use padding='same' consistently"
-            )
-        return "the spatial axes differ: check strides and padding='same' on both branches"
-    if a[-1] != b[-1] and kind != "Concatenate":
-        width = max(a[-1] or 0, b[-1] or 0)
-        return (
-            f"the last axes differ ({a[-1]} vs {b[-1]}): project the narrower branch with "
-            f"{projection(len(a), width)} to the same size, or give the layer that makes it "
-            f"{width} units"
-        )
-    return "make the branches' shapes equal on every axis but the concatenation axis"
 
 
 def op_shapes(ctx: ErrorContext) -> Explained | None:
@@ -583,27 +366,6 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
     return None
 
 
-_LABEL_INPUT = re.compile(r"^(data(_\d+)?|y_true|IteratorGetNext(:\d+)?|Cast(_\d+)?)$")
-
-
-def _label_width_hint(inputs: str, shapes: list[str], owner: str) -> str:
-    """A loss op whose label input and model output differ on the last axis only."""
-    names = [n.strip() for n in inputs.split(",")]
-    if len(shapes) != 2 or len(names) != 2 or not owner.startswith("the loss"):
-        return ""
-    a, b = parse_shape(shapes[0]), parse_shape(shapes[1])
-    if a is None or b is None or len(a) != len(b) or a[:-1] != b[:-1] or a[-1] == b[-1]:
-        return ""
-    is_label = [bool(_LABEL_INPUT.match(n.split("/")[-1])) for n in names]
-    if is_label.count(True) != 1:
-        return ""
-    labels, output = (a, b) if is_label[0] else (b, a)
-    return (
-        f"the model output has {output[-1]} units but the labels have {labels[-1]} columns: "
-        "give the output layer as many units as label columns (or fix the labels' width)"
-    )
-
-
 def _strip_op_scope(scope: str, op: str) -> str:
     """TF nests an op in a scope of its own name (``mse/sub/sub``); drop that repeat."""
     parts = scope.split("/")
@@ -643,35 +405,6 @@ def _s07(
         finding("S07", message, place=place, evidence=evidence, hint=hint),
         (_tfshape_step("the loss" if loss else "the failing op"),),
     )
-
-
-def _loss_shape_hint(
-    labels: tuple[int | None, ...], output: tuple[int | None, ...], loss: str
-) -> str:
-    """A hint from the two shapes alone (the model was not read): axes the labels lack, or a
-    last axis of another width when the ranks agree."""
-    from tfnb_debug.explain._output_axes import extra_axes
-
-    if not labels or not output:  # a scalar on either side: no axis to compare
-        return "make the labels' shape match the model output (see model.output_shape)"
-    extra = extra_axes(labels, output, loss)
-    if 0 < extra <= len(output) - 2:
-        return (
-            f"the model output keeps {extra} ax{'es' if extra > 1 else 'is'} between the batch "
-            "and the last axis that the labels do not have: remove them before the output layer "
-            "(Flatten or GlobalAveragePooling, or return_sequences=False where an RNN keeps its "
-            "time axis), or give the labels one value per position"
-        )
-    if (
-        not loss.startswith("sparse")
-        and len(output) == len(labels) > 1
-        and output[-1] != labels[-1]
-    ):
-        return (
-            f"the output layer has {output[-1]} units but the labels have {labels[-1]} columns: "
-            "use as many units as label columns, or labels shaped like the output"
-        )
-    return "make the labels' shape match the model output (see model.output_shape)"
 
 
 _NEGATIVE_DIM = re.compile(

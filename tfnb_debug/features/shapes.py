@@ -22,12 +22,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from tfnb_debug.diagnostics.shapes import (
-    GENERIC_FAILURE_HINT,
-    ShapeFacts,
-    ShapeThresholds,
-    run_rules,
-)
+from tfnb_debug.diagnostics.shape_hints import GENERIC_FAILURE_HINT
+from tfnb_debug.diagnostics.shapes import ShapeFacts, ShapeThresholds, run_rules
 from tfnb_debug.features.shape_report import ShapeReport
 from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.ground.reports import Target, finding, sort_findings
@@ -257,7 +253,7 @@ def build_report(
 ) -> ShapeReport:
     """Freeze what a collector saw into a :class:`ShapeReport` and run the rules."""
     from tfnb_debug.collect.shape_inputs import estimate_memory
-    from tfnb_debug.collect.shapes import rows_of
+    from tfnb_debug.collect.shape_rows import rows_of
 
     calls = rows_of(collector)
     roots = _root_layers(collector, models)

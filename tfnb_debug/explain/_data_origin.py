@@ -1,0 +1,156 @@
+"""Where the data's axes came from, for S01 and S12 on a layer that rejected its input.
+
+When a layer gets a tensor of the wrong rank or width and no layer of the
+model made it, the data the failing call was given may show why: a tf.data
+dataset without ``batch()`` (examples without their batch axis), one batched
+twice (batches of batches), a 1-D array (no feature axis), or a model whose
+Input was declared with the sample count.  :func:`_data_origin`,
+:func:`_unbatched_dataset` and :func:`_sample_count_width` read the
+``ErrorContext`` (the datasets and the call's arguments) and return a
+:class:`DataOrigin`: the evidence, the hint and the finding's code, which the
+S01 rules of :mod:`tfnb_debug.explain.shapes` report.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from tfnb_debug.explain._context import ErrorContext, InputInfo, fmt_shape, same_shape
+
+_BATCHING = ("batch", "padded_batch", "ragged_batch")
+_DATA_METHODS = (
+    "fit",
+    "evaluate",
+    "predict",
+    "train_on_batch",
+    "test_on_batch",
+    "predict_on_batch",
+)
+
+
+def _data_origin(
+    ctx: ErrorContext,
+    received: tuple[int | None, ...],
+    expected: tuple[int | None, ...] | None,
+    source: InputInfo | None,
+    *,
+    extra_axis: bool,
+) -> DataOrigin | None:
+    """(evidence, hint) when the tensor of the wrong rank is the data the call was given and
+    the data shows where its axes came from: a dataset without ``batch()``, one batched twice
+    (``extra_axis``: the tensor has one axis more than the layer takes; not when a ``map``
+    between the two ``batch()`` calls makes examples of the first), or a 1-D array.  None
+    when a layer made the tensor (its producer is the evidence then)."""
+    if (
+        source is not None
+        and source.producer not in ("", "input")
+        and (source.producer_class != "InputLayer")
+    ):
+        return None
+    if expected is not None and len(received) == len(expected) - 1:
+        return _unbatched_dataset(ctx, received)
+    for ds in ctx.datasets if extra_axis else ():
+        first = ds.shapes[0] if ds.shapes else None
+        at = [i for i, stage in enumerate(ds.stages) if stage.kind in _BATCHING]
+        batches = [ds.stages[i] for i in at]
+        if first is None or not same_shape(first, received) or len(batches) < 2:
+            continue
+        what = f"dataset `{ds.name}`" if ds.name else "the tf.data dataset given to this call"
+        if any(stage.kind == "map" for stage in ds.stages[at[0] + 1 : at[-1]]):
+            # a map after the first batch() makes examples of it (sequences, windows): the
+            # examples have the extra axis, and the model's Input does not
+            example = fmt_shape(received[1:])
+            wanted = fmt_shape(expected[1:]) if expected else "what the model takes"
+            return DataOrigin(
+                f"{what}'s first .{batches[0].kind}() makes the examples (a map after it "
+                f"splits each), so each example has shape {example}",
+                f"two causes fit: the model's Input was declared for single steps: declare it "
+                f"for the examples, `keras.Input(shape={example})`; or the examples should have "
+                f"shape {wanted}: change the first .{batches[0].kind}() or the map after it",
+            )
+        sizes = ", ".join(
+            f".{b.kind}({b.batch_size})" if b.batch_size else f".{b.kind}(...)" for b in batches
+        )
+        return DataOrigin(
+            f"{what} is batched {len(batches)} times ({sizes}): its elements are batches of "
+            f"batches, {fmt_shape(first)}",
+            f"each `batch()` adds an axis, so {what} yields batches of batches: batch once "
+            "(drop the extra `.batch(...)`, or `.unbatch()` before batching again)",
+            "S12",
+        )
+    call = ctx.evidence.call
+    if len(received) != 1 or call is None or call.method not in _DATA_METHODS:
+        return None
+    x = call.arg(0, "x")
+    if x is None or x.shape is None or len(x.shape) != 1:
+        return None
+    n = x.shape[0]
+    feature = f"`{x.text}.reshape(-1, 1)` (Keras 3 does not add a feature axis to 1-D data)"
+    single = f"`{x.text}[None]`"
+    per_example = expected[1:] if expected else None
+    if per_example == (1,):
+        hint = f"each value of `{x.text}` is one example's single feature: give it its feature axis, {feature}"
+    elif per_example is not None and n is not None and per_example == (n,):
+        hint = f"`{x.text}` holds one example of the model's shape without its batch axis: add it, {single}"
+    else:
+        hint = (
+            f"two causes fit: each value of `{x.text}` is one example's single feature (give it "
+            f"its feature axis, {feature}), or `{x.text}` is one example (add the batch axis, "
+            f"{single})"
+        )
+    return DataOrigin(
+        f"`{x.text}` is a 1-D array of shape {fmt_shape(x.shape)}: no feature axis", hint
+    )
+
+
+class DataOrigin(NamedTuple):
+    """Where the data's axes came from: evidence, hint, and the finding's code (S12 when the
+    data's structure is the cause: examples without their batch axis, batches of batches)."""
+
+    evidence: str
+    hint: str
+    code: str = "S01"
+
+
+def _sample_count_width(
+    ctx: ErrorContext, value: int, received: tuple[int | None, ...], source: InputInfo | None
+) -> DataOrigin | None:
+    """The model was built for as many features as the data has samples (``Input((x.shape[0],))``):
+    the width the layer expects is the number of rows of the x the call was given."""
+    call = ctx.evidence.call
+    x = call.arg(0, "x") if call is not None and call.method in _DATA_METHODS else None
+    if x is None or not x.shape or len(x.shape) < 2 or not received:
+        return None
+    if (
+        source is not None
+        and source.producer not in ("", "input")
+        and source.producer_class != "InputLayer"
+    ):
+        return None  # a layer of the model made the tensor, not the data
+    rows, width = x.shape[0], x.shape[-1]
+    if rows != value or width != received[-1] or rows == width:
+        return None
+    return DataOrigin(
+        f"`{x.text}` has {rows} rows (samples) of {width} features: the size the model was "
+        "built for is the number of samples",
+        f"the model's input was declared with the sample count: declare the features, "
+        f"`keras.Input(shape=({x.text}.shape[1],))` ({width}), not `{x.text}.shape[0]` ({rows})",
+        "S12",
+    )
+
+
+def _unbatched_dataset(ctx: ErrorContext, received: tuple[int | None, ...]) -> DataOrigin | None:
+    """(evidence, hint) when a tf.data dataset given to the call yields unbatched examples of that shape."""
+    for ds in ctx.datasets:
+        first = ds.shapes[0] if ds.shapes else None
+        if first is None or not same_shape(first, received):
+            continue
+        what = f"dataset `{ds.name}`" if ds.name else "a tf.data dataset given to this call"
+        fix = f"`{ds.name} = {ds.name}.batch(32)`" if ds.name else "`.batch(32)` at its end"
+        return DataOrigin(
+            f"{what} yields single examples of shape {fmt_shape(first)} (no batch axis)",
+            f"the {what.removeprefix('a ')} is not batched, so each example reaches the model "
+            f"without its batch axis: batch it, e.g. {fix} (before any prefetch)",
+            "S12",
+        )
+    return None

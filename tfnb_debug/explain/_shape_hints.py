@@ -1,0 +1,158 @@
+"""Hints of the shape rules under a failing cell that read only the shapes in the message.
+
+The S01 and S07 rules of :mod:`tfnb_debug.explain.shapes` find the shapes in
+the exception's text; these turn them into the fix: a missing Flatten or
+channels on the wrong axis for a width the layer was not built for
+(:func:`_feature_hint`), a wrong rank (:func:`_rank_hint`), merge branches of
+different sizes (:func:`_merge_hint`), a loss whose labels and model output
+differ on the last axis or by axes the labels lack (:func:`_label_width_hint`,
+:func:`_loss_shape_hint`).  The hints the shape trace shares (a width, channels
+moved, a projection) come from :mod:`tfnb_debug.diagnostics.shape_hints`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from tfnb_debug.diagnostics.shape_hints import channels_moved_hint, projection, width_hint
+from tfnb_debug.explain._context import InputInfo, fmt_shape, parse_shape, same_shape
+
+
+def _feature_hint(
+    layer: str, value: int, received: tuple[int | None, ...], source: InputInfo | None
+) -> str:
+    trailing = received[1:]
+    if len(received) > 2 and all(d is not None for d in trailing) and math.prod(trailing) == value:  # type: ignore[arg-type]
+        return (
+            f"a Flatten is missing: {fmt_shape(received)} flattens to {value} features; add "
+            f"keras.layers.Flatten() before '{layer}'"
+        )
+    moved = channels_moved_hint(value, received)
+    if moved:
+        return moved
+    producer = (source.producer, source.producer_class) if source is not None else ("", "")
+    return width_hint(layer, value, received, *producer)
+
+
+def _rank_hint(
+    layer: str,
+    *,
+    expected_ndim: int,
+    received: tuple[int | None, ...],
+    expected: tuple[int | None, ...] = (),
+) -> str:
+    if expected and len(received) > len(expected) and len(expected) >= 2:
+        trailing = received[1:]
+        if all(d is not None for d in trailing) and expected[-1] == math.prod(trailing):  # type: ignore[arg-type]
+            return (
+                f"a Flatten is missing: {fmt_shape(received)} flattens to {expected[-1]} features; "
+                "reshape the data (x.reshape(len(x), -1)) or declare the model's Input with the unflattened shape and add keras.layers.Flatten()"
+            )
+    if expected and len(received) == len(expected) - 1 and same_shape(received, expected[1:]):
+        return (
+            f"the input is a single example without its batch axis ({fmt_shape(received)} where "
+            f"{fmt_shape(expected)} is expected): pass a batch, e.g. x[None] or x[:1] instead of x[0]"
+        )
+    if len(received) == 1:
+        return (
+            "the batch axis was folded into the features (e.g. a reshape to (-1,)); keep it: "
+            "use keras.layers.Reshape / Flatten, which leave the batch axis alone"
+        )
+    if len(received) < expected_ndim and received and received[0] is None:
+        return (
+            f"the input has a batch axis but {expected_ndim - len(received)} axis too few: add "
+            "the channel axis (the feature axis of a sequence), x[..., None] in the data and "
+            "Input(shape + (1,))"
+        )
+    if len(received) < expected_ndim:
+        return (
+            f"the input has {expected_ndim - len(received)} axis too few: add the channel axis "
+            "(x[..., None] or Input(shape + (1,))), or, for a single example, the batch axis (x[None])"
+        )
+    if len(received) > expected_ndim:
+        return (
+            f"the input has {len(received) - expected_ndim} axis too many: put a Flatten, Reshape or "
+            f"GlobalAveragePooling layer before '{layer}'"
+        )
+    return "make the data's shape match what the layer expects"
+
+
+def _merge_hint(shapes: list[tuple[int | None, ...]], kind: str, batchless: bool) -> str:
+    a, b = shapes[0], shapes[1]
+    if len(a) != len(b):
+        return "the branches have different ranks: reshape one branch so both have the same axes"
+    start = 0 if batchless else 1
+    spatial = range(start, len(a) - 1)
+    ratios = [
+        (a[i] / b[i]) if a[i] and b[i] else 1.0  # type: ignore[operator]
+        for i in spatial
+    ]
+    if ratios and any(r != 1.0 for r in ratios):
+        big = a if ratios[0] > 1 or any(r > 1 for r in ratios) else b
+        factor = max(max(ratios), 1 / min(ratios))
+        if float(factor).is_integer():
+            return (
+                f"the skip branch is not downsampled: the spatial axes differ by a factor of "
+                f"{int(factor)}; give the branch with {fmt_shape(big)} strides={int(factor)} "
+                f"(or MaxPooling with pool_size={int(factor)}), or use padding='same' consistently"
+            )
+        return "the spatial axes differ: check strides and padding='same' on both branches"
+    if a[-1] != b[-1] and kind != "Concatenate":
+        width = max(a[-1] or 0, b[-1] or 0)
+        return (
+            f"the last axes differ ({a[-1]} vs {b[-1]}): project the narrower branch with "
+            f"{projection(len(a), width)} to the same size, or give the layer that makes it "
+            f"{width} units"
+        )
+    return "make the branches' shapes equal on every axis but the concatenation axis"
+
+
+_LABEL_INPUT = re.compile(r"^(data(_\d+)?|y_true|IteratorGetNext(:\d+)?|Cast(_\d+)?)$")
+
+
+def _label_width_hint(inputs: str, shapes: list[str], owner: str) -> str:
+    """A loss op whose label input and model output differ on the last axis only."""
+    names = [n.strip() for n in inputs.split(",")]
+    if len(shapes) != 2 or len(names) != 2 or not owner.startswith("the loss"):
+        return ""
+    a, b = parse_shape(shapes[0]), parse_shape(shapes[1])
+    if a is None or b is None or len(a) != len(b) or a[:-1] != b[:-1] or a[-1] == b[-1]:
+        return ""
+    is_label = [bool(_LABEL_INPUT.match(n.split("/")[-1])) for n in names]
+    if is_label.count(True) != 1:
+        return ""
+    labels, output = (a, b) if is_label[0] else (b, a)
+    return (
+        f"the model output has {output[-1]} units but the labels have {labels[-1]} columns: "
+        "give the output layer as many units as label columns (or fix the labels' width)"
+    )
+
+
+def _loss_shape_hint(
+    labels: tuple[int | None, ...], output: tuple[int | None, ...], loss: str
+) -> str:
+    """A hint from the two shapes alone (the model was not read): axes the labels lack, or a
+    last axis of another width when the ranks agree."""
+    from tfnb_debug.explain._output_axes import extra_axes
+
+    if not labels or not output:  # a scalar on either side: no axis to compare
+        return "make the labels' shape match the model output (see model.output_shape)"
+    extra = extra_axes(labels, output, loss)
+    if 0 < extra <= len(output) - 2:
+        return (
+            f"the model output keeps {extra} ax{'es' if extra > 1 else 'is'} between the batch "
+            "and the last axis that the labels do not have: remove them before the output layer "
+            "(Flatten or GlobalAveragePooling, or return_sequences=False where an RNN keeps its "
+            "time axis), or give the labels one value per position"
+        )
+    if (
+        not loss.startswith("sparse")
+        and len(output) == len(labels) > 1
+        and output[-1] != labels[-1]
+    ):
+        return (
+            f"the output layer has {output[-1]} units but the labels have {labels[-1]} columns: "
+            "use as many units as label columns, or labels shaped like the output"
+        )
+    return "make the labels' shape match the model output (see model.output_shape)"
