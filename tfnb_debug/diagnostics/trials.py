@@ -206,7 +206,7 @@ def unusual_settings(
 def _unusual(
     s: Setting, learning_rate: float | None, gradients: GradientHistory | None
 ) -> tuple[float, Change] | None:
-    back = f"{s.name}={s.default:g} ({s.optimizer}'s default; was {s.value:g})"
+    back = f"{s.name}={s.default or 0:g} ({s.optimizer}'s default; was {s.value:g})"
     if s.name in DECAY_RATES and s.default is not None and s.value != s.default:
         span, usual = _span(s.value), _span(s.default)
         ratio = span / usual if span >= usual else usual / span
