@@ -14,7 +14,6 @@ from tfnb_debug.diagnostics.shapes import (
 )
 from tfnb_debug.explain._context import (
     ErrorContext,
-    InputInfo,
     fmt_shape,
     keras_loss_function,
     parse_shape,
@@ -24,6 +23,7 @@ from tfnb_debug.explain._context import (
     target_output_shapes,
 )
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
+from tfnb_debug.explain._traceback_objects import InputInfo
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.reports import Finding, finding
 
