@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tfnb_debug.explain._context import DatasetInfo, ErrorContext, fmt_shape, parse_shape
+from tfnb_debug.explain._context import ErrorContext, fmt_shape, parse_shape
 from tfnb_debug.explain._evidence import DatasetStage
+from tfnb_debug.explain._traceback_objects import DatasetInfo
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -209,7 +210,7 @@ def unknown_shape_in_map(ctx: ErrorContext) -> Explained | None:
 
 def _function_lines(filename: str, lineno: int) -> list[str]:
     """The lines of the function that holds ``lineno``, up to that line (from its ``def``)."""
-    from tfnb_debug.explain._context import linecache_line
+    from tfnb_debug.explain._traceback_objects import linecache_line
 
     lines: list[str] = []
     current = linecache_line(filename, lineno)

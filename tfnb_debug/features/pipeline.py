@@ -1,7 +1,7 @@
 """``inspect_pipeline``: what a ``tf.data`` pipeline really feeds the model, how fast, and what is wrong.
 
 Collect (``collect/pipeline*.py``, driven by ``_pipeline_run.py``) -> rules
-(``diagnostics/pipeline.py`` over plain ``PipelineFacts``) -> a plain
+(``diagnostics/pipeline*.py`` over plain ``PipelineFacts``) -> a plain
 :class:`~tfnb_debug.records.pipeline.PipelineRun` -> layout (``render/pipeline.py``:
 summary, tables, sections, picture data) -> :class:`PipelineReport`, whose
 figures are drawn when it is first shown as HTML.  ``%tfpipeline`` is a thin
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from tfnb_debug.diagnostics.pipeline import PipelineThresholds
+from tfnb_debug.diagnostics.pipeline_facts import PipelineThresholds
 from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.ground.reports import Report, Section, sort_findings
 from tfnb_debug.records.pipeline import Picture, PipelineRun, Progress

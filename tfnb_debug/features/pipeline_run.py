@@ -26,12 +26,12 @@ from tfnb_debug.collect.pipeline_speed import (
     measure_throughput,
     train_step_rate,
 )
-from tfnb_debug.diagnostics.pipeline import (
+from tfnb_debug.diagnostics.pipeline import run_rules
+from tfnb_debug.diagnostics.pipeline_facts import (
     ModelFacts,
     PipelineFacts,
     PipelineThresholds,
     StageFacts,
-    run_rules,
 )
 from tfnb_debug.ground.errors import TfnbDebugError
 from tfnb_debug.records.pipeline import PipelineRun, Progress, StageRow
