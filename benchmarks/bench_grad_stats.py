@@ -14,7 +14,7 @@ Models:
 
 Rows:
 
-* ``statistics alone``: :func:`~tfnb_debug.collect.gradients.gradient_stats` on the
+* ``statistics alone``: :func:`~tfnb_debug.collect.grad_stats.gradient_stats` on the
   model's real gradients and weights, in a ``tf.function`` (and one with
   ``jit_compile=True``, as inside an XLA-compiled step), milliseconds per call, as a
   share of the plain train step (its median over an epoch);
@@ -129,7 +129,7 @@ def statistics_alone(model: Any, x: Any, y: Any, calls: int) -> dict[str, float]
     """Milliseconds per call of the statistics on the model's real gradients (median)."""
     import tensorflow as tf
 
-    from tfnb_debug.collect.gradients import gradient_stats
+    from tfnb_debug.collect.grad_stats import gradient_stats
 
     variables = model.trainable_variables
     with tf.GradientTape() as tape:

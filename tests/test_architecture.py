@@ -309,8 +309,6 @@ MAX_LINES = 800
 OVERSIZED = {
     "explain/_contracts.py": 1756,
     "collect/check.py": 1101,
-    "collect/gradients.py": 973,
-    "diagnostics/gradients.py": 821,
 }
 
 

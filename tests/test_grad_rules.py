@@ -8,7 +8,8 @@ import pytest
 import tensorflow as tf
 
 import tfnb_debug
-from tfnb_debug.diagnostics.gradients import GradThresholds, check_gradients
+from tfnb_debug.diagnostics.grad_thresholds import GradThresholds
+from tfnb_debug.diagnostics.gradients import check_gradients
 from tfnb_debug.diagnostics.model import check_loss_pairing
 from tfnb_debug.features.gradients import GradientReport
 from tfnb_debug.records.gradients import HIST_BINS, STAT_COLUMNS, GradientHistory, VariableMeta

@@ -10,7 +10,7 @@ import pytest
 import tensorflow as tf
 
 import tfnb_debug.collect.grad_stats as grad_stats_module
-from tfnb_debug.collect.gradients import gradient_stats
+from tfnb_debug.collect.grad_stats import gradient_stats
 from tfnb_debug.records.gradients import (
     HIST_BINS,
     HIST_EDGES,

@@ -1,6 +1,6 @@
 """The total weight a replica's loss gives its examples in a traced step (D01's evidence).
 
-:func:`example_weight`, from the optimizer hook (:mod:`tfnb_debug.collect.gradients`,
+:func:`example_weight`, from the optimizer hook (:mod:`tfnb_debug.collect.gradient_recorder`,
 through :class:`tfnb_debug.collect.replicas.ReplicaBuffer`): the loss's graph
 is walked back along scalar values to the reduction over the examples (a
 ``Mean`` or ``Sum`` whose input reads the step's data), and ``d loss /

@@ -1,7 +1,7 @@
 """Per-replica facts of a step under a ``tf.distribute`` strategy with more than one replica.
 
 Two things, both read inside the instrumented step
-(:mod:`tfnb_debug.collect.gradients` calls them) and both bounded in cost:
+(:mod:`tfnb_debug.collect.gradient_recorder` calls them) and both bounded in cost:
 
 * :func:`example_weight` (:mod:`tfnb_debug.collect.example_weight`), from the
   optimizer hook: the total weight the replica's loss gives its examples, 1 for

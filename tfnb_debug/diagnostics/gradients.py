@@ -2,17 +2,27 @@
 
 Each rule takes the history and the thresholds and returns its findings and
 the layers it flags (for the per-layer table).  Pure NumPy: no TensorFlow.
+
+This module runs them (:func:`check_gradients`, :func:`live_findings`,
+:func:`check_losses`) and holds the rules on non-finite gradients and losses (G03,
+G05), on variables that get no gradient (G04; also :func:`no_gradient_at_all` and
+:func:`trainable_after_trace`, which other modules call on their own) and on a loss
+that does not move (G07).  The rules read from the gradient and update norms (G01,
+G02, G06) are in :mod:`~tfnb_debug.diagnostics.grad_norm_rules`; the thresholds every
+rule reads, :class:`~tfnb_debug.diagnostics.grad_thresholds.GradThresholds`, in
+:mod:`~tfnb_debug.diagnostics.grad_thresholds`.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from tfnb_debug.diagnostics.grad_norm_rules import _exploding, _update_ratio, _vanishing
+from tfnb_debug.diagnostics.grad_thresholds import GradThresholds, _Out, _step_of
 from tfnb_debug.ground.reports import Finding, Target, finding
 from tfnb_debug.ground.text import loss_name
 from tfnb_debug.records.gradients import INF, NAN, W_NORM, GradientHistory
@@ -27,84 +37,6 @@ __all__ = [
     "loss_name",
     "no_gradient_at_all",
 ]
-
-
-@dataclass(frozen=True)
-class GradThresholds:
-    """The defaults of the gradient rules; pass your own to override any of them.
-
-    ``vanishing_*`` (G01): a layer's gradient norm below ``vanishing_abs`` or
-    below ``vanishing_rel`` x the median layer norm of that step, on more than
-    ``vanishing_share`` of the recorded steps.  G02: a layer's norm above
-    ``exploding_abs``; or above ``exploding_rel`` x the median norm of the other
-    layers while that median is itself healthy (above
-    ``exploding_rel_min_median``); or a norm that grew to at least
-    ``growth_factor`` x its smallest norm of the ``growth_window`` records
-    before, reached more than ``growth_min_norm`` and was still climbing at the
-    end of the recording (the last norm is the highest of the last
-    ``growth_window`` records and not below the one that grew).  The two size
-    criteria count only when the recorded loss does not show healthy training
-    (while it falls, a large norm is the loss's scale, e.g. large regression
-    targets); the growth criterion counts always.
-    ``update_ratio_*`` (G06): median update/weight norm ratio of a layer above
-    ``high`` or below ``low``, over the later half of the recorded steps (the
-    first steps from a fresh initialisation move small weights by a large
-    fraction), and only when that half holds at least ``update_ratio_min_steps``
-    steps where the layer's weight norm is at least ``update_ratio_min_weight``
-    (a zero-initialised layer's ratio says nothing).  "Too high" also judges every
-    step before the recorded loss misbehaved (became non-finite, rose to
-    ``update_ratio_loss_rise`` x its first value, or did not improve from the first
-    half to the later half), so a diverging short run is caught; while the loss
-    falls steadily (no step's loss above ``update_ratio_loss_spike`` x the first),
-    a high ratio is fast training and is not reported.  ``stagnant_*``
-    (G07): relative loss change (range over mean) under ``stagnant_rel`` over the
-    first ``stagnant_steps`` recorded steps (at least ``stagnant_min_steps``), or
-    over all the steps after them in a run of at least twice that many; or, for a
-    model trained from initialization over at least twice ``stagnant_steps``
-    steps, the last quarter's median loss is not ``stagnant_run_rel`` below the
-    first quarter's.
-    """
-
-    vanishing_abs: float = 1e-7
-    vanishing_rel: float = 1e-4
-    vanishing_share: float = 0.5
-    exploding_abs: float = 1e3
-    exploding_rel: float = 1e3
-    exploding_rel_min_median: float = 1e-4
-    growth_factor: float = 10.0
-    growth_window: int = 5
-    growth_min_norm: float = 10.0
-    update_ratio_high: float = 1e-1
-    update_ratio_low: float = 1e-7
-    update_ratio_min_steps: int = 5
-    update_ratio_min_weight: float = 1e-3
-    update_ratio_loss_rise: float = 10.0
-    update_ratio_loss_spike: float = 1.5
-    stagnant_rel: float = 1e-4
-    stagnant_steps: int = 10
-    stagnant_min_steps: int = 5
-    stagnant_run_rel: float = 0.01
-
-    def __post_init__(self) -> None:
-        from tfnb_debug.ground.errors import TfnbDebugError
-
-        windows = (
-            "growth_window",
-            "stagnant_steps",
-            "stagnant_min_steps",
-            "update_ratio_min_steps",
-        )
-        bad = [name for name in windows if getattr(self, name) < 1]
-        bad += [
-            name
-            for name, value in vars(self).items()
-            if name not in windows and not (isinstance(value, int | float) and value >= 0)
-        ]
-        if bad:
-            raise TfnbDebugError(
-                f"GradThresholds: {bad[0]}={getattr(self, bad[0])!r} is out of range; "
-                "see help(tfnb_debug.GradThresholds) for the allowed values"
-            )
 
 
 @dataclass(frozen=True)
@@ -166,21 +98,6 @@ def live_findings(
         if code in codes:
             found.extend(rule(history, th, label)[0])
     return tuple(found)
-
-
-_Out = tuple[list[Finding], list[tuple[str, str]]]
-
-
-def _others(names: list[str], limit: int = 5) -> str:
-    if not names:
-        return ""
-    shown = ", ".join(names[:limit])
-    more = f" and {len(names) - limit} more" if len(names) > limit else ""
-    return f"; also {shown}{more}"
-
-
-def _step_of(history: GradientHistory, record: int) -> int:
-    return int(history.steps[record])
 
 
 def _nonfinite_gradient(
@@ -374,346 +291,6 @@ def no_gradient_at_all(
         f"{which} is not differentiable with respect to the weights",
         place=f"loss '{loss}'" if loss else "the loss",
         evidence=evidence,
-        hint=hint,
-    )
-
-
-def _nanmedian(values: np.ndarray, **kwargs: Any) -> np.ndarray:
-    """``np.nanmedian`` without the all-NaN warning (an all-NaN slice is NaN, on purpose)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.asarray(np.nanmedian(values, **kwargs))
-
-
-def _finite(values: np.ndarray) -> np.ndarray:
-    return np.where(np.isfinite(values), values, np.nan)
-
-
-def _vanishing(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
-    norms = _finite(h.layer_grad_norms())
-    if norms.size == 0 or np.all(np.isnan(norms)):
-        return [], []
-    layers = h.layers()
-    median = _nanmedian(norms, axis=1, keepdims=True)
-    low_abs = norms < th.vanishing_abs
-    low_rel = norms < th.vanishing_rel * median if len(layers) > 1 else np.zeros_like(low_abs)
-    low = (low_abs | low_rel) & ~np.isnan(norms)
-    valid = (~np.isnan(norms)).sum(axis=0)
-    share = np.where(valid > 0, low.sum(axis=0) / np.maximum(valid, 1), 0.0)
-    hit = [j for j in range(len(layers)) if valid[j] > 0 and share[j] > th.vanishing_share]
-    if not hit:
-        return [], []
-    j = hit[0]
-    layer = layers[j]
-    own = float(np.nanmedian(norms[:, j]))
-    overall = float(np.nanmedian(median))
-    return [
-        finding(
-            "G01",
-            f"the gradient of layer '{label(layer)}' is vanishing: its norm is below "
-            f"{th.vanishing_abs:g} or {th.vanishing_rel:g} x the median layer norm on "
-            f"{share[j]:.0%} of the recorded steps (first such layer in forward order)"
-            + _others([label(layers[k]) for k in hit[1:]]),
-            place=f"layer '{label(layer)}'",
-            target=Target("layer", layer),
-            evidence=f"median norm {own:.3g} vs median layer norm {overall:.3g}",
-            hint="use ReLU-family activations with He initialisation, add BatchNormalization "
-            "or residual connections, and check for saturated sigmoid/tanh layers",
-        )
-    ], [(layers[k], "G01") for k in hit]
-
-
-def _exploding(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
-    """G02.  A large norm alone is the scale of the loss (a regression on targets in the
-    thousands has gradients in the thousands and trains fine): the size criteria count
-    only while the recorded loss misbehaves (or was not recorded); a norm that keeps
-    growing to the end of the run counts always."""
-    norms = _finite(h.layer_grad_norms())
-    layers = h.layers()
-    if norms.size == 0 or np.all(np.isnan(norms)):
-        return [], []
-    medians = _median_of_others(norms)
-    healthy = _loss_falls(h, th)
-    reasons: dict[int, str] = {}
-    for j in range(len(layers)):
-        reason = (
-            _keeps_growing(h, norms[:, j], th) if healthy else _explodes(h, norms, medians, j, th)
-        )
-        if reason is not None:
-            reasons[j] = reason
-    if not reasons:
-        return [], []
-    hit = sorted(reasons)
-    j = hit[0]
-    return [
-        finding(
-            "G02",
-            f"the gradient of layer '{label(layers[j])}' is exploding (first such layer in "
-            "forward order)" + _others([label(layers[k]) for k in hit[1:]]),
-            place=f"layer '{label(layers[j])}'",
-            target=Target("layer", layers[j]),
-            evidence=reasons[j],
-            hint="lower the learning rate, clip gradients (clipnorm=1.0 in the optimizer), "
-            "normalise the inputs, and check the weight initialisation",
-        )
-    ], [(layers[k], "G02") for k in hit]
-
-
-def _median_of_others(norms: np.ndarray) -> np.ndarray:
-    """``[t, j]``: the median of record ``t``'s finite layer norms other than layer ``j``'s
-    (0 when there is none), for all layers at once; NaN where ``norms[t, j]`` is NaN."""
-    records, n_layers = norms.shape
-    ordered = np.sort(norms, axis=1)  # NaN last
-    finite = np.sum(~np.isnan(norms), axis=1)
-    rank = np.argsort(np.argsort(norms, axis=1, kind="stable"), axis=1, kind="stable")
-    left = (finite - 1)[:, None]  # values left once layer j's is taken out
-
-    def nth_left(i: np.ndarray) -> np.ndarray:
-        """The ``i``-th smallest of the values left (the sorted row without rank ``j``)."""
-        i = np.broadcast_to(np.clip(i, 0, None), (records, n_layers))
-        source = np.clip(np.where(i < rank, i, i + 1), 0, n_layers - 1)
-        return np.take_along_axis(ordered, source, axis=1)
-
-    middle = (nth_left(left // 2) + nth_left((left - 1) // 2)) / 2
-    return np.where(np.isnan(norms), np.nan, np.where(left > 0, middle, 0.0))
-
-
-def _explodes(
-    h: GradientHistory, norms: np.ndarray, medians: np.ndarray, j: int, th: GradThresholds
-) -> str | None:
-    """Why layer ``j``'s gradient is exploding (the first recorded evidence), or None."""
-    col = norms[:, j]
-    median = medians[:, j]
-    with np.errstate(invalid="ignore"):
-        above = col > th.exploding_abs
-        relative = (median > th.exploding_rel_min_median) & (col > th.exploding_rel * median)
-    hits = np.flatnonzero(above | relative)
-    if hits.size:
-        t = int(hits[0])
-        value = float(col[t])
-        if above[t]:
-            return f"norm {value:.3g} > {th.exploding_abs:g} at step {_step_of(h, t)}"
-        return (
-            f"norm {value:.3g} > {th.exploding_rel:g} x the median of the other layers "
-            f"({float(median[t]):.3g}) at step {_step_of(h, t)}"
-        )
-    return _keeps_growing(h, col, th)
-
-
-def _keeps_growing(h: GradientHistory, col: np.ndarray, th: GradThresholds) -> str | None:
-    """A norm that grew ``growth_factor``x within ``growth_window`` records to above
-    ``growth_min_norm`` and was still climbing when the recording ended."""
-    kept = np.flatnonzero(~np.isnan(col))
-    if len(kept) < 2:
-        return None
-    values = col[kept]
-    last = float(values[-1])
-    tail = values[-th.growth_window :]
-    if last < float(tail.max()) or last <= float(tail.min()):
-        return None  # flat or coming down at the end: a spike or a plateau, not a growing norm
-    for k in range(1, len(values)):
-        value = float(values[k])
-        earlier = values[max(0, k - th.growth_window) : k]
-        earlier = earlier[earlier > 0]
-        if value <= th.growth_min_norm or value > last or not len(earlier):
-            continue
-        low = float(earlier.min())
-        if value >= th.growth_factor * low:
-            end = _step_of(h, int(kept[-1]))
-            return (
-                f"norm grew {value / low:.3g}x within {th.growth_window} recorded steps, to "
-                f"{value:.3g} at step {_step_of(h, int(kept[k]))}, and was still climbing at "
-                f"the end ({last:.3g} at step {end})"
-            )
-    return None
-
-
-def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
-    """G06 on the later half of the recording: the first steps from a fresh initialisation
-    routinely move small weights by a large fraction; the ratio is about steady training."""
-    layers = h.layers()
-    first = h.n_records // 2
-    weights = h.layer_weight_norms()[first:]
-    ratios = np.where(
-        weights >= th.update_ratio_min_weight, h.layer_update_ratios()[first:], np.nan
-    )
-    ratios = _finite(ratios)
-    if ratios.size == 0:
-        return [], []
-    counts = (~np.isnan(ratios)).sum(axis=0)
-    medians = _nanmedian(ratios, axis=0)
-    judged = [j for j in range(len(layers)) if counts[j] >= th.update_ratio_min_steps]
-    # large steps while the loss falls steadily are fast training, not a learning rate that
-    # is too high: "too high" needs the loss to misbehave (or to be unrecorded)
-    healthy = _loss_falls(h, th)
-    high = [j for j in judged if medians[j] > th.update_ratio_high and not healthy]
-    low = [j for j in judged if medians[j] < th.update_ratio_low]
-    window = _window(h, first)
-    evidence = {
-        j: f"median ratio {float(medians[j]):.3g} over {int(counts[j])} recorded steps "
-        f"({window}; threshold {th.update_ratio_high:g})" + _loss_trend(h, first)
-        for j in high
-    }
-    unstable = _loss_misbehaves(h, th)
-    if unstable is not None:  # a loss that diverges or does not improve: judge every step
-        end, how = unstable
-        every = _finite(
-            np.where(
-                h.layer_weight_norms()[:end] >= th.update_ratio_min_weight,
-                h.layer_update_ratios()[:end],
-                np.nan,
-            )
-        )
-        if every.size:
-            all_medians = _nanmedian(every, axis=0)
-            for j in range(len(layers)):
-                if j not in evidence and all_medians[j] > th.update_ratio_high:
-                    evidence[j] = (
-                        f"median ratio {float(all_medians[j]):.3g} over "
-                        f"{int((~np.isnan(every[:, j])).sum())} recorded steps "
-                        f"(threshold {th.update_ratio_high:g}) while {how}"
-                    )
-            high = sorted(evidence)
-    findings: list[Finding] = []
-    flagged: list[tuple[str, str]] = []
-    if high:
-        j = high[0]
-        cause, hint = (
-            "the learning rate is too high for it",
-            (
-                "lower the learning rate (by 10x to start with), or add a warm-up and a decay schedule"
-            ),
-        )
-        norms = _finite(h.layer_grad_norms())
-        exploding = _explodes(h, norms, _median_of_others(norms), j, th)
-        if exploding is not None:  # a step is the learning rate times the gradient: both fit
-            cause = "the learning rate is too high for it, or its gradient explodes (G02)"
-            hint = (
-                "lower the learning rate and clip gradients (clipnorm=1.0); if the gradient "
-                "still explodes, normalise the inputs and check the initialisation"
-            )
-            evidence[j] += f"; gradient {exploding}"
-        findings.append(
-            finding(
-                "G06",
-                f"the update/weight norm ratio of layer '{label(layers[j])}' is above "
-                f"{th.update_ratio_high:g}: each step changes its weights by "
-                f"more than {th.update_ratio_high:.0%}; {cause}"
-                + _others([label(layers[k]) for k in high[1:]]),
-                place=f"layer '{label(layers[j])}'",
-                target=Target("layer", layers[j]),
-                evidence=evidence[j],
-                hint=hint,
-            )
-        )
-        flagged.extend((layers[k], "G06") for k in high)
-    if low:
-        findings.append(_too_low(h, th, label, low, medians, counts, first, window))
-        flagged.extend((layers[k], "G06") for k in low)
-    return findings, flagged
-
-
-def _loss_falls(h: GradientHistory, th: GradThresholds) -> bool:
-    """Whether the recorded loss shows steady training: enough finite losses, none
-    non-finite, no step's loss above ``update_ratio_loss_spike`` x the first one (a
-    step that undoes the training so far), and :func:`_loss_misbehaves` finds neither a
-    rise nor a run without improvement.  False when the loss was not recorded
-    (nothing then says training is fine)."""
-    known = np.flatnonzero(h.loss_known)
-    if len(known) < 2 * th.update_ratio_min_steps:
-        return False
-    values = h.loss[known]
-    if np.any(np.abs(values[1:]) > th.update_ratio_loss_spike * abs(float(values[0]))):
-        return False
-    return _loss_misbehaves(h, th) is None
-
-
-def _loss_misbehaves(h: GradientHistory, th: GradThresholds) -> tuple[int, str] | None:
-    """(records to judge, what the loss did) when the recorded loss diverged or did not
-    improve: it became non-finite, rose to ``update_ratio_loss_rise`` x its first value, or
-    (with at least twice ``update_ratio_min_steps`` losses, and one optimizer) its later
-    half's median is not below its first half's."""
-    known = np.flatnonzero(h.loss_known)
-    if len(known) < 2:
-        return None
-    values = h.loss[known]
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        record = int(known[bad[0]])
-        return record, f"the loss became {float(values[bad[0]])} at step {_step_of(h, record)}"
-    start = float(values[0])
-    rise = np.flatnonzero(np.abs(values) >= th.update_ratio_loss_rise * abs(start))
-    if start != 0 and rise.size:
-        record = int(known[rise[0]])
-        return record + 1, (
-            f"the loss rose from {start:.4g} to {float(values[rise[0]]):.4g} "
-            f"at step {_step_of(h, record)}"
-        )
-    if len(values) < 2 * th.update_ratio_min_steps:
-        return None  # a few mini-batch losses vary too much to tell
-    if len({meta.optimizer for meta in h.variables}) > 1:
-        return None  # several optimizers (a GAN's): one adversary's loss need not fall
-    half = len(values) // 2
-    before, after = float(np.median(values[:half])), float(np.median(values[half:]))
-    if after < before:
-        return None
-    return h.n_records, (
-        f"the loss did not improve (median {before:.4g} over the first half of the recorded "
-        f"steps, {after:.4g} over the later half)"
-    )
-
-
-def _window(h: GradientHistory, first: int) -> str:
-    if h.n_records == 0:
-        return "no steps"
-    return f"the later half of the run, steps {_step_of(h, first)}-{_step_of(h, h.n_records - 1)}"
-
-
-def _loss_trend(h: GradientHistory, first: int) -> str:
-    """What the loss did over the judged half, when it was recorded (context for the ratio)."""
-    known = h.loss_known[first:] & np.isfinite(h.loss[first:])
-    if known.sum() < 2:
-        return "; the loss was not recorded"
-    values = h.loss[first:][known]
-    return f"; loss over those steps from {float(values[0]):.4g} to {float(values[-1]):.4g}"
-
-
-def _too_low(
-    h: GradientHistory,
-    th: GradThresholds,
-    label: Callable[[str], str],
-    low: list[int],
-    medians: np.ndarray,
-    counts: np.ndarray,
-    first: int,
-    window: str,
-) -> Finding:
-    """The weights barely move: either the gradient reaching the layer is ~0 (the cause is
-    upstream, G01) or the learning rate turns a normal gradient into a tiny step."""
-    layers = h.layers()
-    j = low[0]
-    grad = float(_nanmedian(_finite(h.layer_grad_norms()[first:, j])))
-    if grad < th.vanishing_abs:
-        cause = f"its gradient is itself ~0 (median norm {grad:.3g}), not the learning rate"
-        hint = (
-            "the gradient does not reach this layer: look at G01 (vanishing gradient), dead "
-            "ReLUs or saturated activations before it, and at what the loss depends on"
-        )
-    else:
-        cause = (
-            f"its gradient is not small (median norm {grad:.3g}), so the learning rate is "
-            "too low (or the optimizer scales the step down, e.g. a schedule that decayed to ~0)"
-        )
-        hint = "raise the learning rate, and check the schedule's value at these steps"
-    return finding(
-        "G06",
-        f"the update/weight norm ratio of layer '{label(layers[j])}' is below "
-        f"{th.update_ratio_low:g} over {window}: its weights barely move; {cause}"
-        + _others([label(layers[k]) for k in low[1:]]),
-        place=f"layer '{label(layers[j])}'",
-        target=Target("layer", layers[j]),
-        evidence=f"median ratio {float(medians[j]):.3g} over {int(counts[j])} recorded steps "
-        f"({window}; threshold {th.update_ratio_low:g})",
         hint=hint,
     )
 

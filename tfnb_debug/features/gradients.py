@@ -489,7 +489,7 @@ def probe_gradients(
     Every model, metric and optimizer variable (BatchNorm moving statistics,
     Dropout seed state included) is snapshot first and restored in ``finally``.
     """
-    from tfnb_debug.collect.gradients import probe_batch
+    from tfnb_debug.collect.gradient_probe import probe_batch
 
     if not hasattr(model, "trainable_variables") or not callable(model):
         raise TfnbDebugError(f"probe_gradients needs a Keras model, got {type(model).__name__}")

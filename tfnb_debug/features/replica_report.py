@@ -115,7 +115,7 @@ def with_replicas(
     ran on several replicas, D03 and D04 per such group that no ``fit`` trained, and D06 for
     the mirrored variables of ``objects``.
 
-    ``data``: the capture's groups (:class:`~tfnb_debug.collect.gradients.CaptureData`);
+    ``data``: the capture's groups (:class:`~tfnb_debug.collect.gradient_recorder.CaptureData`);
     ``fit_models``: the names of the models ``fit`` trained (D03 and D04 come from its
     arguments there).
     """
