@@ -1,6 +1,7 @@
 """The ground the contract modules share: a broken call contract as plain values, and how
 they read a value's shape (and write one), a model's output names, what kind of value an
-argument is, and the names the user's namespaces give to values and models."""
+argument is, the source text of an argument's item (``x`` of ``(x, y)``), and the names the
+user's namespaces give to values and models."""
 
 from __future__ import annotations
 
@@ -100,3 +101,20 @@ def is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def item_text(text: str, index: int | str) -> str:
+    """The source of item ``index`` of an argument: ``x`` of ``(x, y)``, else ``text[index]``."""
+    import ast
+
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        node = None
+    if isinstance(node, ast.Tuple | ast.List) and isinstance(index, int) and index < len(node.elts):
+        return ast.unparse(node.elts[index])
+    if isinstance(node, ast.Dict) and isinstance(index, str):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == index:
+                return ast.unparse(value)
+    return f"{text}[{index!r}]"

@@ -1,0 +1,286 @@
+"""Contracts on the call's arguments against the API's signature, and on each argument's kind.
+
+- The arguments must bind to the API's parameters: an unknown keyword is named with the
+  parameter it is closest to, or with its Keras 3 replacement when Keras 3 removed it
+  (:mod:`._keras2`); a missing one with the signature.
+- A ``tf.function`` with an ``input_signature`` takes that many arguments, of the declared
+  ranks, sizes and dtypes.
+- A count (``epochs``, ``steps_per_epoch``, ``units`` ...) takes an int, not a float; a size
+  (``batch_size``, ``num_classes`` ...) a number, not an array; a shape argument a tuple, not
+  a bare int; ``compile`` an instance, not its class (``optimizer=keras.optimizers.Adam``);
+  a merge layer its tensors as one list.
+- Keras 3 hands ``build`` its ``input_shape`` as a tuple of ints, without the TensorShape API
+  (``.value``, ``.as_list()``).
+
+Each check reads the live arguments of the failing call
+(:class:`~tfnb_debug.explain._api.LiveCall`) and its binding error, and returns a
+:class:`~tfnb_debug.explain._violation.Violation` only when an argument breaks the
+contract; :mod:`tfnb_debug.explain._contracts` registers them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._keras2 import SHAPE_ARGUMENTS, removed_argument
+from tfnb_debug.explain._violation import Violation, fmt, shape_of
+
+# the signature ---------------------------------------------------------------------------
+
+
+def keras2_argument(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A Keras 2 argument Keras 3 removed, refused by the layer's or callback's own check."""
+    removed = removed_argument(call.api, str(exc))
+    if removed is None or call.bind_error:
+        return None  # a TypeError from binding is signature_binding's
+    word, replacement = removed
+    code = "S04" if word in SHAPE_ARGUMENTS else "S12"
+    return Violation(code, word, f"`{call.api}` has no argument `{word}` in Keras 3", replacement)
+
+
+def signature_binding(call: LiveCall, exc: BaseException) -> Violation | None:
+    """The arguments do not bind to the API's signature (a missing or an unknown argument)."""
+    error = call.bind_error
+    if not error or not isinstance(exc, TypeError):
+        return None
+    import inspect
+
+    target: Any = getattr(call.receiver, "call", None) if call.method == "__call__" else call.callee
+    try:
+        params = list(inspect.signature(target).parameters)
+    except (TypeError, ValueError, AttributeError):
+        params = []
+    unexpected = re.search(r"unexpected keyword argument '(\w+)'", error)
+    missing = re.search(r"missing a required argument: '(\w+)'", error)
+    shown = f"{call.api}({', '.join(params[:8])})"
+    if unexpected:
+        word = unexpected.group(1)
+        removed = removed_argument(call.api, error)
+        if removed is not None:
+            return Violation(
+                "S12",
+                word,
+                f"`{call.api}` has no argument `{word}` in Keras 3",
+                removed[1],
+            )
+        return Violation(
+            "S12",
+            word,
+            f"`{call.api}` has no argument `{word}`{_near(word, params)}",
+            f"its arguments are: {shown}",
+        )
+    if missing:
+        return Violation(
+            "S12",
+            call.source,
+            f"`{call.api}` needs `{missing.group(1)}`, which the call does not pass",
+            f"pass it: {shown}",
+        )
+    return None
+
+
+def _near(name: str, options: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.5)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
+    function = call.callee
+    specs = getattr(function, "input_signature", None)
+    if not specs or call.method != "__call__":
+        return None
+    values = [v for k, v in call.values.items() if k.startswith("arg")] or list(
+        call.values.values()
+    )
+    texts = list(call.texts.values())
+    if len(values) != len(specs):
+        return Violation(
+            "S12",
+            call.source,
+            f"the tf.function's input_signature declares {len(specs)} argument(s), the call passes {len(values)}",
+            "pass exactly the declared arguments, or change input_signature",
+        )
+    for i, (value, spec) in enumerate(zip(values, specs, strict=True)):
+        shape = shape_of(value)
+        want = getattr(spec, "shape", None)
+        if shape is None or want is None or want.rank is None:
+            continue
+        wanted = tuple(want.as_list())
+        text = texts[i] if i < len(texts) else f"argument {i}"
+        if len(shape) != len(wanted):
+            return Violation(
+                "S12",
+                text,
+                f"`{text}` has rank {len(shape)} {fmt(shape)}; the input_signature declares "
+                f"{fmt(wanted)}",
+                "reshape the data to the declared rank, or declare the shape the data has (None for an axis that varies)",
+            )
+        for axis, (have, need) in enumerate(zip(shape, wanted, strict=True)):
+            if need is not None and have is not None and have != need:
+                return Violation(
+                    "S12",
+                    text,
+                    f"`{text}` has {have} on axis {axis} {fmt(shape)}; the input_signature "
+                    f"declares {need} there {fmt(wanted)}",
+                    f"declare the shape the data has (TensorSpec({fmt(tuple(None if j == 0 else d for j, d in enumerate(shape)))}), None for an axis that varies) or fix the data",
+                )
+        dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
+        declared = str(getattr(spec.dtype, "name", spec.dtype))
+        if dtype and declared and dtype != declared:
+            return Violation(
+                "S11",
+                text,
+                f"`{text}` is {dtype}; the input_signature declares {declared}",
+                f"cast it first: `tf.cast({text}, tf.{declared})`, or declare {dtype}",
+            )
+    return None
+
+
+# argument kinds --------------------------------------------------------------------------
+
+
+def batch_size_argument(call: LiveCall, exc: BaseException) -> Violation | None:
+    """An array or tensor where the API takes a number (``get_initial_state(batch_size)``)."""
+    for name in ("batch_size", "num_classes", "units", "filters", "input_dim", "output_dim"):
+        value = call.values.get(name, UNREAD)
+        shape = shape_of(value)
+        if value is UNREAD or shape is None or len(shape) == 0:
+            continue
+        text = call.text(name)
+        method = call.api.rpartition(".")[2]
+        fix = f"pass a number: `{method}({name}={text}.shape[0])`"
+        if name == "batch_size":
+            fix = (
+                f"pass the batch size: `{method}(batch_size=tf.shape({text})[0])` (Keras 3's "
+                f"`{method}` takes the batch size, not the inputs as Keras 2 did)"
+                if method == "get_initial_state"
+                else f"pass a number: `{name}={text}.shape[0]`"
+            )
+        return Violation(
+            "S12",
+            text,
+            f"`{call.api}` takes `{name}` as a number, but got `{text}`, an array of shape {fmt(shape)}",
+            fix,
+        )
+    return None
+
+
+_INT_PARAMETERS = (
+    "epochs",
+    "batch_size",
+    "steps_per_epoch",
+    "validation_steps",
+    "validation_freq",
+    "initial_epoch",
+    "units",
+    "filters",
+    "num_classes",
+    "input_dim",
+    "output_dim",
+    "num_heads",
+    "key_dim",
+)
+
+
+def int_argument(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A float where the API counts something (``steps_per_epoch=len(x) / 32``)."""
+    if not isinstance(exc, TypeError | ValueError):
+        return None
+    for name in _INT_PARAMETERS:
+        value = call.values.get(name, UNREAD)
+        if isinstance(value, float) or type(value).__name__ in ("float32", "float64"):
+            text = call.text(name)
+            return Violation(
+                "S12",
+                f"{name}={text}",
+                f"`{name}` counts something and takes an int; `{text}` is {value!r}, a float",
+                f"pass an int: `{name}={_int_form(text)}`",
+            )
+    return None
+
+
+def _int_form(text: str) -> str:
+    if " / " in text and " // " not in text:
+        return text.replace(" / ", " // ")
+    return f"int({text})"
+
+
+def layer_list_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A merge layer called on tensors as separate arguments: it takes one list."""
+    if call.method != "__call__" or "too many positional arguments" not in call.bind_error:
+        return None
+    texts = [t for k, t in call.texts.items() if k.startswith("arg") or k == "inputs"]
+    shown = ", ".join(texts) if texts else "a, b"
+    kind = type(call.receiver).__name__
+    return Violation(
+        "S12",
+        call.source,
+        f"{kind} takes its tensors as one list, but got {len(texts) or 'several'} separate arguments",
+        f"pass them in a list: `{kind}()([{shown}])`",
+    )
+
+
+def class_for_instance(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A class where ``compile`` takes an instance (``optimizer=keras.optimizers.Adam``)."""
+    import inspect
+
+    for name in ("optimizer", "loss", "metrics"):
+        value = call.values.get(name, UNREAD)
+        items = value if isinstance(value, list | tuple) else [value]
+        for item in items:
+            if inspect.isclass(item):
+                text = call.text(name)
+                return Violation(
+                    "S12",
+                    f"{name}={text}",
+                    f"`{name}` got the class {item.__name__}, not an instance of it",
+                    f"instantiate it: `{name}={text}()` (with its arguments, e.g. "
+                    f"`{item.__name__}(learning_rate=1e-3)`)"
+                    if name == "optimizer"
+                    else f"instantiate it: `{text}()`",
+                )
+    return None
+
+
+def shape_argument(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A bare int where a shape tuple is taken (``keras.Input(shape=10)``)."""
+    for name in ("shape", "input_shape", "batch_shape", "target_shape"):
+        value = call.values.get(name, UNREAD)
+        if isinstance(value, int) and not isinstance(value, bool):
+            text = call.text(name)
+            return Violation(
+                "S12",
+                f"{name}={text}",
+                f"`{name}` takes a tuple of sizes; `{text}` is the int {value}",
+                f"pass a tuple: `{name}=({value},)` (the comma makes it a tuple)",
+            )
+    return None
+
+
+def tensorshape_api_on_tuple(call: LiveCall, exc: BaseException) -> Violation | None:
+    """TF1/Keras 2 ``TensorShape`` idioms in a ``build`` that Keras 3 gives a tuple of ints."""
+    if not isinstance(exc, AttributeError):
+        return None
+    match = re.search(
+        r"'(int|tuple|NoneType)' object has no attribute '(value|as_list|dims|ndims)'", str(exc)
+    )
+    if match is None:
+        return None
+    kind, attr = match.groups()
+    fix = {
+        "value": "use the int itself: `input_shape[-1]` (Keras 3 passes plain ints, not Dimension objects)",
+        "as_list": "it already is one: use `list(input_shape)`",
+        "dims": "use `input_shape` itself (a tuple)",
+        "ndims": "use `len(input_shape)`",
+    }[attr]
+    return Violation(
+        "S01",
+        f".{attr}",
+        f"`.{attr}` is TensorFlow 1 / Keras 2 TensorShape API, but in Keras 3 build() gets "
+        f"input_shape as a tuple of ints (here a {kind} has no `.{attr}`)",
+        fix,
+    )
