@@ -21,8 +21,8 @@ from keras.src.losses.loss import Loss
 from keras.src.optimizers.base_optimizer import BaseOptimizer
 
 from tests._support import REGRESSION_TRAIN_STEP, extension_unloaded, run_magic
-from tfnb_debug.collect import check as check_module
-from tfnb_debug.collect.check import kept_checked_function
+from tfnb_debug.collect import check_guards
+from tfnb_debug.collect.check_kept import kept_checked_function
 from tfnb_debug.collect.gradients import kept_train_function
 from tfnb_debug.features.check import CheckReport, run_checked
 
@@ -79,7 +79,7 @@ def _traced(shell: InteractiveShell, options: str = "", cell: str = FIT) -> list
 
 def _nothing_patched() -> None:
     assert all(a is b for a, b in zip(_patch_targets(), ORIGINALS, strict=True))
-    assert check_module._ACTIVE == []
+    assert check_guards._ACTIVE == []
 
 
 def _same_checks(a: CheckReport, b: CheckReport) -> None:

@@ -32,159 +32,63 @@ for a checked run, and restores all of it in ``finally``:
   (:func:`tfnb_debug.collect.retrace.retraced`);
 * a model's checked train, test and predict functions are kept after a clean
   run (:mod:`tfnb_debug.collect.kept`, never on the model), each with what its
-  trace added (:class:`_Traced`: the places it checks, the layers its failure
-  tags name, its step counters), so the next run on the same model,
-  optimizer, compile configuration and options uses them again instead of
-  tracing.  Their graphs call back into Python only to copy a failing layer's
-  input, and that copy goes to the run active then (:func:`_active`), never to
-  the one that traced them.
+  trace added (:class:`~tfnb_debug.collect.check_kept._Traced`: the places it
+  checks, the layers its failure tags name, its step counters), so the next run
+  on the same model, optimizer, compile configuration and options uses them
+  again instead of tracing.  Their graphs call back into Python only to copy a
+  failing layer's input, and that copy goes to the run active then
+  (:func:`~tfnb_debug.collect.check_guards._active`), never to the one that
+  traced them.
+
+:class:`NumericsChecks` is put together from mixins in sibling modules:
+:class:`~tfnb_debug.collect.check_guards.TensorGuards` (the guard ops: how a
+tensor and the gradients are checked, a failing layer's input copied),
+:class:`~tfnb_debug.collect.check_layers.LayerChecks` (the layer hook: each
+layer call registered and checked, the failing layer re-run) and
+:class:`~tfnb_debug.collect.check_kept.CheckedFunctions` (the checked
+train/test/predict functions: wrapped, kept, used again).  This module holds
+the run itself: its state, entering and leaving it, adopting the models, the
+class-level patches (:func:`_class_patches`), the notes and step counters, and
+a failed check turned into a :class:`CheckFailure`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-import threading
 import weakref
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import keras
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import Patches, TraceCounts
-from tfnb_debug.collect.kept import Setup, keep, kept_for, kept_function
-from tfnb_debug.collect.op_replay import OpDetail, rerun_with_op_checks
+from tfnb_debug.collect.check_guards import (
+    _ACTIVE,
+    _ACTIVE_LOCK,
+    TAG,
+    _checkable_gradient,
+    _values,
+    _with_values,
+)
+from tfnb_debug.collect.check_kept import (
+    FUNCTIONS,
+    CheckedFunctions,
+    _add,
+    _Built,
+    _KeptCheckedFunctions,
+    _Traced,
+    kept_checked_function,
+)
+from tfnb_debug.collect.check_layers import LayerChecks
+from tfnb_debug.collect.op_replay import OpDetail
 from tfnb_debug.ground.text import strip_ansi
 
 __all__ = ["CheckFailure", "NumericsChecks", "OpDetail", "TAG", "kept_checked_function"]
 
-TAG = "tfnb_check"
 _TAG_RE = re.compile(TAG + r"\|([a-z-]+)\|([^|]*)\|")
-
-#: the store's kind for the checked functions kept here
-KIND = "check"
-
-#: the runs in progress, innermost last: where a graph's input copy goes
-_ACTIVE: list[NumericsChecks] = []
-_ACTIVE_LOCK = threading.Lock()
-
-
-def _active() -> NumericsChecks | None:
-    with _ACTIVE_LOCK:
-        return _ACTIVE[-1] if _ACTIVE else None
-
-
-def kept_checked_function(model: Any) -> Any:
-    """The checked train function kept for ``model``, or None (dropped if the model's
-    optimizer, compile configuration or trainable variables changed since)."""
-    return kept_function(model, KIND)
-
-
-@dataclass(eq=False)
-class _Traced:
-    """What tracing one function (train, test or predict) added to the checks, gathered
-    while it ran.
-
-    The places its graph checks, the layers its failure tags name, the
-    optimizers it updates and their step counters (variables its graph adds
-    to): a run that uses the function again without tracing takes these over.
-    """
-
-    layers: list[tuple[Any, str]] = field(default_factory=list)
-    outputs: list[str] = field(default_factory=list)
-    losses: list[str] = field(default_factory=list)
-    gradients: list[str] = field(default_factory=list)
-    unchecked_gradients: list[str] = field(default_factory=list)
-    optimizers: list[Any] = field(default_factory=list)
-    counters: list[tuple[Any, Any]] = field(default_factory=list)
-    _seen: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
-
-    def add_layer(self, layer: Any, path: str) -> None:
-        """``layer`` called at ``path`` (once each: a set lookup, as every layer call of the
-        trace comes here, where scanning the list grew with the square of the layers)."""
-        if ("layer", id(layer), path) not in self._seen:
-            self._seen.add(("layer", id(layer), path))
-            self.layers.append((layer, path))
-
-    def add_output(self, path: str) -> None:
-        """The output at ``path`` is checked (once each)."""
-        if ("output", path) not in self._seen:
-            self._seen.add(("output", path))
-            self.outputs.append(path)
-
-
-def _add(items: list[Any], item: Any) -> None:
-    """Append ``item`` unless it is there: names by value, objects (and the parts of a
-    pair) by identity, never with ``==`` (a variable's ``==`` is elementwise)."""
-    if all(not _same(known, item) for known in items):
-        items.append(item)
-
-
-def _values(grad: Any) -> Any:
-    """The dense values of a gradient: an ``IndexedSlices``' (an Embedding's, a gather's)
-    ``values``, or the tensor itself."""
-    return grad.values if isinstance(grad, tf.IndexedSlices) else grad
-
-
-def _with_values(grad: Any, values: Any) -> Any:
-    """``grad`` with its values replaced by ``values`` (the checked copy)."""
-    if isinstance(grad, tf.IndexedSlices):
-        return tf.IndexedSlices(values, grad.indices, grad.dense_shape)
-    return values
-
-
-def _checkable_gradient(grad: Any) -> bool:
-    """A gradient whose values a check reads: a float tensor or ``IndexedSlices``."""
-    return isinstance(grad, tf.Tensor | tf.IndexedSlices) and grad.dtype.is_floating
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-    return a is b
-
-
-#: the ops whose input Keras' cross-entropy losses take as the logits of their output
-#: (``keras.src.backend.tensorflow.nn._get_logits``), each made again by its raw op
-_LOGIT_OPS: dict[str, Callable[[Any], Any]] = {
-    "Sigmoid": lambda x: tf.raw_ops.Sigmoid(x=x),
-    "Softmax": lambda x: tf.raw_ops.Softmax(logits=x),
-}
-
-#: the functions a Keras model makes for ``fit``/``evaluate``/``predict`` (one step each)
-FUNCTIONS = ("train_function", "test_function", "predict_function")
-
-
-@dataclass(eq=False)
-class _Built:
-    """A function the checks made (or took from the store) for a model in this run."""
-
-    model: Any
-    name: str  # one of FUNCTIONS
-    function: Any  # Keras' function, traced under the checks
-    wrapper: Any  # what the model's attribute ``name`` is while the run lasts
-    traced: _Traced | None  # None: an eager function (nothing to keep)
-    setup: Setup
-
-
-@dataclass(eq=False)
-class _KeptCheckedFunctions:
-    """A model's checked train/test/predict functions kept across runs (in
-    :mod:`tfnb_debug.collect.kept`), each with what its trace added to the checks."""
-
-    model: weakref.ref[Any]
-    setup: Setup
-    functions: dict[str, tuple[Any, _Traced]]  # attribute name -> (function, its trace)
-    loss_facts: tuple[Any, ...] = ()  # the (compiled) cross-entropy facts of their traces
-
-    @property
-    def function(self) -> Any:
-        """The kept train function (None if only a test or predict function is kept)."""
-        return self.functions.get("train_function", (None, None))[0]
 
 
 @dataclass(frozen=True)
@@ -203,7 +107,7 @@ class CheckFailure:
     next_layer: str = ""  # for "backward": the layer called after ``place`` (its consumer)
 
 
-class NumericsChecks:
+class NumericsChecks(LayerChecks, CheckedFunctions):
     """``with NumericsChecks(models) as checks: ...``; then read the attributes."""
 
     def __init__(
@@ -284,20 +188,6 @@ class NumericsChecks:
         with _ACTIVE_LOCK:
             if self in _ACTIVE:
                 _ACTIVE.remove(self)
-
-    def _setup(self, model: Any) -> Setup:
-        """What ``model``'s checked functions depend on.  Not the model's XLA
-        setting: the checks always run without XLA (it is pinned off for the run)."""
-        return Setup(model, (KIND, self.op_detail), xla=False)
-
-    def keep_functions(self, loss_facts: Sequence[Any] = ()) -> None:
-        """Keep the checked functions of this run for the next run (after a clean run, when
-        nothing else needs a fresh trace: the caller decides).  ``loss_facts``: the
-        loss watch's facts of the run, all from compiled losses."""
-        for model, entry in self._to_keep:
-            entry.loss_facts = tuple(loss_facts)
-            keep(entry, model, KIND)
-        self._to_keep = []
 
     def owns(self, err: BaseException) -> bool:
         """Whether ``err`` was raised by one of this run's checks."""
@@ -399,399 +289,12 @@ class NumericsChecks:
         finally:
             self._model_patches.restore()
 
-    # -- hooks ---------------------------------------------------------------------------
+    # -- the trace hook ------------------------------------------------------------------
 
     def _trace_hook(self, name: str, function: Any, signature: str) -> None:
         self.traces.add(name, function, signature)
 
-    def _layer_hook(
-        self, layer: Any, call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Any:
-        __tracebackhide__ = True
-        path = "/".join([*self._stack, layer.name])
-        index = self._register(layer, path)
-        if self._tracing is not None:
-            self._tracing.add_layer(layer, path)
-        outermost = not self._stack
-        kind = "input" if outermost else "layer-input"
-        place = path if not outermost else layer.name
-        try:
-            args = tuple(self._check_tree(a, kind, place) for a in args)
-            kwargs = {k: self._check_tree(v, kind, place) for k, v in kwargs.items()}
-        except tf.errors.InvalidArgumentError:
-            raise
-        self._stack.append(layer.name)
-        try:
-            out = call(*args, **kwargs)
-        finally:
-            self._stack.pop()
-        self._add_output(path)
-        if self._tracing is not None:
-            self._tracing.add_output(path)
-        try:
-            return self._check_outputs(out, path, index, args, kwargs)
-        except tf.errors.InvalidArgumentError:
-            if tf.executing_eagerly() and self._eager_failure is None:
-                self._eager_failure = (layer, args, kwargs)
-            raise
-
-    def _add_output(self, path: str) -> None:
-        """``path``'s output is checked (listed once, in first-call order)."""
-        if path not in self._seen_outputs:
-            self._seen_outputs.add(path)
-            self.checked_outputs.append(path)
-
-    def _register(self, layer: Any, path: str) -> int:
-        key = (id(layer), path)
-        if key not in self._layer_index:
-            self._layer_index[key] = len(self._layers)
-            self._layers.append((layer, path))
-        return self._layer_index[key]
-
-    def _index_of_path(self, path: str) -> int | None:
-        for i, (_, p) in enumerate(self._layers):
-            if p == path:
-                return i
-        return None
-
-    def _check_tree(self, value: Any, kind: str, place: str) -> Any:
-        if isinstance(value, tf.Tensor):
-            return self._check(value, kind, place)
-        if isinstance(value, list | tuple | dict):
-            return keras.tree.map_structure(
-                lambda v: self._check(v, kind, place) if isinstance(v, tf.Tensor) else v, value
-            )
-        return value
-
-    def _check(
-        self,
-        tensor: Any,
-        kind: str,
-        place: str,
-        copy: _Copy | None = None,
-    ) -> Any:
-        """``tensor``, checked: eagerly with ``check_numerics``; in graphs with a cheap guard."""
-        if not tensor.dtype.is_floating or self._is_checked(tensor):
-            return tensor
-        tag = f"{TAG}|{kind}|{place}|"
-        # float16 gradients are scaled by LossScaleOptimizer and may overflow on purpose
-        # (it then skips the step), so the backward pass of float16 tensors is not checked.
-        check_backward = kind == "output" and tensor.dtype != tf.float16
-        backward = f"{TAG}|backward|{place}|" if check_backward else None
-        if tf.executing_eagerly():
-            checked = tf.debugging.check_numerics(tensor, tag)  # its gradient checks dy too
-            if not check_backward:
-                checked = tensor  # checked already (eagerly); keep the plain gradient
-            guard = None
-        else:
-            guard = self._guard(tensor, tag, copy)
-            checked = self._after(tensor, guard, backward)
-        checked = self._keras_facts(tensor, checked, guard, backward)
-        self._checked[id(checked)] = checked
-        return checked
-
-    def _keras_facts(self, tensor: Any, checked: Any, guard: Any, backward_tag: str | None) -> Any:
-        """``checked`` (the checked copy of ``tensor``) with what Keras reads from ``tensor``
-        besides its values, so the checked cell trains exactly like the plain one.
-
-        * its mask (``_keras_mask``: the next layer's ``__call__`` takes it from its input);
-        * the logits of a probability output: Keras' cross-entropy losses compute from the
-          logits of a sigmoid/softmax output, kept on the tensor (``_keras_logits``) or, in a
-          graph, the input of the raw ``Sigmoid``/``Softmax`` op that made it.  Lost, the loss
-          is computed from clipped probabilities instead, whose gradient vanishes once an
-          output saturates (an unscaled-input classifier then trains to a different model).
-
-        The logits go through the output's guard (a loss computed from them waits for the
-        check) and the gradient flowing back into them is checked like the output's.  A
-        raw op's output is made again (the same op, on the guarded logits: the same values)
-        so that Keras finds the op it looks for.
-        """
-        if checked is tensor:
-            return checked
-        from tfnb_debug.collect.keras_access import private
-
-        masking = private("keras_masking")
-        mask = masking.get_keras_mask(tensor)
-        after_guard = guard if guard is not None else tf.constant(True)
-        logits = getattr(tensor, "_keras_logits", None)
-        op = None if tf.executing_eagerly() else getattr(tensor, "op", None)
-        remake = _LOGIT_OPS.get(str(getattr(op, "type", "")))
-        if logits is not None:
-            checked._keras_logits = self._after(logits, after_guard, backward_tag)
-        elif op is not None and remake is not None and len(op.inputs) == 1:
-            checked = remake(self._after(op.inputs[0], after_guard, backward_tag))
-        if mask is not None:
-            masking.set_keras_mask(checked, mask)
-        return checked
-
-    def _guard(self, tensor: Any, tag: str, copy: _Copy | None = None) -> Any:
-        """A scalar op that raises if ``tensor`` holds NaN/Inf.
-
-        The common path is one sum (NaN and Inf propagate into it) and an
-        ``If`` op; only when the sum is not finite does the exact check run on
-        the whole tensor (after ``copy``: a layer's input copied to the host),
-        so a sum that merely overflowed never reports a NaN that is not there.
-        The ``If``'s two branches are functions shared by every guard of the
-        same dtypes (:func:`_branches`), so a guard adds three ops to the
-        trace, not two branch graphs of its own: on a model of a few hundred
-        layers that is most of what tracing the checked step took.
-        """
-        wide = tensor if tensor.dtype in (tf.float32, tf.float64) else tf.cast(tensor, tf.float32)
-        total = tf.reduce_sum(wide)
-        source = copy[1] if copy is not None else None
-        fine, exact = _branches(tensor.dtype, None if source is None else source.dtype)
-        inputs = [tensor, tf.constant(tag), tf.constant(copy[0] if copy is not None else "")]
-        if source is not None:
-            inputs.append(source)
-        return tf.raw_ops.If(
-            cond=tf.math.is_finite(total),
-            input=inputs,
-            Tout=[tf.bool],
-            then_branch=fine,
-            else_branch=exact,
-            output_shapes=[[]],
-        )[0]
-
-    def _after(self, tensor: Any, guard: Any, backward_tag: str | None) -> Any:
-        """``tensor`` behind a control dependency on ``guard``; its gradient checked too."""
-        if backward_tag is None:
-            with tf.control_dependencies([guard]):
-                return tf.identity(tensor)
-
-        @tf.custom_gradient
-        def passed(x: Any) -> Any:
-            with tf.control_dependencies([guard]):
-                y = tf.identity(x)
-
-            def grad(dy: Any) -> Any:
-                if not isinstance(dy, tf.Tensor) or not dy.dtype.is_floating:
-                    return dy
-                return self._checked_gradient(dy, backward_tag)
-
-            return y, grad
-
-        return passed(tensor)
-
-    def _checked_gradient(self, dy: Any, tag: str) -> Any:
-        """``dy`` (the gradient flowing back into a checked output) through its guard.
-
-        The value passes through a ``StatelessIf`` (same sum and shared
-        branches as :meth:`_guard`, the exact branch returning ``dy`` once it
-        passed), not behind a control dependency on a stateful op: a graph
-        then runs the check exactly when the gradient is used.  A frozen
-        layer's backward pass, which no trainable variable needs (a frozen
-        base under a trained head), is pruned as in the plain step instead
-        of being computed in every step only to be checked.
-        """
-        wide = dy if dy.dtype in (tf.float32, tf.float64) else tf.cast(dy, tf.float32)
-        fine, exact = _branches(dy.dtype, None, passing=True)
-        out = tf.raw_ops.StatelessIf(
-            cond=tf.math.is_finite(tf.reduce_sum(wide)),
-            input=[dy, tf.constant(tag), tf.constant("")],
-            Tout=[dy.dtype],
-            then_branch=fine,
-            else_branch=exact,
-            output_shapes=[dy.shape],
-        )[0]
-        out.set_shape(dy.shape)
-        return out
-
-    def check_gradients(self, grads: list[Any], places: dict[int, str]) -> list[Any]:
-        """The gradients (``places``: index -> variable path), checked before they are applied.
-
-        In graphs one guard covers them all: one sum per gradient, one
-        ``tf.cond``; on the failing path the exact checks run in list order, so
-        the first variable in forward order is the one reported.
-        """
-        if not places:
-            return grads
-        if tf.executing_eagerly():
-            return [
-                _with_values(g, self._check(_values(g), "gradient", places[i]))
-                if i in places
-                else g
-                for i, g in enumerate(grads)
-            ]
-        indices = sorted(places)
-        values = {i: _values(grads[i]) for i in indices}
-
-        def fine() -> Any:
-            return tf.constant(True)
-
-        def exact() -> Any:
-            last: list[Any] = []
-            for i in indices:
-                with tf.control_dependencies(last):
-                    last = [tf.debugging.check_numerics(values[i], f"{TAG}|gradient|{places[i]}|")]
-            with tf.control_dependencies(last):
-                return tf.constant(True)
-
-        totals = [tf.reduce_sum(tf.cast(values[i], tf.float32)) for i in indices]
-        guard = tf.cond(tf.math.is_finite(tf.add_n(totals)), fine, exact)
-        out = list(grads)
-        with tf.control_dependencies([guard]):
-            for i in indices:
-                checked = tf.identity(values[i])
-                self._checked[id(checked)] = checked
-                out[i] = _with_values(grads[i], checked)
-        return out
-
-    def _is_checked(self, tensor: Any) -> bool:
-        return self._checked.get(id(tensor)) is tensor
-
-    def _check_outputs(
-        self, out: Any, path: str, index: int, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Any:
-        copy = None
-        if not tf.executing_eagerly() and self.op_detail:
-            copy = self._input_to_copy(path, args, kwargs)
-        return keras.tree.map_structure(
-            lambda v: self._check(v, "output", path, copy) if isinstance(v, tf.Tensor) else v,
-            out,
-        )
-
-    def _input_to_copy(
-        self, path: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> _Copy | None:
-        """The layer's single float input, to copy to the host on the failing path only.
-
-        A Python copy (:func:`_copy_input`), not a variable: assigning inputs
-        of varying shapes to a shape-less variable trips Grappler (it fed later
-        ops the wrong tensor).  XLA is off for the run, so the ``py_function``
-        is allowed.  The copy goes to the run active when the graph runs: a
-        kept graph outlives the run that traced it.
-        """
-        inputs = [t for t in keras.tree.flatten((args, kwargs)) if isinstance(t, tf.Tensor)]
-        float_inputs = [t for t in inputs if t.dtype.is_floating]
-        if len(float_inputs) != 1:
-            return None
-        return path, float_inputs[0]
-
-    # -- after a failure -----------------------------------------------------------------
-
-    def _op_detail(self, index: int | None) -> OpDetail | None:
-        if index is None:
-            return None
-        layer, path = self._layers[index]
-        if self._eager_failure is not None:
-            failed_layer, args, kwargs = self._eager_failure
-            if failed_layer is not layer:
-                return None
-            call_args, call_kwargs = args, dict(kwargs)
-        else:
-            if self._stashed is None or self._stashed[0] != path:
-                return OpDetail("", "", "the failing layer's input was not captured")
-            call_args, call_kwargs = (tf.convert_to_tensor(self._stashed[1]),), {}
-        return rerun_with_op_checks(layer, call_args, call_kwargs)
-
-    def checked_function(
-        self, model: Any, name: str, function: Any, traced: _Traced | None = None
-    ) -> Any:
-        """``model``'s ``name`` (one of :data:`FUNCTIONS`) as it runs in this run.
-
-        While it runs, what its tracing adds to the checks is gathered
-        (:class:`_Traced`; a kept function's goes on into its own ``traced``),
-        so that the function can be kept for the next run.  A train function
-        also counts its calls: in ``fit`` one call is one batch, so a failed
-        call gives the failing step exactly, however many optimizers the train
-        step updates.  With ``steps_per_execution > 1`` a call runs several
-        batches, so then the optimizer updates tell the step (calls are not
-        counted).
-        """
-        count = name == "train_function" and getattr(model, "steps_per_execution", 1) == 1
-        if traced is None and not bool(getattr(model, "run_eagerly", False)):
-            traced = _Traced()
-
-        def checked(*args: Any, **kwargs: Any) -> Any:
-            __tracebackhide__ = True
-            if count:
-                self._batches += 1
-            outer, self._tracing = self._tracing, traced
-            try:
-                return function(*args, **kwargs)
-            except BaseException:
-                if count and self._failed_batch is None:
-                    self._failed_batch = self._batches - 1
-                raise
-            finally:
-                self._tracing = outer
-
-        checked.__tfnb_debug_checked__ = True  # type: ignore[attr-defined]
-        self._built.append(_Built(model, name, function, checked, traced, self._setup(model)))
-        return checked
-
-    # -- keeping the checked functions ---------------------------------------------------
-
-    def reuse_kept(self, model: Any, name: str) -> bool:
-        """Install ``model``'s kept checked ``name`` function if its setup is unchanged;
-        whether it was.  This run takes over what its trace added to the checks, and
-        its step counters start again from zero."""
-        if bool(getattr(model, "run_eagerly", False)):
-            return False
-        kept = kept_for(model, KIND, self._setup(model))
-        if kept is None or name not in kept.functions:
-            return False
-        function, traced = kept.functions[name]
-        if any(self._counter_known(optimizer) for optimizer, _ in traced.counters):
-            return False  # this run counts that optimizer already, with its own counter
-        for layer, path in traced.layers:
-            self._register(layer, path)
-        for path in traced.outputs:
-            self._add_output(path)
-        for loss in traced.losses:
-            _add(self.checked_losses, loss)
-        for place in traced.gradients:
-            _add(self.checked_gradients, place)
-        for place in traced.unchecked_gradients:
-            _add(self.unchecked_gradients, place)
-        for optimizer in traced.optimizers:
-            _add(self._optimizers, optimizer)
-        for optimizer, counter in traced.counters:
-            counter.assign(0)
-            self._counters.append((optimizer, counter))
-        if traced.optimizers:
-            from tfnb_debug.collect.memory_steps import watch_graph_optimizers
-
-            watch_graph_optimizers(traced.optimizers)  # %%tfmem counts the steps as if traced
-        _add(self.reused, kept)
-        setattr(model, name, self.checked_function(model, name, function, traced))
-        return True
-
-    @property
-    def reused_models(self) -> list[str]:
-        """The names of the models whose kept checked functions this run used."""
-        return [str(getattr(kept.model(), "name", "model")) for kept in self.reused]
-
-    def _counter_known(self, optimizer: Any) -> bool:
-        return any(known is optimizer for known, _ in self._counters)
-
-    def _functions_to_keep(self) -> list[tuple[Any, _KeptCheckedFunctions]]:
-        """The checked functions built (or reused) in this run that a later run may use.
-
-        Only when they all belong to one model, each was made once, ran in a
-        graph and is still the model's, and the model's setup did not change
-        during the run.  Kept functions of the same setup that this run did not
-        use are kept on with them.
-        """
-        models = {id(b.model) for b in self._built}
-        names = [b.name for b in self._built]
-        if len(models) != 1 or len(names) != len(set(names)):
-            return []
-        model = self._built[0].model
-        setup = self._setup(model)
-        functions: dict[str, tuple[Any, _Traced]] = {}
-        for built in self._built:
-            if (
-                built.traced is None
-                or getattr(model, built.name, None) is not built.wrapper
-                or not built.setup.same(setup)
-            ):
-                return []
-            functions[built.name] = (built.function, built.traced)
-        before = kept_for(model, KIND, setup)
-        if before is not None:
-            functions = {**before.functions, **functions}
-        return [(model, _KeptCheckedFunctions(weakref.ref(model), setup, functions))]
+    # -- steps, notes, step counters -----------------------------------------------------
 
     def _step(self) -> int | None:
         """Training steps completed (all gradients checked and finite) before the failure.
@@ -869,70 +372,6 @@ class NumericsChecks:
             if opt is not None and all(opt is not o for o in found):
                 found.append(opt)
         return found
-
-
-#: a layer's path and its input, copied to the host when the layer's output check fails
-_Copy = tuple[str, Any]
-
-#: the shared branches of the guards' ``If`` ops, by (checked dtype, copied input's dtype,
-#: whether they pass the tensor on)
-_BRANCHES: dict[tuple[Any, Any, bool], tuple[Any, Any]] = {}
-_BRANCHES_LOCK = threading.Lock()
-
-
-def _copy_input(place: Any, value: Any) -> bool:
-    """On a failing guard: ``value`` (the input of the layer at ``place``) to the active run."""
-    active = _active()
-    if active is not None and active._stashed is None:
-        active._stashed = (place.numpy().decode(), value.numpy())
-    return False
-
-
-def _branches(dtype: Any, source: Any, *, passing: bool = False) -> tuple[Any, Any]:
-    """The ``If`` branches of a guard on a ``dtype`` tensor (with a ``source`` input to copy,
-    or None): ``(fine, exact)``, concrete functions of ``(tensor, tag, place[, input])``.
-
-    ``exact`` copies the input (:func:`_copy_input`), then raises
-    ``InvalidArgumentError`` with ``check_numerics``' own message
-    (``<tag> : Tensor had NaN values``) unless the tensor is finite.  Made
-    once per dtype pair and shared by every guard: traced with no hook
-    active, so they are not the user's traces.  ``passing``: both return the
-    tensor itself instead of True (the exact one once it passed).
-    """
-    key = (dtype, source, passing)
-    with _BRANCHES_LOCK:
-        if key in _BRANCHES:
-            return _BRANCHES[key]
-    from tfnb_debug.collect._patching import suspended
-
-    specs = [tf.TensorSpec(None, dtype), tf.TensorSpec([], tf.string), tf.TensorSpec([], tf.string)]
-    if source is not None:
-        specs.append(tf.TensorSpec(None, source))
-
-    # named parameters (no ``*args``): TensorFlow warns of the names it makes for those
-    def fine(tensor: Any, tag: Any, place: Any, copied: Any = None) -> Any:
-        return tf.identity(tensor) if passing else tf.constant(True)
-
-    def exact(tensor: Any, tag: Any, place: Any, copied: Any = None) -> Any:
-        deps = (
-            [] if copied is None else [tf.py_function(_copy_input, [place, copied], Tout=tf.bool)]
-        )
-        with tf.control_dependencies(deps):
-            nan = tf.reduce_any(tf.math.is_nan(tensor))
-            inf = tf.reduce_any(tf.math.is_inf(tensor))
-            what = tf.where(nan & inf, "Inf and NaN", tf.where(nan, "NaN", "Inf"))
-            message = tf.strings.join([tag, " : Tensor had ", what, " values"])
-            failed = tf.debugging.Assert(tf.logical_not(nan | inf), [message])
-        with tf.control_dependencies([failed]):
-            return tf.identity(tensor) if passing else tf.constant(True)
-
-    with tf.init_scope(), suspended():
-        made = tuple(
-            tf.function(branch, input_signature=specs, autograph=False).get_concrete_function()
-            for branch in (fine, exact)
-        )
-    with _BRANCHES_LOCK:
-        return _BRANCHES.setdefault(key, made)
 
 
 def _local_tensors(strategy: Any, values: Sequence[Any]) -> list[Any]:
