@@ -319,3 +319,16 @@ def test_no_module_passes_the_line_limit() -> None:
     assert {name: lines for name, lines in sizes.items() if lines > MAX_LINES} == {}
     past = sorted(name for name, lines in sizes.items() if lines > SPLIT_AT)
     assert len(past) <= PAST_SPLIT, past
+
+
+def test_every_module_of_the_package_is_tfnb_debugs_own_code() -> None:
+    """Frame walks leave tfnb_debug's own frames out (``ground.files.is_user_file``, the
+    traceback filters of ``magics.tracebacks``): both must know the whole package, whichever
+    folder a module sits in, and never take the user's file for ours."""
+    from tfnb_debug.ground.files import is_user_file
+    from tfnb_debug.magics import tracebacks
+
+    modules = sorted(PACKAGE.rglob("*.py"))
+    assert [str(p) for p in modules if is_user_file(str(p))] == []
+    assert all(str(p).startswith(tracebacks._PACKAGE) for p in modules)
+    assert is_user_file(str(PACKAGE.parent / "tests" / "notebook_cell.py"))

@@ -19,7 +19,7 @@ _LIBRARY_MARKERS = ("site-packages", "dist-packages", "__autograph_generated_fil
 
 def _library_roots() -> tuple[str, ...]:
     roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    roots.add(os.path.dirname(os.path.abspath(__file__)))  # tfnb_debug/ itself
+    roots.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tfnb_debug/ itself
     return tuple(sorted(os.path.normpath(r) + os.sep for r in roots if r))
 
 

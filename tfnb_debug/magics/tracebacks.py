@@ -29,7 +29,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # tfnb_debug/
 
 
 @contextlib.contextmanager
