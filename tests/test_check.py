@@ -278,3 +278,34 @@ def test_loss_scale_overflow_is_not_reported_under_mixed_precision() -> None:
     _, report = run_checked(lambda: fit(model), models=[model])
     assert not report.stopped, report.to_text()
     assert float(optimizer.scale_loss(tf.constant(1.0))) < 2.0**40  # it did overflow and back off
+
+
+def test_a_step_error_reported_as_cancelled_after_a_guard_failed_is_still_the_guard() -> None:
+    """Several guards of one step failing together may reach the user as a CancelledError
+    without any message of ours (TensorFlow reports one of the aborted ops): the failing
+    guard noted itself first, so the run still owns the error and names the loss."""
+    from tfnb_debug.collect.check import NumericsChecks
+
+    model = model_with(loss=log_loss)
+    checks = NumericsChecks([model])
+    with pytest.raises(tf.errors.InvalidArgumentError) as raised, checks:
+        fit(model)
+    assert checks.owns(raised.value)
+    reported = checks.record_failure(raised.value)
+    cancelled = tf.errors.CancelledError(None, None, "Graph execution error: cancelled")
+    assert checks.owns(cancelled)
+    as_cancelled = checks.record_failure(cancelled)
+    assert (as_cancelled.kind, as_cancelled.place) == (reported.kind, reported.place)
+    assert as_cancelled.message == "check_numerics: Tensor had NaN values"
+    assert patches_restored()
+
+
+def test_an_error_of_the_step_with_no_failed_guard_is_the_users() -> None:
+    from tfnb_debug.collect.check import NumericsChecks
+
+    model = model_with()
+    checks = NumericsChecks([model])
+    with checks:
+        fit(model)
+    assert not checks.owns(tf.errors.CancelledError(None, None, "cancelled"))
+    assert not checks.owns(tf.errors.InvalidArgumentError(None, None, "Incompatible shapes"))

@@ -138,6 +138,7 @@ class NumericsChecks(LayerChecks, CheckedFunctions):
         self._batches = 0  # calls of models' train functions (fit: one batch each)
         self._failed_batch: int | None = None  # the train-function call that raised
         self._stashed: tuple[str, Any] | None = None  # (layer path, its input) on failure
+        self._noted: str | None = None  # the first failing guard's message
         # (optimizer, its update counter): updates whose gradients passed their checks
         self._counters: list[tuple[Any, Any]] = []
         self._adopted: list[Any] = []
@@ -190,12 +191,17 @@ class NumericsChecks(LayerChecks, CheckedFunctions):
                 _ACTIVE.remove(self)
 
     def owns(self, err: BaseException) -> bool:
-        """Whether ``err`` was raised by one of this run's checks."""
-        return isinstance(err, tf.errors.InvalidArgumentError) and bool(_TAG_RE.search(str(err)))
+        """Whether ``err`` was raised by one of this run's checks: a check's own message, or
+        an error of the step (a cancellation) after a guard noted that it failed."""
+        if isinstance(err, tf.errors.InvalidArgumentError) and _TAG_RE.search(str(err)):
+            return True
+        return isinstance(err, tf.errors.OpError) and self._noted is not None
 
     def record_failure(self, err: BaseException) -> CheckFailure:
         """Turn a failed check into a :class:`CheckFailure` (call after the ``with`` block)."""
         text = str(err)
+        if _TAG_RE.search(text) is None and self._noted is not None:
+            text = f"{self._noted}\n{text}"  # reported as another error: the guard's own words
         match = _TAG_RE.search(text)
         assert match is not None
         kind, place = match.group(1), match.group(2)

@@ -84,6 +84,7 @@ class TensorGuards:
 
     _checked: weakref.WeakValueDictionary[int, Any]  # the checked copies, by id
     _stashed: tuple[str, Any] | None  # (layer path, its input) copied by a failing guard
+    _noted: str | None  # the first failing guard's message, noted before it raises
 
     def _check(
         self,
@@ -279,11 +280,23 @@ def _copy_input(place: Any, value: Any) -> bool:
     return False
 
 
+def _note_failure(message: Any, bad: Any) -> bool:
+    """On a guard whose tensor has NaN/Inf: its message to the active run, before the
+    assertion raises.  When several guards of one step fail together, TensorFlow may
+    report the step's error as the cancellation of one of them (``CancelledError``, no
+    message of ours): the run still knows which guard failed first."""
+    active = _active()
+    if active is not None and bool(bad.numpy()) and active._noted is None:
+        active._noted = message.numpy().decode()
+    return False
+
+
 def _branches(dtype: Any, source: Any, *, passing: bool = False) -> tuple[Any, Any]:
     """The ``If`` branches of a guard on a ``dtype`` tensor (with a ``source`` input to copy,
     or None): ``(fine, exact)``, concrete functions of ``(tensor, tag, place[, input])``.
 
-    ``exact`` copies the input (:func:`_copy_input`), then raises
+    ``exact`` copies the input (:func:`_copy_input`), notes the failure to the active run
+    (:func:`_note_failure`), then raises
     ``InvalidArgumentError`` with ``check_numerics``' own message
     (``<tag> : Tensor had NaN values``) unless the tensor is finite.  Made
     once per dtype pair and shared by every guard: traced with no hook
@@ -313,6 +326,8 @@ def _branches(dtype: Any, source: Any, *, passing: bool = False) -> tuple[Any, A
             inf = tf.reduce_any(tf.math.is_inf(tensor))
             what = tf.where(nan & inf, "Inf and NaN", tf.where(nan, "NaN", "Inf"))
             message = tf.strings.join([tag, " : Tensor had ", what, " values"])
+            noted = tf.py_function(_note_failure, [message, nan | inf], Tout=tf.bool)
+        with tf.control_dependencies([noted]):
             failed = tf.debugging.Assert(tf.logical_not(nan | inf), [message])
         with tf.control_dependencies([failed]):
             return tf.identity(tensor) if passing else tf.constant(True)

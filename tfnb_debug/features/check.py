@@ -104,7 +104,7 @@ def run_checked(
     try:
         with checks, fits, watch_losses() as losses, live or contextlib.nullcontext():
             value = fn()
-    except tf.errors.InvalidArgumentError as err:
+    except tf.errors.OpError as err:
         if not checks.owns(err):
             _call(on_error, checks, thresholds, notes, losses)
             raise
