@@ -4,6 +4,7 @@ the default on a copy, and named when the trial confirms it."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import keras
@@ -18,6 +19,7 @@ from tfnb_debug.ground.reports import finding
 from tfnb_debug.records.gradients import (
     HIST_EDGES,
     MAX_ABS,
+    NAN,
     NORM,
     STAT_COLUMNS,
     GradientHistory,
@@ -64,6 +66,7 @@ def _judged(*settings: Setting, rate: float = 0.01, history: Any = None) -> list
         ("epsilon", 1e-4, 1e-7, True),
         ("epsilon", 1e-8, 1e-7, False),
         ("epsilon", 1e-6, 1e-7, False),
+        ("epsilon", 1e-12, 1e-7, True),  # Adadelta's step starts from sqrt(epsilon)
         ("initial_accumulator_value", 100.0, 0.1, True),
         ("initial_accumulator_value", 1.0, 0.1, False),
         ("ema_momentum", 0.99, 0.99, False),
@@ -103,6 +106,17 @@ def test_a_clip_is_judged_against_what_the_recorded_gradients_reach() -> None:
     assert _judged(glob, history=_history(norms=4.0, max_abs=1.0)) == ["global_clipnorm"]
     assert _judged(clip) == []  # no recording: only a clip of 1e-3 or less is suspected
     assert _judged(Setting("Opt", "clipnorm", 1e-5, None)) == ["clipnorm"]
+
+
+def test_a_loss_scale_is_suspected_only_when_the_gradients_became_non_finite() -> None:
+    scale = Setting("Adam", "loss_scale_factor", 2.0**24, None)
+    finite = _history(norms=1.0, max_abs=0.5)
+    assert _judged(scale, history=finite) == []
+    stats = finite.stats.copy()
+    stats[3, 0, NAN] = 5
+    broken = dataclasses.replace(finite, stats=stats)
+    assert _judged(scale, history=broken) == ["loss_scale_factor"]
+    assert unusual_settings([scale], 1e-3, broken)[0].value is None  # removed on the copy
 
 
 def test_weight_decay_is_judged_per_step_and_accumulation_against_the_run() -> None:

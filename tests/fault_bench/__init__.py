@@ -74,6 +74,7 @@ FAMILIES = (
     "regularization",
     "architecture",
     "data_order",
+    "optimizer_settings",
 )
 
 

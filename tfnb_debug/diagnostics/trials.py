@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tfnb_debug.ground.reports import Finding, Table
-from tfnb_debug.records.gradients import MAX_ABS, NORM, GradientHistory
+from tfnb_debug.records.gradients import INF, MAX_ABS, NAN, NORM, GradientHistory
 from tfnb_debug.records.trials import Change, Setting, Trial
 
 __all__ = ["TRAINING_FAULTS", "planned_changes", "trial_table", "unusual_settings", "with_trial"]
@@ -188,7 +188,10 @@ def unusual_settings(
       average spans, ``1 / (1 - value)``, against the default's, :data:`SPAN_RATIO` times
       longer or shorter, or a rate of 1 or more (the average never forgets);
     * an offset in the step's denominator (``epsilon``, ``initial_accumulator_value``):
-      :data:`OFFSET_RATIO` times its default or more;
+      :data:`OFFSET_RATIO` times its default or more, or as many times less (Adadelta's
+      step starts from ``sqrt(epsilon)``);
+    * ``loss_scale_factor`` (the loss is multiplied by it, the gradients divided) when a
+      recorded gradient or loss was NaN/Inf;
     * a clip (``clipnorm``, ``global_clipnorm``, ``clipvalue``): :data:`CLIP_RATIO` times below
       the recorded gradients' median (each variable's norm, their global norm, the largest
       element), so it binds at every step; without a recording, a clip of 1e-3 or less;
@@ -217,9 +220,17 @@ def _unusual(
         else:
             why = f"an average over about {span:.3g} steps, against {usual:.3g} by default"
         return ratio, _setting_change(s, back, s.default, why)
-    if s.name in OFFSETS and s.default and s.value / s.default >= OFFSET_RATIO:
-        why = f"{s.value / s.default:.3g} times the default in the step's denominator"
-        return s.value / s.default, _setting_change(s, back, s.default, why)
+    if s.name in OFFSETS and s.default and s.value > 0:
+        ratio = s.value / s.default
+        if max(ratio, 1 / ratio) < OFFSET_RATIO:
+            return None
+        times = f"{ratio:.3g} times" if ratio > 1 else f"1/{1 / ratio:.3g} of"
+        why = f"{times} the default in the step's denominator"
+        return max(ratio, 1 / ratio), _setting_change(s, back, s.default, why)
+    if s.name == "loss_scale_factor" and s.value != 1 and _non_finite(gradients):
+        why = "the loss is multiplied by it before the gradients, which became NaN/Inf"
+        label = f"no loss_scale_factor (was {s.value:g})"
+        return 1e3, _setting_change(s, label, None, why)
     if s.name in {"clipnorm", "global_clipnorm", "clipvalue"} and s.value > 0:
         reach = _gradient_reach(s.name, gradients)
         if reach is None:
@@ -254,6 +265,14 @@ def _setting_change(s: Setting, label: str, value: float | None, why: str) -> Ch
         setting=s.name,
         value=value,
     )
+
+
+def _non_finite(gradients: GradientHistory | None) -> bool:
+    """Whether a recorded gradient or loss was NaN/Inf."""
+    if gradients is None or not gradients.n_records:
+        return False
+    bad = gradients.stats[:, :, NAN] + gradients.stats[:, :, INF]
+    return bool(np.nansum(bad) > 0 or not np.all(np.isfinite(gradients.loss[gradients.loss_known])))
 
 
 def _gradient_reach(name: str, gradients: GradientHistory | None) -> float | None:
