@@ -147,6 +147,16 @@ def test_a_setting_is_planned_only_with_a_training_fault_and_the_farthest_first(
     assert "1e+08 times the default" in epsilon.cause
 
 
+def test_an_output_that_ignores_its_input_tries_the_settings_and_nothing_else() -> None:
+    """P16 (after fit the prediction does not depend on the input) has many causes; of the
+    changes, only an optimizer setting far from its default is tried for it."""
+    ignores = finding("P16", "the model predicts one class for every input", place="model")
+    settings = [Setting("RMSprop", "epsilon", 1.0, 1e-7), Setting("RMSprop", "rho", 0.9, 0.9)]
+    planned = planned_changes([ignores], 1e-3, ("hidden",), settings=settings)
+    assert [(c.kind, c.setting) for c in planned] == [("optimizer", "epsilon")]
+    assert planned_changes([ignores], 1e-3, ("hidden",), settings=settings[1:]) == ()
+
+
 SETUP = """
 import numpy as np, keras
 keras.utils.set_random_seed(0)

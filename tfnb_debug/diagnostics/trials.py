@@ -51,6 +51,13 @@ def _stuck(f: Finding) -> bool:
     return f.code in {"G01", "G07"} or (f.code == "G06" and "barely move" in f.message)
 
 
+def _ignores_input(f: Finding) -> bool:
+    """P16: after ``fit`` the model's output does not depend on its input (it learned
+    nothing from it); an optimizer setting that keeps the weights from moving is one cause
+    a trial can test, whatever the loss curve looked like."""
+    return f.code == "P16"
+
+
 #: regression losses whose value scales with a power of the targets' std (MSE: 2, MAE: 1)
 _TARGET_POWER = {
     "mse": 2,
@@ -142,7 +149,9 @@ def planned_changes(
                 cause=f"the initialization of {shown}",
             )
         )
-    if any(_too_high(f) or _too_low(f) or _stuck(f) for f in faults):
+    if any(_too_high(f) or _too_low(f) or _stuck(f) for f in faults) or any(
+        _ignores_input(f) for f in findings
+    ):
         changes += unusual_settings(settings, learning_rate, gradients)[:2]
     if saturating and any(_stuck(f) for f in faults):
         names = _names(saturating)
@@ -308,7 +317,7 @@ def _relevant(f: Finding, changes: Sequence[Change]) -> list[Change]:
         elif change.kind == "targets":
             fits = f.code in {"G02", "G07"} or _too_low(f) or _too_high(f)
         elif change.kind == "optimizer":
-            fits = _too_high(f) or _too_low(f) or _stuck(f)
+            fits = _too_high(f) or _too_low(f) or _stuck(f) or _ignores_input(f)
         else:  # relu, init
             fits = _stuck(f)
         if fits:
