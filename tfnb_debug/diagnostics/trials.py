@@ -10,10 +10,11 @@ gradient in a stack of saturating activations (G01, G07, G06 "too low"), standar
 targets for an MSE/MAE regression on targets in the hundreds or more, Keras' default
 initializers where a layer's own cannot start learning (G01, G07, G06 "too low"), an
 optimizer setting other than the learning rate back to its class's default where its value
-is far outside what it is for (:func:`unusual_settings`: a running average over a thousand
-times more or fewer steps than the default's, an epsilon thousands of times the default, a
-clip far below the recorded gradients, a weight decay that shrinks the weights by a
-percent a step).  The changes are tried on a
+is far outside what it is for (:func:`unusual_settings`: a running average over 30 times
+more or fewer steps than the default's, an epsilon a thousand times the default or a
+thousandth of it, a clip far below the recorded gradients, a weight decay that takes 0.1%
+of every weight a step, a loss scale under NaN gradients), also for an output that
+ignores its input (P16).  The changes are tried on a
 copy (:mod:`tfnb_debug.collect.fix_trial`); :func:`with_trial` then gives each finding
 the answer: the change that made the loss fall (named as the cause, with the curves'
 numbers), or that none of them did, or why none was tried.  Pure Python.
