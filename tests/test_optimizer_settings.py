@@ -192,3 +192,22 @@ def test_a_usual_momentum_that_trains_gets_no_optimizer_change(shell: Interactiv
     run_magic(shell, "%%tfgrad -o -v rep --no-live", "model.fit(x, y, epochs=5, verbose=0)")
     report = shell.user_ns["rep"]
     assert all("momentum" not in f.message + f.hint for f in report.findings), report.to_text()
+
+
+def test_a_schedule_is_read_over_the_run_and_tried_at_its_first_rate_when_it_stalled() -> None:
+    from tfnb_debug.collect.model_config import schedule_over_run
+    from tfnb_debug.records.trials import Schedule
+
+    fast = keras.optimizers.schedules.ExponentialDecay(0.05, decay_steps=1, decay_rate=0.9)
+    read = schedule_over_run(_compiled(keras.optimizers.SGD(learning_rate=fast)), 152)
+    assert read is not None and read.name == "ExponentialDecay" and read.decay_steps == 1
+    assert read.first == pytest.approx(0.05) and read.last == pytest.approx(0.05 * 0.9**151)
+    assert schedule_over_run(_compiled(keras.optimizers.SGD(0.05)), 152) is None  # a number
+    stuck = finding("G07", "the loss does not fall", place="steps 0-151")
+    planned = planned_changes([stuck], None, (), schedule=read)
+    assert [c.kind for c in planned] == ["schedule"] and planned[0].value == read.first
+    assert "decay_steps=1 counts optimizer steps" in planned[0].cause
+    slow = Schedule("CosineDecay", 0.05, 0.01, 152, 1000.0)  # 5x over the run: a schedule
+    assert planned_changes([stuck], None, (), schedule=slow) == ()
+    blew_up = finding("G05", "the loss became nan at step 3", place="step 3")
+    assert planned_changes([blew_up], None, (), schedule=read) == ()  # not a stall

@@ -216,6 +216,8 @@ def _copy(model: Any, x: Any, change: Change | None) -> Any:
         config["learning_rate"] = float(rate) * change.factor
     if change is not None and change.kind == "optimizer":
         config[change.setting] = change.value
+    if change is not None and change.kind == "schedule":
+        config["learning_rate"] = change.value
     if change is not None and change.kind == "clipnorm":
         config["clipnorm"] = change.factor
         config.pop("global_clipnorm", None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfnb_debug.records.trials import Setting
+from tfnb_debug.records.trials import Schedule, Setting
 
 __all__ = [
     "bias_problem",
@@ -19,12 +19,35 @@ __all__ = [
     "hidden_saturating_layers",
     "kernel_problem",
     "optimizer_settings",
+    "schedule_over_run",
     "output_layers",
     "safe_config",
     "suspicious_initializers",
 ]
 
 _SATURATING = frozenset({"sigmoid", "tanh", "hard_sigmoid"})
+
+
+def schedule_over_run(model: Any, steps: int) -> Schedule | None:
+    """``model``'s learning-rate schedule evaluated at the first step and at step ``steps -
+    1`` (rebuilt from the optimizer's config, so nothing of the user's is called), or None
+    when the learning rate is a number or the schedule cannot be rebuilt."""
+    import keras
+
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is None or steps < 1:
+        return None
+    try:
+        config = optimizer.get_config().get("learning_rate")
+        if not isinstance(config, dict):
+            return None
+        schedule = keras.optimizers.schedules.deserialize(config)
+        first, last = float(schedule(0)), float(schedule(steps - 1))
+    except Exception:
+        return None
+    decay = config.get("config", {}).get("decay_steps")
+    decay_steps = float(decay) if isinstance(decay, int | float) else None
+    return Schedule(str(config.get("class_name", "schedule")), first, last, steps, decay_steps)
 
 
 def optimizer_settings(model: Any) -> tuple[Setting, ...]:

@@ -30,7 +30,7 @@ import numpy as np
 
 from tfnb_debug.ground.reports import Finding, Table
 from tfnb_debug.records.gradients import INF, MAX_ABS, NAN, NORM, GradientHistory
-from tfnb_debug.records.trials import Change, Setting, Trial
+from tfnb_debug.records.trials import Change, Schedule, Setting, Trial
 
 __all__ = ["TRAINING_FAULTS", "planned_changes", "trial_table", "unusual_settings", "with_trial"]
 
@@ -81,6 +81,7 @@ def planned_changes(
     initializers: Sequence[str] = (),
     settings: Sequence[Setting] = (),
     gradients: GradientHistory | None = None,
+    schedule: Schedule | None = None,
 ) -> tuple[Change, ...]:
     """The changes the findings' evidence supports, in the order they are tried.
 
@@ -92,7 +93,9 @@ def planned_changes(
     ``initializers``: ``'layer' (what)`` for the layers whose initializer cannot start
     learning (a constant kernel, an extreme spread, a large bias); ``settings``: the
     optimizer's other numeric settings, judged by :func:`unusual_settings` against the
-    recorded ``gradients``."""
+    recorded ``gradients``; ``schedule``: the learning-rate schedule over the recorded
+    steps, whose rate at the end of the run is tried from its start when it decayed
+    :data:`SCHEDULE_DECAY` times or more and the loss stalled."""
     if any(f.code == "N05" for f in findings):
         return ()  # NaN in the data: no training change cures it, and N05 says so
     faults = [f for f in findings if f.code in TRAINING_FAULTS]
@@ -122,6 +125,8 @@ def planned_changes(
             )
             for k in factors
         ]
+    if schedule is not None and any(_too_low(f) or _stuck(f) for f in faults):
+        changes += _schedule_change(schedule)
     if any(f.code in {"G02", "G03"} for f in faults):
         changes.append(
             Change("clipnorm", "clipnorm=1.0 in the optimizer", 1.0, cause="the gradient explodes")
@@ -164,6 +169,33 @@ def planned_changes(
             )
         )
     return tuple(changes)
+
+
+#: a schedule whose rate fell by this factor over the recorded steps has all but stopped them
+SCHEDULE_DECAY = 100.0
+
+
+def _schedule_change(s: Schedule) -> list[Change]:
+    """The schedule held at its first rate, when it decayed :data:`SCHEDULE_DECAY` times over
+    the run; ``decay_steps`` is named as what sets the pace when the schedule has it (it
+    counts optimizer steps, one per batch, not epochs)."""
+    if not (s.first > 0 and s.last >= 0 and s.last * SCHEDULE_DECAY <= s.first):
+        return []
+    pace = (
+        f"; its decay_steps={s.decay_steps:g} counts optimizer steps (batches), not epochs"
+        if s.decay_steps is not None
+        else ""
+    )
+    return [
+        Change(
+            "schedule",
+            f"a constant learning rate of {s.first:g} instead of the {s.name} schedule"
+            + (" (then set decay_steps in batches: steps per epoch x epochs)" if pace else ""),
+            cause=f"the {s.name} schedule, which decays the learning rate from {s.first:.3g} to "
+            f"{s.last:.3g} over the {s.steps} recorded steps{pace}",
+            value=s.first,
+        )
+    ]
 
 
 #: settings that are decay rates of a running average: it spans about 1 / (1 - value) steps
@@ -317,6 +349,8 @@ def _relevant(f: Finding, changes: Sequence[Change]) -> list[Change]:
             fits = f.code in {"G02", "G03", "G05"}
         elif change.kind == "targets":
             fits = f.code in {"G02", "G07"} or _too_low(f) or _too_high(f)
+        elif change.kind == "schedule":
+            fits = _too_low(f) or _stuck(f)
         elif change.kind == "optimizer":
             fits = _too_high(f) or _too_low(f) or _stuck(f) or _ignores_input(f)
         else:  # relu, init
@@ -344,7 +378,9 @@ def with_trial(
             rest = [trial.verdict(c) for c in relevant if c is not best]
             hint = trial.verdict(best) + "".join(f"; {v}" for v in rest)
             # the rule's own reading named the learning rate; a trial can point elsewhere
-            instead = best.kind != "learning_rate" and "learning rate" in f.message
+            instead = (
+                best.kind not in ("learning_rate", "schedule") and "learning rate" in f.message
+            )
             message = f"{f.message}; a trial on a copy points at {best.cause}" + (
                 " instead" if instead else ""
             )

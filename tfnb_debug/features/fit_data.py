@@ -284,7 +284,7 @@ def with_fix_trial(report: R, fit: tuple[Any, dict[str, Any]] | None, allowed: b
         run_fix_trial,
         suspicious_initializers,
     )
-    from tfnb_debug.collect.model_config import optimizer_settings
+    from tfnb_debug.collect.model_config import optimizer_settings, schedule_over_run
     from tfnb_debug.diagnostics.trials import planned_changes, trial_table, with_trial
     from tfnb_debug.records.trials import Trial
 
@@ -300,6 +300,7 @@ def with_fix_trial(report: R, fit: tuple[Any, dict[str, Any]] | None, allowed: b
         suspicious_initializers(model),
         optimizer_settings(model),
         getattr(report, "history", None),
+        schedule_over_run(model, int(getattr(report, "total_steps", 0) or 0)),
     )
     if not changes:
         return report

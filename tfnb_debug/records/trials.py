@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["CONFIRM_RATIO", "Change", "Setting", "Trial", "TrialRun"]
+__all__ = ["CONFIRM_RATIO", "Change", "Schedule", "Setting", "Trial", "TrialRun"]
 
 #: a change is confirmed when its final loss is below this share of the unchanged run's
 CONFIRM_RATIO = 0.7
@@ -16,7 +16,8 @@ CONFIRM_RATIO = 0.7
 class Change:
     """One change to try: ``kind`` is ``"learning_rate"`` (x ``factor``), ``"clipnorm"``
     (``factor`` is the norm), ``"optimizer"`` (the optimizer's ``setting`` set to ``value``,
-    or removed when ``value`` is None), ``"relu"`` (hidden sigmoid/tanh layers -> ReLU with He
+    or removed when ``value`` is None), ``"schedule"`` (the learning-rate schedule replaced by
+    the constant ``value``, its first rate), ``"relu"`` (hidden sigmoid/tanh layers -> ReLU with He
     initialization), ``"init"`` (Keras' default initializers in the layers whose own
     cannot start learning) or ``"targets"`` (standardized targets; ``factor`` is the power of
     the targets' std the loss scales with: 2 for MSE, 1 for MAE); ``label`` says it the way the user would write it, ``cause`` what
@@ -28,6 +29,19 @@ class Change:
     cause: str = ""
     setting: str = ""
     value: float | None = None
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A learning-rate schedule as the recorded run used it: its class, its rate at the
+    first step and at the last recorded one, and its ``decay_steps`` (None when it has
+    none)."""
+
+    name: str
+    first: float
+    last: float
+    steps: int
+    decay_steps: float | None = None
 
 
 @dataclass(frozen=True)
