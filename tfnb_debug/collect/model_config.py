@@ -30,8 +30,10 @@ _SATURATING = frozenset({"sigmoid", "tanh", "hard_sigmoid"})
 
 def schedule_over_run(model: Any, steps: int) -> Schedule | None:
     """``model``'s learning-rate schedule evaluated at the first step and at step ``steps -
-    1`` (rebuilt from the optimizer's config, so nothing of the user's is called), or None
-    when the learning rate is a number or the schedule cannot be rebuilt."""
+    1``, or None when the learning rate is a number or the schedule cannot be rebuilt.  The
+    schedule is a fresh copy made from the optimizer's config, so the user's own object and
+    the optimizer are not touched (a registered custom schedule is called as the optimizer
+    would call it)."""
     import keras
 
     optimizer = getattr(model, "optimizer", None)
