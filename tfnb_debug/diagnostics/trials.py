@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tfnb_debug.ground.reports import Finding, Table
-from tfnb_debug.records.gradients import INF, MAX_ABS, NAN, NORM, GradientHistory
+from tfnb_debug.records.gradients import MAX_ABS, NORM, GradientHistory
 from tfnb_debug.records.trials import Change, Schedule, Setting, Trial
 
 __all__ = ["TRAINING_FAULTS", "planned_changes", "trial_table", "unusual_settings", "with_trial"]
@@ -313,8 +313,8 @@ def _non_finite(gradients: GradientHistory | None) -> bool:
     """Whether a recorded gradient or loss was NaN/Inf."""
     if gradients is None or not gradients.n_records:
         return False
-    bad = gradients.stats[:, :, NAN] + gradients.stats[:, :, INF]
-    return bool(np.nansum(bad) > 0 or not np.all(np.isfinite(gradients.loss[gradients.loss_known])))
+    loss = gradients.loss[gradients.loss_known]
+    return bool(gradients.layer_nonfinite().sum() > 0 or not np.all(np.isfinite(loss)))
 
 
 def _gradient_reach(name: str, gradients: GradientHistory | None) -> float | None:
