@@ -18,6 +18,7 @@ __all__ = [
     "hidden_saturating",
     "hidden_saturating_layers",
     "kernel_problem",
+    "optimizer_defaults",
     "optimizer_settings",
     "schedule_over_run",
     "output_layers",
@@ -52,30 +53,44 @@ def schedule_over_run(model: Any, steps: int) -> Schedule | None:
     return Schedule(str(config.get("class_name", "schedule")), first, last, steps, decay_steps)
 
 
-def optimizer_settings(model: Any) -> tuple[Setting, ...]:
-    """Every numeric setting of ``model``'s optimizer that is set, except its learning rate
-    and the booleans, with the default its class's constructor gives it (read from the
-    signature: ``SGD(momentum=0.0)``, ``Adam(beta_2=0.999)``, ``clipnorm=None``)."""
+def optimizer_defaults(model: Any) -> dict[str, float | None]:
+    """The numeric defaults of the constructor of ``model``'s optimizer class, by argument
+    (``SGD``: ``learning_rate`` 0.01, ``momentum`` 0.0; ``clipnorm`` None): what a setting
+    is when the user did not pass it."""
     import inspect
 
+    try:
+        parameters = inspect.signature(type(model.optimizer).__init__).parameters
+    except (AttributeError, TypeError, ValueError):
+        return {}
+    return {
+        name: float(p.default)
+        if isinstance(p.default, int | float) and not isinstance(p.default, bool)
+        else None
+        for name, p in parameters.items()
+    }
+
+
+def optimizer_settings(model: Any) -> tuple[Setting, ...]:
+    """Every numeric setting of ``model``'s optimizer that is set, except its learning rate
+    and the booleans, with the default its class's constructor gives it
+    (:func:`optimizer_defaults`: ``SGD(momentum=0.0)``, ``Adam(beta_2=0.999)``,
+    ``clipnorm=None``)."""
     optimizer = getattr(model, "optimizer", None)
     if optimizer is None:
         return ()
     try:
         config = optimizer.get_config()
-        parameters = inspect.signature(type(optimizer).__init__).parameters
     except Exception:
         return ()
-    found = []
-    for name, value in config.items():
-        if name == "learning_rate" or isinstance(value, bool) or not isinstance(value, int | float):
-            continue
-        param = parameters.get(name)
-        default = None if param is None else param.default
-        if not isinstance(default, int | float) or isinstance(default, bool):
-            default = None
-        found.append(Setting(type(optimizer).__name__, name, float(value), default))
-    return tuple(found)
+    defaults = optimizer_defaults(model)
+    return tuple(
+        Setting(type(optimizer).__name__, name, float(value), defaults.get(name))
+        for name, value in config.items()
+        if name != "learning_rate"
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+    )
 
 
 def suspicious_initializers(model: Any) -> list[str]:

@@ -336,14 +336,9 @@ def _target_scale(model: Any, y: Any) -> tuple[str, float] | None:
 def _default_rate(model: Any) -> float | None:
     """The default learning rate of the model's optimizer class (``SGD``: 0.01, ``Adam``:
     0.001), or None."""
-    import inspect
+    from tfnb_debug.collect.model_config import optimizer_defaults
 
-    try:
-        init = inspect.signature(type(model.optimizer).__init__).parameters
-        value = init["learning_rate"].default
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return None
-    return float(value) if isinstance(value, int | float) else None
+    return optimizer_defaults(model).get("learning_rate")
 
 
 def _learning_rate(model: Any) -> float | None:

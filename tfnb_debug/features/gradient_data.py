@@ -21,7 +21,6 @@ from tfnb_debug.records.gradients import HIST_EDGES, STAT_COLUMNS, GradientHisto
 
 __all__ = [
     "empty_history",
-    "fit_model_objects",
     "group_title",
     "loss_series",
     "merged_history",
@@ -159,10 +158,6 @@ def _group_model(group: Any, watched: list[Any]) -> str | None:
             names.append(str(name))
     names = list(dict.fromkeys(names))
     return names[0] if len(names) == 1 else None
-
-
-def fit_model_objects(capture: Any, watched: list[Any]) -> list[Any]:
-    return list(capture.fit_model_objects)
 
 
 # -- the dry probe --------------------------------------------------------------

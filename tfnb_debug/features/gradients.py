@@ -27,7 +27,6 @@ import numpy as np
 from tfnb_debug.diagnostics.gradients import LIVE_RULES, GradThresholds
 from tfnb_debug.features.gradient_data import (
     empty_history,
-    fit_model_objects,
     group_title,
     loss_series,
     merged_history,
@@ -440,7 +439,7 @@ def _finish(
             )
     from tfnb_debug.features.model_outputs import check_outputs
 
-    for model in fit_model_objects(capture, watched):
+    for model in capture.fit_model_objects:
         extra.extend(check_loss_pairing(model))
         extra.extend(check_outputs(model))
     if losses is not None:
