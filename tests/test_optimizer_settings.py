@@ -200,14 +200,23 @@ def test_a_schedule_is_read_over_the_run_and_tried_at_its_first_rate_when_it_sta
 
     fast = keras.optimizers.schedules.ExponentialDecay(0.05, decay_steps=1, decay_rate=0.9)
     read = schedule_over_run(_compiled(keras.optimizers.SGD(learning_rate=fast)), 152)
-    assert read is not None and read.name == "ExponentialDecay" and read.decay_steps == 1
+    assert read is not None and read.name == "ExponentialDecay"
+    assert read.step_arguments == (("decay_steps", "1"),)
     assert read.first == pytest.approx(0.05) and read.last == pytest.approx(0.05 * 0.9**151)
     assert schedule_over_run(_compiled(keras.optimizers.SGD(0.05)), 152) is None  # a number
     stuck = finding("G07", "the loss does not fall", place="steps 0-151")
     planned = planned_changes([stuck], None, (), schedule=read)
     assert [c.kind for c in planned] == ["schedule"] and planned[0].value == read.first
     assert "decay_steps=1 counts optimizer steps" in planned[0].cause
-    slow = Schedule("CosineDecay", 0.05, 0.01, 152, 1000.0)  # 5x over the run: a schedule
+    slow = Schedule("CosineDecay", 0.05, 0.01, 152, (("decay_steps", "1000"),))  # 5x: fine
     assert planned_changes([stuck], None, (), schedule=slow) == ()
     blew_up = finding("G05", "the loss became nan at step 3", place="step 3")
     assert planned_changes([blew_up], None, (), schedule=read) == ()  # not a stall
+    warm = keras.optimizers.schedules.CosineDecay(
+        0.0, decay_steps=12, warmup_target=0.003, warmup_steps=1
+    )
+    warmed = schedule_over_run(_compiled(keras.optimizers.Adam(learning_rate=warm)), 190)
+    assert warmed is not None and warmed.first == pytest.approx(0.003)  # the peak, not step 0
+    held = planned_changes([stuck], None, (), schedule=warmed)
+    assert held[0].value == pytest.approx(0.003)
+    assert "then set decay_steps and warmup_steps in batches" in held[0].label

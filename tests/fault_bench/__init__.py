@@ -75,6 +75,7 @@ FAMILIES = (
     "architecture",
     "data_order",
     "optimizer_settings",
+    "lr_schedules",
 )
 
 

@@ -30,11 +30,12 @@ _SATURATING = frozenset({"sigmoid", "tanh", "hard_sigmoid"})
 
 
 def schedule_over_run(model: Any, steps: int) -> Schedule | None:
-    """``model``'s learning-rate schedule evaluated at the first step and at step ``steps -
-    1``, or None when the learning rate is a number or the schedule cannot be rebuilt.  The
-    schedule is a fresh copy made from the optimizer's config, so the user's own object and
-    the optimizer are not touched (a registered custom schedule is called as the optimizer
-    would call it)."""
+    """``model``'s learning-rate schedule over the recorded ``steps``: its highest rate at
+    about 32 evenly spaced steps, the powers of two and the first and last step, and its
+    rate at the last; None when the learning rate is a number or the schedule cannot be
+    rebuilt.  The schedule is a fresh copy made from the optimizer's config, so the user's
+    own object and the optimizer are not touched (a registered custom schedule is called
+    as the optimizer would call it)."""
     import keras
 
     optimizer = getattr(model, "optimizer", None)
@@ -45,12 +46,18 @@ def schedule_over_run(model: Any, steps: int) -> Schedule | None:
         if not isinstance(config, dict):
             return None
         schedule = keras.optimizers.schedules.deserialize(config)
-        first, last = float(schedule(0)), float(schedule(steps - 1))
+        doubling = [2**k for k in range(steps.bit_length()) if 2**k < steps]  # a short warm-up
+        probes = sorted({0, steps - 1, *doubling, *range(0, steps, max(1, steps // 32))})
+        rates = [float(schedule(step)) for step in probes]
     except Exception:
         return None
-    decay = config.get("config", {}).get("decay_steps")
-    decay_steps = float(decay) if isinstance(decay, int | float) else None
-    return Schedule(str(config.get("class_name", "schedule")), first, last, steps, decay_steps)
+    counted = tuple(
+        (key, repr(value))
+        for key, value in config.get("config", {}).items()
+        if (key.endswith("steps") or key == "boundaries") and value is not None
+    )
+    name = str(config.get("class_name", "schedule"))
+    return Schedule(name, max(rates), rates[-1], steps, counted)
 
 
 def optimizer_defaults(model: Any) -> dict[str, float | None]:

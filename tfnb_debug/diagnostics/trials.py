@@ -176,21 +176,23 @@ SCHEDULE_DECAY = 100.0
 
 
 def _schedule_change(s: Schedule) -> list[Change]:
-    """The schedule held at its first rate, when it decayed :data:`SCHEDULE_DECAY` times over
-    the run; ``decay_steps`` is named as what sets the pace when the schedule has it (it
-    counts optimizer steps, one per batch, not epochs)."""
+    """The schedule held at its highest rate, when its rate fell :data:`SCHEDULE_DECAY` times
+    from there by the end of the run; the arguments that set its pace are named (they count
+    optimizer steps, one per batch, not epochs)."""
     if not (s.first > 0 and s.last >= 0 and s.last * SCHEDULE_DECAY <= s.first):
         return []
+    written = ", ".join(f"{key}={value}" for key, value in s.step_arguments)
+    names = " and ".join(key for key, _ in s.step_arguments)
     pace = (
-        f"; its decay_steps={s.decay_steps:g} counts optimizer steps (batches), not epochs"
-        if s.decay_steps is not None
+        f"; its {written} count{'s' if len(s.step_arguments) == 1 else ''} optimizer steps (batches), not epochs"
+        if written
         else ""
     )
     return [
         Change(
             "schedule",
             f"a constant learning rate of {s.first:g} instead of the {s.name} schedule"
-            + (" (then set decay_steps in batches: steps per epoch x epochs)" if pace else ""),
+            + (f" (then set {names} in batches: steps per epoch x epochs)" if written else ""),
             cause=f"the {s.name} schedule, which decays the learning rate from {s.first:.3g} to "
             f"{s.last:.3g} over the {s.steps} recorded steps{pace}",
             value=s.first,

@@ -33,15 +33,16 @@ class Change:
 
 @dataclass(frozen=True)
 class Schedule:
-    """A learning-rate schedule as the recorded run used it: its class, its rate at the
-    first step and at the last recorded one, and its ``decay_steps`` (None when it has
-    none)."""
+    """A learning-rate schedule as the recorded run used it: its class, its highest rate over
+    the recorded steps (``first``: after a warm-up that is not the rate at step 0) and its
+    rate at the last one, and the arguments that count steps (``decay_steps``,
+    ``first_decay_steps``, ``warmup_steps``, ``boundaries``: name and value as written)."""
 
     name: str
     first: float
     last: float
     steps: int
-    decay_steps: float | None = None
+    step_arguments: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
