@@ -29,6 +29,7 @@ from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_outp
 from tfnb_debug.explain.model import unbuilt_model
 from tfnb_debug.explain.pipelines import (
     generator_shape,
+    padded_too_small,
     ragged_batch,
     unknown_shape,
     unknown_shape_in_map,
@@ -77,6 +78,7 @@ RULES: tuple[Rule, ...] = (
     unknown_shape,
     unknown_shape_in_map,
     ragged_batch,
+    padded_too_small,
     generator_shape,
     symbolic_value,
     nonfinite_check,

@@ -261,6 +261,48 @@ def shape_argument(call: LiveCall, exc: BaseException) -> Violation | None:
     return None
 
 
+def decorator_without_call(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A decorator factory written without its call (``@keras.saving.register_keras_serializable``
+    instead of ``...()``): the factory took the class as its first argument and bound the
+    class's name to its inner decorator, which the user's line then calls with the class's
+    own arguments."""
+    callee = call.callee
+    qualname = str(getattr(callee, "__qualname__", ""))
+    module = str(getattr(callee, "__module__", ""))
+    factory, _, inner = qualname.partition(".<locals>.")
+    if not inner or "." in inner or module.split(".")[0] not in ("keras", "tensorflow"):
+        return None
+    name = call.source.partition("(")[0].strip()
+    if not name.isidentifier() or all(space.get(name) is not callee for space in call.namespaces):
+        return None  # not a name of the user's that the factory rebound
+    public = _public_factory(module, factory)
+    registering = "register" in factory
+    return Violation(
+        "C05" if registering else "S12",
+        name,
+        f"`{name}` is not your class any more: `@{public}` was written without parentheses, so "
+        f"the factory took `{name}` as its first argument and bound the name to its inner "
+        f"`{inner}` function, which this line calls",
+        f"call the factory in the decorator line: `@{public}()` (with its arguments inside the "
+        "parentheses, if any), then re-run the cell that defines the class",
+        quote_call=True,
+    )
+
+
+def _public_factory(module: str, factory: str) -> str:
+    """``keras.saving.register_keras_serializable`` for the factory's public name, when Keras
+    exports it under ``keras.saving`` or ``keras.utils``; else its module path."""
+    try:
+        import keras
+
+        for space in ("saving", "utils"):
+            if hasattr(getattr(keras, space), factory):
+                return f"keras.{space}.{factory}"
+    except Exception:
+        pass
+    return f"{module}.{factory}"
+
+
 def tensorshape_api_on_tuple(call: LiveCall, exc: BaseException) -> Violation | None:
     """TF1/Keras 2 ``TensorShape`` idioms in a ``build`` that Keras 3 gives a tuple of ints."""
     if not isinstance(exc, AttributeError):

@@ -33,6 +33,7 @@ from tfnb_debug.explain._api import UNREAD, LiveCall, layer_frames, unpacked_cal
 from tfnb_debug.explain._argument_contracts import (
     batch_size_argument,
     class_for_instance,
+    decorator_without_call,
     function_signature,
     int_argument,
     keras2_argument,
@@ -88,6 +89,7 @@ from tfnb_debug.explain._model_contracts import (
     compile_keys,
     fit_class_weight,
     model_graph,
+    step_unpack,
     user_function_arity,
     xla_unsupported,
 )
@@ -366,6 +368,11 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"in loss dict", r"loss_weights", r"metrics"),
     ),
     Contract(("Model.fit",), fit_class_weight, (r"class_weight` is only supported",)),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch"),
+        step_unpack,
+        (r"values to unpack",),
+    ),
     Contract(("Model.fit",), class_weight_type, (r"has no attribute 'get'",)),
     Contract(
         ("Model.fit", "Model.evaluate"),
@@ -417,6 +424,7 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), unknown_axis_weight, (r"must be fully-defined",)),
     Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
+    Contract(("*",), decorator_without_call, (r"has no attribute '__name__'",)),
     Contract(("*",), layer_list_inputs, (r"too many positional arguments",)),
     Contract(
         ("Model.compile",), class_for_instance, (r"Could not interpret optimizer identifier",)

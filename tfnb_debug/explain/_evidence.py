@@ -43,6 +43,8 @@ class DatasetStage:
     shapes: tuple[tuple[int | None, ...] | None, ...]
     dtypes: tuple[str, ...] = ()
     batch_size: int | None = None
+    #: ``padded_batch``'s ``padded_shapes``, per component (None on an axis padded to the longest)
+    padded: tuple[tuple[int | None, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -341,7 +343,23 @@ def _stage(obj: Any) -> DatasetStage:
         batch = int(size.numpy()) if size is not None and hasattr(size, "numpy") else None
     except Exception:
         batch = None
-    return DatasetStage(kind, function, python, _spec_shapes(spec), dtypes, batch)
+    return DatasetStage(
+        kind, function, python, _spec_shapes(spec), dtypes, batch, _padded_shapes(obj)
+    )
+
+
+def _padded_shapes(obj: Any) -> tuple[tuple[int | None, ...], ...]:
+    """``padded_batch``'s padded shape of each component (-1, "the longest", read as None)."""
+    padded = getattr(obj, "_padded_shapes", None)
+    if padded is None:
+        return ()
+    parts = padded if isinstance(padded, tuple | list) else (padded,)
+    try:
+        return tuple(
+            tuple(None if int(d) < 0 else int(d) for d in part.numpy().tolist()) for part in parts
+        )
+    except Exception:
+        return ()
 
 
 def _spec_shapes(spec: Any) -> tuple[tuple[int | None, ...] | None, ...]:

@@ -148,6 +148,67 @@ def _class_weight_per_position(call: LiveCall, weights: dict[Any, Any]) -> Viola
     )
 
 
+_UNPACK = re.compile(r"(too many|not enough) values to unpack \(expected (\d+)")
+_STEPS = ("train_step", "test_step", "predict_step")
+_PARTS = ("x", "y", "sample_weight")
+
+
+def step_unpack(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A model's own ``train_step``/``test_step``/``predict_step`` unpacks the batch Keras hands
+    it into another number of parts: Keras passes ``(x,)``, ``(x, y)`` or ``(x, y,
+    sample_weight)`` as the data holds them, and ``class_weight=`` / ``sample_weight=`` add
+    the third."""
+    found = _UNPACK.search(str(exc)) if isinstance(exc, ValueError) else None
+    frame = _innermost_frame(exc)
+    if found is None or frame is None or frame.f_code.co_name not in _STEPS:
+        return None
+    if not _is_a(frame.f_locals.get("self"), "Model"):
+        return None
+    names = frame.f_code.co_varnames[: frame.f_code.co_argcount]
+    data = frame.f_locals.get(names[1]) if len(names) > 1 else None
+    if not isinstance(data, tuple | list):
+        return None
+    expected, given = int(found.group(2)), len(data)
+    if given == expected or not 1 <= given <= 3:
+        return None
+    step = frame.f_code.co_name
+    parts = ", ".join(_PARTS[:given])
+    source = _third_part_source(call) if given == 3 else ""
+    why = f" because {source}" if source else ""
+    problem = (
+        f"Keras passes `{step}` each batch as ({parts}){why}, and the step unpacks it into "
+        f"{expected}"
+    )
+    hint = (
+        f"unpack with `x, y, sample_weight = keras.utils.unpack_x_y_sample_weight({names[1]})` "
+        "(it takes 1, 2 or 3 parts)"
+    )
+    if given == 3:
+        hint += (
+            " and pass `sample_weight=sample_weight` to `self.compute_loss(...)` (and the "
+            "metrics), so the weights count"
+        )
+    elif given < expected:
+        hint += "; y is None when no labels are given"
+    return Violation("S12", call.text("x") if call.values else call.source, problem, hint)
+
+
+def _innermost_frame(exc: BaseException) -> Any:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame if tb is not None else None
+
+
+def _third_part_source(call: LiveCall) -> str:
+    """Which argument of the fit/evaluate call put a third part (sample weights) in the batch."""
+    for name in ("class_weight", "sample_weight"):
+        value = call.value(name)
+        if value is not UNREAD and value is not None:
+            return f"`{name}=` was given to `{call.api.rpartition('.')[2]}`"
+    return ""
+
+
 def user_function_arity(call: LiveCall, exc: BaseException) -> Violation | None:
     """A function of the user's that the library calls with a fixed number of arguments (a loss
     or metric as ``fn(y_true, y_pred)``) but that takes another number."""

@@ -84,7 +84,10 @@ def _cardinality(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
     )
     if weights:
         evidence += "; sample_weight sizes " + ", ".join(str(s) for s in weights)
-    if len(set(x_sizes)) > 1:
+    rows = _rows_as_inputs(call, x_arg, xs, y_sizes)
+    if rows is not None:
+        message, hint = rows
+    elif len(set(x_sizes)) > 1:
         parts = [
             f"`{n}` has {s}" if n else f"input {i} has {s}"
             for i, (n, s) in enumerate(zip(x_names or [""] * len(x_sizes), x_sizes, strict=True))
@@ -119,6 +122,34 @@ def _cardinality(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
         ),
         (),
     )
+
+
+def _rows_as_inputs(
+    call: CallInfo | None, x_arg: Arg | None, xs: list[Arg], y_sizes: list[int]
+) -> tuple[str, str] | None:
+    """(message, hint) when x is a Python list of one array per sample: Keras reads a list as
+    one array per model input, so each row became an "input" of its own."""
+    inputs = len(call.input_dtypes) if call is not None else 0
+    if x_arg is None or x_arg.kind != "list" or not inputs or len(xs) <= inputs:
+        return None
+    shapes = {a.shape for a in xs}
+    if len(shapes) != 1 or None in shapes or any(a.kind not in ("array", "tensor") for a in xs):
+        return None
+    (shape,) = shapes
+    assert shape is not None
+    stacked = fmt_shape((len(xs), *shape))
+    message = (
+        f"`{x_arg.text}` is a Python list of {len(xs)} arrays of shape {fmt_shape(shape)}, and "
+        f"Keras reads a list as one array per model input (this model has {inputs}): each row "
+        f"was taken as an input of {shape[0] if shape else 1} samples"
+    )
+    if y_sizes and len(xs) not in y_sizes:
+        message += f" (y has {', '.join(map(str, y_sizes))} samples)"
+    hint = (
+        f"stack the rows into one array first: `x = np.stack({x_arg.text})` (shape {stacked}), "
+        "or build the features as one array instead of a list"
+    )
+    return message, hint
 
 
 def _call_place(ctx: ErrorContext, call: CallInfo | None) -> str:

@@ -193,6 +193,22 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
         )
     place = f"loss '{loss}'" + (f" of model '{model.name}'" if model else "")
     if loss in _CATEGORICAL:
+        validation = _validation_one_hot(ctx, info, labels, units)
+        if validation is not None:
+            return _explained(
+                finding(
+                    "M04",
+                    f"the one-hot labels {fmt_shape(labels)} that {loss} got have {labels[-1]} "
+                    f"columns, but the training labels `{_name(info)}` and the output have "
+                    f"{units}: they are the validation labels (`{validation}`), encoded with "
+                    "fewer classes",
+                    place=place,
+                    evidence=evidence + f"; validation_data={validation}",
+                    hint=f"make `{_validation_y(ctx)}` with the training labels' class count: "
+                    f"`keras.utils.to_categorical(class_ids, num_classes={units})` (without "
+                    "num_classes it counts up to the largest id present in that split)",
+                )
+            )
         return _categorical(labels, output, units, loss, place, evidence, info)
     if loss in _SPARSE and len(labels) == len(output) and labels[-1] == units and units > 1:
         validation = _validation_labels(ctx, info, output)
@@ -237,6 +253,29 @@ def _validation_labels(
     return validation.text if validation is not None else None
 
 
+def _validation_one_hot(
+    ctx: ErrorContext, info: LabelInfo | None, labels: tuple[int | None, ...], units: int
+) -> str | None:
+    """The validation_data text when the training labels are one-hot rows as wide as the output
+    but the labels the loss got are not: the narrower ones are the validation labels."""
+    call = ctx.evidence.call
+    if info is None or call is None or not info.shape or len(info.shape) != len(labels):
+        return None
+    if info.shape[-1] != units or labels[-1] in (None, units):
+        return None
+    validation = call.arg(99, "validation_data")
+    return validation.text if validation is not None else None
+
+
+def _validation_y(ctx: ErrorContext) -> str:
+    """The source of validation_data's labels (``y_val`` of ``(x_val, y_val)``), else y_val."""
+    call = ctx.evidence.call
+    validation = call.arg(99, "validation_data") if call is not None else None
+    if validation is not None and validation.kind in ("tuple", "list") and len(validation.items) > 1:
+        return validation.items[1].text
+    return "y_val"
+
+
 def _categorical(
     labels: tuple[int | None, ...],
     output: tuple[int | None, ...],
@@ -269,7 +308,7 @@ def _categorical(
                 evidence=evidence,
                 hint=f"give the output layer {labels[-1]} units (one per class), or, if the model is "
                 f"right, one-hot encode the labels with {units} classes "
-                f"(`keras.utils.to_categorical(y, {units})`)",
+                f"(`keras.utils.to_categorical(y, num_classes={units})`)",
             )
         )
     return None

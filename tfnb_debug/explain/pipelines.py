@@ -299,6 +299,56 @@ def ragged_batch(ctx: ErrorContext) -> Explained | None:
     )
 
 
+_PAD_SMALLER = "Attempted to pad to a smaller size than the input element"
+
+
+def padded_too_small(ctx: ErrorContext) -> Explained | None:
+    """S13: ``padded_batch``'s fixed ``padded_shapes`` is shorter than an element (at iteration)."""
+    if _PAD_SMALLER not in ctx.text:
+        return None
+    for ds in ctx.datasets:
+        before: DatasetStage | None = None
+        for stage in ds.stages:
+            fixed = [
+                (i, shape) for i, shape in enumerate(stage.padded) if any(d is not None for d in shape)
+            ]
+            if stage.kind != "padded_batch" or not fixed:
+                before = stage
+                continue
+            component, shape = fixed[0]
+            element = before.shapes[component] if before and component < len(before.shapes) else None
+            what = _role(component, len(stage.padded)) if len(stage.padded) > 1 else "the elements"
+            name = f"dataset `{ds.name}`" if ds.name else "the dataset"
+            longest = "[" + ", ".join("None" for _ in shape) + "]"
+            cut = ", ".join(":" if d is None else f":{d}" for d in shape)
+            evidence = f"padded_shapes {fmt_shape(shape)} for {what}"
+            if element is not None:
+                evidence += f"; their shape before padded_batch: {fmt_shape(element)}"
+                if any(e is None for e, d in zip(element, shape, strict=False) if d is not None):
+                    evidence += " (the length varies, so some are longer)"
+            names = [f"c{i}" for i in range(len(stage.padded))] if len(stage.padded) > 1 else ["t"]
+            cut_parts = [f"{n}[{cut}]" if i == component else n for i, n in enumerate(names)]
+            result = cut_parts[0] if len(names) == 1 else f"({', '.join(cut_parts)})"
+            given = longest if len(names) == 1 else f"{longest} for {what}"
+            hint = (
+                f"pad each batch to its longest element with padded_shapes={given}, or cut "
+                f"every element to {fmt_shape(shape)} with a map before padded_batch, e.g. "
+                f"`.map(lambda {', '.join(names)}: {result})`"
+            )
+            return (
+                finding(
+                    "S13",
+                    f"padded_batch() of {name} pads {what} to a fixed {fmt_shape(shape)}, but an "
+                    "element is longer: padding cannot shorten it",
+                    place=f"{name}, padded_batch()",
+                    evidence=evidence,
+                    hint=hint,
+                ),
+                (),
+            )
+    return None
+
+
 def _batching(ctx: ErrorContext) -> tuple[DatasetInfo | None, DatasetStage | None]:
     """The dataset with a batch() step and the stage just before its batch()."""
     for ds in ctx.datasets:

@@ -106,21 +106,46 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             hint = _builtin_hint(source or "") or hint
     else:
         place, evidence = "", ""
+    method = _dataset_method(ctx)
+    tracing = "while tracing"
+    step = NextStep(
+        text="to see values, run `tf.config.run_functions_eagerly(True)` in a cell, re-run "
+        "this one, and switch it back off afterwards (eager is slower)"
+    )
+    if method:
+        # tf.data traces the functions it is given whatever run_functions_eagerly says
+        tracing = f"while `Dataset.{method}` traced the function it was given"
+        hint = (
+            f"`Dataset.{method}` always traces its function into a graph (run_functions_eagerly "
+            "does not change that): use tf.strings / tf.math ops on the tensor, or wrap the Python "
+            "code in tf.py_function and set the result's shape"
+        )
+        step = NextStep(
+            text="to step through the function eagerly, run "
+            "`tf.data.experimental.enable_debug_mode()` before building the dataset"
+        )
     return (
         finding(
             "T02",
-            f"{what}: a symbolic tensor was used as a Python value while tracing",
+            f"{what}: a symbolic tensor was used as a Python value {tracing}",
             place=place,
             evidence=evidence,
             hint=hint,
         ),
-        (
-            NextStep(
-                text="to see values, run `tf.config.run_functions_eagerly(True)` in a cell, re-run "
-                "this one, and switch it back off afterwards (eager is slower)"
-            ),
-        ),
+        (step,),
     )
+
+
+_DATASET_METHODS = ("map", "filter", "flat_map", "interleave", "reduce", "scan", "group_by_window")
+
+
+def _dataset_method(ctx: ErrorContext) -> str:
+    """The Dataset method that traced the user's function (``map``), or "" when none did."""
+    for frame in ctx.frames:
+        path = frame.filename.replace("\\", "/")
+        if "tensorflow/python/data/" in path and frame.function in _DATASET_METHODS:
+            return frame.function
+    return ""
 
 
 # Python builtins that compare (bool) or iterate over their argument, and the op that
