@@ -510,6 +510,89 @@ BROKEN += [
     ),
 ]
 
+# the unpacking of a batch, a list of rows, a decorator factory, a padded length, a traced map
+BROKEN += [
+    (
+        "test_step_unpacks_two_of_three_parts",
+        """
+        class Scored(keras.Model):
+            def test_step(self, data):
+                x, y = data
+                y_pred = self(x, training=False)
+                return {"loss": self.compute_loss(x=x, y=y, y_pred=y_pred)}
+        i = keras.Input((3,)); m = Scored(i, keras.layers.Dense(1)(i)); m.compile("adam", "mse")
+        m.evaluate(np.zeros((4, 3)), np.zeros((4, 1)), sample_weight=np.ones(4), verbose=0)
+        """,
+        "S12",
+        ("test_step", "(x, y, sample_weight)", "`sample_weight=` was given", "unpack_x_y_sample_weight"),
+        ("class_weight",),
+    ),
+    (
+        "rows_listed_for_evaluate",
+        """
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        samples = [np.random.rand(3) for _ in range(5)]
+        m.evaluate(samples, np.zeros((5, 1)), verbose=0)
+        """,
+        "S12",
+        ("list of 5 arrays of shape (3,)", "np.stack(samples)", "(5, 3)"),
+        ("split", "filter"),
+    ),
+    (
+        "serializable_decorator_without_parentheses",
+        """
+        @keras.saving.register_keras_serializable
+        class Twice(keras.layers.Layer):
+            def call(self, x):
+                return 2 * x
+        model = keras.Sequential([keras.Input((3,)), Twice()])
+        """,
+        "C05",
+        ("`twice` is not your class", "register_keras_serializable()"),
+        ("custom_objects",),
+    ),
+    (
+        "padded_length_shorter_than_a_sequence_in_fit",
+        """
+        seqs = [[1, 2, 3], [1, 2, 3, 4, 5, 6, 7]]
+        ds = tf.data.Dataset.from_generator(
+            lambda: ((np.array(s), 1) for s in seqs),
+            output_signature=(tf.TensorSpec((None,), tf.int32), tf.TensorSpec((), tf.int32)),
+        ).padded_batch(2, padded_shapes=([4], []))
+        m = keras.Sequential([keras.Input((None,)), keras.layers.Embedding(10, 4),
+                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+        m.compile("adam", "mse")
+        m.fit(ds, verbose=0)
+        """,
+        "S13",
+        ("padded_shapes (4,)", "(none,)", "padded_shapes=[none]", "c0[:4]"),
+        ("drop_remainder", "ragged_batch"),
+    ),
+    (
+        "validation_one_hot_of_a_split_without_the_last_class",
+        """
+        m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="softmax")])
+        m.compile("adam", "categorical_crossentropy")
+        y_tr = keras.utils.to_categorical([0, 1, 2, 1, 0, 2])
+        y_va = keras.utils.to_categorical([0, 1, 1, 0])
+        m.fit(np.zeros((6, 4)), y_tr, validation_data=(np.zeros((4, 4)), y_va), epochs=1, verbose=0)
+        """,
+        "M04",
+        ("validation labels", "`y_va`", "num_classes=3"),
+        ("units (one per class)",),
+    ),
+    (
+        "numpy_read_in_a_dataset_filter",
+        """
+        ds = tf.data.Dataset.from_tensor_slices(np.arange(6.0))
+        ds = ds.filter(lambda v: v.numpy() > 2)
+        """,
+        "T02",
+        ("dataset.filter", "does not change that", "tf.py_function"),
+        ("run_functions_eagerly(true)",),
+    ),
+]
+
 CLEAR = [
     ("attention_on_one_tensor", "q = keras.Input((4, 8))\nkeras.layers.Attention()(q)"),
     (

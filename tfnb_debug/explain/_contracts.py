@@ -43,6 +43,7 @@ from tfnb_debug.explain._argument_contracts import (
     tensorshape_api_on_tuple,
 )
 from tfnb_debug.explain._call import describe_value
+from tfnb_debug.explain._callback_contracts import logs_key, schedule_return
 from tfnb_debug.explain._data_contracts import (
     class_weight_type,
     confusion_matrix_ids,
@@ -94,6 +95,7 @@ from tfnb_debug.explain._model_contracts import (
     xla_unsupported,
 )
 from tfnb_debug.explain._normalization import normalization_statistics, widened_by_normalization
+from tfnb_debug.explain._op_shapes import matmul_inner
 from tfnb_debug.explain._op_dtypes import (
     allowed_dtypes,
     layer_weights_dtype,
@@ -369,6 +371,12 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit",), fit_class_weight, (r"class_weight` is only supported",)),
     Contract(
+        ("Model.fit", "Model.evaluate", "Model.predict"),
+        logs_key,
+        (r"Failed to format this callback filepath",),
+    ),
+    Contract(("Model.fit",), schedule_return, (r"output of the `schedule` function",)),
+    Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch"),
         step_unpack,
         (r"values to unpack",),
@@ -425,6 +433,11 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
     Contract(("*",), decorator_without_call, (r"has no attribute '__name__'",)),
+    Contract(
+        ("ops.matmul", "tf.linalg.matmul", "tf.matmul", "ops.batch_matmul"),
+        matmul_inner,
+        (r"Inner dimensions", r"Matrix size-incompatible"),
+    ),
     Contract(("*",), layer_list_inputs, (r"too many positional arguments",)),
     Contract(
         ("Model.compile",), class_for_instance, (r"Could not interpret optimizer identifier",)

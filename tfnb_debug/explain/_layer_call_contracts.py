@@ -22,6 +22,7 @@ contract; :mod:`tfnb_debug.explain._contracts` registers them.
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
@@ -381,6 +382,9 @@ def set_weights(call: LiveCall, exc: BaseException) -> Violation | None:
         elif sorted(d or 0 for d in have) == sorted(want):
             fix = f"its axes are in another order: transpose it to {fmt(want)}"
         else:
+            other = _layer_with_shapes(call, target, [shape_of(g) for g in given])
+            if other is not None:
+                return Violation("S12", item_text(text, i), *other)
             fix = f"the array belongs to a layer of another size: give '{name}' the size the array has, or load the matching weights"
         return Violation(
             "S12",
@@ -388,4 +392,47 @@ def set_weights(call: LiveCall, exc: BaseException) -> Violation | None:
             f"weight {i} of '{name}' has shape {fmt(want)} but the array given has {fmt(have)}",
             fix,
         )
+    return None
+
+
+def _layer_with_shapes(
+    call: LiveCall, target: Any, shapes: list[tuple[int | None, ...] | None]
+) -> tuple[str, str] | None:
+    """(problem, fix) when the arrays have the weight shapes of another layer of a model (in
+    the user's namespace) that holds ``target``: the layers were paired by a shifted index."""
+    for space in call.namespaces:
+        for var, model in list(space.items()):
+            layers = getattr(model, "layers", None) if _is_a(model, "Model") else None
+            if not isinstance(layers, list) or var.startswith("_"):
+                continue
+            here = next((i for i, layer in enumerate(layers) if layer is target), None)
+            if here is None:
+                continue
+            for j, layer in enumerate(layers):
+                try:
+                    weights = [tuple(int(d) for d in w.shape) for w in layer.weights]
+                except Exception:
+                    continue
+                if j == here or not weights or weights != shapes:
+                    continue
+                problem = (
+                    f"the arrays given to '{target.name}' (`{var}.layers[{here}]`) have the "
+                    f"shapes of '{layer.name}' (`{var}.layers[{j}]`), {weights}: the layers were "
+                    "paired by an index that is off by "
+                    f"{abs(j - here)}"
+                )
+                if type(layers[0]).__name__ == "InputLayer":
+                    problem += (
+                        f"; `{var}` lists its InputLayer as layers[0], so its layers sit one index "
+                        "later than a Sequential's"
+                    )
+                source = re.match(r"\s*(\w+)\.layers\b", call.text("weights"))
+                old = source.group(1) if source else "source_model"
+                fix = (
+                    "pair the layers that hold weights, not one index over both models: "
+                    f"`for a, b in zip([l for l in {old}.layers if l.weights], [l for l in "
+                    f"{var}.layers if l.weights]): b.set_weights(a.get_weights())`, or "
+                    f"`{var}.set_weights({old}.get_weights())` when the architectures match"
+                )
+                return problem, fix
     return None

@@ -45,6 +45,18 @@ class TrainedModel:
     variables: int
     output_activation: str = ""
     loss_source: str = ""
+    #: each output of a model with several: (output name, shape, activation of its layer)
+    outputs: tuple[tuple[str, tuple[int | None, ...], str], ...] = ()
+
+    def output_of_shape(self, shape: tuple[int | None, ...]) -> tuple[str, str] | None:
+        """(name, activation) of the one output of a multi-output model with ``shape``'s rank
+        and last size (the output a loss check names), or None when none or several fit."""
+        fits = [
+            (name, activation)
+            for name, out, activation in self.outputs
+            if len(out) == len(shape) and out[-1:] == shape[-1:]
+        ]
+        return fits[0] if len(fits) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -157,9 +169,34 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
             len(m.trainable_variables),
             _output_activation(m),
             _user_source(m.loss),
+            _outputs(m),
         )
         for m in models
     )
+
+
+def _outputs(model: Any) -> tuple[tuple[str, tuple[int | None, ...], str], ...]:
+    """(name, shape, activation) of each output of a model with several outputs, else ()."""
+    try:
+        outputs = list(model.outputs)
+        names = list(model.output_names)
+    except Exception:
+        return ()
+    if len(outputs) < 2 or len(names) != len(outputs):
+        return ()
+    found = []
+    for name, tensor in zip(names, outputs, strict=True):
+        history = getattr(tensor, "_keras_history", None)
+        layer = getattr(history, "operation", None)
+        activation = getattr(getattr(layer, "activation", None), "__name__", "")
+        if type(layer).__name__ == "Softmax":
+            activation = "softmax"
+        try:
+            shape = tuple(None if d is None else int(d) for d in tensor.shape)
+        except Exception:
+            continue
+        found.append((str(name), shape, str(activation or "")))
+    return tuple(found)
 
 
 def _output_activation(model: Any) -> str:

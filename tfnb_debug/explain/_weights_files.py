@@ -111,7 +111,7 @@ def weights_against_model(call: LiveCall, exc: BaseException) -> Violation | Non
         f"the weights file holds {len(saved)} layers with weights and `{name}` has "
         f"{len(layers)}; they stop matching at layer {index + 1} ('{where}'){differ}: the file "
         "was saved from another architecture, and load_weights matches layers by position",
-        "load_weights needs the architecture the weights were saved from: build that model, "
+        "load_weights needs the architecture the weights were saved from: recreate that model, "
         "load the file into it, then copy the layers that carry over "
         f"(`{name}.layers[i].set_weights(old.layers[i].get_weights())`), or save the weights "
         "again from the current architecture",

@@ -181,6 +181,9 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     activation = model.output_activation if model else ""
     if None in output[-1:] or not labels or not output:
         return None
+    head = model.output_of_shape(output) if model else None
+    if head is not None:
+        activation = head[1] or activation
     units = int(output[-1])  # type: ignore[arg-type]
     evidence = f"target.shape={fmt_shape(labels)}, output.shape={fmt_shape(output)}" + (
         f", output activation {activation}" if activation else ""
@@ -191,7 +194,11 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
             f"; labels `{info.name}`: {info.dtype} {fmt_shape(info.shape)}, values "
             f"{_num(info.low)}..{_num(info.high)}"
         )
-    place = f"loss '{loss}'" + (f" of model '{model.name}'" if model else "")
+    place = (
+        f"loss '{loss}'"
+        + (f" of output '{head[0]}'" if head else "")
+        + (f" of model '{model.name}'" if model else "")
+    )
     if loss in _CATEGORICAL:
         validation = _validation_one_hot(ctx, info, labels, units)
         if validation is not None:
@@ -306,9 +313,16 @@ def _categorical(
                 f"the output layer has {units} units but the one-hot labels have {labels[-1]} classes",
                 place=place,
                 evidence=evidence,
-                hint=f"give the output layer {labels[-1]} units (one per class), or, if the model is "
-                f"right, one-hot encode the labels with {units} classes "
-                f"(`keras.utils.to_categorical(y, num_classes={units})`)",
+                hint=(
+                    f"give the output layer {labels[-1]} units (one per class); only if there "
+                    f"are just {units} classes, one-hot encode the labels with "
+                    f"`keras.utils.to_categorical(ids, num_classes={units})`"
+                    if labels[-1] > units
+                    else f"one-hot encode the labels with the class count: "
+                    f"`keras.utils.to_categorical(ids, num_classes={units})` (without "
+                    "num_classes it counts up to the largest id present); or, if there are only "
+                    f"{labels[-1]} classes, give the output layer {labels[-1]} units"
+                ),
             )
         )
     return None

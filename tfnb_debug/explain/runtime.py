@@ -16,6 +16,7 @@ _NO_VALUE_ATTR = re.compile(
 _TO_NUMPY = re.compile(
     r"Cannot convert a symbolic (?:tf\.Tensor|Tensor|Keras \w+) \(([^)]*)\) to a numpy array"
 )
+_KERAS_BOOL = re.compile(r"A symbolic KerasTensor cannot be used as a (boolean|Python \w+)")
 _NOT_ALLOWED = re.compile(
     r"(Using a symbolic `tf\.Tensor` as a Python `\w+`|Iterating over a symbolic `tf\.Tensor`|[^\n.]*symbolic `tf\.Tensor`[^\n.]*?) is not allowed"
 )
@@ -81,6 +82,14 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             "NumPy cannot read a graph tensor: use the tf.math / keras.ops equivalent, or wrap "
             "the NumPy code in tf.numpy_function"
         )
+    elif (keras_bool := _KERAS_BOOL.search(text)) is not None:
+        what = f"a KerasTensor used as a Python {keras_bool.group(1).removeprefix('Python ')}"
+        hint = (
+            "a Keras Input/layer output is a placeholder without values while the model is "
+            "built, so Python cannot branch on it: pick values with keras.ops.where(cond, a, b) "
+            "(or a layer that always applies, e.g. keras.layers.Rescaling), or branch inside a "
+            "Layer's call() with keras.ops.cond"
+        )
     elif not_allowed is not None and ctx.is_a("OperatorNotAllowedInGraphError"):
         what = not_allowed.group(1).replace("Using a symbolic", "using a symbolic")
         if "bool" in what:
@@ -107,7 +116,7 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
     else:
         place, evidence = "", ""
     method = _dataset_method(ctx)
-    tracing = "while tracing"
+    tracing = "while Keras built the model" if "KerasTensor" in what else "while tracing"
     step = NextStep(
         text="to see values, run `tf.config.run_functions_eagerly(True)` in a cell, re-run "
         "this one, and switch it back off afterwards (eager is slower)"

@@ -24,6 +24,7 @@ Explained = tuple[Finding, tuple[NextStep, ...]]
 NO_GRADIENTS = "No gradients provided for any variable"
 _TWICE = "A non-persistent GradientTape can only be used to compute one set of gradients"
 _SINGLETON = "tf.function only supports singleton tf.Variables created on the first call"
+_BUILT_STATE = "You cannot add new elements of state (variables or sub-layers) to a layer that is already built"
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ def tape_misuse(ctx: ErrorContext) -> Explained | None:
         return _gradient_twice(ctx)
     if _SINGLETON in text:
         return _variable_per_call(ctx)
+    if _BUILT_STATE in text:
+        return _state_after_build(ctx)
     return None
 
 
@@ -167,13 +170,48 @@ def _variable_per_call(ctx: ErrorContext) -> Explained:
     )
 
 
-def _contract(ctx: ErrorContext, fallback: str, message: str, said: str, hint: str) -> Explained:
+def _state_after_build(ctx: ErrorContext) -> Explained:
+    """Keras 3 builds a layer before its first call and refuses new state after that: a weight
+    (or sub-layer) created in ``call`` (or after ``build``) breaks it."""
+    user = ctx.user_code_line()
+    source = user[3] if user else ""
+    function = user[2] if user else ""
+    owner = function.rpartition(".")[0] if "." in function else "the layer"
+    sublayer = re.search(r"\b(?:keras\.)?layers\.\w+\(", source) is not None
+    if sublayer:
+        what, hint = (
+            "a sub-layer",
+            "create the sub-layer once in `__init__` (`self.proj = keras.layers.Dense(...)`) "
+            "and only call it in `call`",
+        )
+    else:
+        what, hint = (
+            "a weight",
+            "create the weight in `build(self, input_shape)` with `self.add_weight(shape=..., "
+            "...)` (sized from `input_shape[-1]`), or in `__init__` when its shape is fixed, and "
+            "only use it in `call`",
+        )
+    in_method = function.rpartition(".")[2] if "." in function else ""
+    return _contract(
+        ctx,
+        "the layer",
+        f"{owner} creates {what} in `{in_method or 'call'}()`, after Keras built the layer: "
+        "Keras 3 builds a layer before its first call and takes no new state after that",
+        _BUILT_STATE,
+        hint,
+        by="Keras",
+    )
+
+
+def _contract(
+    ctx: ErrorContext, fallback: str, message: str, said: str, hint: str, by: str = "TensorFlow"
+) -> Explained:
     """T03 at the user's line that broke the contract TensorFlow's message names."""
     user = ctx.user_code_line()
     place = ctx.where(user[0], user[1], user[2]) if user else fallback
     source = f"`{user[3]}`; " if user and user[3] else ""
     return (
-        finding("T03", message, place=place, evidence=f'{source}TensorFlow: "{said}"', hint=hint),
+        finding("T03", message, place=place, evidence=f'{source}{by}: "{said}"', hint=hint),
         (),
     )
 
