@@ -331,7 +331,7 @@ BROKEN += [
                               keras.layers.Flatten(), keras.layers.Dense(2)])
         m.predict(np.zeros((4, 32, 32, 1), "float32"), verbose=0)
         """,
-        "S01",
+        "S12",  # the data does not fit the model's declared Input (catalog S12)
         ("(28, 28, 1)", "(32, 32, 1)", "resize"),
         (),
     ),
@@ -590,6 +590,132 @@ BROKEN += [
         "T02",
         ("dataset.filter", "does not change that", "tf.py_function"),
         ("run_functions_eagerly(true)",),
+    ),
+]
+
+# callbacks' logs and schedules, a matrix product, state made after build, a KerasTensor as a
+# bool, layers paired by a shifted index, the output a multi-output loss check names
+BROKEN += [
+    (
+        "early_stopping_callback_reading_val_loss_without_validation",
+        """
+        class StopAt(keras.callbacks.Callback):
+            def on_epoch_end(self, epoch, logs=None):
+                if logs["val_loss"] < 0.1:
+                    self.model.stop_training = True
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        m.fit(np.zeros((8, 3)), np.zeros((8, 1)), epochs=1, verbose=0, callbacks=[StopAt()])
+        """,
+        "S12",
+        ("`val_loss`", "no validation data", "validation_data=", "use `loss`"),
+        (),
+    ),
+    (
+        "checkpoint_path_with_the_keras2_acc_key",
+        """
+        import tempfile, os
+        path = os.path.join(tempfile.mkdtemp(), "m-{epoch}-{acc:.2f}.keras")
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, activation="softmax")])
+        m.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+        m.fit(np.zeros((8, 3)), np.zeros(8), epochs=1, verbose=0,
+              callbacks=[keras.callbacks.ModelCheckpoint(path)])
+        """,
+        "S12",
+        ("`acc`", "keras 3 logs it as `accuracy`"),
+        ("validation_data",),
+    ),
+    (
+        "schedule_returning_a_tensor",
+        """
+        def decay(epoch, lr):
+            return lr * tf.exp(-0.5 * epoch)
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        m.fit(np.zeros((8, 3)), np.zeros((8, 1)), epochs=1, verbose=0,
+              callbacks=[keras.callbacks.LearningRateScheduler(decay)])
+        """,
+        "S11",
+        ("`decay`", "tf.exp(-0.5 * epoch)", "float("),
+        ("tf.cast",),
+    ),
+    (
+        "attention_scores_without_transposing_keys",
+        """
+        q = tf.random.normal((2, 4, 16)); k = tf.random.normal((2, 7, 16))
+        scores = tf.matmul(q, k) / 4.0
+        """,
+        "S07",
+        ("`k` fits transposed", "transpose_b=true"),
+        ("reshape",),
+    ),
+    (
+        "matrix_product_whose_transpose_is_already_given",
+        """
+        a = tf.zeros((3, 4)); b = tf.zeros((6, 5))
+        tf.matmul(a, b, transpose_b=True)
+        """,
+        "S07",
+        ("(4 vs 5)", "no transpose of either"),
+        ("transpose `b`", "fits transposed"),
+    ),
+    (
+        "sublayer_made_inside_call",
+        """
+        class Head(keras.layers.Layer):
+            def call(self, x):
+                self.proj = keras.layers.Dense(2)
+                return self.proj(x)
+        keras.Sequential([keras.Input((3,)), Head()])
+        """,
+        "T03",
+        ("creates a sub-layer", "`__init__`"),
+        ("add_weight",),
+    ),
+    (
+        "python_and_on_keras_tensors",
+        """
+        x = keras.Input((4,))
+        y = x * 2 if keras.ops.min(x) > 0 else x
+        """,
+        "T02",
+        ("kerastensor used as a python boolean", "keras.ops.where"),
+        ("run_functions_eagerly(true)",),
+    ),
+    (
+        "weights_copied_one_layer_early",
+        """
+        src = keras.Sequential([keras.Input((6,)), keras.layers.Dense(5), keras.layers.Dense(2)])
+        inp = keras.Input((6,)); h = keras.layers.Dense(5)(inp); dst = keras.Model(inp, keras.layers.Dense(2)(h))
+        for a, b in zip(src.layers, dst.layers):
+            b.set_weights(a.get_weights())
+        """,
+        "S12",
+        ("`dst.layers[1]`", "off by 1", "inputlayer", "src.layers if l.weights"),
+        ("another framework",),
+    ),
+    (
+        "stack_given_two_tensors_not_a_list",
+        """
+        left = tf.ones((2, 3)); right = tf.zeros((2, 3))
+        pair = tf.stack(left, right)
+        """,
+        "S12",
+        ("`right` (2, 3) went to `axis`", "tf.stack([left, right])", "defaults to 0"),
+        ("reshape",),
+    ),
+    (
+        "regression_head_and_too_narrow_class_head",
+        """
+        inp = keras.Input((5,))
+        price = keras.layers.Dense(1, name="price")(inp)
+        kind = keras.layers.Dense(3, activation="softmax", name="kind")(inp)
+        m = keras.Model(inp, {"price": price, "kind": kind})
+        m.compile("adam", {"price": "mse", "kind": "categorical_crossentropy"})
+        y = {"price": np.zeros((6, 1)), "kind": keras.utils.to_categorical(np.arange(6) % 5, 5)}
+        m.fit(np.zeros((6, 5)), y, epochs=1, verbose=0)
+        """,
+        "M04",
+        ("output 'kind'", "5 units"),
+        ("sparse_categorical",),
     ),
 ]
 

@@ -81,9 +81,19 @@ def run_case(shell: InteractiveShell, case: Case) -> Result:
         first = str(error).strip().splitlines()
         raised = f"{type(error).__name__}: {first[0] if first else ''}"[:200]
     findings = finding_lines(captured.outputs)
+    _reset_policy()
     out = Result(case.name, case.family, case.expect, raised, findings)
     out.verdict = score(case, error is not None, findings)
     return out
+
+
+def _reset_policy() -> None:
+    """A case that sets a mixed precision policy and raises before resetting it must not change
+    the cases after it: back to Keras' default policy."""
+    import keras
+
+    if keras.mixed_precision.global_policy().name != "float32":
+        keras.mixed_precision.set_global_policy("float32")
 
 
 def assert_right(shell: InteractiveShell, case: Case) -> None:

@@ -261,6 +261,52 @@ def shape_argument(call: LiveCall, exc: BaseException) -> Violation | None:
     return None
 
 
+_AXIS_PARAMETERS = ("axis", "axes", "concat_dim", "dim")
+
+
+def tensor_as_axis(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A tensor given where the API takes an axis (an int): ``keras.ops.concatenate(a, b)`` or
+    ``tf.stack(a, b)``, whose tensors go in one list as the first argument."""
+    names = list(call.values)
+    axis = next((n for n in names if n in _AXIS_PARAMETERS), None)
+    if axis is None or not names:
+        return None
+    value = call.value(axis)
+    shape = shape_of(value)
+    if value is UNREAD or shape is None or isinstance(value, int | bool):
+        return None
+    first = names[0]
+    given = call.value(first)
+    function = call.api.rpartition(".")[2]
+    axis_text, first_text = call.text(axis), call.text(first)
+    problem = (
+        f"`{axis_text}` {fmt(shape)} went to `{axis}`, which takes an int (the axis to join on)"
+    )
+    if first != axis and shape_of(given) is not None and not isinstance(given, list | tuple):
+        problem += f": `{function}` takes its tensors as one list in `{first}`"
+        default = _default_axis(call, axis)
+        hint = (
+            f"pass them as a list: `{call.api}([{first_text}, {axis_text}])` ({axis} defaults to "
+            f"{default}; {axis}=-1 joins along the last axis)"
+            if default is not None
+            else f"pass them as a list: `{call.api}([{first_text}, {axis_text}], {axis}=-1)`"
+        )
+    else:
+        hint = f"give `{axis}` an int (e.g. `{axis}=-1`)"
+    return Violation("S12", axis_text, problem, hint)
+
+
+def _default_axis(call: LiveCall, axis: str) -> int | None:
+    """The API's own default for its axis parameter (``stack``: 0), None when it has none."""
+    import inspect
+
+    try:
+        default = inspect.signature(call.callee).parameters[axis].default
+    except (TypeError, ValueError, KeyError):
+        return None
+    return default if isinstance(default, int) and not isinstance(default, bool) else None
+
+
 def decorator_without_call(call: LiveCall, exc: BaseException) -> Violation | None:
     """A decorator factory written without its call (``@keras.saving.register_keras_serializable``
     instead of ``...()``): the factory took the class as its first argument and bound the

@@ -42,6 +42,8 @@ class Arg:
     keys: tuple[str, ...] = ()
     text_columns: tuple[str, ...] = ()
     text_example: str = ""
+    #: a DataFrame's (or Series') date and time columns: (name, dtype), e.g. ('sold', 'datetime64[ns]')
+    time_columns: tuple[tuple[str, str], ...] = ()
 
     @property
     def samples(self) -> int | None:
@@ -334,6 +336,9 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
         if strings:
             columns.append(str(column))
             example = example or _example(strings)
+    times = tuple(
+        (str(c), str(frame[c].dtype)) for c in frame.columns if frame[c].dtype.kind in "mM"
+    )
     dtype = dtypes.pop() if len(dtypes) == 1 else "mixed"
     dims = tuple(int(d) for d in value.shape)
     low, high, whole = (
@@ -352,4 +357,5 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
         keys=tuple(str(c) for c in frame.columns),
         text_columns=tuple(columns),
         text_example=example,
+        time_columns=times,
     )

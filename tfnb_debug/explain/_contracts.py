@@ -34,6 +34,7 @@ from tfnb_debug.explain._argument_contracts import (
     batch_size_argument,
     class_for_instance,
     decorator_without_call,
+    tensor_as_axis,
     function_signature,
     int_argument,
     keras2_argument,
@@ -433,6 +434,11 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
     Contract(("*",), decorator_without_call, (r"has no attribute '__name__'",)),
+    Contract(
+        ("*",),
+        tensor_as_axis,
+        (r"truth value of an array", r"concat_dim", r"cannot be used as a boolean"),
+    ),
     Contract(
         ("ops.matmul", "tf.linalg.matmul", "tf.matmul", "ops.batch_matmul"),
         matmul_inner,

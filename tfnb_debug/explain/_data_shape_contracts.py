@@ -326,7 +326,7 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
     text = call.text("x")
     size = tuple(want[i] for i in range(1, len(want) - 1))
     return Violation(
-        "S01",
+        "S12",
         text,
         f"the model was built for examples of shape {fmt(want[1:])}, but `{text}` holds "
         f"{fmt(data[1:])}: layers sized by the input (a Flatten before a Dense) then fail",

@@ -354,6 +354,9 @@ def set_weights(call: LiveCall, exc: BaseException) -> Violation | None:
     name = getattr(target, "name", "the layer")
     text = call.text("weights")
     if len(given) != len(current):
+        other = _layer_with_shapes(call, target, [shape_of(g) for g in given])
+        if other is not None:
+            return Violation("S12", text, *other)
         if f"expecting {len(current)} weights" in str(exc):
             return None  # Keras' own message says how many it expects
         return Violation(
@@ -395,6 +398,28 @@ def set_weights(call: LiveCall, exc: BaseException) -> Violation | None:
     return None
 
 
+def _source_model(call: LiveCall, target_model: Any) -> str:
+    """The user's name of the model the arrays came from: ``old`` of ``old.layers[i]
+    .get_weights()``, or the model holding the layer ``a`` of ``a.get_weights()``."""
+    found = re.match(r"\s*(\w+)", call.text("weights"))
+    if found is None:
+        return ""
+    name = found.group(1)
+    value = next((space[name] for space in call.namespaces if name in space), None)
+    if _is_a(value, "Model") and value is not target_model:
+        return name
+    if not _is_a(value, "Layer"):
+        return ""
+    for space in call.namespaces:
+        for var, model in list(space.items()):
+            layers = getattr(model, "layers", None) if _is_a(model, "Model") else None
+            if model is target_model or not isinstance(layers, list) or var.startswith("_"):
+                continue
+            if any(layer is value for layer in layers):
+                return var
+    return ""
+
+
 def _layer_with_shapes(
     call: LiveCall, target: Any, shapes: list[tuple[int | None, ...] | None]
 ) -> tuple[str, str] | None:
@@ -426,8 +451,7 @@ def _layer_with_shapes(
                         f"; `{var}` lists its InputLayer as layers[0], so its layers sit one index "
                         "later than a Sequential's"
                     )
-                source = re.match(r"\s*(\w+)\.layers\b", call.text("weights"))
-                old = source.group(1) if source else "source_model"
+                old = _source_model(call, model) or "source_model"
                 fix = (
                     "pair the layers that hold weights, not one index over both models: "
                     f"`for a, b in zip([l for l in {old}.layers if l.weights], [l for l in "

@@ -30,6 +30,40 @@ _NONE_VALUES = "None values not supported"
 _NAMES = re.compile(r"'([^']*)'")
 
 
+_STRUCTURE = re.compile(
+    r"The structure of `inputs` doesn't match the expected structure\.\s*Expected: "
+    r"(keras_tensor\w*)\s*Received: inputs=\{([^}]*)\}"
+)
+
+
+def _columns_for_one_input(
+    ctx: ErrorContext, call: CallInfo | None, match: re.Match[str]
+) -> Explained | None:
+    """S12: a dict of columns (``dict(df)``, a dataset of dict elements) given to a model with
+    one unnamed Input: Keras does not stack the columns into one feature tensor."""
+    keys = re.findall(r"'([^']+)':", match.group(2))
+    if len(keys) < 2:
+        return None
+    listed = ", ".join(repr(k) for k in keys[:8])
+    stacked = ", ".join(f"d[{k!r}]" for k in keys[:4]) + (", ..." if len(keys) > 4 else "")
+    return (
+        finding(
+            "S12",
+            f"the data is a dict of {len(keys)} columns ({listed}), but the model has one "
+            "Input: Keras matches a dict to Inputs by name and does not stack columns into one "
+            "feature tensor",
+            place=_call_place(ctx, call) or "the model's input",
+            evidence=f"inputs received: dict with keys [{listed}]; model Inputs: 1 "
+            f"({match.group(1)})",
+            hint=f"stack the columns into one (batch, {len(keys)}) feature tensor first: "
+            f"`df[[{listed}]].to_numpy('float32')` for a DataFrame `df`, or in a dataset "
+            f"`.map(lambda d, y: (tf.stack([{stacked}], axis=-1), y))`; or give the model "
+            "one Input per column, named as the keys (`keras.Input((1,), name=...)`)",
+        ),
+        (),
+    )
+
+
 def _sizes(text: str | None) -> list[int]:
     return [int(s) for s in (text or "").replace(" ", "").split(",") if s.isdigit()]
 
@@ -55,6 +89,9 @@ def input_structure(ctx: ErrorContext) -> Explained | None:
     count = _COUNT.search(text)
     if count is not None:
         return _input_count(ctx, call, count)
+    columns = _STRUCTURE.search(text)
+    if columns is not None:
+        return _columns_for_one_input(ctx, call, columns)
     bad_form = _FORMAT.search(text) is not None or _NONE_VALUES in text
     if call is not None and call.method in ("fit", "evaluate") and bad_form:
         return _bad_tuple(ctx, call)

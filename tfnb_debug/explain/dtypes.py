@@ -30,7 +30,7 @@ _PYTHON_VALUE = re.compile(
 )
 _SAME_DTYPE = re.compile(r"`x` and `y` must have the same dtype, got tf\.(\w+) != tf\.(\w+)")
 _OBJECT = re.compile(
-    r"Invalid dtype: (?:object|str\d+|bytes\d+)|Failed to convert a NumPy array to a Tensor "
+    r"Invalid dtype: (?:object|str\d*|bytes\d*)\b|Failed to convert a NumPy array to a Tensor "
     r"\(Unsupported object type (\w+)\)|could not convert string to float: '([^'\n]*)'"
 )
 _NAMES = {"float": "float32", "double": "float64", "half": "float16", "int": "int32"}
@@ -50,7 +50,45 @@ def dtype_mismatch(ctx: ErrorContext) -> Explained | None:
     obj = _OBJECT.search(ctx.text)
     if obj is not None:
         return _object_data(ctx, obj)
+    if _TIMES.search(ctx.text):
+        return _time_columns(ctx)
     return None
+
+
+_TIMES = re.compile(
+    r"Cannot cast (?:DatetimeArray|TimedeltaArray|PeriodArray) to dtype|"
+    r"Unsupported object type (?:Timestamp|Timedelta|datetime)|Cannot cast datetime64"
+)
+
+
+def _time_columns(ctx: ErrorContext) -> Explained | None:
+    """S11: a DataFrame with date/time columns given to the model, which takes numbers."""
+    call = ctx.evidence.call
+    if call is None:
+        return None
+    table = next(
+        (a for a in [*call.args, *(a for _, a in call.kwargs)] if a.time_columns), None
+    )
+    if table is None:
+        return None
+    columns = ", ".join(f"'{name}'" for name, _ in table.time_columns[:4])
+    dtypes = ", ".join(sorted({dtype for _, dtype in table.time_columns}))
+    first = table.time_columns[0][0]
+    what = "column" if len(table.time_columns) == 1 else "columns"
+    return (
+        finding(
+            "S11",
+            f"`{table.text}` has the date/time {what} {columns} ({dtypes}); tensors need numbers",
+            place=f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}",
+            evidence=table.describe(),
+            hint=(
+                f"turn the {what} into numbers before the model, e.g. days since the first date "
+                f"(`(df['{first}'] - df['{first}'].min()).dt.days`) or calendar features "
+                f"(`df['{first}'].dt.month`, `.dt.dayofweek`), and drop the original {what}"
+            ),
+        ),
+        (),
+    )
 
 
 def _clash(text: str) -> tuple[str, str, str, str] | None:
@@ -194,6 +232,9 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         return _strings_for_a_string_input(ctx, text_arg, match.group(0))
     if text_arg is None and match.group(2) is not None:
         return None  # a string that is not a float, but no text column in sight: say nothing
+    labels = call.arg(1, "y") if call is not None and call.method in _FITS else None
+    if text_arg is not None and labels is not None and text_arg.text == labels.text:
+        return _text_labels(ctx, text_arg)
     if text_arg is not None and text_arg.text_columns:
         quote = "'" if text_arg.kind in ("dataframe", "series") else ""
         columns = ", ".join(f"{quote}{c}{quote}" for c in text_arg.text_columns[:6])
@@ -252,6 +293,30 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         evidence = ctx.key_sentence()
     place = f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}" if call else ""
     return (finding("S11", message, place=place, evidence=evidence, hint=hint), ())
+
+
+_FITS = ("fit", "evaluate", "train_on_batch", "test_on_batch")
+
+
+def _text_labels(ctx: ErrorContext, labels: Arg) -> Explained:
+    """The labels given to fit are class names (text): a loss takes numbers."""
+    call = ctx.evidence.call
+    assert call is not None
+    example = f" (e.g. '{labels.text_example}')" if labels.text_example else ""
+    return (
+        finding(
+            "S11",
+            f"the labels `{labels.text}` are text{example}; a loss takes numbers",
+            place=f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}",
+            evidence=labels.describe(),
+            hint=(
+                "map each class name to an integer id first: `ids, classes = pd.factorize("
+                f"{labels.text})` (or a keras.layers.StringLookup(num_oov_indices=0) adapted on "
+                "the labels), fit on the ids, and keep `classes` to name the predictions"
+            ),
+        ),
+        (),
+    )
 
 
 def _strings_for_a_string_input(ctx: ErrorContext, arg: Arg | None, error: str) -> Explained:

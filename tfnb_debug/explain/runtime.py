@@ -82,7 +82,7 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             "NumPy cannot read a graph tensor: use the tf.math / keras.ops equivalent, or wrap "
             "the NumPy code in tf.numpy_function"
         )
-    elif (keras_bool := _KERAS_BOOL.search(text)) is not None:
+    elif (keras_bool := _KERAS_BOOL.search(text)) is not None and _bool_asked_by_user(ctx):
         what = f"a KerasTensor used as a Python {keras_bool.group(1).removeprefix('Python ')}"
         hint = (
             "a Keras Input/layer output is a placeholder without values while the model is "
@@ -143,6 +143,15 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
         ),
         (step,),
     )
+
+
+def _bool_asked_by_user(ctx: ErrorContext) -> bool:
+    """The KerasTensor's ``__bool__`` was called by the user's own line (``if ops.max(x) > 1``),
+    not by a Keras op that got a KerasTensor where it takes a Python value (``axis=``)."""
+    if len(ctx.frames) < 2:
+        return False
+    caller = ctx.frames[-2].filename.replace("\\", "/")
+    return not any(part in caller for part in ("/keras/", "/tensorflow/", "/tf_keras/"))
 
 
 _DATASET_METHODS = ("map", "filter", "flat_map", "interleave", "reduce", "scan", "group_by_window")

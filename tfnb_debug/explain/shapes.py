@@ -196,6 +196,32 @@ def _from(producer: str) -> str:
     return "the model's input" if producer == "input" else f"layer '{producer}'"
 
 
+def _table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...]) -> str:
+    """The columns of a DataFrame ``x`` that make it wider than the model's input: the target
+    column(s) of ``y`` left in, or the saved index of a CSV (``Unnamed: 0``); "" when no
+    column of the table accounts for the extra width."""
+    call = ctx.evidence.call
+    if call is None or not received or received[-1] is None:
+        return ""
+    x, y = call.arg(0, "x"), call.arg(1, "y")
+    if x is None or x.kind != "dataframe" or not x.keys or len(x.keys) != received[-1]:
+        return ""
+    extra = len(x.keys) - value
+    targets = [k for k in (y.keys if y is not None and y.kind in ("series", "dataframe") else ())]
+    left_in = [k for k in targets if k in x.keys]
+    index = [k for k in x.keys if k.startswith("Unnamed:")]
+    for columns, why in ((left_in, "the target the model learns"), (index, "a saved row index")):
+        if columns and len(columns) == extra:
+            listed = ", ".join(repr(c) for c in columns)
+            return (
+                f"`{x.text}` still holds {listed}, {why}: it has {len(x.keys)} columns and the "
+                f"model takes {value}; drop {'it' if len(columns) == 1 else 'them'} from the "
+                f"features, e.g. `.drop(columns=[{listed}])`"
+                + (" (or read the CSV with index_col=0)" if columns is index else "")
+            )
+    return ""
+
+
 def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
     index, layer, detail = spec.group(1), spec.group(2), spec.group(3)
     axis = _AXIS_VALUE.search(detail)
@@ -203,7 +229,7 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         received = parse_shape(axis.group(3)) or ()
         value = int(axis.group(2))
         source = ctx.input_source(layer, int(index))
-        hint = _feature_hint(layer, value, received, source)
+        hint = _table_width(ctx, value, received) or _feature_hint(layer, value, received, source)
         counted = _sample_count_width(ctx, value, received, source)
         return _s01(
             ctx,
