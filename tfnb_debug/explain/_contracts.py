@@ -119,8 +119,19 @@ from tfnb_debug.explain._spatial import (
     merge_shapes,
     shrunk_input,
 )
-from tfnb_debug.explain._tape_results import consumed_pairs, none_gradient, numpy_sources
+from tfnb_debug.explain._tape_results import (
+    consumed_pairs,
+    none_gradient,
+    numpy_sources,
+    numpy_target,
+)
 from tfnb_debug.explain._unknown_axis import unknown_axis_weight
+from tfnb_debug.explain._value_kinds import (
+    list_into_layer,
+    method_not_called,
+    ragged_list,
+    receiver_is_class,
+)
 from tfnb_debug.explain._violation import Violation
 from tfnb_debug.explain._violation import is_a as _is_a
 from tfnb_debug.explain._weights_files import (
@@ -337,6 +348,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit", "Model.train_on_batch"), fit_optimizer, (r"Unknown variable",)),
     Contract(("GradientTape.gradient",), numpy_sources, (r"has no attribute '_id'",)),
+    Contract(("GradientTape.gradient",), numpy_target, (r"object has no attribute '_id'",)),
     Contract(("GradientTape.gradient",), tape_gradient, ()),
     Contract(("to_categorical",), to_categorical, (r"index \d+ is out of bounds",)),
     Contract(
@@ -434,6 +446,10 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
     Contract(("*",), decorator_without_call, (r"has no attribute '__name__'",)),
+    Contract(("*",), method_not_called, (r"object of type 'method'",)),
+    Contract(("*",), receiver_is_class, (r"missing 1 required positional argument",)),
+    Contract(("*",), list_into_layer, (r"Only input tensors may be passed",)),
+    Contract(("*",), ragged_list, (r"non-rectangular Python sequence", r"inhomogeneous shape")),
     Contract(
         ("*",),
         tensor_as_axis,

@@ -244,6 +244,32 @@ def numpy_sources(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+def numpy_target(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``tape.gradient`` given a NumPy value as its target: the loss left TensorFlow inside the
+    tape (``.numpy()``, ``np.mean``), so the tape holds no path from it to any variable."""
+    import numpy as np
+
+    target = call.value("target")
+    if not isinstance(target, np.ndarray | np.generic):
+        return None
+    text = call.text("target")
+    tape = call.source.partition(".gradient")[0].strip() or "tape"
+    block = _with_block(call, tape, call.lineno)
+    line = next((b for b in block if ".numpy()" in b and "=" in b), "") or _numpy_in(block)
+    where = f": `{line}` in the tape's block took it out of TensorFlow" if line else ""
+    return Violation(
+        "G04",
+        text,
+        f"the target `{text}` given to `{tape}.gradient` is a NumPy {type(target).__name__}, "
+        f"not a tensor{where}; the tape records TensorFlow ops only, so no variable gets a "
+        "gradient",
+        "keep the forward pass and the loss in TensorFlow inside the tape: no `.numpy()`, and "
+        "tf.reduce_mean / keras.ops.mean instead of np.mean (read values with .numpy() after "
+        "the gradient)",
+        f"`{text}`: {target.dtype} {fmt(np.shape(target))}",
+    )
+
+
 def last_assignment(call: LiveCall, name: str) -> str:
     """The right-hand side of the last ``name = ...`` before the call, "" when none."""
     if not name.isidentifier() or not call.filename:

@@ -1,0 +1,166 @@
+"""Contracts on what kind of value an API takes, whatever the API: data, not the method that
+makes it; an instance, not its class; tensors of one shape, not a ragged Python list.
+
+- An argument that is a library object's method itself (``set_weights(m.get_weights)``)
+  where the API takes what the method returns.
+- A method called on a class (``opt = keras.optimizers.Adam``, then
+  ``opt.apply_gradients(...)``) where the API is a method of its instances.
+- A layer or model called directly on a Python list of numbers or on a ``tf.data``
+  dataset: a layer call takes tensors (``predict`` takes datasets).
+- A Python list of arrays of different shapes where the API makes one tensor of it.
+
+Each check reads the live arguments of the failing call
+(:class:`~tfnb_debug.explain._api.LiveCall`) and returns a
+:class:`~tfnb_debug.explain._violation.Violation` only when the value is of the wrong
+kind; :mod:`tfnb_debug.explain._contracts` registers them.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Any
+
+from tfnb_debug.explain._api import UNREAD, LiveCall, evaluate
+from tfnb_debug.explain._violation import Violation, fmt, shape_of
+from tfnb_debug.explain._violation import is_a as _is_a
+
+_LIBRARIES = ("keras", "tensorflow", "tf_keras")
+# parameters that take a function (a method given there is what the API wants)
+_TAKES_CALLABLE = {
+    "fn", "func", "function", "map_func", "predicate", "generator", "loss", "metrics",
+    "activation", "schedule", "callbacks", "initializer", "key_func", "reduce_func",
+    "preprocessing_function", "custom_objects", "standardize", "split", "f", "true_fn",
+    "false_fn", "body", "cond", "call_fn", "python_function",
+}  # fmt: skip
+
+
+def _library(obj: Any) -> bool:
+    module = str(getattr(obj, "__module__", "") or getattr(type(obj), "__module__", ""))
+    return module.split(".")[0] in _LIBRARIES
+
+
+def method_not_called(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A library object's method given as an argument where the API takes its result."""
+    for name, value in call.values.items():
+        if name in _TAKES_CALLABLE or value is UNREAD or not inspect.ismethod(value):
+            continue
+        owner = value.__self__
+        if not _library(owner) or not _no_required_arguments(value):
+            continue
+        text = call.text(name)
+        return Violation(
+            "S12",
+            text,
+            f"`{text}` is the method itself, not what it returns: `{call.api}` got a bound "
+            f"method as `{name}`",
+            f"call it: `{text}()`",
+        )
+    return None
+
+
+def _no_required_arguments(method: Any) -> bool:
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(
+        p.default is inspect.Parameter.empty
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        for p in parameters
+    )
+
+
+def receiver_is_class(call: LiveCall, exc: BaseException) -> Violation | None:
+    """An instance method called on the class itself (the class was bound, not an instance)."""
+    head = call.source.partition("(")[0].strip()
+    name, _, method = head.rpartition(".")
+    if not name or not method or method.startswith("__"):
+        return None
+    try:
+        receiver = evaluate(ast.parse(name, mode="eval").body, tuple(call.namespaces))
+    except SyntaxError:
+        return None
+    if not inspect.isclass(receiver) or not _library(receiver):
+        return None
+    attribute = inspect.getattr_static(receiver, method, None)
+    if not inspect.isfunction(attribute):
+        return None  # a classmethod, staticmethod or attribute is called on the class itself
+    public = _public_name(receiver)
+    return Violation(
+        "S12",
+        name,
+        f"`{name}` is the class {public}, not an instance of it, so `{method}` got no "
+        "`self` and its first argument took that place",
+        f"create the instance where `{name}` is made: `{name} = {public}()` (with its "
+        "arguments), then call its methods",
+    )
+
+
+def _public_name(cls: type) -> str:
+    module = cls.__module__
+    if module.startswith("keras.src."):
+        parts = module.split(".")
+        if len(parts) > 2:
+            return f"keras.{parts[2]}.{cls.__name__}"
+    return f"{module}.{cls.__name__}"
+
+
+def list_into_layer(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A layer or model called directly on a Python list of numbers or on a dataset."""
+    layer = call.callee
+    if call.method != "__call__" or not _is_a(layer, "Layer"):
+        return None
+    inputs = next(iter(call.values.values()), UNREAD)
+    text = call.text(next(iter(call.values), "inputs"))
+    kind = "model" if _is_a(layer, "Model") else "layer"
+    if _is_a(inputs, "DatasetV2") or "Dataset" in type(inputs).__name__:
+        return Violation(
+            "S12",
+            text,
+            f"the {kind} is called directly on the dataset `{text}`: a direct call takes a "
+            "tensor (one batch), not a dataset",
+            f"run it over the dataset with `.predict({text})`, or call it per batch: "
+            f"`for x_batch in {text}: ...({kind}(x_batch))`",
+        )
+    if isinstance(inputs, list | tuple) and inputs and _numbers(inputs):
+        return Violation(
+            "S12",
+            text,
+            f"the {kind} is called on a Python {type(inputs).__name__} of numbers; a call takes "
+            "tensors (a list is read as several inputs)",
+            f"convert it first: `np.array({text}, dtype='float32')` (or `tf.constant(...)`)",
+        )
+    return None
+
+
+def _numbers(items: Any, depth: int = 0) -> bool:
+    if depth > 3:
+        return False
+    if isinstance(items, list | tuple):
+        return bool(items) and all(_numbers(i, depth + 1) for i in items[:16])
+    return isinstance(items, int | float) and not isinstance(items, bool)
+
+
+def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A Python list of arrays of different shapes where the API makes one tensor of it."""
+    for name, value in call.values.items():
+        if not isinstance(value, list | tuple) or len(value) < 2:
+            continue
+        shapes = [shape_of(v) for v in value[:64]]
+        if any(s is None for s in shapes) or len(set(shapes)) < 2:
+            continue
+        first = shapes[0]
+        other = next(s for s in shapes if s != first)
+        at = shapes.index(other)
+        text = call.text(name)
+        return Violation(
+            "S12",
+            text,
+            f"`{text}` is a list of arrays of different shapes ({fmt(first)} at 0, {fmt(other)} "
+            f"at {at}), and `{call.api}` makes one tensor of it, which needs one shape",
+            "bring them to one shape first (resize or pad each, e.g. "
+            "`[tf.image.resize(a, size) for a in items]` for images), or handle them one at a "
+            "time (a ragged tensor, `tf.ragged.constant`, where the API takes one)",
+        )
+    return None
