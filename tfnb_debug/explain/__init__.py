@@ -35,6 +35,7 @@ from tfnb_debug.explain.pipelines import (
     unknown_shape_in_map,
 )
 from tfnb_debug.explain.report import ExplainReport, NextStep
+from tfnb_debug.explain.results import library_result
 from tfnb_debug.explain.runtime import (
     no_gradients,
     nonfinite_check,
@@ -81,6 +82,7 @@ RULES: tuple[Rule, ...] = (
     padded_too_small,
     generator_shape,
     symbolic_value,
+    library_result,
     nonfinite_check,
     tape_misuse,
     no_gradients,

@@ -277,6 +277,9 @@ def tensor_as_axis(call: LiveCall, exc: BaseException) -> Violation | None:
         return None
     first = names[0]
     given = call.value(first)
+    dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
+    if not (shape == shape_of(given) or "float" in dtype):
+        return None  # an int tensor of axes is an axis an API may take
     function = call.api.rpartition(".")[2]
     axis_text, first_text = call.text(axis), call.text(first)
     problem = (

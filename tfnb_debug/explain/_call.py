@@ -44,6 +44,8 @@ class Arg:
     text_example: str = ""
     #: a DataFrame's (or Series') date and time columns: (name, dtype), e.g. ('sold', 'datetime64[ns]')
     time_columns: tuple[tuple[str, str], ...] = ()
+    #: a DataFrame's columns that hold only 0/1 (or bool): one-hot (get_dummies) columns
+    binary_columns: tuple[str, ...] = ()
 
     @property
     def samples(self) -> int | None:
@@ -339,6 +341,7 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
     times = tuple(
         (str(c), str(frame[c].dtype)) for c in frame.columns if frame[c].dtype.kind in "mM"
     )
+    binary = tuple(str(c) for c in list(frame.columns)[:256] if _binary(frame[c]))
     dtype = dtypes.pop() if len(dtypes) == 1 else "mixed"
     dims = tuple(int(d) for d in value.shape)
     low, high, whole = (
@@ -358,4 +361,17 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
         text_columns=tuple(columns),
         text_example=example,
         time_columns=times,
+        binary_columns=binary,
     )
+
+
+def _binary(series: Any) -> bool:
+    """Every value of the column is 0 or 1 (bool included): a one-hot column."""
+    if series.dtype.kind == "b":
+        return True
+    if series.dtype.kind not in "iuf" or len(series) == 0:
+        return False
+    try:
+        return bool(series.iloc[:1000].isin((0, 1)).all())
+    except Exception:
+        return False

@@ -20,6 +20,7 @@ from typing import Any
 from tfnb_debug.explain._contracts import ContractReport, read_contract
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
+from tfnb_debug.explain._library_results import Misuse, misused_result
 from tfnb_debug.explain._traceback_objects import (
     DatasetInfo,
     InputInfo,
@@ -111,6 +112,7 @@ class ErrorContext:
     silent_calls: tuple[tuple[str, str], ...] = ()  # (class, kind) whose call returns nothing
     # an AttributeError's (attribute, class of the object, names of that class and its bases)
     missing_attribute: tuple[str, str, tuple[str, ...]] | None = None
+    misuse: Misuse | None = None  # the user's line used a library result as another kind of value
 
     def key_sentence(self) -> str:
         """The first line of the error that says what went wrong (no frames, no boilerplate)."""
@@ -307,6 +309,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
             else ()
         ),
         missing_attribute=_safely(_missing_attribute, exc),
+        misuse=_safely(misused_result, exc, is_user_file),
     )
 
 

@@ -80,6 +80,7 @@ from tfnb_debug.explain._layer_call_contracts import (
     mha_inputs,
     rnn_initial_state,
     set_weights,
+    shared_layer_width,
     unpacked_result,
 )
 from tfnb_debug.explain._layer_inputs import (
@@ -446,6 +447,7 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
     Contract(("*",), decorator_without_call, (r"has no attribute '__name__'",)),
+    Contract(("*",), shared_layer_width, (r"expected axis -1 of input shape",)),
     Contract(("*",), method_not_called, (r"object of type 'method'",)),
     Contract(("*",), receiver_is_class, (r"missing 1 required positional argument",)),
     Contract(("*",), list_into_layer, (r"Only input tensors may be passed",)),

@@ -342,6 +342,40 @@ def add_weight_shape(call: LiveCall, exc: BaseException) -> Violation | None:
 # weights ---------------------------------------------------------------------------------
 
 
+def shared_layer_width(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A layer reused on a tensor of another width than the one it was first called (and
+    built) on: its weights were sized by that first call."""
+    layer = call.callee
+    if call.method != "__call__" or "expected axis -1" not in str(exc):
+        return None
+    nodes = list(getattr(layer, "_inbound_nodes", []) or [])
+    kernel = getattr(layer, "kernel", None)
+    inputs = next(iter(call.values.values()), UNREAD)
+    width = shape_of(inputs)
+    if not nodes or kernel is None or width is None or not width:
+        return None
+    built = int(kernel.shape[0])
+    if width[-1] == built:
+        return None
+    first = getattr(nodes[0], "arguments", None)
+    first_args = list(getattr(first, "args", ()) or ())
+    first_input = first_args[0] if first_args else None
+    source = getattr(getattr(first_input, "_keras_history", None), "operation", None)
+    where = f" on the output of '{source.name}'" if source is not None else ""
+    text = call.text(next(iter(call.values), "inputs"))
+    name = getattr(layer, "name", "the layer")
+    return Violation(
+        "S01",
+        text,
+        f"'{name}' is reused: its first call{where} built its weights for {built} features, and "
+        f"`{text}` here has {width[-1]}; a layer shares its weights across calls, so every "
+        "input must have the width of the first",
+        f"give this branch its own layer (`{type(layer).__name__}(...)` per branch), or project "
+        f"`{text}` to {built} features first (a Dense({built})) if the weights must be shared",
+        f"kernel {fmt(tuple(int(d) for d in kernel.shape))}; this input {fmt(width)}",
+    )
+
+
 def set_weights(call: LiveCall, exc: BaseException) -> Violation | None:
     target = call.receiver
     given = _items(call.value("weights"))

@@ -259,6 +259,9 @@ def user_function_arity(call: LiveCall, exc: BaseException) -> Violation | None:
 # construction ----------------------------------------------------------------------------
 
 
+_KINDS = {"ndarray": "NumPy array", "EagerTensor": "tf.Tensor", "DataFrame": "DataFrame"}
+
+
 def model_graph(call: LiveCall, exc: BaseException) -> Violation | None:
     """``keras.Model(inputs, outputs)``: every output must be reachable from the inputs given."""
     inputs = call.values.get("inputs", call.values.get("arg0", UNREAD))
@@ -270,6 +273,23 @@ def model_graph(call: LiveCall, exc: BaseException) -> Violation | None:
     given = _leaves(_as_structure(inputs), "inputs")
     outs = _leaves(_as_structure(outputs), "outputs")
     given_tensors = [t for _, t in given]
+    data = [(path, t) for path, t in given if getattr(t, "_keras_history", None) is None]
+    if data:
+        path, value = data[0]
+        shape = shape_of(value)
+        example = fmt(shape[1:]) if shape else "(...)"
+        shown = in_text if len(given) == 1 else f"{in_text} ({path})"
+        return Violation(
+            "S12",
+            in_text,
+            f"`{shown}` is a {_KINDS.get(type(value).__name__, type(value).__name__)}"
+            f"{' ' + fmt(shape) if shape else ''}, data, "
+            "not a `keras.Input`: a model's inputs are the symbolic Input tensors its layers "
+            "were called on",
+            f"declare the input with `inp = keras.Input(shape={example})`, build the layers on "
+            f"`inp`, and make the model with `keras.Model(inp, ...)`; the data goes to "
+            "fit/predict",
+        )
     for _, out in outs:
         if getattr(out, "_keras_history", None) is None:
             if _is_a(out, "Layer"):

@@ -319,6 +319,12 @@ def _merge_ranks(
                 else ""
             )
         )
+    elif getattr(producer, "return_sequences", False) and len(high) == low + 1:
+        hint = (
+            f"{type(producer).__name__} '{producer.name}' returns its whole sequence "
+            f"(return_sequences=True): set return_sequences=False to merge its last output, or "
+            f"pool the sequence (GlobalAveragePooling1D) before the {kind}"
+        )
     else:
         hint = (
             f"bring both branches to the same rank before the {kind}: Flatten() or a pooling "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall, evaluate
@@ -42,6 +43,8 @@ def _library(obj: Any) -> bool:
 
 def method_not_called(call: LiveCall, exc: BaseException) -> Violation | None:
     """A library object's method given as an argument where the API takes its result."""
+    if not re.search(r"\bmethod\b|\bfunction\b|callable", str(exc)):
+        return None  # the error is not about the method (Python names its type 'method')
     for name, value in call.values.items():
         if name in _TAKES_CALLABLE or value is UNREAD or not inspect.ismethod(value):
             continue
@@ -73,6 +76,8 @@ def _no_required_arguments(method: Any) -> bool:
 
 def receiver_is_class(call: LiveCall, exc: BaseException) -> Violation | None:
     """An instance method called on the class itself (the class was bound, not an instance)."""
+    if not isinstance(exc, TypeError) or "required positional argument" not in str(exc):
+        return None
     head = call.source.partition("(")[0].strip()
     name, _, method = head.rpartition(".")
     if not name or not method or method.startswith("__"):
@@ -108,6 +113,8 @@ def _public_name(cls: type) -> str:
 
 def list_into_layer(call: LiveCall, exc: BaseException) -> Violation | None:
     """A layer or model called directly on a Python list of numbers or on a dataset."""
+    if "Only input tensors may be passed" not in str(exc):
+        return None
     layer = call.callee
     if call.method != "__call__" or not _is_a(layer, "Layer"):
         return None
@@ -144,8 +151,10 @@ def _numbers(items: Any, depth: int = 0) -> bool:
 
 def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
     """A Python list of arrays of different shapes where the API makes one tensor of it."""
+    if not re.search(r"non-rectangular Python sequence|inhomogeneous shape", str(exc)):
+        return None
     for name, value in call.values.items():
-        if not isinstance(value, list | tuple) or len(value) < 2:
+        if not isinstance(value, list) or len(value) < 2:
             continue
         shapes = [shape_of(v) for v in value[:64]]
         if any(s is None for s in shapes) or len(set(shapes)) < 2:

@@ -292,7 +292,20 @@ def _input_count(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
     if keys:
         hint += ", or a dict {" + ", ".join(f"'{k}': x_{k}" for k in keys) + "}"
     widths = [s[-1] for s in shapes]
+    items = list(given.items) if given is not None and given.kind in ("list", "tuple") else []
     if (
+        expected == 1
+        and len(shapes) == 1
+        and len(items) == received > 1
+        and all(i.shape is not None and i.shape[1:] == shapes[0][1:] for i in items)
+    ):
+        callee = call.func if call is not None and call.func.isidentifier() else model
+        each = ", ".join(f"{callee}({i.text})" for i in items[:4])
+        hint = (
+            f"each of the {received} tensors has the shape of '{model}''s one input: call it "
+            f"once per tensor, `{each}` (a shared encoder), and combine the results after"
+        )
+    elif (
         given is not None
         and received == 1
         and given.shape

@@ -50,6 +50,30 @@ def _ids_arg(call: CallInfo | None, size: int) -> Arg | None:
     return None
 
 
+# the vocabulary_size() of a lookup layer before adapt: its special ids only (TextVectorization:
+# padding and OOV; StringLookup/IntegerLookup: one OOV id, no mask token by default)
+_EMPTY_VOCABULARY = {"TextVectorization": 2, "StringLookup": 1, "IntegerLookup": 1}
+# a NaN (or inf) cast to int32/int64 lands at the type's most negative values
+_NAN_AS_INT = -(2**30)
+
+
+def _nan_ids(ctx: ErrorContext, layer: str, value: int, size: int, evidence: str) -> Explained:
+    """N05: an id near the most negative integer is a missing value (NaN) cast to an integer."""
+    return (
+        finding(
+            "N05",
+            f"Embedding '{layer}' got id {value}, which is what a NaN (a missing id) becomes "
+            "when cast to an integer: the data has missing ids",
+            place=f"layer '{layer}'",
+            evidence=evidence,
+            hint="fill or drop the missing ids before casting them to int (`df['id'].isna()` "
+            "finds them): map them to a reserved id, e.g. fillna(0) with row 0 kept for unknown, "
+            "or drop those rows",
+        ),
+        (),
+    )
+
+
 def index_out_of_range(ctx: ErrorContext) -> Explained | None:
     """S09: an Embedding (or a gather) got an id outside [0, input_dim)."""
     match = _INDEX.search(ctx.text)
@@ -73,6 +97,8 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
         evidence += f"; {word[1]} in `{data.text}` run from {low} to {high}"
     if layer is None:
         return _gather_out_of_range(ctx, value, size, evidence, low)
+    if value <= _NAN_AS_INT or (low is not None and low <= _NAN_AS_INT):
+        return _nan_ids(ctx, layer, value, size, evidence)
     vocab = [
         (n, v) for n, v in ctx.evidence.vocabularies if v > size and (high is None or v > high)
     ]
@@ -80,7 +106,20 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
     if made:
         _, producer, cls, count = made[0]
         evidence += f"; its input comes from {cls} '{producer}', which makes ids 0..{count - 1}"
-        if cls == "Discretization":
+        before_adapt = _EMPTY_VOCABULARY.get(cls)
+        if cls == "Hashing":
+            hint = (
+                f"Hashing '{producer}' makes ids 0..{count - 1} (one per bin), but '{layer}' has "
+                f"{size} rows: set input_dim = num_bins = {count}, or give the Hashing "
+                f"num_bins={size}"
+            )
+        elif before_adapt is not None and size == before_adapt and count > size:
+            hint = (
+                f"input_dim={size} is what `{producer}.vocabulary_size()` returns before adapt "
+                f"(only its padding/OOV ids): the Embedding was sized before `{producer}.adapt(...)` "
+                f"ran; read vocabulary_size() after adapt (now {count})"
+            )
+        elif cls == "Discretization":
             hint = (
                 f"{cls} '{producer}' sorts values into {count} buckets (its {count - 1} "
                 f"bin boundaries make {count - 1} + 1 bins, ids 0..{count - 1}), but '{layer}' "

@@ -219,6 +219,21 @@ def _table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...]
                 f"features, e.g. `.drop(columns=[{listed}])`"
                 + (" (or read the CSV with index_col=0)" if columns is index else "")
             )
+    groups: dict[str, list[str]] = {}
+    for key in x.binary_columns:
+        prefix, _, value_name = key.rpartition("_")
+        if prefix and value_name:
+            groups.setdefault(prefix, []).append(key)
+    dummies = [cols for cols in groups.values() if len(cols) >= 2]
+    if dummies:
+        shown = ", ".join(dummies[0][:4])
+        return (
+            f"`{x.text}` has {len(x.keys)} columns and the model takes {value}; its columns look "
+            f"one-hot encoded per value ({shown}): encoded on its own (pd.get_dummies), a table "
+            "gets a column only for the values it holds. Align it to the training columns: "
+            f"`{x.text} = {x.text}.reindex(columns=train_columns, fill_value=0)` (train_columns: "
+            "the columns the model was fit on), or encode train and test together"
+        )
     return ""
 
 

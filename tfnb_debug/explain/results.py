@@ -1,0 +1,32 @@
+"""The user's line used a value a Keras or TensorFlow API returned as another kind of value
+(S12): a History indexed like a dict, a Dataset indexed or measured, NumPy methods on a
+tensor, an item of a tensor assigned, evaluate's float read by metric name.
+
+:mod:`._library_results` reads the line and the live value; this rule turns it into the
+finding.
+"""
+
+from __future__ import annotations
+
+from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.ground.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+
+def library_result(ctx: ErrorContext) -> Explained | None:
+    """S12: the failing line treats a library result as a value of another kind."""
+    misuse = ctx.misuse
+    if misuse is None:
+        return None
+    return (
+        finding(
+            "S12",
+            misuse.problem,
+            place=ctx.where(misuse.filename, misuse.lineno),
+            evidence=f"`{misuse.name}`: {misuse.kind}",
+            hint=misuse.hint,
+        ),
+        (),
+    )
