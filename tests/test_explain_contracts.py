@@ -524,7 +524,12 @@ BROKEN += [
         m.evaluate(np.zeros((4, 3)), np.zeros((4, 1)), sample_weight=np.ones(4), verbose=0)
         """,
         "S12",
-        ("test_step", "(x, y, sample_weight)", "`sample_weight=` was given", "unpack_x_y_sample_weight"),
+        (
+            "test_step",
+            "(x, y, sample_weight)",
+            "`sample_weight=` was given",
+            "unpack_x_y_sample_weight",
+        ),
         ("class_weight",),
     ),
     (
@@ -719,7 +724,372 @@ BROKEN += [
     ),
 ]
 
+# what a library call returned, used as another kind of value on the user's own line
+BROKEN += [
+    (
+        "history_read_as_an_attribute",
+        """
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        run = m.fit(np.zeros((4, 2)), np.zeros((4, 1)), epochs=2, verbose=0)
+        curve = run.val_loss
+        """,
+        "S12",
+        ("history object that fit returned", "run.history['loss']"),
+        ("return_dict",),
+    ),
+    (
+        "evaluate_list_read_by_metric_name",
+        """
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        m.compile("adam", "mse", metrics=["mae"])
+        result = m.evaluate(np.zeros((4, 2)), np.zeros((4, 1)), verbose=0)
+        mae = result["mae"]
+        """,
+        "S12",
+        ("[loss, *metrics]", "return_dict=true"),
+        ("history",),
+    ),
+    (
+        "dataset_indexed_like_a_list",
+        """
+        batches = tf.data.Dataset.from_tensor_slices(np.zeros((6, 2))).batch(3)
+        batch = batches[1]
+        """,
+        "S12",
+        ("cannot be indexed", "next(iter(batches))", "batches.skip(n).take(1)"),
+        (),
+    ),
+    (
+        "numpy_method_on_a_tensor",
+        """
+        probs = tf.nn.softmax(tf.zeros((2, 3)))
+        best = probs.argmax(-1)
+        """,
+        "S12",
+        ("no numpy method `.argmax`", "tf.argmax(probs, axis=-1)"),
+        (),
+    ),
+    (
+        "variable_item_set_with_equals",
+        """
+        counts = tf.Variable(tf.zeros((4,)))
+        counts[2] = 1.0
+        """,
+        "S12",
+        ("tf.variable", "counts[i].assign(value)"),
+        ("tensor_scatter_nd_update",),
+    ),
+]
+
+# values of the wrong kind for any API, and the data's own kinds
+BROKEN += [
+    (
+        "bound_method_given_for_its_result",
+        """
+        a = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+        b = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+        b.set_weights(a.get_weights)
+        """,
+        "S12",
+        ("the method itself", "a.get_weights()"),
+        (),
+    ),
+    (
+        "loss_method_called_on_its_class",
+        """
+        loss_fn = keras.losses.MeanSquaredError
+        loss_fn.call(tf.zeros((2, 1)), tf.ones((2, 1)))
+        """,
+        "S12",
+        ("the class keras.losses.meansquarederror", "loss_fn = keras.losses.MeanSquaredError()"),
+        (),
+    ),
+    (
+        "model_called_on_a_dataset",
+        """
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        rows = tf.data.Dataset.from_tensor_slices(np.zeros((4, 3), "float32")).batch(2)
+        m(rows)
+        """,
+        "S12",
+        ("called directly on the dataset", ".predict(rows)"),
+        (),
+    ),
+    (
+        "images_of_two_sizes_in_one_list",
+        """
+        photos = [np.zeros((20, 20, 3), "float32"), np.zeros((24, 20, 3), "float32")]
+        tf.image.flip_left_right(photos)
+        """,
+        "S12",
+        ("(20, 20, 3) at 0", "(24, 20, 3) at 1"),
+        (),
+    ),
+    (
+        "ragged_ids_into_fit",
+        """
+        ids = tf.ragged.constant([[1, 2], [3, 4, 5, 6]])
+        m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        m.fit(ids, np.zeros(2), epochs=1, verbose=0)
+        """,
+        "S13",
+        ("tf.raggedtensor (rows of 2 to 4 values)", "ids.to_tensor(shape=(none, 4))"),
+        (),
+    ),
+    (
+        "numpy_loss_given_to_the_tape",
+        """
+        w = tf.Variable(2.0)
+        with tf.GradientTape() as tape:
+            y = (w * 3.0).numpy()
+            loss = np.square(y)
+        tape.gradient(loss, [w])
+        """,
+        "G04",
+        ("numpy", "`y = (w * 3.0).numpy()`"),
+        (),
+    ),
+    (
+        "missing_ids_cast_to_int",
+        """
+        users = np.array([1.0, 2.0, np.nan, 3.0]).astype("int32")
+        emb = keras.layers.Embedding(5, 2)
+        emb(users)
+        """,
+        "N05",
+        ("nan", "fill or drop the missing ids"),
+        ("max id + 1",),
+    ),
+    (
+        "data_array_as_the_model_input",
+        """
+        features = np.zeros((10, 6), "float32")
+        hidden = keras.layers.Dense(3)(keras.Input((6,)))
+        keras.Model(inputs=features, outputs=hidden)
+        """,
+        "S12",
+        ("numpy array (10, 6), data", "keras.input(shape=(6,))"),
+        ("missing input",),
+    ),
+    (
+        "shared_tower_called_on_both_inputs_at_once",
+        """
+        inp = keras.Input((5,)); tower = keras.Model(inp, keras.layers.Dense(2)(inp), name="tower")
+        left = keras.Input((5,)); right = keras.Input((5,))
+        tower([left, right])
+        """,
+        "S12",
+        ("tower(left), tower(right)",),
+        ("dict",),
+    ),
+    (
+        "gru_sequence_merged_with_a_vector",
+        """
+        seq = keras.Input((7, 3)); meta = keras.Input((4,))
+        h = keras.layers.GRU(6, return_sequences=True)(seq)
+        keras.layers.Concatenate()([h, meta])
+        """,
+        "S01",
+        ("gru 'gru", "return_sequences=false"),
+        ("repeatvector",),
+    ),
+    (
+        "dense_shared_by_branches_of_two_widths",
+        """
+        a = keras.Input((10,)); b = keras.Input((6,))
+        proj = keras.layers.Dense(4)
+        pa = proj(a)
+        pb = proj(b)
+        """,
+        "S01",
+        ("is reused", "built its weights for 10 features", "`b` here has 6"),
+        ("label or id column",),
+    ),
+    (
+        "class_name_labels_for_fit",
+        """
+        import pandas as pd
+        frame = pd.DataFrame({"w": [1.0, 2.0, 3.0], "h": [2.0, 1.0, 0.0], "kind": ["cat", "dog", "cat"]})
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2, activation="softmax")])
+        m.compile("adam", "sparse_categorical_crossentropy")
+        m.fit(frame[["w", "h"]], frame["kind"], epochs=1, verbose=0)
+        """,
+        "S11",
+        ("labels `frame['kind']` are text", "pd.factorize"),
+        ("get_dummies",),
+    ),
+    (
+        "date_column_among_the_features",
+        """
+        import pandas as pd
+        frame = pd.DataFrame({"x": [1.0, 2.0], "day": pd.to_datetime(["2024-01-01", "2024-02-01"])})
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        m.fit(frame, np.zeros(2), epochs=1, verbose=0)
+        """,
+        "S11",
+        ("date/time column 'day'", ".dt.days"),
+        ("get_dummies",),
+    ),
+    (
+        "target_column_kept_in_the_features",
+        """
+        import pandas as pd
+        frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [0.5, 0.1, 0.2], "y": [3.0, 4.0, 5.0]})
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        m.fit(frame, frame["y"], epochs=1, verbose=0)
+        """,
+        "S01",
+        ("still holds 'y'", ".drop(columns=['y'])"),
+        ("get_dummies",),
+    ),
+    (
+        "one_hot_columns_of_a_test_table",
+        """
+        import pandas as pd
+        train = pd.get_dummies(pd.DataFrame({"size": ["s", "m", "l"]}), dtype="float32")
+        test = pd.get_dummies(pd.DataFrame({"size": ["s", "m"]}), dtype="float32")
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        m.predict(test, verbose=0)
+        """,
+        "S01",
+        ("one-hot encoded per value", "reindex(columns=train_columns, fill_value=0)"),
+        ("target",),
+    ),
+    (
+        "columns_dict_for_a_one_input_model",
+        """
+        import pandas as pd
+        frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [0.0, 1.0, 0.0, 1.0]})
+        ds = tf.data.Dataset.from_tensor_slices((dict(frame), np.zeros(4))).batch(2)
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        m.fit(ds, epochs=1, verbose=0)
+        """,
+        "S12",
+        ("dict of 2 columns ('a', 'b')", "tf.stack([d['a'], d['b']], axis=-1)"),
+        ("rename",),
+    ),
+]
+
+# preprocessing layers, hooks of the user's subclasses, metrics
+BROKEN += [
+    (
+        "embedding_sized_before_the_lookup_is_adapted",
+        """
+        lookup = keras.layers.StringLookup()
+        emb = keras.layers.Embedding(lookup.vocabulary_size(), 2)
+        lookup.adapt(["red", "green", "blue"])
+        inp = keras.Input((1,), dtype="string")
+        model = keras.Model(inp, emb(lookup(inp)))
+        model.predict(tf.constant([["blue"]]), verbose=0)
+        """,
+        "S09",
+        ("returns before adapt", "now 4"),
+        ("re-index",),
+    ),
+    (
+        "hashing_bins_wider_than_the_embedding",
+        """
+        inp = keras.Input((1,), dtype="string")
+        ids = keras.layers.Hashing(num_bins=500)(inp)
+        model = keras.Model(inp, keras.layers.Embedding(10, 2)(ids))
+        model.predict(tf.constant([["a"], ["b"], ["c"], ["d"], ["e"], ["f"]]), verbose=0)
+        """,
+        "S09",
+        ("num_bins = 500", "num_bins=10"),
+        ("vocabulary_size",),
+    ),
+    (
+        "normalization_adapted_on_a_dataframe",
+        """
+        import pandas as pd
+        frame = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+        keras.layers.Normalization().adapt(frame)
+        """,
+        "S12",
+        ("yields its column names", "frame.to_numpy('float32')"),
+        (),
+    ),
+    (
+        "bucketizing_numbers_read_as_text",
+        """
+        prices = np.array([["12.5"], ["7"], ["30"]])
+        keras.layers.Discretization(bin_boundaries=[10.0, 20.0])(prices)
+        """,
+        "S11",
+        ("numbers stored as text", "prices.astype('float32')"),
+        ("stringlookup",),
+    ),
+    (
+        "inverted_lookup_given_names",
+        """
+        back = keras.layers.StringLookup(vocabulary=["a", "b"], invert=True)
+        back(tf.constant(["a", "b"]))
+        """,
+        "S11",
+        ("invert=true", "tf.argmax(probs, axis=-1)"),
+        ("astype",),
+    ),
+    (
+        "metric_update_without_sample_weight",
+        """
+        class Hits(keras.metrics.Metric):
+            def __init__(self, **kw):
+                super().__init__(**kw); self.n = self.add_weight(name="n", initializer="zeros")
+            def update_state(self, y_true, y_pred):
+                self.n.assign_add(1.0)
+            def result(self):
+                return self.n
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        m.compile("adam", "mse", metrics=[Hits()])
+        m.fit(np.zeros((4, 2)), np.zeros((4, 1)), epochs=1, verbose=0)
+        """,
+        "S12",
+        ("`sample_weight=`", "hits.update_state", "sample_weight=none"),
+        (),
+    ),
+    (
+        "f1_metric_with_class_ids",
+        """
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, activation="softmax")])
+        m.compile("adam", "sparse_categorical_crossentropy", metrics=[keras.metrics.F1Score()])
+        m.fit(np.zeros((4, 3)), np.array([0, 1, 2, 3]), epochs=1, verbose=0)
+        """,
+        "M05",
+        ("f1score takes one-hot labels", "to_categorical(y, 4)"),
+        (),
+    ),
+    (
+        "rgb_statistics_for_grayscale_input",
+        """
+        norm = keras.layers.Normalization(mean=[0.5, 0.5, 0.5], variance=[0.25, 0.25, 0.25])
+        keras.Sequential([keras.Input((16, 16, 1)), norm])
+        """,
+        "S01",
+        ("mean (and variance) of 3 values", "1 value"),
+        ("transpose",),
+    ),
+    (
+        "flip_layer_on_an_image_without_channels",
+        """
+        flip = keras.layers.RandomFlip("horizontal")
+        ds = tf.data.Dataset.from_tensor_slices(np.zeros((4, 12, 12), "float32"))
+        ds = ds.map(lambda im: flip(im, training=True))
+        """,
+        "S01",
+        ("randomflip", "has no channel axis", "[..., none]"),
+        ("batch the dataset",),
+    ),
+]
+
 CLEAR = [
+    (
+        "dict_keyed_by_other_names_than_the_inputs",
+        """
+        a = keras.Input((1,), name="age_in"); b = keras.Input((1,), name="pay_in")
+        model = keras.Model([a, b], keras.layers.Dense(1)(keras.layers.Concatenate()([a, b])))
+        model.predict({"age": np.zeros((2, 1)), "pay": np.zeros((2, 1))}, verbose=0)
+        """,
+    ),
     ("attention_on_one_tensor", "q = keras.Input((4, 8))\nkeras.layers.Attention()(q)"),
     (
         "set_weights_without_the_bias",

@@ -277,7 +277,7 @@ def channels_moved_hint(value: int, received: tuple[int | None, ...]) -> str:
         return ""
     axis = moved[0]
     order = (0, *(i for i in range(1, len(received)) if i != axis), axis)
-    first = " (channels-first data for a channels-last model)" if axis == 1 else ""
+    first = " (channels_first data for a channels_last model)" if axis == 1 else ""
     return (
         f"the data has its {value} channels on axis {axis}, not last{first}: transpose it, "
         f"`x = np.transpose(x, {order})` (or `tf.transpose(x, {list(order)})` in a "

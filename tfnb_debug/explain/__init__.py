@@ -25,7 +25,12 @@ from tfnb_debug.explain.distribute import outside_scope, unsupported_distributio
 from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.keras2_methods import removed_keras2_method
-from tfnb_debug.explain.labels import label_dtype, label_out_of_range, loss_output_mismatch
+from tfnb_debug.explain.labels import (
+    label_dtype,
+    label_out_of_range,
+    loss_output_mismatch,
+    metric_label_encoding,
+)
 from tfnb_debug.explain.model import unbuilt_model
 from tfnb_debug.explain.pipelines import (
     generator_shape,
@@ -72,6 +77,7 @@ RULES: tuple[Rule, ...] = (
     label_out_of_range,
     index_out_of_range,
     loss_output_mismatch,
+    metric_label_encoding,
     label_dtype,
     dtype_mismatch,
     unregistered_custom_object,

@@ -75,7 +75,9 @@ def logs_key(call: LiveCall, exc: BaseException) -> Violation | None:
             )
     else:
         near = difflib.get_close_matches(key, keys, n=1, cutoff=0.5)
-        problem = f"the logs hold no `{key}`" + (f"; the nearest key is `{near[0]}`" if near else "")
+        problem = f"the logs hold no `{key}`" + (
+            f"; the nearest key is `{near[0]}`" if near else ""
+        )
         hint = (
             f"use a key the logs hold: {keys}" if not near else f"read `{near[0]}` instead"
         ) + " (each compiled metric is logged by its name, with `val_` for validation)"
@@ -110,9 +112,7 @@ def schedule_return(call: LiveCall, exc: BaseException) -> Violation | None:
     callbacks = call.value("callbacks")
     if not isinstance(callbacks, list | tuple):
         return None
-    scheduler = next(
-        (c for c in callbacks if type(c).__name__ == "LearningRateScheduler"), None
-    )
+    scheduler = next((c for c in callbacks if type(c).__name__ == "LearningRateScheduler"), None)
     schedule = getattr(scheduler, "schedule", None)
     if schedule is None:
         return None

@@ -34,13 +34,13 @@ from tfnb_debug.explain._argument_contracts import (
     batch_size_argument,
     class_for_instance,
     decorator_without_call,
-    tensor_as_axis,
     function_signature,
     int_argument,
     keras2_argument,
     layer_list_inputs,
     shape_argument,
     signature_binding,
+    tensor_as_axis,
     tensorshape_api_on_tuple,
 )
 from tfnb_debug.explain._call import describe_value
@@ -61,6 +61,7 @@ from tfnb_debug.explain._data_shape_contracts import (
     baked_sample_count,
     data_against_input,
     from_tensor_slices,
+    image_layer_rank,
     image_rank,
     loss_argument_order,
     output_axes,
@@ -92,18 +93,23 @@ from tfnb_debug.explain._model_contracts import (
     compile_keys,
     fit_class_weight,
     model_graph,
+    override_signature,
     step_unpack,
     user_function_arity,
     xla_unsupported,
 )
-from tfnb_debug.explain._normalization import normalization_statistics, widened_by_normalization
-from tfnb_debug.explain._op_shapes import matmul_inner
+from tfnb_debug.explain._normalization import (
+    given_statistics,
+    normalization_statistics,
+    widened_by_normalization,
+)
 from tfnb_debug.explain._op_dtypes import (
     allowed_dtypes,
     layer_weights_dtype,
     text_cast,
     traced_call,
 )
+from tfnb_debug.explain._op_shapes import matmul_inner
 from tfnb_debug.explain._optimizer_calls import (
     apply_gradients,
     fit_optimizer,
@@ -111,6 +117,7 @@ from tfnb_debug.explain._optimizer_calls import (
 )
 from tfnb_debug.explain._preprocessing import (
     adapt_pairs,
+    adapt_table,
     lookup_dtype,
     string_input_declared_numeric,
 )
@@ -130,6 +137,7 @@ from tfnb_debug.explain._unknown_axis import unknown_axis_weight
 from tfnb_debug.explain._value_kinds import (
     list_into_layer,
     method_not_called,
+    ragged_data,
     ragged_list,
     receiver_is_class,
 )
@@ -447,6 +455,9 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
     Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
     Contract(("*",), decorator_without_call, (r"has no attribute '__name__'",)),
+    Contract(("Model.fit", "Model.evaluate", "Model.predict"), ragged_data, (r"ragged",)),
+    Contract(("*",), image_layer_rank, (r"Expected image tensor to have rank 3",), layer=True),
+    Contract(("*",), override_signature, (r"got an unexpected keyword argument",)),
     Contract(("*",), shared_layer_width, (r"expected axis -1 of input shape",)),
     Contract(("*",), method_not_called, (r"object of type 'method'",)),
     Contract(("*",), receiver_is_class, (r"missing 1 required positional argument",)),
@@ -488,7 +499,9 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
+    Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),
     Contract(("adapt",), adapt_pairs, ()),
+    Contract(("adapt",), adapt_table, (r"Got an element of type str",)),
     Contract(
         (
             "StringLookup",

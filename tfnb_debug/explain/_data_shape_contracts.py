@@ -93,6 +93,40 @@ def image_rank(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+_IMAGE_LAYER_RANK = "Expected image tensor to have rank 3 (single image) or 4 (batch of images)"
+
+
+def image_layer_rank(call: LiveCall, exc: BaseException) -> Violation | None:
+    """An image preprocessing layer (RandomRotation, RandomFlip, Resizing...) given a tensor that
+    is neither one image (H, W, C) nor a batch (N, H, W, C)."""
+    layer = call.callee
+    if _IMAGE_LAYER_RANK not in str(exc) or not hasattr(layer, "_inbound_nodes"):
+        return None
+    name = next(iter(call.values), "")
+    shape = shape_of(call.values.get(name, UNREAD)) if name else None
+    if shape is None:
+        return None
+    text = call.texts.get(name) or "image"  # a layer's own frame: its parameter name says little
+    kind = type(layer).__name__
+    if len(shape) == 2:
+        fix = (
+            f"an image of shape {fmt(shape)} has no channel axis: add one, `{text}[..., None]` "
+            f"(or `tf.expand_dims({text}, -1)`), before {kind}; for a dataset, in the map or on "
+            "the arrays before from_tensor_slices"
+        )
+    elif len(shape) == 5:
+        fix = f"fold the extra axis into the batch (`tf.reshape({text}, (-1, *{text}.shape[2:]))`)"
+    else:
+        fix = "give it one image (height, width, channels) or a batch of them"
+    return Violation(
+        "S01",
+        text,
+        f"{kind} '{getattr(layer, 'name', kind)}' takes images of rank 3 (H, W, C) or 4 "
+        f"(N, H, W, C); `{text}` has rank {len(shape)}, shape {fmt(shape)}",
+        fix,
+    )
+
+
 def _crop_size(call: LiveCall) -> Violation | None:
     shape, size = shape_of(call.value("value")), call.value("size")
     if shape is None or not isinstance(size, list | tuple) or len(size) == len(shape):

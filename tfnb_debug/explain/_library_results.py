@@ -121,7 +121,9 @@ def _classify(
     return None
 
 
-def _attribute(obj: Any, attr: str, name: str, before: list[str]) -> tuple[str, str, str, str] | None:
+def _attribute(
+    obj: Any, attr: str, name: str, before: list[str]
+) -> tuple[str, str, str, str] | None:
     cls = type(obj).__name__
     if cls == "History":
         return _history(name, f"`.{attr}`")
@@ -212,8 +214,7 @@ def _item_assignment(value: Any, name: str) -> tuple[str, str, str, str] | None:
             name,
             "a tf.Variable",
             f"`{name}` is a tf.Variable, whose items cannot be set with `=`",
-            f"assign through the slice: `{name}[i].assign(value)` (or "
-            f"`{name}.assign(new_tensor)`)",
+            f"assign through the slice: `{name}[i].assign(value)` (or `{name}.assign(new_tensor)`)",
         )
     if _is_tensor(value):
         return (
@@ -229,20 +230,24 @@ def _item_assignment(value: Any, name: str) -> tuple[str, str, str, str] | None:
 
 def _dataset_length(line: str, spaces: tuple[Any, ...]) -> tuple[str, str, str, str] | None:
     for node in _nodes(line):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
-            if node.args:
-                name = ast.unparse(node.args[0])
-                value = _value(node.args[0], spaces)
-                if _is_dataset(value):
-                    return (
-                        name,
-                        "a tf.data.Dataset",
-                        f"`{name}` has no known length: a filter, repeat or a generator makes "
-                        "the number of elements unknown until the dataset is iterated",
-                        f"count with `{name}.cardinality()` (-2 when unknown, -1 when "
-                        f"infinite), or `{name}.reduce(0, lambda n, _: n + 1)` for a finite "
-                        "dataset; pass steps_per_epoch to fit where it needs a length",
-                    )
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "len"
+            and node.args
+        ):
+            name = ast.unparse(node.args[0])
+            value = _value(node.args[0], spaces)
+            if _is_dataset(value):
+                return (
+                    name,
+                    "a tf.data.Dataset",
+                    f"`{name}` has no known length: a filter, repeat or a generator makes "
+                    "the number of elements unknown until the dataset is iterated",
+                    f"count with `{name}.cardinality()` (-2 when unknown, -1 when "
+                    f"infinite), or `{name}.reduce(0, lambda n, _: n + 1)` for a finite "
+                    "dataset; pass steps_per_epoch to fit where it needs a length",
+                )
     return None
 
 

@@ -256,6 +256,66 @@ def user_function_arity(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+_OVERRIDE = re.compile(
+    r"(\w+)\.(\w+)\(\) (got an unexpected keyword argument '(\w+)'|missing \d+ required "
+    r"positional arguments?: [^\n]*|takes \d+ positional arguments? but \d+ (?:were|was) given)"
+)
+
+
+def override_signature(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A method of the user's subclass of a Keras class (a Metric's ``update_state``, a Layer's
+    ``call``, a Callback's hook) whose signature does not take what Keras passes to it: the
+    base class's signature says what that is."""
+    import inspect
+
+    found = _OVERRIDE.search(str(exc)) if isinstance(exc, TypeError) else None
+    if found is None:
+        return None
+    class_name, method = found.group(1), found.group(2)
+    cls = next(
+        (space[class_name] for space in call.namespaces if inspect.isclass(space.get(class_name))),
+        None,
+    )
+    if cls is None or cls.__module__.split(".")[0] in ("keras", "tensorflow"):
+        return None
+    base = next(
+        (b for b in cls.__mro__[1:] if b.__module__.split(".")[0] == "keras" and method in vars(b)),
+        None,
+    )
+    if base is None:
+        return None
+    try:
+        theirs = inspect.signature(vars(base)[method])
+        ours = inspect.signature(vars(cls)[method])
+    except (KeyError, TypeError, ValueError):
+        return None
+    public = (
+        f"keras.{base.__module__.split('.')[2]}.{base.__name__}"
+        if base.__module__.startswith("keras.src.")
+        else base.__name__
+    )
+    keyword = found.group(4)
+    generic = all(
+        p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name == "self"
+        for p in theirs.parameters.values()
+    )
+    if keyword:
+        problem = (
+            f"Keras passes `{keyword}=` to `{class_name}.{method}` (a {public} hook), but it is "
+            f"written `{method}{ours}`"
+        )
+        fix = f"add `{keyword}=None` to `{class_name}.{method}` (and use it, or ignore it)"
+    elif not generic:
+        problem = (
+            f"Keras calls `{class_name}.{method}` as `{public}.{method}{theirs}`, but it is "
+            f"written `{method}{ours}`"
+        )
+        fix = f"give `{class_name}.{method}` the parameters of `{public}.{method}{theirs}`"
+    else:
+        return None
+    return Violation("S12", f"{class_name}.{method}", problem, fix, quote_call=False)
+
+
 # construction ----------------------------------------------------------------------------
 
 

@@ -49,6 +49,43 @@ def normalization_statistics(call: LiveCall, exc: BaseException) -> Violation | 
     )
 
 
+def given_statistics(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A Normalization given ``mean=``/``variance=`` with one value per channel of other data
+    (ImageNet's three for grayscale images): they must have the input's size on ``axis``."""
+    import numpy as np
+
+    layer = call.receiver
+    if not is_a(layer, "Normalization"):
+        return None
+    given = getattr(layer, "input_mean", None)
+    if given is None:
+        return None
+    have = shape_of(call.values.get("inputs", UNREAD))
+    if have is None:
+        shape = call.values.get("input_shape", UNREAD)
+        have = tuple(shape) if isinstance(shape, tuple | list) else None
+    axis = getattr(layer, "axis", (-1,))
+    axis = axis[0] if isinstance(axis, tuple | list) and len(axis) == 1 else axis
+    if have is None or not isinstance(axis, int) or not -len(have) <= axis < len(have):
+        return None
+    values = int(np.size(given))
+    size = have[axis]
+    if size is None or values in (1, size):
+        return None
+    name = getattr(layer, "name", "normalization")
+    return Violation(
+        "S01",
+        name,
+        f"Normalization '{name}' was given a mean (and variance) of {values} values, one per "
+        f"channel on axis {axis}, but its input {fmt(have)} has {size} there",
+        f"give one mean and variance per channel of this input ({size} value"
+        f"{'s' if size != 1 else ''}, e.g. the statistics of your own data from adapt()), or "
+        f"feed it data with {values} channels (statistics such as ImageNet's belong to RGB "
+        "images)",
+        f"mean {np.asarray(given).ravel().round(3).tolist()[:6]}",
+    )
+
+
 def widened_by_normalization(call: LiveCall, exc: BaseException) -> Violation | None:
     """A layer after a Normalization gets a wider input than the model declares: the adapted
     statistics broadcast the input (a (1, 100) mean on a (None, 1) input gives (None, 100))."""

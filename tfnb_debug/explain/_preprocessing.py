@@ -123,7 +123,26 @@ def lookup_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
             f"{kind} '{name}' maps strings, but `{text}` holds {dtype} values {fmt(shape_of(inputs))}",
             hint,
         )
+    if kind == "StringLookup" and getattr(layer, "invert", False) and dtype == "string":
+        return Violation(
+            "S11",
+            text,
+            f"StringLookup '{name}' is inverted (invert=True): it maps integer ids back to "
+            f"strings, but `{text}` holds strings",
+            "give it ids: the output of the forward StringLookup (same vocabulary), or the "
+            "predicted class ids (`tf.argmax(probs, axis=-1)`); strings go to the forward lookup",
+        )
     if kind in _NUMERIC_LAYERS and dtype == "string":
+        numbers = _numeric_strings(inputs)
+        if numbers:
+            return Violation(
+                "S11",
+                text,
+                f"{kind} '{name}' takes numbers, but `{text}` holds numbers stored as text "
+                f"(e.g. {numbers!r})",
+                f"convert them to numbers first: `{text}.astype('float32')` for a NumPy array "
+                f"(`tf.strings.to_number({text})` for a tensor, pd.to_numeric for a column)",
+            )
         return Violation(
             "S11",
             text,
@@ -140,6 +159,43 @@ def lookup_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
             "integers first",
         )
     return None
+
+
+def _numeric_strings(values: Any, limit: int = 200) -> str:
+    """One of the strings of ``values`` when every one read is a number ("34"), else ""."""
+    import numpy as np
+
+    try:
+        array = values.numpy() if hasattr(values, "numpy") else np.asarray(values)
+        flat = [v.decode() if isinstance(v, bytes) else str(v) for v in array.ravel()[:limit]]
+    except Exception:
+        return ""
+    if not flat:
+        return ""
+    for item in flat:
+        try:
+            float(item)
+        except ValueError:
+            return ""
+    return flat[0]
+
+
+def adapt_table(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``layer.adapt(df)``: adapt iterates what it is given, and a DataFrame yields its column
+    names, not rows."""
+    data = call.values.get("data", call.values.get("arg0", UNREAD))
+    if type(data).__name__ != "DataFrame":
+        return None
+    text = call.text("data")
+    layer = type(call.receiver).__name__
+    return Violation(
+        "S12",
+        text,
+        f"`{text}` is a pandas DataFrame: `{layer}.adapt` iterates it, and iterating a "
+        "DataFrame yields its column names, not its rows",
+        f"adapt on the values: `adapt({text}.to_numpy('float32'))` (the columns the layer "
+        "will see, in the model's order)",
+    )
 
 
 def _source_input(tensor: Any, inputs: list[Any], limit: int = 50) -> Any:

@@ -319,7 +319,11 @@ def _merge_ranks(
                 else ""
             )
         )
-    elif getattr(producer, "return_sequences", False) and len(high) == low + 1:
+    elif (
+        producer is not None
+        and getattr(producer, "return_sequences", False)
+        and len(high) == low + 1
+    ):
         hint = (
             f"{type(producer).__name__} '{producer.name}' returns its whole sequence "
             f"(return_sequences=True): set return_sequences=False to merge its last output, or "

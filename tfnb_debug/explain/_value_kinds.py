@@ -173,3 +173,32 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
             "time (a ragged tensor, `tf.ragged.constant`, where the API takes one)",
         )
     return None
+
+
+def ragged_data(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A tf.RaggedTensor given to fit/evaluate/predict of a model whose Input is dense: rows of
+    different lengths where the layers take one length."""
+    if "ragged" not in str(exc).lower():
+        return None
+    x = call.value("x")
+    if type(x).__name__ != "RaggedTensor":
+        return None
+    text = call.text("x")
+    try:
+        lengths = [int(n) for n in x.row_lengths().numpy()[:10000]]
+    except Exception:
+        lengths = []
+    try:
+        width = call.receiver.inputs[0].shape[-1]
+    except Exception:
+        width = None
+    spread = f" (rows of {min(lengths)} to {max(lengths)} values)" if lengths else ""
+    size = width if isinstance(width, int) else (max(lengths) if lengths else "length")
+    return Violation(
+        "S13",
+        text,
+        f"`{text}` is a tf.RaggedTensor{spread}, and the model's layers take a dense tensor of "
+        "one length per row",
+        f"pad it to one length: `{text}.to_tensor(shape=(None, {size}))` (or make it dense where "
+        "it is made, e.g. TextVectorization(output_sequence_length=...) without ragged=True)",
+    )

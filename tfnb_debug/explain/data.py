@@ -195,21 +195,38 @@ def _call_place(ctx: ErrorContext, call: CallInfo | None) -> str:
     return f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}"
 
 
-def _missing_key(match: re.Match[str]) -> Explained:
+def _missing_key(match: re.Match[str]) -> Explained | None:
+    """S12 when the dict's keys are near the input names (a rename), or Keras 2's automatic
+    names; None when they are simply other names: Keras' message lists both already."""
+    import difflib
+
     missing = match.group(1)
     given = _NAMES.findall(match.group(2))
     expected = _NAMES.findall(match.group(3))
     extra = [k for k in given if k not in expected]
     absent = [k for k in expected if k not in given]
-    if len(extra) == 1 and len(absent) == 1:
+    renames = []
+    for name in absent:
+        near = [k for k in extra if k.lower() == name.lower()] or difflib.get_close_matches(
+            name, extra, n=1, cutoff=0.8
+        )
+        if near:
+            renames.append((near[0], name))
+    automatic = extra and all(re.fullmatch(r"input_\d+", k) for k in extra)
+    if automatic:
         hint = (
-            f"the dict key '{extra[0]}' matches no input: rename it to '{absent[0]}' (the "
-            "keys must be the names of the model's Input layers)"
+            f"{extra} are Keras 2's automatic input names; Keras 3 names unnamed Inputs "
+            f"{absent}: name the Inputs (`keras.Input(..., name='{extra[0]}')`) or pass a list in "
+            "the order of model.inputs"
+        )
+    elif renames:
+        hint = (
+            "rename "
+            + ", ".join(f"the dict key '{a}' to '{b}'" for a, b in renames)
+            + (" (the keys must be the names of the model's Input layers, case included)")
         )
     else:
-        hint = f"give one key per model input, named as the Input layers: {expected}" + (
-            f"; keys that match no input: {extra}" if extra else ""
-        )
+        return None
     return (
         finding(
             "S12",

@@ -66,9 +66,7 @@ def _time_columns(ctx: ErrorContext) -> Explained | None:
     call = ctx.evidence.call
     if call is None:
         return None
-    table = next(
-        (a for a in [*call.args, *(a for _, a in call.kwargs)] if a.time_columns), None
-    )
+    table = next((a for a in [*call.args, *(a for _, a in call.kwargs)] if a.time_columns), None)
     if table is None:
         return None
     columns = ", ".join(f"'{name}'" for name, _ in table.time_columns[:4])

@@ -9,6 +9,7 @@ from tfnb_debug.explain._context import (
     LabelInfo,
     fmt_shape,
     keras_loss_function,
+    parse_shape,
     same_shape,
     scope_owner,
     split_node,
@@ -248,6 +249,38 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     return None
 
 
+_METRIC_2D = re.compile(
+    r"(\w+) expects 2D inputs with shape \(batch_size, output_dim\)\. Received input shapes: "
+    r"y_pred\.shape=\(([^)]*)\) and y_true\.shape=\(([^)]*)\)"
+)
+
+
+def metric_label_encoding(ctx: ErrorContext) -> Explained | None:
+    """M05: a metric that takes one-hot (or multi-hot) rows (F1Score, FBetaScore) got class ids."""
+    found = _METRIC_2D.search(ctx.text)
+    if found is None:
+        return None
+    metric = "F1Score" if found.group(1) == "FBetaScore" else found.group(1)
+    pred = parse_shape(f"({found.group(2)})")
+    true = parse_shape(f"({found.group(3)})")
+    if pred is None or true is None or len(true) != len(pred) - 1 or pred[-1] is None:
+        return None
+    units = pred[-1]
+    return (
+        finding(
+            "M05",
+            f"{metric} takes one-hot labels of shape (batch, {units}), one column per class, but "
+            f"the labels are class ids {fmt_shape(true)}",
+            place=f"metric {metric}",
+            evidence=f"y_pred.shape={fmt_shape(pred)}, y_true.shape={fmt_shape(true)}",
+            hint=f"one-hot encode the labels (`keras.utils.to_categorical(y, {units})`) with "
+            "loss='categorical_crossentropy'; or keep the class ids and the sparse loss, and drop "
+            f"{metric} (compute it after training on argmax predictions)",
+        ),
+        (),
+    )
+
+
 def _validation_labels(
     ctx: ErrorContext, info: LabelInfo | None, output: tuple[int | None, ...]
 ) -> str | None:
@@ -278,7 +311,11 @@ def _validation_y(ctx: ErrorContext) -> str:
     """The source of validation_data's labels (``y_val`` of ``(x_val, y_val)``), else y_val."""
     call = ctx.evidence.call
     validation = call.arg(99, "validation_data") if call is not None else None
-    if validation is not None and validation.kind in ("tuple", "list") and len(validation.items) > 1:
+    if (
+        validation is not None
+        and validation.kind in ("tuple", "list")
+        and len(validation.items) > 1
+    ):
         return validation.items[1].text
     return "y_val"
 

@@ -310,13 +310,17 @@ def padded_too_small(ctx: ErrorContext) -> Explained | None:
         before: DatasetStage | None = None
         for stage in ds.stages:
             fixed = [
-                (i, shape) for i, shape in enumerate(stage.padded) if any(d is not None for d in shape)
+                (i, shape)
+                for i, shape in enumerate(stage.padded)
+                if any(d is not None for d in shape)
             ]
             if stage.kind != "padded_batch" or not fixed:
                 before = stage
                 continue
             component, shape = fixed[0]
-            element = before.shapes[component] if before and component < len(before.shapes) else None
+            element = (
+                before.shapes[component] if before and component < len(before.shapes) else None
+            )
             what = _role(component, len(stage.padded)) if len(stage.padded) > 1 else "the elements"
             name = f"dataset `{ds.name}`" if ds.name else "the dataset"
             longest = "[" + ", ".join("None" for _ in shape) + "]"
