@@ -1,0 +1,67 @@
+"""An eleventh blind set: raising mistakes in five families no earlier set was written for.
+
+It measures how far the diagnosis generalizes to mistakes nobody wrote it for: saving and
+reloading models (``saving_and_export``: ``.keras``/``.h5`` archives with custom objects,
+``Lambda`` and ``safe_mode``, reloaded SavedModel signatures, ``TFSMLayer``), windows cut
+from time series and the forecasting models they feed (``time_series_windows``),
+encoder-decoder models and per-pixel labels (``segmentation_and_upsampling``), dtype
+policies and the dtypes that meet in layers, losses and ops
+(``mixed_precision_and_dtypes``), and the contract of ``tf.function`` tracing
+(``tf_function_and_tracing``), eight cases each.
+
+Written on 2026-12-04 from the Keras 3 / TensorFlow API documentation (and the installed
+libraries' source), the catalog of finding codes (``/work/shared/DIAGNOSTICS.md``) and
+typical user reports, by a writer who did not read the diagnosis (``tfnb_debug/``), its
+docs, nor the cases of the corpus, the family sets and the earlier fresh sets (only their
+names, so that no name repeats).  The set is held out: the people who improve the
+diagnosis do not read it, they only run its score.  Each family module's docstring writes
+the family down: the API, its documented contract, and the evidence a diagnosis needs.
+``expect``, ``must`` and ``must_not`` were decided from the documentation and from the
+exception each case actually raises (checked with Keras 3.15 / TensorFlow 2.21 on CPU after
+``PRELUDE``, each cell run from a source file so that AutoGraph can read it as it reads an
+IPython cell; each case's comment gives the exception type and its first line), before any
+score was seen.  ``expect=None`` marks a case whose own message already says what to do.
+
+Some cells of ``mixed_precision_and_dtypes`` call
+``keras.mixed_precision.set_global_policy`` and raise before they could reset it; a runner
+that shares one shell between cases should reset the policy to ``"float32"`` after each.
+
+``python -m tests.explain_fresh11 [--family F] [--case NAME] [--full]`` scores
+the cases in a real IPython shell with the scorer of ``tests.explain_fresh``.
+"""
+
+from __future__ import annotations
+
+from tests.explain_corpus import PRELUDE, Case
+
+__all__ = ["PRELUDE", "Case", "all_cases"]
+
+
+def all_cases() -> list[Case]:
+    """Every case of every family module, in a stable order."""
+    from tests.explain_corpus import all_cases as corpus_cases
+    from tests.explain_families import all_cases as family_set_cases
+    from tests.explain_fresh import all_cases as fresh_cases
+    from tests.explain_fresh import family_cases
+    from tests.explain_fresh2 import all_cases as fresh2_cases
+    from tests.explain_fresh3 import all_cases as fresh3_cases
+    from tests.explain_fresh4 import all_cases as fresh4_cases
+    from tests.explain_fresh5 import all_cases as fresh5_cases
+    from tests.explain_fresh6 import all_cases as fresh6_cases
+    from tests.explain_fresh7 import all_cases as fresh7_cases
+
+    return family_cases(
+        __name__,
+        __path__,
+        {
+            "tests/explain_corpus": corpus_cases,
+            "tests/explain_families": family_set_cases,
+            "tests/explain_fresh": fresh_cases,
+            "tests/explain_fresh2": fresh2_cases,
+            "tests/explain_fresh3": fresh3_cases,
+            "tests/explain_fresh4": fresh4_cases,
+            "tests/explain_fresh5": fresh5_cases,
+            "tests/explain_fresh6": fresh6_cases,
+            "tests/explain_fresh7": fresh7_cases,
+        },
+    )
