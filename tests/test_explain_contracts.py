@@ -812,7 +812,7 @@ BROKEN += [
         m(rows)
         """,
         "S12",
-        ("called directly on the dataset", ".predict(rows)"),
+        ("called directly on the dataset", "m.predict(rows)"),
         (),
     ),
     (
@@ -1066,6 +1066,18 @@ BROKEN += [
         """,
         "S01",
         ("mean (and variance) of 3 values", "1 value"),
+        ("transpose",),
+    ),
+    (
+        "weights_from_a_helper_without_return",
+        """
+        def saved_arrays():
+            arrays = [np.zeros((3, 2)), np.zeros(2)]
+        d = keras.layers.Dense(2); d.build((None, 3))
+        d.set_weights(saved_arrays())
+        """,
+        "S12",
+        ("`saved_arrays()` is none", "returned nothing"),
         ("transpose",),
     ),
     (

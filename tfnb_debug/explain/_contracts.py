@@ -75,6 +75,7 @@ from tfnb_debug.explain._dataset_structure import (
     padded_batch,
     sampled_datasets,
 )
+from tfnb_debug.explain._error_argument import argument_of_error
 from tfnb_debug.explain._layer_call_contracts import (
     add_weight_shape,
     attention_inputs,
@@ -540,4 +541,10 @@ CONTRACTS: tuple[Contract, ...] = (
         ("*",), signature_binding, (r"missing a required argument", r"unexpected keyword argument")
     ),
     Contract(("*",), keras2_argument, (r"Unrecognized keyword arguments passed to",)),
+    # last: the argument a library-internal exception is about, when no contract above named it
+    Contract(
+        ("*",),
+        argument_of_error,
+        (r"object is not (callable|iterable|subscriptable)", r"has no len\(\)"),
+    ),
 )

@@ -8,6 +8,8 @@ makes it; an instance, not its class; tensors of one shape, not a ragged Python 
 - A layer or model called directly on a Python list of numbers or on a ``tf.data``
   dataset: a layer call takes tensors (``predict`` takes datasets).
 - A Python list of arrays of different shapes where the API makes one tensor of it.
+- A ``tf.RaggedTensor`` given to ``fit``/``evaluate``/``predict`` of a model whose layers take
+  one length per row.
 
 Each check reads the live arguments of the failing call
 (:class:`~tfnb_debug.explain._api.LiveCall`) and returns a
@@ -121,14 +123,16 @@ def list_into_layer(call: LiveCall, exc: BaseException) -> Violation | None:
     inputs = next(iter(call.values.values()), UNREAD)
     text = call.text(next(iter(call.values), "inputs"))
     kind = "model" if _is_a(layer, "Model") else "layer"
+    callee = call.source.partition("(")[0].strip() or kind
     if _is_a(inputs, "DatasetV2") or "Dataset" in type(inputs).__name__:
         return Violation(
             "S12",
             text,
             f"the {kind} is called directly on the dataset `{text}`: a direct call takes a "
             "tensor (one batch), not a dataset",
-            f"run it over the dataset with `.predict({text})`, or call it per batch: "
-            f"`for x_batch in {text}: ...({kind}(x_batch))`",
+            f"run it over the dataset with `{callee}.predict({text})`, or call it per batch: "
+            f"`for x_batch in {text}: {callee}(x_batch)` (a dataset of (x, y) pairs: "
+            "`for x_batch, _ in ...`)",
         )
     if isinstance(inputs, list | tuple) and inputs and _numbers(inputs):
         return Violation(

@@ -225,7 +225,8 @@ def _table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...]
         if prefix and value_name:
             groups.setdefault(prefix, []).append(key)
     dummies = [cols for cols in groups.values() if len(cols) >= 2]
-    if dummies:
+    if dummies and call.method in ("predict", "evaluate", "predict_on_batch", "__call__"):
+        # new data against a model fit on other columns: a table encoded on its own
         shown = ", ".join(dummies[0][:4])
         return (
             f"`{x.text}` has {len(x.keys)} columns and the model takes {value}; its columns look "
