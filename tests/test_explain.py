@@ -232,7 +232,10 @@ def test_s06_float_labels_in_sparse_loss(tfshell: InteractiveShell) -> None:
     assert ok.result.success and ok.boxes == []
 
 
-def test_s06_int_labels_in_custom_loss_but_not_elsewhere(tfshell: InteractiveShell) -> None:
+def test_int_labels_in_own_loss_code_are_an_op_dtype_clash(tfshell: InteractiveShell) -> None:
+    """The user's own loss arithmetic mixing int labels with float predictions is S11 (an op
+    that cannot mix dtypes), with the labels' cast; S06 is for a library loss given labels of
+    a dtype it does not take (test_s06_float_labels_in_sparse_loss)."""
     cell = run(
         tfshell,
         """
@@ -242,7 +245,8 @@ def test_s06_int_labels_in_custom_loss_but_not_elsewhere(tfshell: InteractiveShe
         squared_loss(tf.constant([[1], [0]]), tf.zeros((2, 1)))
         """,
     )
-    line = cell.finding("S06")
+    line = cell.finding("S11")
+    assert "S06" not in cell.text
     assert "line 2 in squared_loss()" in line
     assert "int32 vs float" in line or "float vs int32" in line
     assert "tf.cast(y_true, y_pred.dtype)" in line

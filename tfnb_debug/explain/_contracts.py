@@ -360,7 +360,11 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("GradientTape.gradient",), numpy_sources, (r"has no attribute '_id'",)),
     Contract(("GradientTape.gradient",), numpy_target, (r"object has no attribute '_id'",)),
     Contract(("GradientTape.gradient",), tape_gradient, ()),
-    Contract(("to_categorical",), to_categorical, (r"index \d+ is out of bounds",)),
+    Contract(
+        ("to_categorical",),
+        to_categorical,
+        (r"index \d+ is out of bounds", r"invalid literal for int"),
+    ),
     Contract(
         ("tf.image.",),
         image_rank,

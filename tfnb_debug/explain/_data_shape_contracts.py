@@ -36,6 +36,16 @@ def to_categorical(call: LiveCall, exc: BaseException) -> Violation | None:
     import numpy as np
 
     labels, classes = call.value("x"), call.value("num_classes")
+    if labels is not UNREAD and _holds_text(labels):
+        text = call.text("x")
+        return Violation(
+            "S11",
+            text,
+            f"`to_categorical` takes integer class ids, but `{text}` holds class names (text)",
+            f"map the names to ids first: `ids, names = pd.factorize({text})` (or a "
+            "keras.layers.StringLookup(num_oov_indices=0) adapted on them), then "
+            "`to_categorical(ids)`",
+        )
     if labels is UNREAD or not isinstance(classes, int):
         return None
     try:
@@ -59,6 +69,20 @@ def to_categorical(call: LiveCall, exc: BaseException) -> Violation | None:
         fix,
         evidence=f"labels in [{low}, {high}]",
     )
+
+
+def _holds_text(values: Any) -> bool:
+    import numpy as np
+
+    try:
+        array = np.asarray(values)
+    except Exception:
+        return False
+    if array.dtype.kind in "US":
+        return True
+    if array.dtype.kind == "O" and array.size:
+        return isinstance(array.ravel()[0], str | bytes)
+    return False
 
 
 def image_rank(call: LiveCall, exc: BaseException) -> Violation | None:

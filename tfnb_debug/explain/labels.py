@@ -110,17 +110,40 @@ def label_dtype(ctx: ErrorContext) -> Explained | None:
         )
     else:
         hint = "cast both operands to one dtype with tf.cast before the loss arithmetic"
+    message = (
+        f"{op} in a loss mixes {have} and {want} tensors: labels and predictions have "
+        "different dtypes"
+    )
+    if _users_arithmetic(ctx):
+        # the user's own loss or metric code did the arithmetic: an op that cannot mix dtypes
+        # (S11); S06 is for a library loss given labels of a dtype it does not take
+        return (
+            finding("S11", message, place=loss, evidence=f"{op}: {have} vs {want}", hint=hint),
+            (),
+        )
     return (
-        finding(
-            "S06",
-            f"{op} in a loss mixes {have} and {want} tensors: labels and predictions have "
-            "different dtypes",
-            place=loss,
-            evidence=f"{op}: {have} vs {want}",
-            hint=hint,
-        ),
+        finding("S06", message, place=loss, evidence=f"{op}: {have} vs {want}", hint=hint),
         (),
     )
+
+
+_LIBRARY_LOSS_CALL = re.compile(
+    r"\b(?:tf\.nn|keras\.losses|tf\.keras\.losses|keras\.ops)\.\w+\s*\(|"
+    r"\b\w*(?:crossentropy|cross_entropy|_with_logits)\w*\s*\("
+)
+
+
+def _users_arithmetic(ctx: ErrorContext) -> bool:
+    """The clashing op is the user's own arithmetic (a hand-written loss, metric or loop), not
+    an op inside a library loss: a compiled loss defined in the user's code, or, eagerly, a
+    user line that does the arithmetic itself rather than calling a TensorFlow/Keras loss
+    (TensorFlow filters its own frames out, so the user's line is the evidence)."""
+    if any(model.loss_source for model in ctx.trained):
+        return True
+    users = ctx.user_frames()
+    if not users or ctx.node():
+        return False
+    return _LIBRARY_LOSS_CALL.search(users[-1].source) is None
 
 
 def _dtype_mismatch(text: str) -> tuple[str, str, str] | None:
