@@ -1093,6 +1093,93 @@ BROKEN += [
     ),
 ]
 
+# tf.function and AutoGraph contracts
+BROKEN += [
+    (
+        "tensor_formatted_with_a_spec_inside_tf_function",
+        """
+        @tf.function
+        def log_loss(v):
+            tf.print(f"loss {tf.reduce_sum(v):.3f}")
+            return v
+        log_loss(tf.ones(2))
+        """,
+        "T02",
+        ("format spec", "tf.print"),
+        ("run_functions_eagerly(true)",),
+    ),
+    (
+        "tensor_if_returning_in_one_branch",
+        """
+        @tf.function
+        def clip_positive(x):
+            if tf.reduce_min(x) < 0:
+                return tf.zeros_like(x)
+        clip_positive(tf.ones(2))
+        """,
+        "T03",
+        ("returns in one branch only", "tf.where"),
+        (),
+    ),
+    (
+        "python_list_filled_in_a_tensor_loop",
+        """
+        @tf.function
+        def squares(n):
+            values = []
+            for i in tf.range(n):
+                values.append(i * i)
+            return tf.stack(values)
+        squares(tf.constant(4))
+        """,
+        "T03",
+        ("tf.tensorarray", "ta.write(i, value)"),
+        (),
+    ),
+    (
+        "variable_assigned_a_longer_value",
+        """
+        state = tf.Variable(tf.zeros((4,)))
+        state.assign(tf.ones((6,)))
+        """,
+        "S07",
+        ("has shape (4,)", "shape=tf.tensorshape(none)"),
+        ("reshape",),
+    ),
+    (
+        "input_signature_short_of_a_parameter",
+        """
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+        def scale(x, factor):
+            return x * factor
+        """,
+        "S12",
+        ("parameter `factor` has none", "tf.TensorSpec([], tf.float32)"),
+        (),
+    ),
+    (
+        "xla_function_running_python",
+        """
+        @tf.function(jit_compile=True)
+        def sort_rows(x):
+            return tf.numpy_function(np.sort, [x], tf.float32)
+        sort_rows(tf.ones((2, 3)))
+        """,
+        "T03",
+        ("`sort_rows` is compiled with xla", "jit_compile=false"),
+        (),
+    ),
+    (
+        "class_names_one_hot_encoded_directly",
+        """
+        keras.utils.to_categorical(np.array(["cat", "dog", "cat"]))
+        """,
+        "S11",
+        ("class names", "pd.factorize"),
+        (),
+    ),
+]
+
 CLEAR = [
     (
         "dict_keyed_by_other_names_than_the_inputs",

@@ -46,6 +46,7 @@ from tfnb_debug.explain.runtime import (
     nonfinite_check,
     out_of_memory,
     symbolic_value,
+    variable_shape,
 )
 from tfnb_debug.explain.saving import unregistered_custom_object
 from tfnb_debug.explain.shapes import (
@@ -95,6 +96,7 @@ RULES: tuple[Rule, ...] = (
     unbuilt_model,
     spatial_and_size,
     layer_rejects_input,
+    variable_shape,
     op_shapes,
 )
 # Only when no rule above explained the error (one problem, one finding): a layer

@@ -88,7 +88,24 @@ def _near(name: str, options: Iterable[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+_NO_SPEC = re.compile(r"input_signature missing type constraint for (\w+)")
+
+
 def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
+    missing = _NO_SPEC.search(str(exc))
+    if missing is not None:
+        declared = call.value("input_signature")
+        count = len(declared) if isinstance(declared, list | tuple) else None
+        name = missing.group(1)
+        return Violation(
+            "S12",
+            call.text("input_signature"),
+            f"the input_signature lists {count if count is not None else 'fewer'} spec(s), one "
+            f"per parameter in order, and parameter `{name}` has none",
+            f"add a spec for `{name}` (e.g. `tf.TensorSpec([], tf.float32)` for a scalar), or "
+            f"take `{name}` out of the traced function (a default value, functools.partial, or "
+            "a closure)",
+        )
     function = call.callee
     specs = getattr(function, "input_signature", None)
     if not specs or call.method != "__call__":

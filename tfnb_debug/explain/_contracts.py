@@ -531,7 +531,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("*",), tensorshape_api_on_tuple, (r"has no attribute",)),
     Contract(
-        ("Model.fit", "Model.evaluate", "Model.predict"),
+        ("Model.fit", "Model.evaluate", "Model.predict", "tf.function"),
         xla_unsupported,
         (r"Detected unsupported operations", r"must be a compile-time constant"),
     ),

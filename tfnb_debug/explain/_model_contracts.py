@@ -505,10 +505,15 @@ def xla_unsupported(call: LiveCall, exc: BaseException) -> Violation | None:
     else:
         what = f"XLA has no kernel for op {', '.join(ops[:3]) or '?'}"
         fix = "compile with `jit_compile=False`, or replace that op"
+    subject = (
+        f"`{call.source.partition('(')[0].strip()}`"
+        if call.api.endswith("tf.function")
+        else "the training step"
+    )
     return Violation(
         "T03",
         "jit_compile=True",
-        f"the training step is compiled with XLA (jit_compile=True) but {what}",
+        f"{subject} is compiled with XLA (jit_compile=True) but {what}",
         fix,
     )
 

@@ -16,6 +16,9 @@ _NO_VALUE_ATTR = re.compile(
 _TO_NUMPY = re.compile(
     r"Cannot convert a symbolic (?:tf\.Tensor|Tensor|Keras \w+) \(([^)]*)\) to a numpy array"
 )
+_FORMAT = re.compile(
+    r"unsupported format string passed to (SymbolicTensor|Tensor|KerasTensor)\.__format__"
+)
 _KERAS_BOOL = re.compile(r"A symbolic KerasTensor cannot be used as a (boolean|Python \w+)")
 _NOT_ALLOWED = re.compile(
     r"(Using a symbolic `tf\.Tensor` as a Python `\w+`|Iterating over a symbolic `tf\.Tensor`|[^\n.]*symbolic `tf\.Tensor`[^\n.]*?) is not allowed"
@@ -81,6 +84,13 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
         hint = (
             "NumPy cannot read a graph tensor: use the tf.math / keras.ops equivalent, or wrap "
             "the NumPy code in tf.numpy_function"
+        )
+    elif (formatted := _FORMAT.search(text)) is not None:
+        what = f"a format spec (f'{{t:.2f}}') applied to a {formatted.group(1)}"
+        hint = (
+            "a traced tensor has no value to format: print it with tf.print(...) (or build the "
+            "text with tf.strings.format) inside the function, or return it and format its "
+            "value outside"
         )
     elif (keras_bool := _KERAS_BOOL.search(text)) is not None and _bool_asked_by_user(ctx):
         what = f"a KerasTensor used as a Python {keras_bool.group(1).removeprefix('Python ')}"
@@ -451,3 +461,32 @@ def gradient_cuts(source: str) -> tuple[str, ...]:
             if token not in found:
                 found.append(token)
     return tuple(found)
+
+
+_ASSIGN_SHAPE = re.compile(
+    r"Cannot assign value to variable '\s*([^']*)': Shape mismatch\.\s*The variable shape "
+    r"(\([^)]*\)), and the assigned value shape (\([^)]*\)) are incompatible"
+)
+
+
+def variable_shape(ctx: ErrorContext) -> Explained | None:
+    """S07: a value of another shape assigned to a tf.Variable, whose shape is fixed when made."""
+    found = _ASSIGN_SHAPE.search(ctx.text)
+    if found is None:
+        return None
+    name, have, given = found.group(1).removesuffix(":0"), found.group(2), found.group(3)
+    line = ctx.user_code_line()
+    place = ctx.where(line[0], line[1], line[2]) if line else f"variable '{name}'"
+    return (
+        finding(
+            "S07",
+            f"variable '{name}' has shape {have}, and a tf.Variable keeps the shape it was "
+            f"created with; the value assigned has shape {given}",
+            place=place,
+            evidence=f"`{line[3]}`" if line and line[3] else f"variable shape {have}",
+            hint="assign a value of the variable's shape; or, when the length must change, "
+            "create the variable with `shape=tf.TensorShape(None)` (or `[None]` on the axis "
+            "that varies) so it takes other shapes, or make a new variable",
+        ),
+        (),
+    )

@@ -92,7 +92,38 @@ def tape_misuse(ctx: ErrorContext) -> Explained | None:
         return _variable_per_call(ctx)
     if _BUILT_STATE in text:
         return _state_after_build(ctx)
+    if _BRANCH_RETURN.search(text):
+        return _contract(
+            ctx,
+            "a tf.function",
+            "an `if` on a tensor returns in one branch only: AutoGraph turns it into tf.cond, "
+            "and both branches of tf.cond must give a value of the same structure",
+            _BRANCH_RETURN.search(text).group(0),  # type: ignore[union-attr]
+            "return a value on every path (`else: return tf.zeros_like(...)`), or compute both "
+            "results and choose with tf.where(cond, a, b)",
+            by="AutoGraph",
+        )
+    if _OUT_OF_LOOP.search(text):
+        return _contract(
+            ctx,
+            "a tf.function",
+            "a tensor made inside a loop over a tensor (`for i in tf.range(n)`, a tf.while_loop "
+            "once traced) was kept in a Python object (a list it appends to) and used after the "
+            "loop, where it does not exist",
+            "cannot be accessed ... defined in FuncGraph(name=while_body...), which is out of scope",
+            "collect per-step values in a tf.TensorArray (`ta = tf.TensorArray(tf.float32, "
+            "size=n)`, `ta = ta.write(i, value)` in the loop, `ta.stack()` after it), or loop "
+            "over a Python `range(n)` with a Python int",
+        )
     return None
+
+
+_BRANCH_RETURN = re.compile(r"the (?:else|if|main) branch must also have a return statement")
+_OUT_OF_LOOP = re.compile(
+    r"cannot be accessed from FuncGraph\(.*?because it was defined in "
+    r"FuncGraph\(name=while_body",
+    re.S,
+)
 
 
 def _late_finding(ctx: ErrorContext, late: LateLoss) -> Explained:
