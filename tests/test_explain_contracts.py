@@ -504,7 +504,7 @@ BROKEN += [
         x = np.random.rand(8, 5).astype("float32")
         model.predict(x[0], verbose=0)
         """,
-        "S01",
+        "S12",  # the catalog: a single example passed without its batch axis
         ("single example without its batch axis", "x[None]"),
         ("folded", "flatten", "reshape(-1, 1)"),
     ),

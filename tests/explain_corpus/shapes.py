@@ -213,7 +213,7 @@ CASES += [
         x = np.zeros((10, 8, 8, 3), "float32")
         model(x[0])
         """,
-        "S01",
+        "S12",  # the catalog's S12: a single example passed without its batch axis
         must=("batch axis", "x[None]"),
         must_not=("channel axis",),
         fix="x[None] or x[:1]",

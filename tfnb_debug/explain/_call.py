@@ -190,7 +190,41 @@ def _evaluate(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
                 return base[index]
             except Exception:
                 return _UNREAD
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+        return _arithmetic(node, spaces)
     return _UNREAD
+
+
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _arithmetic(node: ast.BinOp, spaces: tuple[Mapping[str, Any], ...]) -> Any:
+    """``y * class_w`` of two NumPy arrays (or an array and a number): pure, so computed, for
+    arrays of up to a million values."""
+    import numpy as np
+
+    left, right = _evaluate(node.left, spaces), _evaluate(node.right, spaces)
+    operands = [left, right]
+    arrays = [v for v in operands if isinstance(v, np.ndarray)]
+    if not arrays or any(
+        not isinstance(v, np.ndarray)
+        and not (isinstance(v, int | float) and not isinstance(v, bool))
+        for v in operands
+    ):
+        return _UNREAD
+    if any(a.size > 1_000_000 or a.dtype.kind not in "biuf" for a in arrays):
+        return _UNREAD
+    try:
+        with np.errstate(all="ignore"):
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Sub):
+                return left - right
+            if isinstance(node.op, ast.Mult):
+                return left * right
+            return left / right
+    except Exception:
+        return _UNREAD
 
 
 def _index(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:

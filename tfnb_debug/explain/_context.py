@@ -113,6 +113,16 @@ class ErrorContext:
     # an AttributeError's (attribute, class of the object, names of that class and its bases)
     missing_attribute: tuple[str, str, tuple[str, ...]] | None = None
     misuse: Misuse | None = None  # the user's line used a library result as another kind of value
+    #: (layer or model name, the user's variable bound to it), for layers named in findings
+    variables: tuple[tuple[str, str], ...] = ()
+    #: the highest rank of the tensors in the failing user line's condition (``if err > 0:``)
+    condition_rank: int | None = None
+
+    def variable_of(self, layer: str) -> str:
+        """The user's variable bound to the layer or model of that name, "" when none or
+        when it has the layer's own name."""
+        found = [v for name, v in self.variables if name == layer and v != layer]
+        return found[0] if len(found) == 1 else ""
 
     def key_sentence(self) -> str:
         """The first line of the error that says what went wrong (no frames, no boilerplate)."""
@@ -310,7 +320,65 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         ),
         missing_attribute=_safely(_missing_attribute, exc),
         misuse=_safely(misused_result, exc, is_user_file),
+        variables=_safely(_layer_variables, exc) or (),
+        condition_rank=_safely(_condition_rank, exc),
     )
+
+
+def _condition_rank(exc: BaseException) -> int | None:
+    """The highest static rank among the tensors named in the condition of the innermost user
+    line when it is an ``if``/``while``/``assert`` (read from the frame's locals), else None."""
+    import ast
+    import linecache
+    import textwrap
+
+    tb, user = exc.__traceback__, None
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            user = tb
+        tb = tb.tb_next
+    if user is None:
+        return None
+    line = linecache.getline(user.tb_frame.f_code.co_filename, user.tb_lineno).strip()
+    if not re.match(r"(if|elif|while|assert)\b", line):
+        return None
+    text = textwrap.dedent(line).rstrip(":")
+    text = re.sub(r"^(if|elif|while|assert)\s+", "", text)
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    ranks = []
+    local = user.tb_frame.f_locals
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in local:
+            shape = getattr(local[node.id], "shape", None)
+            rank = getattr(shape, "rank", None)
+            if rank is None and isinstance(shape, tuple):
+                rank = len(shape)
+            if isinstance(rank, int):
+                ranks.append(rank)
+    return max(ranks) if ranks else None
+
+
+def _layer_variables(exc: BaseException, limit: int = 400) -> tuple[tuple[str, str], ...]:
+    """(layer name, variable) for the Keras layers and models bound to names in the user's
+    frames (the notebook namespace), so a finding about 'functional_3' can say `encoder`."""
+    layer_cls = _keras_layer_class()
+    if layer_cls is None:
+        return ()
+    found: dict[tuple[str, str], None] = {}
+    tb = exc.__traceback__
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            for space in (tb.tb_frame.f_locals, tb.tb_frame.f_globals):
+                for key, value in list(space.items())[:limit]:
+                    if not key.startswith("_") and isinstance(value, layer_cls):
+                        name = getattr(value, "name", None)
+                        if isinstance(name, str):
+                            found.setdefault((name, key))
+        tb = tb.tb_next
+    return tuple(found)
 
 
 def _missing_attribute(exc: BaseException) -> tuple[str, str, tuple[str, ...]] | None:

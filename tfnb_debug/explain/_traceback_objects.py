@@ -47,6 +47,8 @@ class TrainedModel:
     loss_source: str = ""
     #: each output of a model with several: (output name, shape, activation of its layer)
     outputs: tuple[tuple[str, tuple[int | None, ...], str], ...] = ()
+    batch_size: int | None = None  # the batch size its Input fixes (batch_shape, stateful RNNs)
+    stateful: tuple[str, ...] = ()  # its stateful layers
 
     def output_of_shape(self, shape: tuple[int | None, ...]) -> tuple[str, str] | None:
         """(name, activation) of the one output of a multi-output model with ``shape``'s rank
@@ -170,9 +172,24 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
             _output_activation(m),
             _user_source(m.loss),
             _outputs(m),
+            *_fixed_batch(m),
         )
         for m in models
     )
+
+
+def _fixed_batch(model: Any) -> tuple[int | None, tuple[str, ...]]:
+    """(the batch size the model's first Input fixes, its stateful layers)."""
+    try:
+        size = model.inputs[0].shape[0]
+    except Exception:
+        size = None
+    try:
+        layers = list(model._flatten_layers(include_self=False, recursive=True))
+    except Exception:
+        layers = []
+    stateful = tuple(str(layer.name) for layer in layers if getattr(layer, "stateful", False))
+    return (int(size) if isinstance(size, int) else None), stateful
 
 
 def _outputs(model: Any) -> tuple[tuple[str, tuple[int | None, ...], str], ...]:

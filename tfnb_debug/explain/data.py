@@ -198,8 +198,6 @@ def _call_place(ctx: ErrorContext, call: CallInfo | None) -> str:
 def _missing_key(match: re.Match[str]) -> Explained | None:
     """S12 when the dict's keys are near the input names (a rename), or Keras 2's automatic
     names; None when they are simply other names: Keras' message lists both already."""
-    import difflib
-
     missing = match.group(1)
     given = _NAMES.findall(match.group(2))
     expected = _NAMES.findall(match.group(3))
@@ -207,9 +205,7 @@ def _missing_key(match: re.Match[str]) -> Explained | None:
     absent = [k for k in expected if k not in given]
     renames = []
     for name in absent:
-        near = [k for k in extra if k.lower() == name.lower()] or difflib.get_close_matches(
-            name, extra, n=1, cutoff=0.8
-        )
+        near = [k for k in extra if _plain(k) == _plain(name)]
         if near:
             renames.append((near[0], name))
     automatic = extra and all(re.fullmatch(r"input_\d+", k) for k in extra)
@@ -237,6 +233,11 @@ def _missing_key(match: re.Match[str]) -> Explained | None:
         ),
         (),
     )
+
+
+def _plain(name: str) -> str:
+    """A name without case and separators: 'BMI', 'bmi' and 'b_m_i' are one name."""
+    return re.sub(r"[\s_\-.]", "", name.lower())
 
 
 _MODEL_CLASSES = ("Functional", "Sequential", "Model")

@@ -102,7 +102,14 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
         )
     elif not_allowed is not None and ctx.is_a("OperatorNotAllowedInGraphError"):
         what = not_allowed.group(1).replace("Using a symbolic", "using a symbolic")
-        if "bool" in what:
+        if "bool" in what and ctx.condition_rank is not None and ctx.condition_rank > 0:
+            hint = (
+                f"the condition holds one value per element (a rank-{ctx.condition_rank} "
+                "tensor), so no single branch fits: choose element by element with "
+                "tf.where(condition, value_if_true, value_if_false) (keras.ops.where), "
+                "computing both values"
+            )
+        elif "bool" in what:
             hint = (
                 "a Python `if`/`while`/`and` on a tensor needs its value: use tf.cond / tf.where "
                 "(or let AutoGraph convert it: the function's source must be visible), or run "

@@ -28,6 +28,7 @@ from tfnb_debug.explain._data_origin import (
     _unbatched_dataset,
 )
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
+from tfnb_debug.explain._shape_evidence import class_axis, fixed_batch, table_width
 from tfnb_debug.explain._shape_hints import (
     _feature_hint,
     _label_width_hint,
@@ -103,12 +104,15 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
             extra_axis=len(received) == len(expected) + 1,
         )
         evidence = f"received {fmt_shape(received)}, expected {fmt_shape(expected)}"
+        # the catalog's S12: a single example passed without its batch axis
+        single = len(received) == len(expected) - 1 and same_shape(received, expected[1:])
         return _s01(
             ctx,
             layer,
             f"the model expects inputs of shape {fmt_shape(expected)} but received {fmt_shape(received)}",
             evidence=evidence + (f"; {unbatched[0]}" if unbatched else ""),
             origin=unbatched,
+            structure=single,
             hint=unbatched[1]
             if unbatched
             else _rank_hint(
@@ -196,48 +200,6 @@ def _from(producer: str) -> str:
     return "the model's input" if producer == "input" else f"layer '{producer}'"
 
 
-def _table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...]) -> str:
-    """The columns of a DataFrame ``x`` that make it wider than the model's input: the target
-    column(s) of ``y`` left in, or the saved index of a CSV (``Unnamed: 0``); "" when no
-    column of the table accounts for the extra width."""
-    call = ctx.evidence.call
-    if call is None or not received or received[-1] is None:
-        return ""
-    x, y = call.arg(0, "x"), call.arg(1, "y")
-    if x is None or x.kind != "dataframe" or not x.keys or len(x.keys) != received[-1]:
-        return ""
-    extra = len(x.keys) - value
-    targets = [k for k in (y.keys if y is not None and y.kind in ("series", "dataframe") else ())]
-    left_in = [k for k in targets if k in x.keys]
-    index = [k for k in x.keys if k.startswith("Unnamed:")]
-    for columns, why in ((left_in, "the target the model learns"), (index, "a saved row index")):
-        if columns and len(columns) == extra:
-            listed = ", ".join(repr(c) for c in columns)
-            return (
-                f"`{x.text}` still holds {listed}, {why}: it has {len(x.keys)} columns and the "
-                f"model takes {value}; drop {'it' if len(columns) == 1 else 'them'} from the "
-                f"features, e.g. `.drop(columns=[{listed}])`"
-                + (" (or read the CSV with index_col=0)" if columns is index else "")
-            )
-    groups: dict[str, list[str]] = {}
-    for key in x.binary_columns:
-        prefix, _, value_name = key.rpartition("_")
-        if prefix and value_name:
-            groups.setdefault(prefix, []).append(key)
-    dummies = [cols for cols in groups.values() if len(cols) >= 2]
-    if dummies and call.method in ("predict", "evaluate", "predict_on_batch", "__call__"):
-        # new data against a model fit on other columns: a table encoded on its own
-        shown = ", ".join(dummies[0][:4])
-        return (
-            f"`{x.text}` has {len(x.keys)} columns and the model takes {value}; its columns look "
-            f"one-hot encoded per value ({shown}): encoded on its own (pd.get_dummies), a table "
-            "gets a column only for the values it holds. Align it to the training columns: "
-            f"`{x.text} = {x.text}.reindex(columns=train_columns, fill_value=0)` (train_columns: "
-            "the columns the model was fit on), or encode train and test together"
-        )
-    return ""
-
-
 def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
     index, layer, detail = spec.group(1), spec.group(2), spec.group(3)
     axis = _AXIS_VALUE.search(detail)
@@ -245,7 +207,7 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         received = parse_shape(axis.group(3)) or ()
         value = int(axis.group(2))
         source = ctx.input_source(layer, int(index))
-        hint = _table_width(ctx, value, received) or _feature_hint(layer, value, received, source)
+        hint = table_width(ctx, value, received) or _feature_hint(layer, value, received, source)
         counted = _sample_count_width(ctx, value, received, source)
         return _s01(
             ctx,
@@ -316,13 +278,16 @@ def _s01(
     evidence: str,
     hint: str,
     origin: DataOrigin | None = None,
+    structure: bool = False,
 ) -> Explained:
-    """S01 at a layer, or S12 when the data's origin shows its structure is the cause."""
+    """S01 at a layer, or S12 when the data's origin shows its structure is the cause (or the
+    data is one example without its batch axis: ``structure``)."""
     received = ctx.inputs_text()
     if received:
         evidence = f"{evidence}; input dtype {received}" if evidence else f"input dtype {received}"
-    place = f"layer '{layer}'"
-    if origin is not None and origin.code == "S12":
+    variable = ctx.variable_of(layer)
+    place = f"layer '{layer}'" + (f" (`{variable}`)" if variable else "")
+    if structure or origin is not None and origin.code == "S12":
         found = finding("S12", message, place=place, evidence=evidence, hint=hint)
     else:
         found = finding("S01", message, place=place, evidence=evidence, hint=hint)
@@ -375,6 +340,38 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
         else:
             op_name = ctx.eager_op() or "an op"
             owner, node = "", ""
+        if incompatible:
+            special = class_axis(ctx, op_name, owner, node, found.group(1), found.group(2))
+            if special is not None and special.code == "M05":
+                return (
+                    finding(
+                        "M05",
+                        special.message,
+                        place=special.place,
+                        evidence=special.evidence,
+                        hint=special.hint,
+                    ),
+                    (),
+                )
+            if special is not None:
+                return _s07(
+                    ctx, op_name, owner, node, special.message,
+                    evidence=special.evidence, loss="loss" in owner, hint=special.hint,
+                )  # fmt: skip
+            fixed = fixed_batch(ctx, found.group(1), found.group(2))
+            if fixed is not None:
+                # the data's sample count against the batch size the model fixes: S12
+                return (
+                    finding(
+                        "S12",
+                        f"the data does not split into batches of the model's fixed size: "
+                        f"{op_name} got [{found.group(1)}] vs [{found.group(2)}]",
+                        place=f"op {op_name}" + (f" in {owner}" if owner else ""),
+                        evidence=f"shapes [{found.group(1)}] and [{found.group(2)}]",
+                        hint=fixed,
+                    ),
+                    (),
+                )
         return _s07(
             ctx,
             op_name,
