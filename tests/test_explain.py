@@ -466,7 +466,7 @@ def test_s12_unbatched_validation_dataset_says_to_batch_it(tfshell: InteractiveS
     line = helper.finding("S12")
     assert "expects inputs of shape (None, 8) but received a tensor of unknown rank" in line
     assert "batch it, e.g. `val_ds = val_ds.batch(32)`" in line
-    # a single NumPy example: no dataset is named, the batch axis is missing
-    single = run(tfshell, "model(x[0])").finding("S01")
+    # a single NumPy example: no dataset is named, the batch axis is missing (the catalog's S12)
+    single = run(tfshell, "model(x[0])").finding("S12")
     assert "dataset" not in single and "folded" not in single
     assert "single example without its batch axis" in single and "x[None]" in single

@@ -1180,6 +1180,157 @@ BROKEN += [
     ),
 ]
 
+# losses on class ids, fixed batches, loops, targets and windows
+BROKEN += [
+    (
+        "own_loss_on_ids_with_one_hot_arithmetic",
+        """
+        def hinge_like(y_true, y_pred):
+            return tf.reduce_mean(tf.maximum(0.0, 1.0 - y_true * y_pred), axis=-1)
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(4)])
+        m.compile("adam", hinge_like)
+        m.fit(np.zeros((6, 2)), np.arange(6.0) % 4, epochs=1, verbose=0)
+        """,
+        "M05",
+        ("hinge_like", "one-hot labels", "to_categorical(y, 4)"),
+        ("reshape",),
+    ),
+    (
+        "per_class_rows_given_as_sample_weight",
+        """
+        y = keras.utils.to_categorical([0, 1, 2, 1], 3)
+        w = np.array([1.0, 3.0, 2.0])
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3, activation="softmax")])
+        m.compile("adam", "categorical_crossentropy")
+        m.fit(np.zeros((4, 2)), y, sample_weight=y * w, epochs=1, verbose=0)
+        """,
+        "S07",
+        ("`sample_weight` has shape (4, 3)", "(y * w).sum(axis=1)"),
+        ("sparse",),
+    ),
+    (
+        "accuracy_of_ids_against_scores",
+        """
+        acc = keras.metrics.Accuracy()
+        acc.update_state(tf.constant([0, 2]), tf.random.uniform((2, 3)))
+        """,
+        "S07",
+        ("class ids with per-class scores", "sparsecategoricalaccuracy"),
+        ("reshape",),
+    ),
+    (
+        "stateful_gru_fit_on_a_short_last_batch",
+        """
+        m = keras.Sequential([keras.Input((5, 1), batch_size=4), keras.layers.GRU(3, stateful=True),
+                              keras.layers.Dense(1)])
+        m.compile("adam", "mse")
+        series, target = np.zeros((10, 5, 1)), np.zeros((10, 1))
+        m.fit(series, target, batch_size=4, epochs=1, verbose=0)
+        """,
+        "S12",
+        ("fixed batch size of 4", "x[:8]"),
+        ("reshape",),
+    ),
+    (
+        "elementwise_condition_in_a_traced_loss",
+        """
+        @tf.function(autograph=False)
+        def clipped(err):
+            if err > 1.0:
+                return err
+            return err * 0.0
+        clipped(tf.ones((3, 2)))
+        """,
+        "T02",
+        ("rank-2", "tf.where"),
+        ("tf.cond",),
+    ),
+    (
+        "elementwise_condition_under_autograph",
+        """
+        @tf.function
+        def gate(v):
+            if v > 0.5:
+                return v
+            return v * 2.0
+        gate(tf.ones((4,)))
+        """,
+        "T02",
+        ("shape (4,)", "tf.where", "tf.reduce_any"),
+        ("run_functions_eagerly(true)",),
+    ),
+    (
+        "targets_dict_keyed_by_other_names",
+        """
+        inp = keras.Input((3,))
+        out = {"score": keras.layers.Dense(1, name="score")(inp)}
+        m = keras.Model(inp, out); m.compile("adam", {"score": "mse"})
+        m.fit(np.zeros((4, 3)), {"target": np.zeros((4, 1))}, epochs=1, verbose=0)
+        """,
+        "S12",
+        ("'target' names no output", "rename 'target' to 'score'"),
+        (),
+    ),
+    (
+        "dataset_of_inputs_only_given_to_fit",
+        """
+        ds = tf.data.Dataset.from_tensor_slices(np.zeros((8, 3), "float32")).batch(4)
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        m.fit(ds, epochs=1, verbose=0)
+        """,
+        "S12",
+        ("yields inputs only", "(inputs, targets) pairs"),
+        ("validation",),
+    ),
+    (
+        "loop_over_an_unbatched_dataset",
+        """
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        rows = tf.data.Dataset.from_tensor_slices(np.zeros((6, 3), "float32"))
+        for r in rows:
+            m(r)
+        """,
+        "S12",
+        ("`rows` is not batched", "rows = rows.batch(32)"),
+        ("x[none]",),
+    ),
+    (
+        "lstm_built_for_one_feature_fed_two",
+        """
+        m = keras.Sequential([keras.Input((6, 1)), keras.layers.LSTM(4), keras.layers.Dense(1)])
+        m.compile("adam", "mse")
+        m.fit(np.zeros((8, 6, 2), "float32"), np.zeros((8, 1)), epochs=1, verbose=0)
+        """,
+        "S01",
+        ("'lstm' was built for 1 input features", "gets 2"),
+        ("return_sequences",),
+    ),
+    (
+        "apply_given_zipped_pairs",
+        """
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        opt = keras.optimizers.SGD()
+        with tf.GradientTape() as t:
+            loss = tf.reduce_sum(m(tf.ones((1, 2))))
+        g = t.gradient(loss, m.trainable_variables)
+        opt.apply(zip(g, m.trainable_variables))
+        """,
+        "S12",
+        ("two lists", "opt.apply_gradients(zip(g, m.trainable_variables))"),
+        (),
+    ),
+    (
+        "windows_batched_before_flat_map",
+        """
+        ds = tf.data.Dataset.range(30).window(5, shift=1, drop_remainder=True).batch(4)
+        ds = ds.map(lambda w: w[:, :4])
+        """,
+        "S12",
+        ("batches the windows", "flat_map(lambda w: w.batch(5))"),
+        (),
+    ),
+]
+
 CLEAR = [
     (
         "dict_keyed_by_other_names_than_the_inputs",

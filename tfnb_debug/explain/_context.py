@@ -348,9 +348,20 @@ def _condition_rank(exc: BaseException) -> int | None:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
         return None
-    ranks = []
     local = user.tb_frame.f_locals
-    for node in ast.walk(tree):
+
+    def operands(node: ast.expr) -> list[ast.expr]:
+        # the values the condition compares or combines (not what a call reduces)
+        if isinstance(node, ast.Compare):
+            return [node.left, *node.comparators]
+        if isinstance(node, ast.BoolOp):
+            return [o for v in node.values for o in operands(v)]
+        if isinstance(node, ast.UnaryOp):
+            return operands(node.operand)
+        return [node]
+
+    ranks = []
+    for node in operands(tree.body):
         if isinstance(node, ast.Name) and node.id in local:
             shape = getattr(local[node.id], "shape", None)
             rank = getattr(shape, "rank", None)

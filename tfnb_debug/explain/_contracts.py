@@ -56,6 +56,7 @@ from tfnb_debug.explain._data_contracts import (
     padding_values_dtype,
     set_weights_unbuilt,
     softmax_labels,
+    target_keys,
 )
 from tfnb_debug.explain._data_shape_contracts import (
     baked_sample_count,
@@ -112,6 +113,7 @@ from tfnb_debug.explain._op_dtypes import (
 )
 from tfnb_debug.explain._op_shapes import matmul_inner
 from tfnb_debug.explain._optimizer_calls import (
+    apply_given_pairs,
     apply_gradients,
     fit_optimizer,
     tape_gradient,
@@ -351,6 +353,7 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"weight shape .* is not compatible", r"expects \d+ weights"),
     ),
     Contract(("Optimizer.apply_gradients",), consumed_pairs, (r"not enough values to unpack",)),
+    Contract(("Optimizer.apply",), apply_given_pairs, (r"object of type 'zip' has no len",)),
     Contract(
         ("Optimizer.apply_gradients", "Optimizer.apply"),
         apply_gradients,
@@ -413,6 +416,11 @@ CONTRACTS: tuple[Contract, ...] = (
         ("Model.fit", "Model.evaluate"),
         fit_argument_kinds,
         (r"Unrecognized data type", r"must be at least rank 1"),
+    ),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.train_on_batch", "Model.test_on_batch"),
+        target_keys,
+        (r"Expected \w+, but got \w+ of type 'str'",),
     ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.train_on_batch", "Model.test_on_batch"),

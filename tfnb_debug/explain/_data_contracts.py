@@ -282,6 +282,36 @@ def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+def target_keys(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``fit``/``evaluate`` given a dict of targets keyed by names that are not the model's
+    output names (Keras then reads a key where it wanted an array: "got box of type 'str'")."""
+    y = call.value("y")
+    if not isinstance(y, dict) or not y:
+        return None
+    names = output_names(call.receiver)
+    if not names:
+        return None
+    keys = [str(k) for k in y]
+    extra = [k for k in keys if k not in names]
+    absent = [n for n in names if n not in keys]
+    if not extra:
+        return None
+    text = call.text("y")
+    pairs = (
+        f"; rename {', '.join(repr(k) for k in extra)} to {', '.join(repr(n) for n in absent)}"
+        if len(extra) == len(absent) == 1
+        else ""
+    )
+    return Violation(
+        "S12",
+        text,
+        f"`{text}` is keyed by {keys}, but the model's outputs are named {names}: "
+        f"{', '.join(repr(k) for k in extra)} names no output",
+        f"key the targets by the output names {names}{pairs} (the names given to the output "
+        "layers, or the keys of the model's output dict)",
+    )
+
+
 def lambda_function(call: LiveCall, exc: BaseException) -> Violation | None:
     """A ``Lambda`` whose function cannot run on the symbolic input: it takes the layer's list
     of inputs as several parameters (Lambda passes the list as one), or it reads the batch size

@@ -170,9 +170,24 @@ def map_over_windows(call: LiveCall, exc: BaseException) -> Violation | None:
     if dataset is None:
         return None
     text = str(exc)
-    if "Dataset" not in text:  # the window (a _VariantDataset) used as a tensor
+    if "Dataset" not in text and "Variant" not in text:  # a window used as a tensor
         return None
     size = _window_size(dataset)
+    batched = type(dataset).__name__.strip("_").startswith(("Batch", "ParallelBatch"))
+    if batched:
+        inner = getattr(dataset, "_input_dataset", None)
+        size = _window_size(inner) if inner is not None else size
+        window = f"w.batch({size})" if size else "w.batch(window_size)"
+        own = call.source.rsplit(".map(", 1)[0] if ".map(" in call.source else "the dataset"
+        return Violation(
+            "S12",
+            own,
+            f"`{own}` batches the windows of Dataset.window, whose elements are datasets (one "
+            "per window): a batch of them is still datasets, not a tensor the mapped function "
+            "can index",
+            f"turn each window into a tensor right after window(), before batch(): "
+            f"`.window(...).flat_map(lambda w: {window}).batch(...)`, then map",
+        )
     batch = f"w.batch({size})" if size else "w.batch(window_size)"
     own = call.source.rsplit(".map(", 1)[0] if ".map(" in call.source else "the dataset"
     spec = dataset.element_spec

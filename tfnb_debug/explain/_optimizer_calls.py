@@ -38,6 +38,29 @@ def _pairs(value: Any) -> list[tuple[Any, Any]] | None:
     return [(p[0], p[1]) for p in items]
 
 
+def apply_given_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``optimizer.apply(zip(grads, vars))``: Keras 3's ``apply`` takes the gradients and the
+    variables as two lists; the zipped pairs are what ``apply_gradients`` takes."""
+    if not call.api.endswith(".apply") or "grads_and_vars" in call.values:
+        return None
+    grads = call.value("grads")
+    pairs = _pairs(grads)
+    variables = call.value("trainable_variables")
+    if pairs is None or variables not in (None, UNREAD):
+        return None
+    text = call.text("grads")
+    inner = text[4:-1] if text.startswith("zip(") and text.endswith(")") else ""
+    owner = call.source.partition("(")[0].rpartition(".")[0].strip() or "optimizer"
+    return Violation(
+        "S12",
+        text,
+        f"`apply` takes the gradients and the variables as two lists, but `{text}` is "
+        f"{len(pairs)} (gradient, variable) pairs in its first argument",
+        f"pass the pairs to apply_gradients, `{owner}.apply_gradients({text})`, or the two "
+        f"lists to apply, `{owner}.apply({inner or 'grads, model.trainable_variables'})`",
+    )
+
+
 def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
     pairs = _pairs(call.value("grads_and_vars"))
     text = call.text("grads_and_vars")

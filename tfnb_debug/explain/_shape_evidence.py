@@ -134,12 +134,12 @@ def fixed_batch(ctx: ErrorContext, a_text: str, b_text: str) -> str | None:
     call = ctx.evidence.call
     x = call.arg(0, "x") if call is not None else None
     samples = x.samples if x is not None else None
-    count = f"{samples} samples" if samples else "the data"
+    count = f"{samples} samples" if samples else "the data's sample count"
     why = f" ({', '.join(fixed.stateful)} stateful)" if fixed.stateful else ""
-    cut = f"x[:{samples - samples % size}]" if samples else f"a multiple of {size}"
+    cut = f"x[:{samples - samples % size}]" if samples else f"x[: len(x) // {size} * {size}]"
     return (
         f"model '{fixed.name}' has a fixed batch size of {size}{why}, set by its Input's "
-        f"batch_shape/batch_size, and {count} leave a last "
+        f"batch_shape/batch_size, and {count} {'leave' if samples else 'leaves'} a last "
         f"batch of {last}: feed a multiple of {size} samples ({cut} and the same for y), or "
         "batch a dataset with drop_remainder=True"
     )

@@ -12,6 +12,7 @@ already loaded.
 
 from __future__ import annotations
 
+import linecache
 import re
 import sys
 from collections.abc import Mapping
@@ -337,6 +338,11 @@ def _datasets(exc: BaseException, limit: int = 8) -> tuple[DatasetInfo, ...]:
                     if _is_dataset(item):
                         found.setdefault(id(item), item)
         tb = tb.tb_next
+    # the names on the traceback's lines, and on the other lines of the user's failing cells
+    # (a `for x, y in ds:` loop whose body raised names `ds` only on its own line)
+    cells = {tb_file for tb_file in _user_files(exc)}
+    for filename in list(cells)[:4]:
+        lines.extend(linecache.getlines(filename)[:400])
     words = set(re.findall(r"[A-Za-z_]\w*", " ".join(lines)))
     for names in user:
         for key, value in list(names.items()):
@@ -353,6 +359,17 @@ def _datasets(exc: BaseException, limit: int = 8) -> tuple[DatasetInfo, ...]:
         except Exception:
             continue
     return tuple(out)
+
+
+def _user_files(exc: BaseException) -> list[str]:
+    found: list[str] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if is_user_file(name) and name not in found:
+            found.append(name)
+        tb = tb.tb_next
+    return found
 
 
 def linecache_line(filename: str, lineno: int) -> str:

@@ -64,6 +64,33 @@ def _columns_for_one_input(
     )
 
 
+def _unlabeled_dataset(ctx: ErrorContext, call: CallInfo | None) -> Explained | None:
+    """S12: fit/evaluate given a dataset whose elements are inputs only (no targets) and no y:
+    Keras then computes the loss against None."""
+    if call is None or call.method not in ("fit", "evaluate", "train_on_batch"):
+        return None
+    x, y = call.arg(0, "x"), call.arg(1, "y")
+    if x is None or x.kind != "dataset" or (y is not None and y.kind != "none"):
+        return None
+    ds = next((d for d in ctx.datasets if d.name == x.text), None)
+    if ds is None or len(ds.shapes) != 1:
+        return None
+    return (
+        finding(
+            "S12",
+            f"`{x.text}` yields inputs only, {fmt_shape(ds.shapes[0]) if ds.shapes[0] else 'one tensor'} "
+            f"per element, and `{call.method}` was given no y: there are no targets to compute "
+            "the loss against",
+            place=_call_place(ctx, call),
+            evidence=f"element of `{x.text}`: one component, no (inputs, targets) pair",
+            hint="make the dataset yield (inputs, targets) pairs: "
+            "`timeseries_dataset_from_array(data, targets=..., ...)` with the targets aligned to "
+            "each window, `from_tensor_slices((x, y))`, or `.map(lambda x: (x, target_of(x)))`",
+        ),
+        (),
+    )
+
+
 def _sizes(text: str | None) -> list[int]:
     return [int(s) for s in (text or "").replace(" ", "").split(",") if s.isdigit()]
 
@@ -93,6 +120,9 @@ def input_structure(ctx: ErrorContext) -> Explained | None:
     if columns is not None:
         return _columns_for_one_input(ctx, call, columns)
     bad_form = _FORMAT.search(text) is not None or _NONE_VALUES in text
+    unlabeled = _unlabeled_dataset(ctx, call) if _NONE_VALUES in text else None
+    if unlabeled is not None:
+        return unlabeled
     if call is not None and call.method in ("fit", "evaluate") and bad_form:
         return _bad_tuple(ctx, call)
     return None

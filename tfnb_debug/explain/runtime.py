@@ -19,6 +19,10 @@ _TO_NUMPY = re.compile(
 _FORMAT = re.compile(
     r"unsupported format string passed to (SymbolicTensor|Tensor|KerasTensor)\.__format__"
 )
+_NOT_SCALAR = re.compile(
+    r"condition of (if statement|while loop|if expression|assert statement) expected to be "
+    r"`tf\.bool` scalar, got Tensor\(\"[^\"]*\", shape=(\([^)]*\))"
+)
 _KERAS_BOOL = re.compile(r"A symbolic KerasTensor cannot be used as a (boolean|Python \w+)")
 _NOT_ALLOWED = re.compile(
     r"(Using a symbolic `tf\.Tensor` as a Python `\w+`|Iterating over a symbolic `tf\.Tensor`|[^\n.]*symbolic `tf\.Tensor`[^\n.]*?) is not allowed"
@@ -84,6 +88,17 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
         hint = (
             "NumPy cannot read a graph tensor: use the tf.math / keras.ops equivalent, or wrap "
             "the NumPy code in tf.numpy_function"
+        )
+    elif (scalar := _NOT_SCALAR.search(text)) is not None:
+        what = (
+            f"the condition of an {scalar.group(1)} is a tensor of shape {scalar.group(2)}, one "
+            "value per element, where AutoGraph's tf.cond takes one bool"
+        )
+        hint = (
+            "no single branch fits all elements: choose element by element with "
+            "tf.where(condition, value_if_true, value_if_false) (keras.ops.where), computing "
+            "both values; or reduce the condition to one bool (tf.reduce_any / tf.reduce_all) "
+            "if one branch is meant for the whole tensor"
         )
     elif (formatted := _FORMAT.search(text)) is not None:
         what = f"a format spec (f'{{t:.2f}}') applied to a {formatted.group(1)}"

@@ -316,6 +316,9 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
         node, op, inputs, in_shapes = dims.group(3), dims.group(4), dims.group(5), dims.group(6)
         scope, _ = split_node(node)
         owner = scope_owner(_strip_op_scope(scope, op))
+        kernel = _kernel_width(ctx, op, scope, inputs, in_shapes)
+        if kernel is not None:
+            return kernel
         return _s07(
             ctx,
             op,
@@ -403,6 +406,37 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             hint=_loss_shape_hint(labels, output, loss or ""),
         )
     return None
+
+
+def _kernel_width(
+    ctx: ErrorContext, op: str, scope: str, inputs: str, in_shapes: str
+) -> Explained | None:
+    """S01: a layer's kernel (a variable read in its scope) multiplies an input of another width
+    than the layer was built for, inside a graph Keras' input checks did not cover (an RNN
+    cell's step)."""
+    shapes = re.findall(r"\[([^\]]*)\]", in_shapes)
+    if op != "MatMul" or "ReadVariableOp" not in inputs or len(shapes) < 2:
+        return None
+    data, weight = shapes[0].split(","), shapes[1].split(",")
+    if len(data) != 2 or len(weight) != 2 or not data[1].strip().isdigit():
+        return None
+    got, built = int(data[1]), int(weight[0]) if weight[0].strip().isdigit() else None
+    if built is None or got == built:
+        return None
+    parts = [p for p in scope.split("/") if p]
+    cell = next((p for p in reversed(parts) if "_cell" in p), "")
+    layer = re.sub(r"_\d+$", "", cell.split("_cell")[0]) if cell else ""
+    layer = layer or (re.sub(r"_\d+$", "", parts[-1]) if parts else "the layer")
+    inputs_decl = ctx.model_inputs[0] if len(ctx.model_inputs) == 1 else None
+    declared = f" (the model's Input is {fmt_shape(inputs_decl)})" if inputs_decl else ""
+    return _s01(
+        ctx,
+        layer,
+        f"'{layer}' was built for {built} input features per step{declared}, but gets {got}",
+        evidence=f"its kernel reads [{weight[0]},{weight[1]}], the input [{shapes[0]}]",
+        hint=f"declare the Input with the data's {got} features (e.g. keras.Input((steps, {got}))"
+        f" for a sequence), or feed data with {built} features per step",
+    )
 
 
 def _strip_op_scope(scope: str, op: str) -> str:
