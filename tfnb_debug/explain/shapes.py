@@ -285,6 +285,7 @@ def _s01(
     received = ctx.inputs_text()
     if received:
         evidence = f"{evidence}; input dtype {received}" if evidence else f"input dtype {received}"
+    evidence = _with_user_line(ctx, evidence)
     variable = ctx.variable_of(layer)
     place = f"layer '{layer}'" + (f" (`{variable}`)" if variable else "")
     if structure or origin is not None and origin.code == "S12":
@@ -292,6 +293,16 @@ def _s01(
     else:
         found = finding("S01", message, place=place, evidence=evidence, hint=hint)
     return (found, (_tfshape_step(f"'{layer}'"),))
+
+
+def _with_user_line(ctx: ErrorContext, evidence: str) -> str:
+    """The evidence, with the user's line that led into the failure (``model.fit(X_test)`` at
+    Cell In[5], line 2) when the evidence does not quote it yet."""
+    line = ctx.user_code_line()
+    if line is None or not line[3] or line[3] in evidence:
+        return evidence
+    at = f"`{line[3]}` at {ctx.where(line[0], line[1])}"
+    return f"{evidence}; {at}" if evidence else at
 
 
 def _merge_shapes(text: str) -> tuple[str, list[tuple[int | None, ...]], bool] | None:
@@ -474,6 +485,8 @@ def _s07(
     defined = ctx.defined_at()
     if defined is not None:
         evidence += f"; defined at {ctx.where(*defined)}"
+    else:
+        evidence = _with_user_line(ctx, evidence)
     return (
         finding("S07", message, place=place, evidence=evidence, hint=hint),
         (_tfshape_step("the loss" if loss else "the failing op"),),
