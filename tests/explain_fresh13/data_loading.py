@@ -163,7 +163,7 @@ for image, label in ds.take(1):
 """,
         expect="S11",
         must=("tf.string",),
-        must_not=("astype", "float32\")"),
+        must_not=("astype", 'float32")'),
         fix='FixedLenFeature([], tf.string), then tf.io.decode_png(ex["image"])',
     ),
     # InvalidArgumentError: Key: measurements.  Can't parse serialized Example: Some float_list slice was not parsed.
@@ -191,7 +191,7 @@ batch = next(iter(ds.batch(5)))
         expect="S07",
         must=("fixedlenfeature",),
         must_not=("tf.string", "padded_batch"),
-        fix='FixedLenFeature([4], tf.float32)',
+        fix="FixedLenFeature([4], tf.float32)",
     ),
     # ValueError: as_list() is not defined on an unknown TensorShape.
     Case(
