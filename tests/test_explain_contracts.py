@@ -1331,6 +1331,59 @@ BROKEN += [
     ),
 ]
 
+# records and image folders
+BROKEN += [
+    (
+        "tfrecord_list_read_as_one_value",
+        """
+        import os, tempfile
+        path = os.path.join(tempfile.mkdtemp(), "r.tfrecord")
+        with tf.io.TFRecordWriter(path) as w:
+            f = {"pix": tf.train.Feature(float_list=tf.train.FloatList(value=[0.1, 0.2]))}
+            w.write(tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString())
+        spec = {"pix": tf.io.FixedLenFeature([], tf.float32)}
+        next(iter(tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_single_example(r, spec))))
+        """,
+        "S07",
+        ("feature 'pix'", "fixedlenfeature([n], dtype)", "varlenfeature"),
+        (),
+    ),
+    (
+        "tfrecord_int_feature_read_as_float",
+        """
+        import os, tempfile
+        path = os.path.join(tempfile.mkdtemp(), "r.tfrecord")
+        with tf.io.TFRecordWriter(path) as w:
+            f = {"label": tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))}
+            w.write(tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString())
+        spec = {"label": tf.io.FixedLenFeature([], tf.float32)}
+        next(iter(tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_single_example(r, spec))))
+        """,
+        "S11",
+        ("feature 'label' is stored as int64", "tf.io.FixedLenFeature(shape, tf.int64)"),
+        (),
+    ),
+    (
+        "image_folder_dataset_at_its_default_size",
+        """
+        import os, tempfile
+        root = tempfile.mkdtemp()
+        for c in ("a", "b"):
+            os.makedirs(os.path.join(root, c))
+            for i in range(2):
+                keras.utils.save_img(os.path.join(root, c, f"{i}.png"), np.zeros((6, 6, 3)))
+        photos = keras.utils.image_dataset_from_directory(root, batch_size=2, verbose=False)
+        m = keras.Sequential([keras.Input((32, 32, 3)), keras.layers.Flatten(),
+                              keras.layers.Dense(1, activation="sigmoid")])
+        m.compile("adam", "binary_crossentropy")
+        m.fit(photos, epochs=1, verbose=0)
+        """,
+        "S12",
+        ("`photos` yields images of (256, 256, 3)", "image_size=(32, 32)"),
+        ("flatten",),
+    ),
+]
+
 CLEAR = [
     (
         "dict_keyed_by_other_names_than_the_inputs",

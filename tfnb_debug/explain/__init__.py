@@ -35,6 +35,7 @@ from tfnb_debug.explain.model import unbuilt_model
 from tfnb_debug.explain.pipelines import (
     generator_shape,
     padded_too_small,
+    parsed_example,
     ragged_batch,
     unknown_shape,
     unknown_shape_in_map,
@@ -87,6 +88,7 @@ RULES: tuple[Rule, ...] = (
     unknown_shape_in_map,
     ragged_batch,
     padded_too_small,
+    parsed_example,
     generator_shape,
     symbolic_value,
     library_result,

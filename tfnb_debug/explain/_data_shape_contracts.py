@@ -368,6 +368,10 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
     """Data whose example shape differs from the model's declared Input on a spatial axis."""
     x = call.values.get("x", UNREAD)
     data = shape_of(x)
+    spec = getattr(x, "element_spec", None)
+    if data is None and spec is not None:
+        # a dataset: the shape of its elements' inputs (the first of an (x, y) pair)
+        data = shape_of(spec[0] if isinstance(spec, tuple) and spec else spec)
     model = call.receiver
     try:
         declared = [shape_of(t) for t in model.inputs]
@@ -383,6 +387,28 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
         return None  # another channel count or order (channels first) is not a size to resize
     text = call.text("x")
     size = tuple(want[i] for i in range(1, len(want) - 1))
+    if spec is not None and all(d is not None for d in data[1:]):
+        made = (
+            " (image_dataset_from_directory resizes to image_size=(256, 256) unless given one)"
+            if data[1:3] == (256, 256)
+            else ""
+        )
+        return Violation(
+            "S12",
+            text,
+            f"the model was built for examples of shape {fmt(want[1:])}, but the dataset "
+            f"`{text}` yields images of {fmt(data[1:])}{made}",
+            f"make the dataset yield {size}: `image_size={size}` where it is made, or "
+            + (
+                f"`.map(lambda x, y: (tf.image.resize(x, {size}), y))`"
+                if isinstance(spec, tuple)
+                else f"`.map(lambda x: tf.image.resize(x, {size}))`"
+            )
+            + "; or build the model for "
+            f"{fmt(data[1:])}",
+        )
+    if spec is not None:
+        return None  # a dataset whose image size is not fixed: another rule reads its batches
     return Violation(
         "S12",
         text,

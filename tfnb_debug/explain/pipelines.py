@@ -404,3 +404,53 @@ def generator_shape(ctx: ErrorContext) -> Explained | None:
         ),
         (),
     )
+
+
+_PARSE_SHAPE = re.compile(
+    r"Key: (\w+)\.\s+Can't parse serialized Example(?:: Some (\w+) slice was not parsed)?"
+)
+_PARSE_DTYPE = re.compile(
+    r"Key: (\w+)\.\s+Data types don't match\. Data type: (\w+) but expected type: (\w+)"
+)
+_FEATURE_LISTS = {"float_list": "tf.train.FloatList", "int64_list": "tf.train.Int64List"}
+
+
+def parsed_example(ctx: ErrorContext) -> Explained | None:
+    """S07 / S11: ``tf.io.parse_(single_)example`` given a feature spec that does not fit what
+    the records hold: a FixedLenFeature shape other than the stored list's length, or another
+    dtype than the list the feature was written as."""
+    dtype = _PARSE_DTYPE.search(ctx.text)
+    if dtype is not None:
+        key, stored, declared = dtype.groups()
+        stored_tf = {"float": "tf.float32", "int64": "tf.int64", "string": "tf.string"}
+        return (
+            finding(
+                "S11",
+                f"feature '{key}' is stored as {stored} in the records, but the parsing spec "
+                f"reads it as {declared}",
+                place=f"feature '{key}' of tf.io.parse_example",
+                evidence=ctx.key_sentence(),
+                hint=f"declare the stored dtype in the spec, "
+                f"`tf.io.FixedLenFeature(shape, {stored_tf.get(stored, stored)})`, and cast after "
+                "parsing (tf.cast) if the model wants another",
+            ),
+            (),
+        )
+    shape = _PARSE_SHAPE.search(ctx.text)
+    if shape is None:
+        return None
+    key, kind = shape.group(1), shape.group(2)
+    stored = f" ({_FEATURE_LISTS.get(kind, kind)})" if kind else ""
+    return (
+        finding(
+            "S07",
+            f"feature '{key}' holds a list{stored} whose length does not fit the shape its "
+            "FixedLenFeature declares (a shape of [] reads exactly one value, [n] exactly n)",
+            place=f"feature '{key}' of tf.io.parse_example",
+            evidence=ctx.key_sentence(),
+            hint=f"declare the stored length, `tf.io.FixedLenFeature([n], dtype)` for '{key}' "
+            "(n values per record), or `tf.io.VarLenFeature(dtype)` / `tf.io.RaggedFeature` "
+            "when the length varies between records",
+        ),
+        (),
+    )
