@@ -24,6 +24,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._violation import is_a
+
 # NumPy array methods and attributes a tensor lacks: the TensorFlow call that does the same
 _NUMPY_ON_TENSOR = {
     "reshape": "tf.reshape({t}, shape)",
@@ -315,8 +317,8 @@ def _is_tensor(value: Any) -> bool:
 
 
 def _is_dataset(value: Any) -> bool:
-    return any(c.__name__ == "DatasetV2" for c in type(value).__mro__)
+    return is_a(value, "DatasetV2")
 
 
 def _is_layer(value: Any) -> bool:
-    return any(c.__name__ == "Layer" for c in type(value).__mro__)
+    return is_a(value, "Layer")

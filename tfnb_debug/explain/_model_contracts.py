@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._api import UNREAD, LiveCall, public_name
 from tfnb_debug.explain._argument_contracts import _near
 from tfnb_debug.explain._data_shape_contracts import _leaves
 from tfnb_debug.explain._violation import Violation, fmt, output_names, shape_of
@@ -289,11 +289,7 @@ def override_signature(call: LiveCall, exc: BaseException) -> Violation | None:
         ours = inspect.signature(vars(cls)[method])
     except (KeyError, TypeError, ValueError):
         return None
-    public = (
-        f"keras.{base.__module__.split('.')[2]}.{base.__name__}"
-        if base.__module__.startswith("keras.src.")
-        else base.__name__
-    )
+    public = public_name(base)
     keyword = found.group(4)
     generic = all(
         p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name == "self"

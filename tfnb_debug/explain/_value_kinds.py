@@ -24,7 +24,7 @@ import inspect
 import re
 from typing import Any
 
-from tfnb_debug.explain._api import UNREAD, LiveCall, evaluate
+from tfnb_debug.explain._api import UNREAD, LiveCall, evaluate, public_name
 from tfnb_debug.explain._violation import Violation, fmt, shape_of
 from tfnb_debug.explain._violation import is_a as _is_a
 
@@ -93,7 +93,7 @@ def receiver_is_class(call: LiveCall, exc: BaseException) -> Violation | None:
     attribute = inspect.getattr_static(receiver, method, None)
     if not inspect.isfunction(attribute):
         return None  # a classmethod, staticmethod or attribute is called on the class itself
-    public = _public_name(receiver)
+    public = public_name(receiver)
     return Violation(
         "S12",
         name,
@@ -102,15 +102,6 @@ def receiver_is_class(call: LiveCall, exc: BaseException) -> Violation | None:
         f"create the instance where `{name}` is made: `{name} = {public}()` (with its "
         "arguments), then call its methods",
     )
-
-
-def _public_name(cls: type) -> str:
-    module = cls.__module__
-    if module.startswith("keras.src."):
-        parts = module.split(".")
-        if len(parts) > 2:
-            return f"keras.{parts[2]}.{cls.__name__}"
-    return f"{module}.{cls.__name__}"
 
 
 def list_into_layer(call: LiveCall, exc: BaseException) -> Violation | None:
