@@ -92,7 +92,8 @@ def user_call(exc: BaseException, is_user_file: Any) -> LiveCall | None:
     return found
 
 
-_UNPACK = re.compile(r"(too many|not enough) values to unpack \(expected (\d+)")
+UNPACKING = re.compile(r"(too many|not enough) values to unpack \(expected (\d+)")
+"""Python's message when a tuple target and the value it unpacks differ in length."""
 _ITERATED = "Iterating over a symbolic KerasTensor is not supported"
 
 
@@ -102,7 +103,7 @@ def unpacked_call(exc: BaseException, is_user_file: Any) -> LiveCall | None:
     :attr:`LiveCall.unpacked` set; the layer's constructor call when the layer is made on
     the line.  None when the error is not an unpacking or the line holds no such call."""
     iterated = isinstance(exc, NotImplementedError) and _ITERATED in str(exc)
-    if not (isinstance(exc, ValueError) and _UNPACK.search(str(exc)) or iterated):
+    if not (isinstance(exc, ValueError) and UNPACKING.search(str(exc)) or iterated):
         return None
     tb, user = exc.__traceback__, None
     while tb is not None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tfnb_debug.explain._api import UNREAD, LiveCall, public_name
+from tfnb_debug.explain._api import UNPACKING, UNREAD, LiveCall, public_name
 from tfnb_debug.explain._argument_contracts import _near
 from tfnb_debug.explain._data_shape_contracts import _leaves
 from tfnb_debug.explain._violation import Violation, fmt, output_names, shape_of
@@ -148,7 +148,6 @@ def _class_weight_per_position(call: LiveCall, weights: dict[Any, Any]) -> Viola
     )
 
 
-_UNPACK = re.compile(r"(too many|not enough) values to unpack \(expected (\d+)")
 _STEPS = ("train_step", "test_step", "predict_step")
 _PARTS = ("x", "y", "sample_weight")
 
@@ -158,7 +157,7 @@ def step_unpack(call: LiveCall, exc: BaseException) -> Violation | None:
     it into another number of parts: Keras passes ``(x,)``, ``(x, y)`` or ``(x, y,
     sample_weight)`` as the data holds them, and ``class_weight=`` / ``sample_weight=`` add
     the third."""
-    found = _UNPACK.search(str(exc)) if isinstance(exc, ValueError) else None
+    found = UNPACKING.search(str(exc)) if isinstance(exc, ValueError) else None
     frame = _innermost_frame(exc)
     if found is None or frame is None or frame.f_code.co_name not in _STEPS:
         return None
