@@ -142,7 +142,7 @@ clf.fit(x, y, epochs=1, verbose=0)
         expect="S11",
         must=("int64",),
         must_not=("sparse",),
-        fix="y = tf.cast(y, p.dtype) in train_step (or y.astype(\"float32\"))",
+        fix='y = tf.cast(y, p.dtype) in train_step (or y.astype("float32"))',
     ),
     # InvalidArgumentError: cannot compute Sub as input #1(zero-based) was expected to be a double tensor but is a float tensor [Op:Sub] name:
     Case(

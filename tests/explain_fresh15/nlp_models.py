@@ -95,7 +95,7 @@ model.fit(sequences, labels, epochs=1, verbose=0)
         expect="S13",
         must=("pad_sequences",),
         must_not=("dtype=object",),
-        fix="keras.utils.pad_sequences(sequences, padding=\"post\")",
+        fix='keras.utils.pad_sequences(sequences, padding="post")',
     ),
     # ValueError: Argument `output` must have rank (ndim) `target.ndim - 1`. Received: target.shape=(None, 10), output.shape=(None, 5)
     Case(

@@ -144,7 +144,7 @@ model.fit(x, y, epochs=1, verbose=0)
         expect="M04",
         must=("units",),
         must_not=("from_logits",),
-        fix="Dense(10, activation=\"softmax\") (one unit per class)",
+        fix='Dense(10, activation="softmax") (one unit per class)',
     ),
     # ValueError: No such layer: block_13_conv. Existing layers are: [...] (every layer name of the base)
     Case(
