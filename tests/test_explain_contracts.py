@@ -1378,7 +1378,7 @@ BROKEN += [
         m.compile("adam", "binary_crossentropy")
         m.fit(photos, epochs=1, verbose=0)
         """,
-        "S12",
+        "S01",
         ("`photos` yields images of (256, 256, 3)", "image_size=(32, 32)"),
         ("flatten",),
     ),

@@ -25,6 +25,7 @@ __all__ = [
     "AXIS_DROPPERS",
     "GENERIC_FAILURE_HINT",
     "RNN_LAYERS",
+    "SAME_LAST_AXIS",
     "build_failure_hint",
     "channels_moved_hint",
     "failure_hint",
@@ -210,6 +211,55 @@ AXIS_DROPPERS = (
     "GlobalMaxPooling3D",
 )
 
+#: layers whose output has the last axis of their input: a channel count reaching a layer
+#: through them came from before them
+SAME_LAST_AXIS = frozenset(
+    {
+        "Rescaling",
+        "Normalization",
+        "Dropout",
+        "SpatialDropout1D",
+        "SpatialDropout2D",
+        "SpatialDropout3D",
+        "GaussianNoise",
+        "GaussianDropout",
+        "AlphaDropout",
+        "BatchNormalization",
+        "LayerNormalization",
+        "UnitNormalization",
+        "Activation",
+        "ReLU",
+        "LeakyReLU",
+        "ELU",
+        "Softmax",
+        "Identity",
+        "Masking",
+        "Resizing",
+        "CenterCrop",
+        "RandomCrop",
+        "RandomFlip",
+        "RandomRotation",
+        "RandomZoom",
+        "RandomTranslation",
+        "RandomContrast",
+        "RandomBrightness",
+        "RandomHeight",
+        "RandomWidth",
+        "ZeroPadding1D",
+        "ZeroPadding2D",
+        "ZeroPadding3D",
+        "Cropping1D",
+        "Cropping2D",
+        "Cropping3D",
+        "MaxPooling1D",
+        "MaxPooling2D",
+        "MaxPooling3D",
+        "AveragePooling1D",
+        "AveragePooling2D",
+        "AveragePooling3D",
+    }
+)
+
 
 def producer_rank_hint(
     layer: str,
@@ -256,6 +306,13 @@ def width_hint(
             "before it changed size (a longer window or sequence, a larger image): feed data of "
             "the size the model was built for, or, to accept any length, replace the Flatten "
             "with GlobalAveragePooling (or an RNN)"
+        )
+    if producer_class in SAME_LAST_AXIS:
+        return (
+            f"'{layer}' was built for {value} features but gets {got} through layer "
+            f"'{producer}' ({producer_class}), which keeps the last axis of its input: the "
+            f"{got} come from before it (the data, when it follows the Input); feed data with "
+            f"{value} on the last axis, or build the model for {got}"
         )
     if producer and producer_class not in ("", "InputLayer") and producer != "input":
         return (

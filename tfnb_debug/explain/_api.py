@@ -258,6 +258,14 @@ def is_library(obj: Any) -> bool:
     return isinstance(module, str) and module.split(".")[0] in _LIBRARIES
 
 
+def _makes_array(callee: Any) -> bool:
+    """NumPy's array constructors: they make the one array a Keras call would, with the same
+    rectangular contract (a list of rows of different lengths fails there first)."""
+    import numpy as np
+
+    return any(callee is f for f in (np.array, np.asarray, np.stack, np.vstack))
+
+
 def public_name(obj: Any) -> str:
     """``keras.layers.LSTM``, ``tf.image.resize``, ``tf.data.Dataset``: the name users know."""
     own = vars(obj) if isinstance(obj, type) else getattr(obj, "__dict__", {})
@@ -362,7 +370,7 @@ def _resolve(
         api = public_name(callee if is_library(callee) else library_class(callee))
         target = callee
     elif inspect.isfunction(callee) or inspect.isbuiltin(callee) or inspect.ismethod(callee):
-        if not is_library(callee):
+        if not is_library(callee) and not _makes_array(callee):
             return None
         api = public_name(callee)
         qualname = getattr(callee, "__qualname__", "")

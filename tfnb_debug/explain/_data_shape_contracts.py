@@ -394,7 +394,7 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
             else ""
         )
         return Violation(
-            "S12",
+            "S01",
             text,
             f"the model was built for examples of shape {fmt(want[1:])}, but the dataset "
             f"`{text}` yields images of {fmt(data[1:])}{made}",
@@ -410,7 +410,7 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
     if spec is not None:
         return None  # a dataset whose image size is not fixed: another rule reads its batches
     return Violation(
-        "S12",
+        "S01",
         text,
         f"the model was built for examples of shape {fmt(want[1:])}, but `{text}` holds "
         f"{fmt(data[1:])}: layers sized by the input (a Flatten before a Dense) then fail",

@@ -45,6 +45,9 @@ class DatasetStage:
     batch_size: int | None = None
     #: ``padded_batch``'s ``padded_shapes``, per component (None on an axis padded to the longest)
     padded: tuple[tuple[int | None, ...], ...] = ()
+    #: the ``keras.utils.*_dataset_from_directory`` that made this dataset ("" when none): Keras
+    #: sets ``class_names`` and ``file_paths`` on the dataset those functions return
+    loader: str = ""
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,8 @@ class LayerDtypes:
     raw_variables: tuple[
         tuple[str, str], ...
     ]  # (attribute, dtype) of tf.Variables not made by add_weight
+    #: a model's output layers: (layer name, the dtype of the output it makes)
+    outputs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -224,10 +229,31 @@ def _layer_dtypes(exc: BaseException) -> tuple[LayerDtypes, ...]:
                     str(policy),
                     str(getattr(owner, "compute_dtype", "")),
                     tuple(raw),
+                    _output_dtypes(owner),
                 ),
             )
         tb = tb.tb_next
     return tuple(out)
+
+
+def _output_dtypes(model: Any) -> tuple[tuple[str, str], ...]:
+    """(layer name, dtype) of each output of a model, from its graph (a Functional model) or
+    its last layer (a Sequential); () for a layer or a model with neither."""
+    if not hasattr(model, "layers"):
+        return ()
+    try:
+        outputs = model.outputs
+    except Exception:
+        outputs = None
+    found = []
+    for tensor in outputs or []:
+        history = getattr(tensor, "_keras_history", None)
+        layer = getattr(history, "operation", None) or getattr(history, "layer", None)
+        found.append((str(getattr(layer, "name", "")), str(getattr(tensor, "dtype", ""))))
+    if not found and model.layers:
+        last = model.layers[-1]
+        found.append((str(last.name), str(getattr(last, "compute_dtype", ""))))
+    return tuple(found)
 
 
 _LOOKUPS = ("TextVectorization", "StringLookup", "IntegerLookup")
@@ -344,8 +370,25 @@ def _stage(obj: Any) -> DatasetStage:
     except Exception:
         batch = None
     return DatasetStage(
-        kind, function, python, _spec_shapes(spec), dtypes, batch, _padded_shapes(obj)
+        kind, function, python, _spec_shapes(spec), dtypes, batch, _padded_shapes(obj), _loader(obj)
     )
+
+
+def _loader(obj: Any) -> str:
+    """Which ``*_dataset_from_directory`` returned ``obj``, read from the attributes Keras sets
+    on it and the dtype of its first component ("" for any other dataset)."""
+    if not (hasattr(obj, "class_names") and hasattr(obj, "file_paths")):
+        return ""
+    spec = obj.element_spec
+    first = spec[0] if isinstance(spec, tuple) and spec else spec
+    dtype = str(getattr(getattr(first, "dtype", None), "name", ""))
+    shape = tuple(getattr(first, "shape", ()) or ())
+    if dtype == "string":
+        return "text_dataset_from_directory"
+    # images: (batch, height, width, channels), or (height, width, channels) unbatched; audio:
+    # (batch, samples, channels) with samples of any length, or (samples, channels)
+    image = len(shape) == 4 or len(shape) == 3 and shape[0] is not None
+    return "image_dataset_from_directory" if image else "audio_dataset_from_directory"
 
 
 def _padded_shapes(obj: Any) -> tuple[tuple[int | None, ...], ...]:

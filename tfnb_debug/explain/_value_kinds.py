@@ -145,21 +145,35 @@ def _numbers(items: Any, depth: int = 0) -> bool:
 
 
 def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
-    """A Python list of arrays of different shapes where the API makes one tensor of it."""
+    """A Python list of sequences or arrays of different shapes where the API makes one
+    tensor of it: token-id lists of different lengths (pad them), images of different sizes
+    (resize them)."""
     if not re.search(r"non-rectangular Python sequence|inhomogeneous shape", str(exc)):
         return None
     for name, value in call.values.items():
-        if not isinstance(value, list) or len(value) < 2:
+        if not isinstance(value, list | tuple) or len(value) < 2:
             continue
-        shapes = [shape_of(v) for v in value[:64]]
+        shapes = [_item_shape(v) for v in value[:256]]
         if any(s is None for s in shapes) or len(set(shapes)) < 2:
             continue
         first = shapes[0]
         other = next(s for s in shapes if s != first)
         at = shapes.index(other)
         text = call.text(name)
+        if all(s is not None and len(s) == 1 for s in shapes):
+            lengths = sorted({s[0] for s in shapes if s is not None})
+            return Violation(
+                "S13",
+                text,
+                f"`{text}` holds sequences of different lengths ({lengths[0]} to {lengths[-1]}: "
+                f"{first[0]} at 0, {other[0]} at {at}), and `{call.api}` makes one rectangular "
+                "tensor of them",
+                f"pad them to one length first: `keras.utils.pad_sequences({text}, "
+                f'padding="post")` (maxlen= to cut long ones; an Embedding with mask_zero=True '
+                "then ignores the padding), or keep them ragged with `tf.ragged.constant`",
+            )
         return Violation(
-            "S12",
+            "S13",
             text,
             f"`{text}` is a list of arrays of different shapes ({fmt(first)} at 0, {fmt(other)} "
             f"at {at}), and `{call.api}` makes one tensor of it, which needs one shape",
@@ -168,6 +182,19 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
             "time (a ragged tensor, `tf.ragged.constant`, where the API takes one)",
         )
     return None
+
+
+def _item_shape(value: Any, depth: int = 0) -> tuple[int | None, ...] | None:
+    """The shape of an array, or of a (nested) Python list of numbers; None when it has none."""
+    shape = shape_of(value)
+    if shape is not None or not isinstance(value, list | tuple) or depth > 3:
+        return shape
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return (len(value),)
+    inner = {_item_shape(v, depth + 1) for v in value[:256]}
+    if len(inner) != 1 or None in inner:
+        return None
+    return (len(value), *next(iter(inner)))  # type: ignore[misc]
 
 
 def ragged_data(call: LiveCall, exc: BaseException) -> Violation | None:

@@ -77,6 +77,8 @@ def weights_against_model(call: LiveCall, exc: BaseException) -> Violation | Non
     model = call.receiver
     if not isinstance(path, str) or not path.endswith(".weights.h5") or not is_a(model, "Model"):
         return None
+    if not getattr(model, "built", True):
+        return None  # Keras says to build it first; an unbuilt model has no layers to compare
     try:
         saved = _saved_layer_shapes(path)
         layers = [

@@ -12,6 +12,10 @@ Explained = tuple[Finding, tuple[NextStep, ...]]
 
 _NO_INPUTS = re.compile(r"Sequential model '([^']+)' has no defined inputs yet")
 _NOT_BUILT = re.compile(r"You tried to call `(\w+)` on layer '([^']+)', but the layer isn't built")
+# export refuses an unbuilt model or layer without saying how to build it
+_EXPORT_UNBUILT = re.compile(
+    r"The (model|layer) provided has not yet been built\. It must be built"
+)
 _NEVER_CALLED = re.compile(r"The layer (\S+) has never been called and thus has no defined (\w+)")
 
 
@@ -43,6 +47,18 @@ def unbuilt_model(ctx: ErrorContext) -> Explained | None:
             f'{line}Keras: "{match.group(0)}"',
             f"call the model once on a batch first (`{var}(x[:1])`); a Sequential can instead "
             "start with `keras.Input(shape=...)`, which builds it at once",
+            place_line,
+        )
+    if (match := _EXPORT_UNBUILT.search(text)) is not None:
+        var = _receiver(user[3] if user else "", "export") or "model"
+        return _s04(
+            var,
+            f"`{var}` has no input shape yet, so its weights and the serving signature's input "
+            "do not exist: export needs a built model",
+            f'{line}Keras: "{match.group(0)} before export."',
+            "give it the shape of one example: start a Sequential with `keras.Input(shape=...)` "
+            f"(or call `{var}.build((None, ...))`), or call it once on a batch (`{var}(x[:1])`, "
+            "fit does that) before exporting",
             place_line,
         )
     if (match := _NEVER_CALLED.search(text)) is not None:

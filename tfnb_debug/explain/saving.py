@@ -23,6 +23,11 @@ _UNEXPECTED = re.compile(
     r"__init__\(\) got an unexpected keyword argument '(\w+)'|"
     r"Unrecognized keyword arguments passed to (\w+): \{'(\w+)'"
 )
+# the legacy (.h5) loader's words: "Unknown layer: 'Clip'", "Unknown loss function: 'focal'"
+_UNKNOWN = re.compile(
+    r"Unknown (layer|loss function|metric function|activation function|object|optimizer|"
+    r"initializer|regularizer|constraint)(?: type)?: '?([\w>.]+)'?"
+)
 _LAMBDA = re.compile(r"Could not interpret (\w+) function identifier: \{'value': \[")
 _TOP_KEYS = re.compile(r"(?:\{|, )'(\w+)': ")
 
@@ -33,6 +38,11 @@ def unregistered_custom_object(ctx: ErrorContext) -> Explained | None:
     locate = _LOCATE.search(text)
     if locate is not None:
         return _not_found(ctx, locate.group(1), locate.group(2), locate.group(3))
+    unknown = _UNKNOWN.search(text)
+    if unknown is not None and any(re.search(r"legacy[\\/]saving", f.filename) for f in ctx.frames):
+        kind = "function" if unknown.group(1).endswith("function") else "class"
+        name = unknown.group(2)
+        return _not_found(ctx, kind, name, f"'registered_name': '{name}'")
     deserializing = _DESERIALIZING.findall(text)
     if deserializing:
         cls, config = deserializing[-1]

@@ -27,6 +27,7 @@ from tfnb_debug.explain._data_origin import (
     _sample_count_width,
     _unbatched_dataset,
 )
+from tfnb_debug.explain._image_axes import channel_hint, full_shape
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
 from tfnb_debug.explain._shape_evidence import class_axis, fixed_batch, table_width
 from tfnb_debug.explain._shape_hints import (
@@ -207,7 +208,11 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         received = parse_shape(axis.group(3)) or ()
         value = int(axis.group(2))
         source = ctx.input_source(layer, int(index))
-        hint = table_width(ctx, value, received) or _feature_hint(layer, value, received, source)
+        hint = (
+            table_width(ctx, value, received)
+            or channel_hint(ctx, layer, value, received, source)
+            or _feature_hint(layer, value, received, source)
+        )
         counted = _sample_count_width(ctx, value, received, source)
         return _s01(
             ctx,
@@ -254,12 +259,14 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         )
     shapes = _SPEC_SHAPE.search(detail)
     if shapes is not None:
+        hint, structure = full_shape(ctx, layer, shapes.group(1), shapes.group(2), int(index))
         return _s01(
             ctx,
             layer,
             f"input {index} has shape {shapes.group(2)} but the layer expects {shapes.group(1)}",
             evidence=f"received {shapes.group(2)}, expected {shapes.group(1)}",
-            hint="make the data match the shape the layer was built for, or rebuild the model for the new shape",
+            hint=hint,
+            structure=structure,
         )
     return _s01(
         ctx,
