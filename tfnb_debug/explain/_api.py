@@ -392,11 +392,9 @@ def _resolve(
         receiver = callee
         method = "__call__"
         owner = library_class(type(callee))
-        api = (
-            "tf.function"
-            if type(callee).__name__ == "Function" and hasattr(callee, "input_signature")
-            else public_name(owner)
-        )
+        api = public_name(owner)
+        if "Function" in type(callee).__name__ and hasattr(callee, "input_signature"):
+            api = "tf.function"  # also a SavedModel's restored function (tf.__internal__...)
         target = getattr(callee, "call", None) if hasattr(callee, "call") else callee
     else:
         return None

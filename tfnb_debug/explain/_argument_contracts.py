@@ -128,6 +128,17 @@ def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
             continue
         wanted = tuple(want.as_list())
         text = texts[i] if i < len(texts) else f"argument {i}"
+        if len(shape) == len(wanted) - 1 and all(
+            need is None or need == have for have, need in zip(shape, wanted[1:], strict=True)
+        ):
+            return Violation(
+                "S12",
+                text,
+                f"`{text}` is one example of shape {fmt(shape)}, and the input_signature takes a "
+                f"batch, {fmt(wanted)}: its first axis is the batch",
+                f"add the batch axis: `{text}[None, ...]` (or `np.expand_dims({text}, 0)`); a "
+                "batch of one comes back",
+            )
         if len(shape) != len(wanted):
             return Violation(
                 "S12",

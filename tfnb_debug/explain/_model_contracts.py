@@ -377,15 +377,16 @@ def model_graph(call: LiveCall, exc: BaseException) -> Violation | None:
                 for n, m in zip(names, missing, strict=True)
             )
             variable = _name_in(call, missing[0])
-            owner = _model_of_input(call, missing[0])
+            variable_of_owner, owner = _model_of_input(call, missing[0])
             if owner and not variable:
                 return Violation(
                     "S12",
                     in_text,
-                    f"the outputs were built on the Input of model `{owner}` ({shown}), not on "
-                    f"`{in_text}`: the layers were called in `{owner}`'s graph",
-                    f"use that model's inputs, `keras.Model({owner}.inputs, {out_text})`; or, for "
-                    f"a new input, call the layers (or `{owner}`) on `{in_text}` to make the outputs",
+                    f"the outputs were built on the Input of model {owner} ({shown}), not on "
+                    f"`{in_text}`: the layers were called in that model's graph",
+                    f"use that model's inputs, `keras.Model({variable_of_owner}.inputs, "
+                    f"{out_text})`; or, for a new input, call the layers (or "
+                    f"`{variable_of_owner}`) on `{in_text}` to make the outputs",
                 )
             return Violation(
                 "S12",
@@ -405,15 +406,17 @@ def _as_structure(value: Any) -> tuple[Any, ...] | dict[Any, Any]:
     return tuple(value) if isinstance(value, list) else (value,)
 
 
-def _model_of_input(call: LiveCall, tensor: Any) -> str:
-    """The user's model whose inputs include ``tensor``."""
+def _model_of_input(call: LiveCall, tensor: Any) -> tuple[str, str]:
+    """The user's model whose inputs include ``tensor``: (its variable, how a finding names
+    it: the variable and the model's own name when that differs, `base` ('mobilenetv2_1.00_64'))."""
     for name, model in _models_in(call):
         try:
             if any(t is tensor for t in model.inputs):
-                return name
+                own = str(getattr(model, "name", ""))
+                return name, f"`{name}`" + (f" ('{own}')" if own and own != name else "")
         except Exception:
             continue
-    return ""
+    return "", ""
 
 
 def _last_tensor_from(call: LiveCall, inputs: list[Any]) -> str:

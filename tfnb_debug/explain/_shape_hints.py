@@ -15,13 +15,32 @@ from __future__ import annotations
 import math
 import re
 
-from tfnb_debug.diagnostics.shape_hints import channels_moved_hint, projection, width_hint
-from tfnb_debug.explain._context import InputInfo, fmt_shape, parse_shape, same_shape
+from tfnb_debug.diagnostics.shape_hints import (
+    RNN_LAYERS,
+    channels_moved_hint,
+    projection,
+    width_hint,
+)
+from tfnb_debug.explain._context import (
+    ErrorContext,
+    InputInfo,
+    fmt_shape,
+    parse_shape,
+    same_shape,
+)
+from tfnb_debug.explain._image_axes import channel_hint
 
 
 def _feature_hint(
-    layer: str, value: int, received: tuple[int | None, ...], source: InputInfo | None
+    ctx: ErrorContext,
+    layer: str,
+    value: int,
+    received: tuple[int | None, ...],
+    source: InputInfo | None,
 ) -> str:
+    channels = channel_hint(ctx, layer, value, received, source)
+    if channels:
+        return channels
     trailing = received[1:]
     if len(received) > 2 and all(d is not None for d in trailing) and math.prod(trailing) == value:  # type: ignore[arg-type]
         return (
@@ -33,6 +52,28 @@ def _feature_hint(
         return moved
     producer = (source.producer, source.producer_class) if source is not None else ("", "")
     return width_hint(layer, value, received, *producer)
+
+
+def sequence_rank_hint(
+    ctx: ErrorContext, layer: str, expected_ndim: int, received: tuple[int | None, ...]
+) -> str:
+    """An RNN given (batch, steps) where it takes (batch, steps, features): two causes fit,
+    and both are named (token ids not yet embedded, or one feature per step without its
+    axis); "" for any other layer or rank."""
+    build = ctx.sequential_build
+    cls = dict(ctx.layers).get(layer) or (
+        build.layer_class if build is not None and build.layer == layer else ""
+    )
+    if cls not in RNN_LAYERS or expected_ndim != 3 or len(received) != 2:
+        return ""
+    steps = received[1]
+    return (
+        f"'{layer}' ({cls}) reads (batch, steps, features) and got {fmt_shape(received)}: "
+        f"if the {steps} values per example are token ids, embed them first: put "
+        f"`keras.layers.Embedding(input_dim=vocab_size, output_dim=32)` before '{layer}'; if "
+        f"they are {steps} time steps of one feature, give them their feature axis: "
+        f"`x[..., None]` and `keras.Input(({steps}, 1))`"
+    )
 
 
 def _rank_hint(

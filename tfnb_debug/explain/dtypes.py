@@ -28,6 +28,8 @@ _GRAPH = re.compile(
 _PYTHON_VALUE = re.compile(
     r"Expected (\w+) passed to parameter '(\w+)' of op '(\w+)', got (.+?) of type '(\w+)' instead"
 )
+# a Python float meeting an integer tensor in eager arithmetic: `1.0 / (step + 1)`
+_PYTHON_FLOAT = re.compile(r"Cannot convert (-?[\d.e+-]+) to EagerTensor of dtype (u?int\d+)")
 _SAME_DTYPE = re.compile(r"`x` and `y` must have the same dtype, got tf\.(\w+) != tf\.(\w+)")
 _OBJECT = re.compile(
     r"Invalid dtype: (?:object|str\d*|bytes\d*)\b|Failed to convert a NumPy array to a Tensor "
@@ -110,6 +112,9 @@ def _clash(text: str) -> tuple[str, str, str, str] | None:
             value.group(1),
             f"'{value.group(2)}'",
         )
+    literal = _PYTHON_FLOAT.search(text)
+    if literal is not None and "." in literal.group(1):
+        return "the arithmetic", literal.group(2), f"Python float {literal.group(1)}", "a tensor"
     same = _SAME_DTYPE.search(text)
     if same is not None:
         return "truediv", same.group(2), same.group(1), "'y'"
@@ -150,9 +155,31 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
     else:
         message = f"{op} got operands of different dtypes: {have} and {want}"
         hint = _cast_hint(have, want, in_map, _operand_name(source, op, have, want))
+        variable = _integer_variable(ctx, source, have)
+        if variable:
+            evidence += f"; self.{variable} is a tf.Variable of {have}"
+            hint = (
+                f"self.{variable} is a tf.Variable of {have} (made from an integer), and "
+                "TensorFlow does not turn integers into floats in arithmetic: use "
+                f"`tf.cast(self.{variable}, tf.float32)` there, or create it as a float "
+                f"(`tf.Variable(0.0, trainable=False)`, or `self.add_weight(..., "
+                'dtype="float32")`)'
+            )
     return (
         finding("S11", message, place=place, evidence=evidence, hint=hint),
         (),
+    )
+
+
+def _integer_variable(ctx: ErrorContext, source: str, dtype: str) -> str:
+    """The attribute of the innermost layer that is a raw tf.Variable of the integer ``dtype``
+    and appears as ``self.<attr>`` on the failing line, or ""."""
+    if not dtype.startswith(("int", "uint")) or not ctx.evidence.layer_dtypes:
+        return ""
+    layer = ctx.evidence.layer_dtypes[0]
+    return next(
+        (a for a, d in layer.raw_variables if d == dtype and f"self.{a}" in source),
+        "",
     )
 
 

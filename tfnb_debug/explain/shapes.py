@@ -27,7 +27,7 @@ from tfnb_debug.explain._data_origin import (
     _sample_count_width,
     _unbatched_dataset,
 )
-from tfnb_debug.explain._image_axes import channel_hint, full_shape
+from tfnb_debug.explain._image_axes import full_shape
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
 from tfnb_debug.explain._shape_evidence import class_axis, fixed_batch, table_width
 from tfnb_debug.explain._shape_hints import (
@@ -36,6 +36,7 @@ from tfnb_debug.explain._shape_hints import (
     _loss_shape_hint,
     _merge_hint,
     _rank_hint,
+    sequence_rank_hint,
 )
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -208,10 +209,8 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         received = parse_shape(axis.group(3)) or ()
         value = int(axis.group(2))
         source = ctx.input_source(layer, int(index))
-        hint = (
-            table_width(ctx, value, received)
-            or channel_hint(ctx, layer, value, received, source)
-            or _feature_hint(layer, value, received, source)
+        hint = table_width(ctx, value, received) or _feature_hint(
+            ctx, layer, value, received, source
         )
         counted = _sample_count_width(ctx, value, received, source)
         return _s01(
@@ -247,6 +246,7 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
                 if source is not None
                 else None
             )
+            or sequence_rank_hint(ctx, layer, expected_ndim, received)
             or _rank_hint(layer, expected_ndim=expected_ndim, received=received)
         )
         return _s01(
