@@ -331,7 +331,7 @@ BROKEN += [
                               keras.layers.Flatten(), keras.layers.Dense(2)])
         m.predict(np.zeros((4, 32, 32, 1), "float32"), verbose=0)
         """,
-        "S12",  # the data does not fit the model's declared Input (catalog S12)
+        "S01",  # images of another size than the model's layers were built for
         ("(28, 28, 1)", "(32, 32, 1)", "resize"),
         (),
     ),
@@ -821,7 +821,7 @@ BROKEN += [
         photos = [np.zeros((20, 20, 3), "float32"), np.zeros((24, 20, 3), "float32")]
         tf.image.flip_left_right(photos)
         """,
-        "S12",
+        "S13",
         ("(20, 20, 3) at 0", "(24, 20, 3) at 1"),
         (),
     ),

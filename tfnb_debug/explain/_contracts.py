@@ -91,6 +91,7 @@ from tfnb_debug.explain._layer_inputs import (
     key_value_sources,
     steps_axis_dropped,
 )
+from tfnb_debug.explain._map_contracts import map_after_batch, positional_into_training
 from tfnb_debug.explain._model_contracts import (
     compile_keys,
     fit_class_weight,
@@ -552,6 +553,8 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(
         ("*",), signature_binding, (r"missing a required argument", r"unexpected keyword argument")
     ),
+    Contract(("*",), positional_into_training, (r"got multiple values for argument",)),
+    Contract(("Dataset.map",), map_after_batch, ()),
     Contract(("*",), keras2_argument, (r"Unrecognized keyword arguments passed to",)),
     # last: the argument a library-internal exception is about, when no contract above named it
     Contract(

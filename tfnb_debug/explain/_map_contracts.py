@@ -1,0 +1,167 @@
+"""Two contracts that a function mapped over a ``tf.data`` pipeline (and any layer call) breaks.
+
+- **A layer or model called with a second positional argument.**  ``Layer.__call__`` hands
+  its positional arguments to ``call(inputs, training=None, mask=None)`` in order, so
+  ``augment(x, y)`` puts the label ``y`` where ``training`` goes; Keras then passes
+  ``training`` itself and Python refuses "got multiple values for argument 'training'".  The
+  evidence is the call's arguments bound to ``call``'s parameters.
+- **A per-example function mapped after ``batch()``.**  A ``map`` after ``batch()`` gets whole
+  batches: every component has the batch axis first.  A function written for one example
+  (``tf.image.random_crop(image, size=(24, 24, 3))``, a reshape to one example's shape) then
+  fails on shapes.  The evidence is the mapped dataset's pipeline (a batching stage) and its
+  element shapes against the shape error.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._api import LiveCall
+from tfnb_debug.explain._evidence import DatasetStage, dataset_stages
+from tfnb_debug.explain._violation import Violation, fmt, shape_of
+
+_MULTIPLE = re.compile(r"(\w+)\.call\(\) got multiple values for argument '(\w+)'")
+_BATCHING = ("batch", "padded_batch", "ragged_batch")
+_SHAPE_WORDS = re.compile(r"shape|rank|dimension|Dimensions must", re.I)
+
+
+def positional_into_training(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A layer (or model) called with more positional arguments than its one input: the
+    second lands in ``call``'s next parameter (``training``, ``mask``)."""
+    found = _MULTIPLE.search(str(exc))
+    if found is None or not isinstance(exc, TypeError):
+        return None
+    owner, param = found.group(1), found.group(2)
+    if call.method == "__call__" and param in call.texts:
+        names = list(call.texts)
+        text, callee = call.texts[param], call.source.split("(", 1)[0]
+        source = call.source
+    else:
+        # the layer was called inside a traced function (a Dataset.map, a tf.function):
+        # its positional arguments, read from Layer.__call__'s frame; their text from the
+        # user's source of that call
+        layer_call = _layer_call(exc, owner)
+        if layer_call is None:
+            return None
+        names, given = layer_call
+        if param not in names or names.index(param) >= given:
+            return None
+        written = _written_call(call, given)
+        if written is None:
+            return None
+        callee, args = written
+        text = args[names.index(param)]
+        source = f"{callee}({', '.join(args)})"
+    in_map = _in_dataset_map(exc)
+    kept = (
+        f"`lambda x, {text}: ({callee}(x, training=True), {text})` in the map"
+        if in_map
+        else f"`{callee}(x)`"
+    )
+    return Violation(
+        "S12",
+        text,
+        f"`{source}` passes `{text}` as the positional argument after the input, and "
+        f"{owner}.call takes `{param}` there ({', '.join(names[:4])}); Keras passes "
+        f"`{param}` itself, so it got two values",
+        f"a layer or model takes its input as one argument: call it on the input alone and "
+        f"keep `{text}` (a label, when the data is (x, y) pairs) apart: {kept}; several "
+        "inputs go in one list, `model([a, b])`",
+    )
+
+
+def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int] | None:
+    """(the parameters of ``call`` of the innermost layer of class ``owner`` called in the
+    traceback, how many positional arguments it was called with)."""
+    import inspect
+
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        # Layer.__call__(self, *args) when Keras kept its frame; AutoGraph's converted_call(f,
+        # args) when the layer was called in a traced function (Keras filters its frames out)
+        local = tb.tb_frame.f_locals
+        args = local.get("args")
+        for key in ("self", "f"):
+            layer = local.get(key)
+            if type(layer).__name__ == owner and hasattr(layer, "call") and isinstance(args, tuple):
+                found = (layer, len(args))
+        tb = tb.tb_next
+    if found is None:
+        return None
+    try:
+        names = list(inspect.signature(found[0].call).parameters)
+    except (TypeError, ValueError):
+        return None
+    return names, found[1]
+
+
+def _written_call(call: LiveCall, given: int) -> tuple[str, list[str]] | None:
+    """(callee, argument texts) of the one call with ``given`` positional arguments in the
+    function the failing call was given (``lambda x, y: augment(x, y)``)."""
+    import ast
+
+    for text in call.texts.values():
+        try:
+            tree = ast.parse(text.strip())
+        except SyntaxError:
+            continue
+        calls = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and len(n.args) == given and not n.keywords
+        ]
+        if len(calls) == 1:
+            return ast.unparse(calls[0].func), [ast.unparse(a) for a in calls[0].args]
+    return None
+
+
+def map_after_batch(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``Dataset.map`` of a function that failed on shapes, over a dataset that is already
+    batched: the function gets batches, with the batch axis first."""
+    if not call.api.endswith("Dataset.map") or not _SHAPE_WORDS.search(str(exc)):
+        return None
+    stages = dataset_stages(call.receiver)
+    if not _batched_before_map(stages):
+        return None
+    spec = getattr(call.receiver, "element_spec", None)
+    parts = spec if isinstance(spec, tuple) else (spec,)
+    shapes = [shape_of(p) for p in parts]
+    shown = ", ".join(fmt(s) for s in shapes if s is not None)
+    first = next((s for s in shapes if s), None)
+    if first is None:
+        return None
+    function = call.text("map_func")
+    batch = next((s.batch_size for s in reversed(stages) if s.kind in _BATCHING), None)
+    size = f"({batch})" if batch else "(...)"
+    return Violation(
+        "S07",
+        function,
+        f"`{function}` is mapped after `.batch{size}`, so it gets whole batches, {shown}, not "
+        f"single examples of {fmt(first[1:])}: an op written for one example (an image op's "
+        "size, a reshape) fails on the extra batch axis",
+        f"map it before batching, `.map({function}).batch{size}`, so it sees one example; or "
+        "write it for a batch (the batch axis first; Keras augmentation layers such as "
+        "RandomCrop work on batches)",
+    )
+
+
+def _batched_before_map(stages: tuple[DatasetStage, ...]) -> bool:
+    """A batching stage with only element-preserving stages (prefetch, cache, repeat,
+    shuffle) after it."""
+    for stage in reversed(stages):
+        if stage.kind in _BATCHING:
+            return True
+        if stage.kind not in ("prefetch", "cache", "repeat", "shuffle", "options"):
+            return False
+    return False
+
+
+def _in_dataset_map(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+        if "/data/ops/" in name and tb.tb_frame.f_code.co_name in ("map", "_map_v2"):
+            return True
+        tb = tb.tb_next
+    return False
