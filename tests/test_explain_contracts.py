@@ -1382,9 +1382,188 @@ BROKEN += [
         ("`photos` yields images of (256, 256, 3)", "image_size=(32, 32)"),
         ("flatten",),
     ),
+    # blind set 14's families: image channels and sizes against the model's Input, unbuilt
+    # exports, token lists of different lengths, RNN inputs without a feature axis, integer
+    # variables in float arithmetic, signatures given one example, layers given a label
+    (
+        "rgba_images_into_an_rgb_model",
+        """
+        m = keras.Sequential([keras.Input((16, 16, 3)), keras.layers.Conv2D(4, 3),
+                              keras.layers.GlobalAveragePooling2D(), keras.layers.Dense(2)])
+        m.predict(np.zeros((2, 16, 16, 4), "float32"), verbose=0)
+        """,
+        "S01",
+        ("rgba", "x[..., :3]"),
+        ("resize", "label or id column", "model was changed"),
+    ),
+    (
+        "rgb_images_through_rescaling_into_a_grayscale_model",
+        """
+        m = keras.Sequential([keras.Input((12, 12, 1)), keras.layers.Rescaling(1 / 255),
+                              keras.layers.Conv2D(4, 3), keras.layers.Flatten(), keras.layers.Dense(1)])
+        m.predict(np.zeros((2, 12, 12, 3), "float32"), verbose=0)
+        """,
+        "S01",
+        ("rgb_to_grayscale", "(12, 12, 3)"),
+        ("model was changed", "resize"),
+    ),
+    (
+        "grayscale_folder_into_an_rgb_model",
+        """
+        import os, tempfile
+        root = tempfile.mkdtemp()
+        for c in ("a", "b"):
+            os.makedirs(os.path.join(root, c))
+            for i in range(2):
+                keras.utils.save_img(os.path.join(root, c, f"{i}.png"), np.zeros((10, 10, 3)))
+        scans = keras.utils.image_dataset_from_directory(
+            root, image_size=(10, 10), color_mode="grayscale", batch_size=2, verbose=False)
+        m = keras.Sequential([keras.Input((10, 10, 3)), keras.layers.Conv2D(2, 3),
+                              keras.layers.Flatten(), keras.layers.Dense(1)])
+        m.compile("adam", "mse")
+        m.fit(scans, epochs=1, verbose=0)
+        """,
+        "S01",
+        ('color_mode="rgb"', "`scans`"),
+        ("resize", "grayscale_to_rgb"),
+    ),
+    (
+        "one_image_into_a_functional_model_called_directly",
+        """
+        inp = keras.Input((16, 16, 3))
+        net = keras.Model(inp, keras.layers.Conv2D(2, 3)(inp))
+        net(np.zeros((16, 16, 3), "float32"))
+        """,
+        "S12",
+        ("batch axis", "[None, ...]"),
+        ("resize", "channel"),
+    ),
+    (
+        "larger_images_into_a_model_called_directly",
+        """
+        inp = keras.Input((16, 16, 3))
+        net = keras.Model(inp, keras.layers.Dense(2)(keras.layers.Flatten()(inp)))
+        net(np.zeros((2, 20, 20, 3), "float32"))
+        """,
+        "S01",
+        ("resize", "(16, 16)"),
+        ("channel", "batch axis"),
+    ),
+    (
+        "export_of_a_subclassed_model_never_called",
+        """
+        import os, tempfile
+        class Net(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = keras.layers.Dense(1)
+            def call(self, x):
+                return self.dense(x)
+        net = Net()
+        net.export(os.path.join(tempfile.mkdtemp(), "net"))
+        """,
+        "S04",
+        ("keras.Input", "net(x[:1])"),
+        ("custom_objects",),
+    ),
+    (
+        "ragged_token_lists_into_tf_constant",
+        """
+        reviews = [[5, 1, 9, 9], [3, 7], [2, 2, 2]]
+        tokens = tf.constant(reviews)
+        """,
+        "S13",
+        ("pad_sequences(reviews", "2 to 4"),
+        ("reshape",),
+    ),
+    (
+        "gru_on_ids_without_embedding",
+        """
+        model = keras.Sequential([keras.Input((10,)), keras.layers.GRU(8), keras.layers.Dense(1)])
+        """,
+        "S01",
+        ("embedding", "x[..., None]", "keras.Input((10, 1))"),
+        (),
+    ),
+    (
+        "integer_counter_divided_by_a_float",
+        """
+        class Warmup(keras.layers.Layer):
+            def build(self, input_shape):
+                self.count = tf.Variable(0, trainable=False)
+            def call(self, x):
+                self.count.assign_add(1)
+                return x * tf.minimum(1.0, self.count / 10.0)
+        Warmup()(np.ones((2, 2), "float32"))
+        """,
+        "S11",
+        ("self.count", "int32", "tf.cast(self.count, tf.float32)"),
+        ("astype",),
+    ),
+    (
+        "signature_given_one_example",
+        """
+        @tf.function(input_signature=[tf.TensorSpec((None, 4), tf.float32)])
+        def score(rows):
+            return tf.reduce_sum(rows, axis=1)
+        score(np.zeros(4, "float32"))
+        """,
+        "S12",
+        ("one example", "[None, ...]"),
+        ("astype",),
+    ),
+    (
+        "grafted_onto_a_new_input_names_the_model",
+        """
+        backbone = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, name="feat")],
+                                    name="backbone_v2")
+        x_new = keras.Input((8,))
+        head = keras.layers.Dense(1)(backbone.get_layer("feat").output)
+        keras.Model(x_new, head)
+        """,
+        "S12",
+        ("'backbone_v2'", "backbone.inputs"),
+        (),
+    ),
+    (
+        "flip_layer_given_the_label_in_a_map",
+        """
+        flip = keras.layers.RandomFlip("horizontal")
+        pairs = tf.data.Dataset.from_tensor_slices((np.zeros((4, 8, 8, 3), "float32"), np.arange(4)))
+        pairs.batch(2).map(lambda img, lbl: flip(img, lbl))
+        """,
+        "S12",
+        ("`lbl`", "randomflip", "flip(x, training=True)"),
+        ("reshape",),
+    ),
+    (
+        "reshape_for_one_example_mapped_after_batch",
+        """
+        rows = tf.data.Dataset.from_tensor_slices(np.zeros((6, 16), "float32"))
+        grids = rows.batch(3, drop_remainder=True).map(lambda r: tf.reshape(r, (4, 4)))
+        """,
+        "S07",
+        ("mapped after `.batch(3)`", "(3, 16)", "single examples of (16,)"),
+        ("padded_batch",),
+    ),
 ]
 
 CLEAR = [
+    (
+        "load_weights_into_a_model_never_built",
+        """
+        import os, tempfile
+        class Tiny(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.d = keras.layers.Dense(2)
+            def call(self, x):
+                return self.d(x)
+        saved = Tiny(); saved(np.zeros((1, 3)))
+        path = os.path.join(tempfile.mkdtemp(), "tiny.weights.h5"); saved.save_weights(path)
+        Tiny().load_weights(path)
+        """,
+    ),
     (
         "dict_keyed_by_other_names_than_the_inputs",
         """
@@ -1503,3 +1682,28 @@ def test_sequences_cut_by_a_first_batch_are_not_called_batched_twice(
     line = lines[0]
     assert "batch once" not in line and "batched 2 times" not in line and "Flatten" not in line
     assert "makes the examples" in line and "keras.Input(shape=(10,))" in line, line
+
+
+def test_half_precision_output_meeting_float32_labels_names_the_output_layer(
+    contract_shell: InteractiveShell,
+) -> None:
+    """Under mixed_float16 a model whose last layer computes in float16 meets float32 labels
+    in the user's own loss line (no train_step): S05 names that layer and its dtype."""
+    code = """
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    inp = keras.Input((3,))
+    net = keras.Model(inp, keras.layers.Dense(1, name="score")(keras.layers.Dense(4)(inp)))
+    y = tf.ones((4, 1))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.abs(y - net(np.ones((4, 3), "float32"))))
+    """
+    try:
+        success, lines = _run(contract_shell, code)
+    finally:
+        contract_shell.run_cell(
+            "keras.mixed_precision.set_global_policy('float32')", store_history=False
+        )
+    assert not success
+    assert len(lines) == 1 and lines[0].startswith("S05 "), lines
+    assert "'score'" in lines[0] and 'dtype="float32"' in lines[0], lines[0]
+    assert "astype" not in lines[0], lines[0]

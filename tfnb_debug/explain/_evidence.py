@@ -91,7 +91,7 @@ def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
         call=safely(failing_call, exc, is_user_file),
         embeddings=safely(_embeddings, exc, is_user_file) or (),
         vocabularies=safely(_vocabularies, exc, is_user_file) or (),
-        layer_dtypes=safely(_layer_dtypes, exc) or (),
+        layer_dtypes=safely(_layer_dtypes, exc, is_user_file) or (),
         user_classes=safely(_user_classes, exc, is_user_file) or (),
         id_sources=safely(_id_sources, exc, is_user_file) or (),
     )
@@ -204,16 +204,33 @@ def _involved_layers(exc: BaseException, is_user_file: Any) -> list[Any]:
     return list(out.values())
 
 
-def _layer_dtypes(exc: BaseException) -> tuple[LayerDtypes, ...]:
+def _layer_dtypes(exc: BaseException, is_user_file: Any = None) -> tuple[LayerDtypes, ...]:
+    """The layers seen as ``self`` in the traceback, innermost first, and, innermost of all,
+    the models the failing user line names (``y - net(x)`` raising after ``net`` returned)."""
     layer_cls = _keras_layer_class()
     if layer_cls is None:
         return ()
     out: list[LayerDtypes] = []
     seen: set[int] = set()
     tb = exc.__traceback__
+    last_user = None
+    while tb is not None and is_user_file is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            last_user = tb
+        tb = tb.tb_next
+    tb = exc.__traceback__
     while tb is not None:
-        owner = tb.tb_frame.f_locals.get("self")
-        if isinstance(owner, layer_cls) and id(owner) not in seen:
+        owners = [tb.tb_frame.f_locals.get("self")]
+        if tb is last_user:
+            line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+            owners += [
+                v
+                for k, v in list(tb.tb_frame.f_locals.items())
+                if isinstance(v, layer_cls) and hasattr(v, "layers") and f"{k}(" in line
+            ][:4]
+        for owner in owners:
+            if not isinstance(owner, layer_cls) or id(owner) in seen:
+                continue
             seen.add(id(owner))
             raw = []
             for attr, value in list(vars(owner).items()):

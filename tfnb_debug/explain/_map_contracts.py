@@ -21,36 +21,48 @@ from tfnb_debug.explain._evidence import DatasetStage, dataset_stages
 from tfnb_debug.explain._violation import Violation, fmt, shape_of
 
 _MULTIPLE = re.compile(r"(\w+)\.call\(\) got multiple values for argument '(\w+)'")
+_TAKES = re.compile(r"\.__call__\(\) takes (\d+) positional arguments? but (\d+) were given")
 _BATCHING = ("batch", "padded_batch", "ragged_batch")
 _SHAPE_WORDS = re.compile(r"shape|rank|dimension|Dimensions must", re.I)
 
 
 def positional_into_training(call: LiveCall, exc: BaseException) -> Violation | None:
     """A layer (or model) called with more positional arguments than its one input: the
-    second lands in ``call``'s next parameter (``training``, ``mask``)."""
-    found = _MULTIPLE.search(str(exc))
-    if found is None or not isinstance(exc, TypeError):
+    second lands in ``call``'s next parameter (``training``, ``mask``), or, for a layer whose
+    ``__call__`` takes only the input (the preprocessing layers), is refused."""
+    if not isinstance(exc, TypeError):
         return None
-    owner, param = found.group(1), found.group(2)
+    multiple, takes = _MULTIPLE.search(str(exc)), _TAKES.search(str(exc))
+    if multiple is not None:
+        owner, param = multiple.group(1), multiple.group(2)
+    elif takes is not None:
+        owner, param = "", ""
+    else:
+        return None
+    if call.method == "__call__" and takes is not None and call.receiver is not None:
+        extra = int(takes.group(1)) - 1  # the first positional argument past `self, inputs`
+        param = list(call.texts)[extra] if extra < len(call.texts) else ""
+        owner = type(call.receiver).__name__
     if call.method == "__call__" and param in call.texts:
         names = list(call.texts)
         text, callee = call.texts[param], call.source.split("(", 1)[0]
         source = call.source
     else:
         # the layer was called inside a traced function (a Dataset.map, a tf.function):
-        # its positional arguments, read from Layer.__call__'s frame; their text from the
-        # user's source of that call
+        # its positional arguments, read from the frames; their text from the user's
+        # source of that call
         layer_call = _layer_call(exc, owner)
         if layer_call is None:
             return None
-        names, given = layer_call
-        if param not in names or names.index(param) >= given:
+        names, given, owner = layer_call
+        index = names.index(param) if param in names else int(takes.group(1)) - 1 if takes else -1
+        if not 0 < index < given:
             return None
         written = _written_call(call, given)
         if written is None:
             return None
         callee, args = written
-        text = args[names.index(param)]
+        text = args[index]
         source = f"{callee}({', '.join(args)})"
     in_map = _in_dataset_map(exc)
     kept = (
@@ -62,17 +74,21 @@ def positional_into_training(call: LiveCall, exc: BaseException) -> Violation | 
         "S12",
         text,
         f"`{source}` passes `{text}` as the positional argument after the input, and "
-        f"{owner}.call takes `{param}` there ({', '.join(names[:4])}); Keras passes "
-        f"`{param}` itself, so it got two values",
+        + (
+            f"{owner}.call takes `{param}` there ({', '.join(names[:4])}); Keras passes "
+            f"`{param}` itself, so it got two values"
+            if multiple is not None
+            else f"a {owner} takes only its input positionally (call({', '.join(names[:3])}))"
+        ),
         f"a layer or model takes its input as one argument: call it on the input alone and "
         f"keep `{text}` (a label, when the data is (x, y) pairs) apart: {kept}; several "
         "inputs go in one list, `model([a, b])`",
     )
 
 
-def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int] | None:
-    """(the parameters of ``call`` of the innermost layer of class ``owner`` called in the
-    traceback, how many positional arguments it was called with)."""
+def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int, str] | None:
+    """(the parameters of ``call`` of the innermost layer called in the traceback (of class
+    ``owner`` when given), how many positional arguments it was called with, its class)."""
     import inspect
 
     found = None
@@ -84,7 +100,8 @@ def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int] | None:
         args = local.get("args")
         for key in ("self", "f"):
             layer = local.get(key)
-            if type(layer).__name__ == owner and hasattr(layer, "call") and isinstance(args, tuple):
+            named = type(layer).__name__ == owner if owner else hasattr(layer, "built")
+            if named and hasattr(layer, "call") and isinstance(args, tuple):
                 found = (layer, len(args))
         tb = tb.tb_next
     if found is None:
@@ -93,7 +110,7 @@ def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int] | None:
         names = list(inspect.signature(found[0].call).parameters)
     except (TypeError, ValueError):
         return None
-    return names, found[1]
+    return names, found[1], type(found[0]).__name__
 
 
 def _written_call(call: LiveCall, given: int) -> tuple[str, list[str]] | None:

@@ -155,11 +155,12 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
     else:
         message = f"{op} got operands of different dtypes: {have} and {want}"
         hint = _cast_hint(have, want, in_map, _operand_name(source, op, have, want))
-        variable = _integer_variable(ctx, source, have)
+        integer = have if have.startswith(("int", "uint")) else want
+        variable = _integer_variable(ctx, source, integer)
         if variable:
-            evidence += f"; self.{variable} is a tf.Variable of {have}"
+            evidence += f"; self.{variable} is a tf.Variable of {integer}"
             hint = (
-                f"self.{variable} is a tf.Variable of {have} (made from an integer), and "
+                f"self.{variable} is a tf.Variable of {integer} (made from an integer), and "
                 "TensorFlow does not turn integers into floats in arithmetic: use "
                 f"`tf.cast(self.{variable}, tf.float32)` there, or create it as a float "
                 f"(`tf.Variable(0.0, trainable=False)`, or `self.add_weight(..., "
