@@ -50,6 +50,10 @@ def from_the_data(source: InputInfo | None) -> bool:
     return source.producer_class in ("InputLayer", *SAME_LAST_AXIS)
 
 
+def _from_input(source: InputInfo | None) -> bool:
+    return source is not None and source.producer_class == "InputLayer"
+
+
 def channel_hint(
     ctx: ErrorContext,
     layer: str,
@@ -137,7 +141,9 @@ def _read_shapes(
     if channels and not sizes and expected[-1] is not None:
         hint = channel_hint(ctx, layer, expected[-1], received, source)
         return (hint, False) if hint else None
-    if sizes and not channels and len(received) == 4 and from_the_data(source):
+    # the sizes are the data's only when no layer (pooling, resizing) came between
+    direct = source is None or source.producer in ("", "input")
+    if sizes and not channels and len(received) == 4 and (direct or _from_input(source)):
         size = tuple(expected[i] for i in inner)
         loader = directory_images(ctx)
         made = (
