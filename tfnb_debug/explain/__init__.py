@@ -21,6 +21,7 @@ from tfnb_debug.explain.custom_layers import (
     weight_without_input_size,
 )
 from tfnb_debug.explain.data import input_structure
+from tfnb_debug.explain.data_functions import generator_structure, python_function_dtype
 from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
 from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.indices import index_out_of_range
@@ -90,6 +91,8 @@ RULES: tuple[Rule, ...] = (
     padded_too_small,
     parsed_example,
     generator_shape,
+    generator_structure,
+    python_function_dtype,
     symbolic_value,
     library_result,
     nonfinite_check,

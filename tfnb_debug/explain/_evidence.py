@@ -48,6 +48,8 @@ class DatasetStage:
     #: the ``keras.utils.*_dataset_from_directory`` that made this dataset ("" when none): Keras
     #: sets ``class_names`` and ``file_paths`` on the dataset those functions return
     loader: str = ""
+    #: ``batch``'s or ``window``'s drop_remainder (None for other stages)
+    drop_remainder: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -381,13 +383,26 @@ def _stage(obj: Any) -> DatasetStage:
     spec = obj.element_spec
     parts = spec if isinstance(spec, tuple) else (spec,)
     dtypes = tuple(str(getattr(getattr(p, "dtype", None), "name", "")) for p in parts)
-    size = getattr(obj, "_batch_size", None)
+    size = getattr(obj, "_batch_size", getattr(obj, "_size", None))  # window() keeps _size
     try:
         batch = int(size.numpy()) if size is not None and hasattr(size, "numpy") else None
     except Exception:
         batch = None
+    drop = getattr(obj, "_drop_remainder", None)
+    try:
+        dropped = bool(drop.numpy()) if drop is not None and hasattr(drop, "numpy") else None
+    except Exception:
+        dropped = None
     return DatasetStage(
-        kind, function, python, _spec_shapes(spec), dtypes, batch, _padded_shapes(obj), _loader(obj)
+        kind,
+        function,
+        python,
+        _spec_shapes(spec),
+        dtypes,
+        batch,
+        _padded_shapes(obj),
+        _loader(obj),
+        dropped,
     )
 
 

@@ -161,6 +161,19 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
         at = shapes.index(other)
         text = call.text(name)
         if all(s is not None and len(s) == 1 for s in shapes):
+            every = [_item_shape(v) for v in value[:20000]]
+            cut = _cut_by_the_end([s[0] if s and len(s) == 1 else -1 for s in every])
+            if cut:
+                full, short = cut
+                return Violation(
+                    "S13",
+                    text,
+                    f"the last {short} items of `{text}` are shorter than the {full} before "
+                    f"them ({full - 1} down to {full - short}): windows sliced past the end of "
+                    "the series",
+                    f"let the loop that slices them stop where a whole window still fits: "
+                    f"`range(len(series) - {full} + 1)` for windows of {full}",
+                )
             lengths = sorted({s[0] for s in shapes if s is not None})
             return Violation(
                 "S13",
@@ -182,6 +195,19 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
             "time (a ragged tensor, `tf.ragged.constant`, where the API takes one)",
         )
     return None
+
+
+def _cut_by_the_end(lengths: list[int]) -> tuple[int, int] | None:
+    """(window length, how many are short) when the lengths are one length, then one less
+    each, to the end: slices ``x[i:i + size]`` for ``i`` running past ``len(x) - size``."""
+    full = lengths[0]
+    start = next((i for i, n in enumerate(lengths) if n != full), None)
+    if start is None or start < 1:
+        return None
+    tail = lengths[start:]
+    if any(n != full - 1 - k for k, n in enumerate(tail)):
+        return None
+    return full, len(tail)
 
 
 def _item_shape(value: Any, depth: int = 0) -> tuple[int | None, ...] | None:

@@ -282,6 +282,18 @@ def ragged_batch(ctx: ErrorContext) -> Explained | None:
             f".padded_batch({b_text}) (pads with 0, or padding_values=...) or "
             f".ragged_batch({b_text}), or pad/cut them to one length in the map"
         )
+    window = next(
+        (s for s in (ds.stages if ds else ()) if s.kind == "window" and s.drop_remainder is False),
+        None,
+    )
+    if window is not None:
+        # windows that start near the end hold fewer elements: the shorter ones are the cause,
+        # padding them would train on windows that run past the data
+        hint = (
+            f"`window({window.batch_size or 'size'}, ...)` without `drop_remainder=True` ends "
+            "with shorter windows (those starting near the end of the data): pass "
+            "`drop_remainder=True` to window() so every window is full"
+        )
     evidence = f"shapes {pair}"
     if ds is not None and stage is not None and component is not None:
         before = stage.shapes[component] if component < len(stage.shapes) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
+from tfnb_debug.explain._symbolic_escapes import PY_CONVERT, conversion, escaped, layer_place
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -70,6 +71,7 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
     attr = _NO_VALUE_ATTR.search(text)
     to_numpy = _TO_NUMPY.search(text)
     not_allowed = _NOT_ALLOWED.search(text)
+    outside = ""
     if attr is not None:
         what = f"`.{attr.group(2)}()` on a {attr.group(1)}"
         hint = (
@@ -77,6 +79,8 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             "TensorFlow ops (tf.reduce_max, tf.where, ...) or debug eagerly with "
             "tf.config.run_functions_eagerly(True)"
         )
+        outside = escaped(ctx)
+        hint = outside or hint
         if attr.group(1) == "KerasTensor":
             hint = (
                 "a Keras Input/layer output is a placeholder without values while the model is "
@@ -100,6 +104,8 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             "both values; or reduce the condition to one bool (tf.reduce_any / tf.reduce_all) "
             "if one branch is meant for the whole tensor"
         )
+    elif (converted := PY_CONVERT.search(text)) is not None:
+        what, hint = conversion(ctx, converted)
     elif (formatted := _FORMAT.search(text)) is not None:
         what = f"a format spec (f'{{t:.2f}}') applied to a {formatted.group(1)}"
         hint = (
@@ -142,6 +148,8 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
     if line is not None:
         filename, lineno, function, source = line
         place = ctx.where(filename, lineno, function)
+        layer = layer_place(ctx)
+        place += f" of {layer}" if layer else ""
         evidence = f"`{source}`" if source else ""
         if not_allowed is not None and attr is None and to_numpy is None:
             hint = _builtin_hint(source or "") or hint
@@ -149,6 +157,8 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
         place, evidence = "", ""
     method = _dataset_method(ctx)
     tracing = "while Keras built the model" if "KerasTensor" in what else "while tracing"
+    if attr is not None and outside:
+        tracing = "outside the traced function that made it"
     step = NextStep(
         text="to see values, run `tf.config.run_functions_eagerly(True)` in a cell, re-run "
         "this one, and switch it back off afterwards (eager is slower)"
