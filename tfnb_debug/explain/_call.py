@@ -46,6 +46,10 @@ class Arg:
     time_columns: tuple[tuple[str, str], ...] = ()
     #: a DataFrame's columns that hold only 0/1 (or bool): one-hot (get_dummies) columns
     binary_columns: tuple[str, ...] = ()
+    #: columns of pandas' nullable or extension dtypes Keras cannot convert: (name, dtype)
+    extension_columns: tuple[tuple[str, str], ...] = ()
+    #: text columns that also hold missing values (None / NaN)
+    missing_text_columns: tuple[str, ...] = ()
 
     @property
     def samples(self) -> int | None:
@@ -192,6 +196,17 @@ def _evaluate(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
                 return _UNREAD
     if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
         return _arithmetic(node, spaces)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "dict"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        # dict(df): a DataFrame's columns by name (pandas code only, no user code runs)
+        frame = _evaluate(node.args[0], spaces)
+        if type(frame).__name__ == "DataFrame" and type(frame).__module__.startswith("pandas"):
+            return dict(frame)
     return _UNREAD
 
 
@@ -376,6 +391,12 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
         (str(c), str(frame[c].dtype)) for c in frame.columns if frame[c].dtype.kind in "mM"
     )
     binary = tuple(str(c) for c in list(frame.columns)[:256] if _binary(frame[c]))
+    extension = tuple(
+        (str(c), str(frame[c].dtype))
+        for c in list(frame.columns)[:256]
+        if type(frame[c].dtype).__module__.startswith("pandas")
+    )
+    missing = tuple(c for c in columns if bool(frame[c].iloc[:10000].isna().any()))
     dtype = dtypes.pop() if len(dtypes) == 1 else "mixed"
     dims = tuple(int(d) for d in value.shape)
     low, high, whole = (
@@ -396,6 +417,8 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
         text_example=example,
         time_columns=times,
         binary_columns=binary,
+        extension_columns=extension,
+        missing_text_columns=missing,
     )
 
 

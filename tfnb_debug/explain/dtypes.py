@@ -11,6 +11,11 @@ import re
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._evidence import Arg, LayerDtypes
+from tfnb_debug.explain._table_columns import (
+    INVALID_EXTENSION,
+    extension_column,
+    missing_text_hint,
+)
 from tfnb_debug.explain._violation import is_number
 from tfnb_debug.explain.labels import label_dtype
 from tfnb_debug.explain.report import NextStep
@@ -52,6 +57,12 @@ def dtype_mismatch(ctx: ErrorContext) -> Explained | None:
     obj = _OBJECT.search(ctx.text)
     if obj is not None:
         return _object_data(ctx, obj)
+    extension = INVALID_EXTENSION.search(ctx.text)
+    read = extension_column(ctx, extension) if extension is not None else None
+    if read is not None:
+        call = ctx.evidence.call
+        place = f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}" if call else ""
+        return (finding("S11", read[0], place=place, evidence=read[1], hint=read[2]), ())
     if _TIMES.search(ctx.text):
         return _time_columns(ctx)
     return None
@@ -269,7 +280,13 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         numeric_like = _numeric_marker(example)
         numbers = is_number(example)
         message = f"`{text_arg.text}` has text in {what} {columns} (e.g. '{example}'); tensors need numbers"
-        if numbers:
+        if missing_text_hint(text_arg):
+            hint = missing_text_hint(text_arg)
+            message = (
+                f"`{text_arg.text}` mixes text (e.g. '{example}') with missing values in {what} "
+                f"{columns}: neither a string nor a number tensor can hold it"
+            )
+        elif numbers:
             hint = (
                 f"the {what} {columns} holds numbers stored as text ('{example}'): convert with "
                 f"pd.to_numeric(df[col]) or astype('float32')"
@@ -379,7 +396,8 @@ def _text_arg(ctx: ErrorContext) -> Arg | None:
         return None
     found: list[Arg] = []
     for arg in [*call.args, *(a for _, a in call.kwargs)]:
-        for item in (arg, *arg.items):
+        # the argument, its items, and theirs: (dict(df), labels) holds the columns two down
+        for item in (arg, *arg.items, *(inner for outer in arg.items for inner in outer.items)):
             if item.kind not in ("array", "dataframe", "series"):
                 continue
             if (
