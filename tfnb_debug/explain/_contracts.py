@@ -66,6 +66,7 @@ from tfnb_debug.explain._data_shape_contracts import (
     image_rank,
     loss_argument_order,
     output_axes,
+    series_row,
     target_shape,
     to_categorical,
 )
@@ -512,6 +513,7 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"could not be deserialized", r"Could not locate", r"missing \d+ required"),
     ),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
+    Contract(("Model.fit", "Model.evaluate", "Model.predict"), series_row, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
     Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),
     Contract(("adapt",), adapt_pairs, ()),

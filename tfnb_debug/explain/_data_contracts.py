@@ -381,7 +381,29 @@ def fit_argument_kinds(call: LiveCall, exc: BaseException) -> Violation | None:
         return found
     if "at least rank 1" in text:
         return _one_example_per_batch(call)
+    if "None values not supported" in text:
+        return _batches_without_labels(call)
     return None
+
+
+def _batches_without_labels(call: LiveCall) -> Violation | None:
+    """A PyDataset (or Sequence) whose batches hold only the inputs, given to fit/evaluate of
+    a model with a loss: the loss gets ``y=None``."""
+    x = call.value("x")
+    if not any(c.__name__ in ("PyDataset", "Sequence") for c in type(x).__mro__):
+        return None
+    if call.value("y") not in (None, UNREAD) or getattr(call.receiver, "loss", None) is None:
+        return None
+    text, cls = call.text("x"), type(x).__name__
+    return Violation(
+        "S12",
+        text,
+        f"the batches of `{text}` reach the loss without labels (y is None): "
+        f"`{cls}.__getitem__` returns only the inputs, and fit takes (inputs, labels) from "
+        "each batch of a PyDataset (it has no y= of its own)",
+        f"return both from `{cls}.__getitem__`: `return x_batch, y_batch` (a third element "
+        "is a sample weight)",
+    )
 
 
 def _validation_third(call: LiveCall) -> Violation | None:
@@ -430,7 +452,8 @@ def _class_weights_as_sample_weight(call: LiveCall) -> Violation | None:
         return Violation("S12", text, problem, hint)
     x = call.value("x")
     samples = len(x) if hasattr(x, "__len__") and hasattr(x, "shape") else None
-    if isinstance(value, list | tuple) and samples is not None and len(value) != samples:
+    flat = isinstance(value, list | tuple) or len(getattr(value, "shape", ())) == 1
+    if flat and samples is not None and len(value) != samples:
         problem = (
             f"`sample_weight` has {len(value)} values for {samples} samples: it takes one "
             "weight per sample"

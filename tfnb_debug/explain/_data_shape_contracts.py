@@ -22,6 +22,7 @@ the data breaks the contract; :mod:`tfnb_debug.explain._contracts` registers the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
@@ -417,4 +418,30 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
         f"resize the data to {size} (tf.image.resize, keras.layers.Resizing), or build the model "
         f"for {fmt(data[1:])} (GlobalAveragePooling instead of Flatten keeps it independent of the "
         "size)",
+    )
+
+
+def series_row(call: LiveCall, exc: BaseException) -> Violation | None:
+    """One table row given as a pandas Series (``df.iloc[0]``): Keras reads its values as that
+    many examples of one feature, where the model takes one example of that many."""
+    x = call.values.get("x", UNREAD)
+    if type(x).__name__ != "Series" or not type(x).__module__.startswith("pandas"):
+        return None
+    try:
+        declared = [shape_of(t) for t in call.receiver.inputs]
+    except Exception:
+        return None
+    if len(declared) != 1 or declared[0] is None or declared[0][1:] != (len(x),):
+        return None
+    text = call.text("x")
+    indexed = re.fullmatch(r"(.+)\[([^\[\]]+)\]", text)  # df.iloc[0] -> df.iloc[[0]]
+    frame = f"{indexed.group(1)}[[{indexed.group(2)}]]" if indexed else f"{text}.to_frame().T"
+    return Violation(
+        "S12",
+        text,
+        f"`{text}` is one row as a pandas Series of {len(x)} values (index {list(x.index)[:6]}); "
+        f"Keras reads a Series as {len(x)} examples of one feature, and the model takes one "
+        f"example of {len(x)}",
+        f"pass the row as a one-row table: `{frame}` (a DataFrame keeps the row axis), or "
+        f"`{text}.to_numpy()[None, :]`",
     )
