@@ -61,6 +61,7 @@ from tfnb_debug.explain._data_contracts import (
 from tfnb_debug.explain._data_shape_contracts import (
     baked_sample_count,
     data_against_input,
+    dataset_columns_for_one_input,
     from_tensor_slices,
     image_layer_rank,
     image_rank,
@@ -514,6 +515,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), series_row, ()),
+    Contract(("Model.fit", "Model.evaluate", "Model.predict"), dataset_columns_for_one_input, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
     Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),
     Contract(("adapt",), adapt_pairs, ()),

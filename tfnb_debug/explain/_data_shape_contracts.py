@@ -445,3 +445,36 @@ def series_row(call: LiveCall, exc: BaseException) -> Violation | None:
         f"pass the row as a one-row table: `{frame}` (a DataFrame keeps the row axis), or "
         f"`{text}.to_numpy()[None, :]`",
     )
+
+
+def dataset_columns_for_one_input(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A dataset whose features are a dict of columns (``make_csv_dataset``,
+    ``from_tensor_slices(dict(df))``) given to a model with one Input that is not keyed."""
+    x = call.values.get("x", UNREAD)
+    spec = getattr(x, "element_spec", None)
+    features = spec[0] if isinstance(spec, tuple) and spec else spec
+    if not isinstance(features, dict) or len(features) < 2:
+        return None
+    model = call.receiver
+    try:
+        inputs = list(model.inputs)
+    except Exception:
+        return None
+    if len(inputs) != 1 or isinstance(getattr(model, "_inputs_struct", None), dict):
+        return None
+    width = shape_of(inputs[0])
+    names = [str(k) for k in features]
+    shown = ", ".join(f"'{n}'" for n in names[:6]) + (", ..." if len(names) > 6 else "")
+    fits = width is not None and len(width) == 2 and width[1] == len(names)
+    text = call.text("x")
+    stack = f"{text}.map(lambda f, y: (tf.stack([tf.cast(f[k], tf.float32) for k in f], -1), y))"
+    return Violation(
+        "S12",
+        text,
+        f"`{text}` yields its features as a dict of {len(names)} columns ({shown}), and the "
+        f"model has one Input {fmt(width)}"
+        + (f" for {len(names)} features: one tensor, not a dict" if fits else ""),
+        f"stack the columns into one tensor per batch: `{stack}`; or give the model one Input "
+        "per column, named like the columns (keras.Input(shape=(1,), name=...)), and pass the "
+        "dict",
+    )
