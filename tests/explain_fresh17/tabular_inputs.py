@@ -72,7 +72,7 @@ model.fit(df, y, epochs=1, verbose=0)
         fix="df['age'].fillna(df['age'].median()).astype('float32')",
     ),
     # ValueError: Exception encountered when calling Sequential.call().
-    # The structure of `inputs` doesn't match the expected structure. Expected: keras_tensor_5 Received: inputs={'x1': ..., 'x2': ..., 'target': ...}
+    # The structure of `inputs` doesn't match the expected structure. Expected: keras_tensor_36 Received: inputs={'x1': ..., 'x2': ..., 'target': ...}
     Case(
         name="f17_dataset_from_dict_df_keeps_target_column_in_features",
         family="tabular_inputs",

@@ -69,6 +69,7 @@ from tfnb_debug.explain._data_shape_contracts import (
     output_axes,
     series_row,
     target_shape,
+    text_dataset_into_numeric_model,
     to_categorical,
 )
 from tfnb_debug.explain._dataset_structure import (
@@ -515,6 +516,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), data_against_input, ()),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), series_row, ()),
+    Contract(("Model.fit", "Model.evaluate", "Model.predict"), text_dataset_into_numeric_model, ()),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), dataset_columns_for_one_input, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
     Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),

@@ -478,3 +478,38 @@ def dataset_columns_for_one_input(call: LiveCall, exc: BaseException) -> Violati
         "per column, named like the columns (keras.Input(shape=(1,), name=...)), and pass the "
         "dict",
     )
+
+
+_TEXT_LAYERS = ("TextVectorization", "StringLookup", "Hashing", "HashedCrossing")
+
+
+def text_dataset_into_numeric_model(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A dataset of raw text (tf.string features) given to a model with no layer that turns
+    text into numbers (TextVectorization, StringLookup, Hashing)."""
+    x = call.values.get("x", UNREAD)
+    spec = getattr(x, "element_spec", None)
+    features = spec[0] if isinstance(spec, tuple) and spec else spec
+    if getattr(getattr(features, "dtype", None), "name", "") != "string":
+        return None
+    try:
+        layers = list(call.receiver.layers)
+    except Exception:
+        return None
+    if not layers or any(type(layer).__name__ in _TEXT_LAYERS for layer in layers):
+        return None
+    first = layers[0]
+    text = call.text("x")
+    vectorize = (
+        "`vectorize = keras.layers.TextVectorization(max_tokens=10000, "
+        "output_sequence_length=100)`, `vectorize.adapt(" + text + ".map(lambda x, y: x))`"
+    )
+    return Violation(
+        "S11",
+        text,
+        f"`{text}` yields raw text (tf.string), and the model has no layer that turns text into "
+        f"numbers: its first layer, '{first.name}' ({type(first).__name__}), takes numbers"
+        + (" (integer token ids)" if type(first).__name__ == "Embedding" else ""),
+        f"adapt a TextVectorization on the texts and map it over the data: {vectorize}, then "
+        f"`{text}.map(lambda x, y: (vectorize(x), y))`; or make it the model's first layer "
+        "(after `keras.Input(shape=(), dtype='string')`)",
+    )

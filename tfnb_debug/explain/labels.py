@@ -223,6 +223,28 @@ _SPARSE = ("sparse_categorical_crossentropy",)
 _BINARY = ("binary_crossentropy", "binary_focal_crossentropy")
 
 
+_LOSS_CALL = re.compile(
+    r"\b(sparse_categorical_crossentropy|categorical_focal_crossentropy|categorical_crossentropy|"
+    r"binary_focal_crossentropy|binary_crossentropy)\s*\("
+)
+_LOSS_CLASS = re.compile(r"\b(Sparse)?(Categorical|Binary)(Focal)?Crossentropy\s*\(")
+
+
+def _loss_on_user_line(ctx: ErrorContext) -> str:
+    """The Keras loss the failing user line calls (a hand-written loss that wraps
+    ``keras.losses.categorical_crossentropy``), as its function name; "" when none."""
+    line = ctx.user_code_line()
+    source = line[3] if line else ""
+    found = _LOSS_CALL.search(source)
+    if found is not None:
+        return found.group(1)
+    cls = _LOSS_CLASS.search(source)
+    if cls is None:
+        return ""
+    parts = [p.lower() for p in cls.groups() if p]
+    return "_".join(parts) + "_crossentropy"
+
+
 def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     """M05, M04 or M03: a classification loss's labels do not fit the output layer.
 
@@ -236,7 +258,7 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
         return None
     labels, output = shapes
     model = ctx.trained[0] if len(ctx.trained) == 1 else None
-    loss = keras_loss_function(ctx) or (model.loss if model else "")
+    loss = keras_loss_function(ctx) or _loss_on_user_line(ctx) or (model.loss if model else "")
     activation = model.output_activation if model else ""
     if None in output[-1:] or not labels or not output:
         return None

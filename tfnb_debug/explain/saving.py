@@ -16,6 +16,12 @@ _LOCATE = re.compile(
 )
 _REGISTERED = re.compile(r"'registered_name': '([^']+)'")
 _DESERIALIZING = re.compile(r"Error when deserializing class '(\w+)' using config=(\{.*?\})\.\n")
+# Keras 3's deserializer: "<class '__main__.Focal'> could not be deserialized properly ...
+# config={...}. ... Exception encountered: Focal.__init__() missing 1 required ..."
+_NOT_DESERIALIZED = re.compile(
+    r"<class '[^']*?(\w+)'> could not be deserialized properly.*?\bconfig=(\{.*?\})\.\s*\n",
+    re.S,
+)
 _MISSING = re.compile(
     r"__init__\(\) missing \d+ required (?:positional|keyword-only) arguments?: (.+)"
 )
@@ -43,7 +49,9 @@ def unregistered_custom_object(ctx: ErrorContext) -> Explained | None:
         kind = "function" if unknown.group(1).endswith("function") else "class"
         name = unknown.group(2)
         return _not_found(ctx, kind, name, f"'registered_name': '{name}'")
-    deserializing = _DESERIALIZING.findall(text)
+    deserializing = _DESERIALIZING.findall(text) or [
+        (m.group(1), m.group(2)) for m in _NOT_DESERIALIZED.finditer(text)
+    ]
     if deserializing:
         cls, config = deserializing[-1]
         missing = _MISSING.search(text)

@@ -189,7 +189,49 @@ def _gradient_twice(ctx: ErrorContext) -> Explained:
     )
 
 
+_LAYER_MADE = re.compile(r"^\s*(\w+)\s*=\s*((?:tf\.)?(?:keras\.)?layers\.\w+\(.*)$")
+
+
+def _layer_made_in(ctx: ErrorContext) -> tuple[str, str] | None:
+    """(variable, constructor call) of a Keras layer constructed in the body of the traced
+    function, before the failing line (the one that line calls first)."""
+    import linecache
+
+    line = ctx.user_code_line()
+    if line is None or not line[2]:
+        return None
+    filename, lineno, function, source = line
+    lines = linecache.getlines(filename)
+    name = function.rsplit(".", 1)[-1]
+    start = next(
+        (
+            i
+            for i in range(min(lineno, len(lines)) - 1, -1, -1)
+            if re.match(rf"\s*def {name}\(", lines[i])
+        ),
+        None,
+    )
+    if start is None:
+        return None
+    made = [m for m in (_LAYER_MADE.match(x) for x in lines[start + 1 : lineno]) if m]
+    called = [m for m in made if re.search(rf"\b{m.group(1)}\(", source)]
+    chosen = (called or made or [None])[0]
+    return (chosen.group(1), chosen.group(2).strip()) if chosen else None
+
+
 def _variable_per_call(ctx: ErrorContext) -> Explained:
+    made = _layer_made_in(ctx)
+    if made is not None:
+        variable, constructor = made
+        return _contract(
+            ctx,
+            "a tf.function",
+            f"the function makes a new layer on each trace, `{variable} = {constructor}`, and "
+            "its weights with it; a tf.function may create variables only on its first trace",
+            _SINGLETON,
+            f"create `{variable}` once, outside the function (or in a model's `__init__`), and "
+            "only call it inside",
+        )
     return _contract(
         ctx,
         "a tf.function",
