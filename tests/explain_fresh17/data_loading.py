@@ -45,7 +45,7 @@ ds = tf.data.experimental.make_csv_dataset(path, batch_size=2, label_name="Price
         unexplained="the message lists the file's columns and the label_name received",
         fix="label_name='price'",
     ),
-    # InvalidArgumentError: {{function_node __wrapped__IteratorGetNext_output_types_2_device_/job:localhost/replica:0/task:0/device:CPU:0}} Error in user-defined function passed to MapDataset:11 transformation with iterator: Iterator::Root::ParallelMapV2: Key: features.  Can't parse serialized Example: Some float_list slice was not parsed.
+    # InvalidArgumentError: {{function_node __wrapped__IteratorGetNext_output_types_2_device_/job:localhost/replica:0/task:0/device:CPU:0}} Error in user-defined function passed to MapDataset:81 transformation with iterator: Iterator::Root::ParallelMapV2: Key: features.  Can't parse serialized Example: Some float_list slice was not parsed.
     Case(
         name="f17_tfrecord_three_floats_parsed_as_scalar_fixedlenfeature",
         family="data_loading",

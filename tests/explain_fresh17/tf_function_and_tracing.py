@@ -105,7 +105,7 @@ model.fit(ds, epochs=1, verbose=0)
         must_not=("padded_batch",),
         fix="out.set_shape([4]) (tf.ensure_shape) after tf.py_function",
     ),
-    # InvalidArgumentError: {{function_node __wrapped__IteratorGetNext_output_types_1_device_/job:localhost/replica:0/task:0/device:CPU:0}} Error in user-defined function passed to MapDataset:4 transformation with iterator: Iterator::Root::Prefetch::Map: 0-th value returned by pyfunc_1 is double, but expects float
+    # InvalidArgumentError: {{function_node __wrapped__IteratorGetNext_output_types_1_device_/job:localhost/replica:0/task:0/device:CPU:0}} Error in user-defined function passed to MapDataset:165 transformation with iterator: Iterator::Root::Prefetch::Map: 0-th value returned by pyfunc_7 is double, but expects float
     Case(
         name="f17_numpy_function_jitter_returns_float64_for_float32_tout",
         family="tf_function_and_tracing",

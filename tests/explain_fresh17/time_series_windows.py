@@ -90,7 +90,7 @@ model.fit(ds, epochs=1, verbose=0)
         must_not=("padded_batch",),
         fix="window(6, shift=1, drop_remainder=True)",
     ),
-    # ValueError: Input 0 with name 'input_layer_3' of layer 'functional_1' is incompatible with the layer: expected shape=(None, 50, 3), found shape=(None, 3, 50)
+    # ValueError: Input 0 with name 'input_layer_23' of layer 'functional_19' is incompatible with the layer: expected shape=(None, 50, 3), found shape=(None, 3, 50)
     Case(
         name="f17_sensor_array_laid_out_channels_first_into_gru",
         family="time_series_windows",
