@@ -458,12 +458,37 @@ def _class_weights_as_sample_weight(call: LiveCall) -> Violation | None:
             f"`sample_weight` has {len(value)} values for {samples} samples: it takes one "
             "weight per sample"
         )
+        classes = _class_count(call)
+        per_class = fit and classes == len(value)
+        if per_class:
+            problem += f"; {len(value)} is the number of classes"
         hint = (
-            f"if these are one weight per class, pass class_weight=dict(enumerate({text}))"
-            if fit
+            f"these are one weight per class: pass class_weight=dict(enumerate({text}))"
+            if per_class
             else "give one weight per sample"
         )
         return Violation("S12", text, problem, hint + f" ({samples} samples)")
+    return None
+
+
+def _class_count(call: LiveCall) -> int | None:
+    """The number of classes of a classifier's fit: its output width (above 1), else the
+    largest integer label + 1; None when neither can be read."""
+    try:
+        width = call.receiver.outputs[0].shape[-1]
+    except Exception:
+        width = None
+    if isinstance(width, int) and width > 1:
+        return width
+    y = call.value("y")
+    try:
+        import numpy as np
+
+        labels = np.asarray(y)
+        if labels.dtype.kind in "iu" and labels.size:
+            return int(labels.max()) + 1
+    except Exception:
+        return None
     return None
 
 

@@ -462,21 +462,23 @@ def dataset_columns_for_one_input(call: LiveCall, exc: BaseException) -> Violati
         return None
     if len(inputs) != 1 or isinstance(getattr(model, "_inputs_struct", None), dict):
         return None
-    width = shape_of(inputs[0])
-    names = [str(k) for k in features]
-    shown = ", ".join(f"'{n}'" for n in names[:6]) + (", ..." if len(names) > 6 else "")
-    fits = width is not None and len(width) == 2 and width[1] == len(names)
-    text = call.text("x")
-    stack = f"{text}.map(lambda f, y: (tf.stack([tf.cast(f[k], tf.float32) for k in f], -1), y))"
-    return Violation(
-        "S12",
-        text,
-        f"`{text}` yields its features as a dict of {len(names)} columns ({shown}), and the "
-        f"model has one Input {fmt(width)}"
-        + (f" for {len(names)} features: one tensor, not a dict" if fits else ""),
-        f"stack the columns into one tensor per batch: `{stack}`; or give the model one Input "
-        "per column, named like the columns (keras.Input(shape=(1,), name=...)), and pass the "
-        "dict",
+    problem, hint = columns_for_one_input([str(k) for k in features])
+    return Violation("S12", call.text("x"), problem, hint)
+
+
+def columns_for_one_input(keys: list[str]) -> tuple[str, str]:
+    """(problem, hint) for a dict of columns given to a model with one Input."""
+    listed = ", ".join(repr(k) for k in keys[:8]) + (", ..." if len(keys) > 8 else "")
+    stacked = ", ".join(f"d[{k!r}]" for k in keys[:4]) + (", ..." if len(keys) > 4 else "")
+    return (
+        f"the data is a dict of {len(keys)} columns ({listed}), but the model has one Input: "
+        "Keras matches a dict to Inputs by name and does not stack columns into one feature "
+        "tensor",
+        f"stack the columns into one (batch, {len(keys)}) feature tensor first: "
+        f"`df[[{listed}]].to_numpy('float32')` for a DataFrame `df`, or in a dataset "
+        f"`.map(lambda d, y: (tf.stack([{stacked}], axis=-1), y))` (tf.cast each to float32 if "
+        "their dtypes differ); or give the model one Input per column, named as the keys "
+        "(`keras.Input((1,), name=...)`)",
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain._data_shape_contracts import columns_for_one_input
 from tfnb_debug.explain._evidence import Arg, CallInfo
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -45,20 +46,15 @@ def _columns_for_one_input(
     if len(keys) < 2:
         return None
     listed = ", ".join(repr(k) for k in keys[:8])
-    stacked = ", ".join(f"d[{k!r}]" for k in keys[:4]) + (", ..." if len(keys) > 4 else "")
+    problem, hint = columns_for_one_input(keys)
     return (
         finding(
             "S12",
-            f"the data is a dict of {len(keys)} columns ({listed}), but the model has one "
-            "Input: Keras matches a dict to Inputs by name and does not stack columns into one "
-            "feature tensor",
+            problem,
             place=_call_place(ctx, call) or "the model's input",
             evidence=f"inputs received: dict with keys [{listed}]; model Inputs: 1 "
             f"({match.group(1)})",
-            hint=f"stack the columns into one (batch, {len(keys)}) feature tensor first: "
-            f"`df[[{listed}]].to_numpy('float32')` for a DataFrame `df`, or in a dataset "
-            f"`.map(lambda d, y: (tf.stack([{stacked}], axis=-1), y))`; or give the model "
-            "one Input per column, named as the keys (`keras.Input((1,), name=...)`)",
+            hint=hint,
         ),
         (),
     )
