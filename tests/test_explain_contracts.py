@@ -1546,6 +1546,159 @@ BROKEN += [
         ("mapped after `.batch(3)`", "(3, 16)", "single examples of (16,)"),
         ("padded_batch",),
     ),
+    # blind set 16's families: Python values of traced tensors, Python code in pipelines,
+    # windows, table columns, unlabeled batches, text into numeric models
+    (
+        "int_of_a_tensor_inside_tf_function",
+        """
+        @tf.function(autograph=False)
+        def count(x):
+            return int(tf.reduce_sum(x))
+        count(tf.ones(3))
+        """,
+        "T02",
+        ("`int()`", "tf.cast"),
+        ("padded_batch",),
+    ),
+    (
+        "tensor_kept_in_a_dict_by_a_tf_function",
+        """
+        seen = {}
+        @tf.function
+        def step(x):
+            seen["last"] = x * 2
+            return x
+        step(tf.ones(2))
+        seen["last"].numpy()
+        """,
+        "T02",
+        ("`seen` holds", "outside the traced function"),
+        ("tf.cond",),
+    ),
+    (
+        "numpy_function_returning_int64_for_int32",
+        """
+        rows = tf.data.Dataset.from_tensor_slices(np.zeros((4, 5), "float32"))
+        ids = rows.map(lambda r: tf.numpy_function(lambda a: np.arange(len(a)), [r], tf.int32))
+        next(iter(ids))
+        """,
+        "S11",
+        ("int64", "astype(np.int32)"),
+        ("reshape",),
+    ),
+    (
+        "generator_yields_three_parts_for_one_spec",
+        """
+        def rows():
+            for i in range(4):
+                yield np.zeros(2, "float32"), np.float32(i), np.float32(1.0)
+        ds = tf.data.Dataset.from_generator(rows, output_signature=tf.TensorSpec((2,), tf.float32))
+        list(ds)
+        """,
+        "S12",
+        ("tuple of 3", "output_signature=("),
+        ("padded_batch",),
+    ),
+    (
+        "windows_without_drop_remainder_batched",
+        """
+        series = tf.data.Dataset.range(12)
+        windows = series.window(4, shift=2).flat_map(lambda w: w.batch(4)).batch(3)
+        list(windows)
+        """,
+        "S13",
+        ("drop_remainder=True", "window(4"),
+        ("padded_batch", "ragged_batch"),
+    ),
+    (
+        "hand_windows_sliced_past_the_end",
+        """
+        series = np.arange(30, dtype="float32")
+        windows = [series[i:i + 5] for i in range(len(series))]
+        np.array(windows)
+        """,
+        "S13",
+        ("range(len(series) - 5 + 1)", "last 4"),
+        ("pad_sequences", "padded_batch"),
+    ),
+    (
+        "nullable_int_column_into_fit",
+        """
+        import pandas as pd
+        visits = pd.DataFrame({"visits": pd.array([1, None, 3, 4], dtype="Int64"),
+                               "age": [1.0, 2.0, 3.0, 4.0]})
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]); m.compile("sgd", "mse")
+        m.fit(visits, np.zeros(4), epochs=1, verbose=0)
+        """,
+        "S11",
+        ("'visits'", "Int64", "fillna(0)"),
+        ("reshape",),
+    ),
+    (
+        "category_column_into_fit",
+        """
+        import pandas as pd
+        homes = pd.DataFrame({"city": pd.Categorical(["a", "b", "a", "c"]), "rooms": [1.0, 2.0, 3.0, 4.0]})
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]); m.compile("sgd", "mse")
+        m.fit(homes, np.zeros(4), epochs=1, verbose=0)
+        """,
+        "S11",
+        ("'city'", "cat.codes"),
+        ("fillna",),
+    ),
+    (
+        "pydataset_without_labels_into_evaluate",
+        """
+        class Rows(keras.utils.PyDataset):
+            def __len__(self):
+                return 2
+            def __getitem__(self, i):
+                return np.zeros((4, 3), "float32")
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("sgd", "mse")
+        m.evaluate(Rows(), verbose=0)
+        """,
+        "S12",
+        ("Rows.__getitem__", "return x_batch, y_batch"),
+        ("reshape",),
+    ),
+    (
+        "raw_text_dataset_into_a_dense_model",
+        """
+        reviews = tf.data.Dataset.from_tensor_slices((["good film", "bad"], [1.0, 0.0])).batch(2)
+        m = keras.Sequential([keras.layers.Dense(1)]); m.compile("sgd", "mse")
+        m.fit(reviews, epochs=1, verbose=0)
+        """,
+        "S11",
+        ("textvectorization", "'dense"),
+        ("reshape", "expand_dims"),
+    ),
+    (
+        "categorical_loss_class_in_a_hand_written_loss_with_ids",
+        """
+        def smoothed(y_true, y_pred):
+            return keras.losses.CategoricalCrossentropy()(y_true, y_pred)
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(5, activation="softmax")])
+        m.compile("adam", smoothed)
+        m.fit(np.zeros((8, 3)), np.arange(8) % 5, epochs=1, verbose=0)
+        """,
+        "M05",
+        ("sparse", "class ids"),
+        ("reshape",),
+    ),
+    (
+        "conv_layer_made_inside_tf_function",
+        """
+        @tf.function
+        def features(x):
+            conv = keras.layers.Conv1D(2, 3, name="stem")
+            return conv(x)
+        features(tf.ones((1, 8, 2)))
+        features(tf.ones((1, 8, 2)))
+        """,
+        "T03",
+        ('`conv = keras.layers.Conv1D(2, 3, name="stem")`', "create `conv` once"),
+        ("run_eagerly",),
+    ),
 ]
 
 CLEAR = [

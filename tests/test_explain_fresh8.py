@@ -1,5 +1,5 @@
-"""The eighth, tenth and fourteenth blind sets held at their floor: every case raises, and no
-finding gives advice the case's evidence contradicts.
+"""The eighth, tenth, fourteenth and sixteenth blind sets held at their floor: every case
+raises, and no finding gives advice the case's evidence contradicts.
 
 ``tests/explain_fresh8`` (sequence layers, multi-output models, callbacks, keras.ops in models,
 weights and transfer) and ``tests/explain_fresh10`` (tables, text vectorization, loss and metric
@@ -7,9 +7,11 @@ code, model assembly, preprocessing layers) were written blind and then read to 
 mechanisms of 2026-12-04.  ``tests/explain_fresh9`` and ``tests/explain_fresh11``, written blind
 at the same time, are only scored (``python -m tests.explain_fresh9``), never read, so they stay
 the held-out measure: a test here would have to name their cases.  ``tests/explain_fresh14``
-(saving and export, transfer learning, image pipelines, NLP models, mixed precision) was read
-the same way later that day; its twin ``tests/explain_fresh15`` is held out.  Right-ness is
-measured by the scorers, not asserted here.
+(saving and export, transfer learning, image pipelines, NLP models, mixed precision) and
+``tests/explain_fresh16`` (custom losses and metrics, tables, time-series windows,
+tf.function, data loading) were read the same way later that day; their twins over the same
+families, ``tests/explain_fresh15`` and ``tests/explain_fresh17``, are held out.  Right-ness
+is measured by the scorers, not asserted here.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tests.explain_fresh._score import run_case, wrong_lines
 from tests.explain_fresh8 import all_cases as eighth
 from tests.explain_fresh10 import all_cases as tenth
 from tests.explain_fresh14 import all_cases as fourteenth
+from tests.explain_fresh16 import all_cases as sixteenth
 
 # Cases the scorer marks wrong (as strict xfails: once one is no longer wrong, its entry goes).
 KNOWN_WRONG: dict[str, str] = {
@@ -33,7 +36,7 @@ KNOWN_WRONG: dict[str, str] = {
     ),
 }
 
-CASES = [*eighth(), *tenth(), *fourteenth()]
+CASES = [*eighth(), *tenth(), *fourteenth(), *sixteenth()]
 PARAMS = [
     pytest.param(
         c,
