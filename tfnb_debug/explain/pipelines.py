@@ -271,10 +271,12 @@ def ragged_batch(ctx: ErrorContext) -> Explained | None:
             if target and len(target) == 2 and all(isinstance(t, int) for t in target)
             else "(height, width)"
         )
+        # ragged batches fit only a model whose Input leaves the image size open
+        open_size = bool(target) and any(t is None for t in target)
         hint = (
             f"the images have different sizes: resize them in the map before batch(), e.g. "
-            f"`image = tf.image.resize(image, {size_text})`, or use .ragged_batch({b_text}) "
-            "if the model takes ragged input"
+            f"`image = tf.image.resize(image, {size_text})`"
+            + (f", or use .ragged_batch({b_text})" if open_size else "")
         )
     else:
         hint = (
