@@ -43,6 +43,7 @@ def positional_into_training(call: LiveCall, exc: BaseException) -> Violation | 
         extra = int(takes.group(1)) - 1  # the first positional argument past `self, inputs`
         param = list(call.texts)[extra] if extra < len(call.texts) else ""
         owner = type(call.receiver).__name__
+    layer = call.receiver if call.method == "__call__" else None
     if call.method == "__call__" and param in call.texts:
         names = list(call.texts)
         text, callee = call.texts[param], call.source.split("(", 1)[0]
@@ -54,7 +55,8 @@ def positional_into_training(call: LiveCall, exc: BaseException) -> Violation | 
         layer_call = _layer_call(exc, owner)
         if layer_call is None:
             return None
-        names, given, owner = layer_call
+        names, given, layer = layer_call
+        owner = type(layer).__name__
         index = names.index(param) if param in names else int(takes.group(1)) - 1 if takes else -1
         if not 0 < index < given:
             return None
@@ -64,11 +66,12 @@ def positional_into_training(call: LiveCall, exc: BaseException) -> Violation | 
         callee, args = written
         text = args[index]
         source = f"{callee}({', '.join(args)})"
-    in_map = _in_dataset_map(exc)
+    # augmentation runs only with training=True; other layers keep their default
+    flag = ", training=True" if _augments(layer) else ""
     kept = (
-        f"`lambda x, {text}: ({callee}(x, training=True), {text})` in the map"
-        if in_map
-        else f"`{callee}(x)`"
+        f"`lambda x, {text}: ({callee}(x{flag}), {text})` in the map"
+        if _in_dataset_map(exc)
+        else f"`{callee}(x{flag})`"
     )
     return Violation(
         "S12",
@@ -86,9 +89,15 @@ def positional_into_training(call: LiveCall, exc: BaseException) -> Violation | 
     )
 
 
-def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int, str] | None:
+def _augments(layer: object) -> bool:
+    """A random augmentation layer, or a model made only of them."""
+    inner = getattr(layer, "layers", None) if hasattr(layer, "layers") else [layer]
+    return bool(inner) and all(type(x).__name__.startswith("Random") for x in inner or [])
+
+
+def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int, object] | None:
     """(the parameters of ``call`` of the innermost layer called in the traceback (of class
-    ``owner`` when given), how many positional arguments it was called with, its class)."""
+    ``owner`` when given), how many positional arguments it was called with, the layer)."""
     import inspect
 
     found = None
@@ -110,7 +119,7 @@ def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int, str] | 
         names = list(inspect.signature(found[0].call).parameters)
     except (TypeError, ValueError):
         return None
-    return names, found[1], type(found[0]).__name__
+    return names, found[1], found[0]
 
 
 def _written_call(call: LiveCall, given: int) -> tuple[str, list[str]] | None:
