@@ -1,0 +1,85 @@
+"""An eighteenth fresh set, a DEV set: raising mistakes in five families, for improving the diagnosis.
+
+This set is a DEV set: it is meant to be read by those who improve the diagnosis, who
+build general mechanisms (not case fixtures) from its misses.  Its five families:
+pandas DataFrames and NumPy tables into Keras models and preprocessing layers
+(``tabular_inputs``), subclassed ``keras.layers.Layer``/``keras.Model`` and their
+``__init__``/``build``/``call``/``get_config`` contracts (``custom_layers_and_models``),
+U-Net style encoder/decoder networks with per-pixel masks, losses and metrics
+(``segmentation_and_dense_prediction``), encoder-decoder sequence models with recurrent
+states, attention layers, masking and per-token losses (``seq2seq_and_attention``), and what
+``evaluate``/``predict`` return and how users compare predictions with labels
+(``evaluation_and_prediction``), eight cases each.
+
+Written on 2026-12-04 from the Keras 3 / TensorFlow API documentation (and the sources of
+Keras 3 and TensorFlow as installed in /work/main/.venv), the catalog of finding codes
+(``/work/shared/DIAGNOSTICS.md``) and typical user reports (StackOverflow / GitHub issue
+style mistakes), by a writer who did not read the diagnosis (``tfnb_debug/``), its docs,
+nor the cases of the corpus, the family sets and the earlier fresh sets (only their names,
+so that no name repeats; every name here starts with ``f18_``).  Each family module's
+docstring writes the family down: the APIs, their documented contract, and the evidence a
+diagnosis needs.  ``expect``, ``must`` and ``must_not`` were decided from the documentation
+and from the exception each case actually raises (checked with Keras 3 / TensorFlow as
+installed in /work/main/.venv, on CPU, after ``PRELUDE``; each case's comment gives the
+exception type and its first line), before any score was seen.  ``expect=None`` marks a
+case whose own message already says what to do.
+
+``python -m tests.explain_fresh18 [--family F] [--case NAME] [--full]`` scores
+the cases in a real IPython shell with the scorer of ``tests.explain_fresh``.
+"""
+
+from __future__ import annotations
+
+from tests.explain_corpus import PRELUDE, Case
+
+__all__ = ["PRELUDE", "Case", "all_cases"]
+
+
+def all_cases() -> list[Case]:
+    """Every case of every family module, in a stable order."""
+    from tests.explain_corpus import all_cases as corpus_cases
+    from tests.explain_families import all_cases as family_set_cases
+    from tests.explain_fresh import all_cases as fresh_cases
+    from tests.explain_fresh import family_cases
+    from tests.explain_fresh2 import all_cases as fresh2_cases
+    from tests.explain_fresh3 import all_cases as fresh3_cases
+    from tests.explain_fresh4 import all_cases as fresh4_cases
+    from tests.explain_fresh5 import all_cases as fresh5_cases
+    from tests.explain_fresh6 import all_cases as fresh6_cases
+    from tests.explain_fresh7 import all_cases as fresh7_cases
+    from tests.explain_fresh8 import all_cases as fresh8_cases
+    from tests.explain_fresh9 import all_cases as fresh9_cases
+    from tests.explain_fresh10 import all_cases as fresh10_cases
+    from tests.explain_fresh11 import all_cases as fresh11_cases
+    from tests.explain_fresh12 import all_cases as fresh12_cases
+    from tests.explain_fresh13 import all_cases as fresh13_cases
+    from tests.explain_fresh14 import all_cases as fresh14_cases
+    from tests.explain_fresh15 import all_cases as fresh15_cases
+    from tests.explain_fresh16 import all_cases as fresh16_cases
+    from tests.explain_fresh17 import all_cases as fresh17_cases
+
+    return family_cases(
+        __name__,
+        __path__,
+        {
+            "tests/explain_corpus": corpus_cases,
+            "tests/explain_families": family_set_cases,
+            "tests/explain_fresh": fresh_cases,
+            "tests/explain_fresh2": fresh2_cases,
+            "tests/explain_fresh3": fresh3_cases,
+            "tests/explain_fresh4": fresh4_cases,
+            "tests/explain_fresh5": fresh5_cases,
+            "tests/explain_fresh6": fresh6_cases,
+            "tests/explain_fresh7": fresh7_cases,
+            "tests/explain_fresh8": fresh8_cases,
+            "tests/explain_fresh9": fresh9_cases,
+            "tests/explain_fresh10": fresh10_cases,
+            "tests/explain_fresh11": fresh11_cases,
+            "tests/explain_fresh12": fresh12_cases,
+            "tests/explain_fresh13": fresh13_cases,
+            "tests/explain_fresh14": fresh14_cases,
+            "tests/explain_fresh15": fresh15_cases,
+            "tests/explain_fresh16": fresh16_cases,
+            "tests/explain_fresh17": fresh17_cases,
+        },
+    )
