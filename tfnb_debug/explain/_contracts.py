@@ -89,6 +89,7 @@ from tfnb_debug.explain._layer_call_contracts import (
     shared_layer_width,
     unpacked_result,
 )
+from tfnb_debug.explain._layer_init_contracts import call_signature, layer_without_init
 from tfnb_debug.explain._layer_inputs import (
     frames_axis_missing,
     key_value_sources,
@@ -556,6 +557,8 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"required positional argument",),
     ),
     Contract(("*",), batch_size_argument, (r"non-rectangular",)),
+    Contract(("*",), call_signature, (r"missing a required argument",)),
+    Contract(("*",), layer_without_init, (r"object has no attribute",)),
     Contract(
         ("*",), signature_binding, (r"missing a required argument", r"unexpected keyword argument")
     ),
