@@ -225,11 +225,26 @@ def confusion_matrix_ids(call: LiveCall, exc: BaseException) -> Violation | None
                 "S07",
                 text,
                 f"`{call.api}` takes one class id per example for labels and predictions; "
-                f"`{text}` {fmt(shape)} has a row of {shape[-1]} per example (probabilities or "
-                "one-hot)",
+                f"`{text}` {fmt(shape)} has a row of {shape[-1]} per example "
+                f"({_rows_of(call.value(name))})",
                 f"pass class ids: `tf.argmax({text}, axis=-1)`",
             )
     return None
+
+
+def _rows_of(value: Any) -> str:
+    """What the rows of a (batch, classes) array hold: one-hot labels, probabilities or scores."""
+    try:
+        import numpy as np
+
+        rows = np.asarray(value, dtype="float64")
+        if np.isin(rows, (0.0, 1.0)).all():
+            return "one-hot rows"
+        if (rows >= 0).all() and np.allclose(rows.sum(axis=-1), 1.0, atol=1e-3):
+            return "probabilities: each row sums to 1"
+    except Exception:
+        return "a score per class"
+    return "a score per class"
 
 
 def _target_count(y: Any) -> int | None:

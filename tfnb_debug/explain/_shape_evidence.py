@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tfnb_debug.explain._call import CallInfo
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
 
 
@@ -108,6 +109,16 @@ def class_axis(
             "or use loss='sparse_categorical_crossentropy', which takes class ids",
             place=f"loss '{own_loss}'",
         )
+    one_hot = _one_hot_argument(call, rows)
+    if op == "Equal" and one_hot:
+        return ClassAxis(
+            "S07",
+            f"{op} compares class ids with `{one_hot}` {fmt_shape(rows)}, one-hot labels (a row "
+            f"of 0/1 per example): [{a_text}] vs [{b_text}]",
+            f"shapes {shapes}; `{one_hot}` holds only 0 and 1",
+            f"compare class ids with class ids: `tf.argmax({one_hot}, axis=-1)` (or keep the "
+            "labels as ids from the start)",
+        )
     if op == "Equal" or "accuracy" in (owner + node).lower():
         return ClassAxis(
             "S07",
@@ -118,6 +129,20 @@ def class_axis(
             "tf.argmax(y_pred, axis=-1)); Accuracy() compares values one by one",
         )
     return None
+
+
+def _one_hot_argument(call: CallInfo | None, rows: tuple[int, ...]) -> str:
+    """The failing call's argument of shape ``rows`` that holds only whole values in [0, 1]
+    (one-hot labels), by its text; "" when none."""
+    if call is None:
+        return ""
+    stack = [*call.args, *(a for _, a in call.kwargs)]
+    while stack:
+        arg = stack.pop()
+        stack.extend(arg.items)
+        if arg.shape == rows and arg.whole and arg.low == 0 and arg.high == 1:
+            return str(arg.text)
+    return ""
 
 
 def fixed_batch(ctx: ErrorContext, a_text: str, b_text: str) -> str | None:

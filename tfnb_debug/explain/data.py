@@ -79,11 +79,27 @@ def _unlabeled_dataset(ctx: ErrorContext, call: CallInfo | None) -> Explained | 
             "the loss against",
             place=_call_place(ctx, call),
             evidence=f"element of `{x.text}`: one component, no (inputs, targets) pair",
-            hint="make the dataset yield (inputs, targets) pairs: "
-            "`timeseries_dataset_from_array(data, targets=..., ...)` with the targets aligned to "
-            "each window, `from_tensor_slices((x, y))`, or `.map(lambda x: (x, target_of(x)))`",
+            hint=_pairs_hint(ds.stages[0].kind if ds.stages else ""),
         ),
         (),
+    )
+
+
+def _pairs_hint(source: str) -> str:
+    """How to make a dataset yield (inputs, labels), for the way it was made."""
+    if source == "from_tensor_slices":
+        return (
+            "make it yield (inputs, labels) pairs: give the labels to the same call, "
+            "`tf.data.Dataset.from_tensor_slices((x, y))`, then batch"
+        )
+    if source == "from_generator":
+        return (
+            "yield (inputs, labels) pairs from the generator, and declare both in output_signature"
+        )
+    return (
+        "make the dataset yield (inputs, labels) pairs: `timeseries_dataset_from_array(data, "
+        "targets=..., ...)` for windows, `from_tensor_slices((x, y))`, or `.map(lambda x: (x, "
+        "label_of(x)))`"
     )
 
 
