@@ -8,12 +8,15 @@ values of different shapes: nothing says their one axis is the batch).
 
 from __future__ import annotations
 
-from tfnb_debug.explain._context import parse_shape
+import linecache
+import re
+
+from tfnb_debug.explain._context import ErrorContext, parse_shape
 
 __all__ = ["batch_axis_hint", "matmul_hint"]
 
 
-def batch_axis_hint(*shapes: str) -> str:
+def batch_axis_hint(ctx: ErrorContext, *shapes: str) -> str:
     """The hint when two shapes differ on the batch (first) axis only; "" otherwise."""
     if len(shapes) != 2:
         return ""
@@ -23,7 +26,9 @@ def batch_axis_hint(*shapes: str) -> str:
     if a[0] == b[0] or any(x != y for x, y in zip(a[1:], b[1:], strict=True)):
         return ""
     if len(a) == 1:
-        return _flat_sizes_hint(int(a[0] or 0), int(b[0] or 0))
+        return _iou_hint(ctx, int(a[0] or 0), int(b[0] or 0)) or _flat_sizes_hint(
+            int(a[0] or 0), int(b[0] or 0)
+        )
     return (
         f"the shapes differ only on the batch axis ({a[0]} vs {b[0]}): something fixes the batch "
         "size (a tf.reshape, tf.zeros/ones or tf.tile with a constant batch, or "
@@ -48,6 +53,30 @@ def _flat_sizes_hint(a: int, b: int) -> str:
         f"larger came from a tensor with an extra axis of size {k}, e.g. class probabilities "
         f"(..., {k}) given where class ids are taken (tf.argmax(probs, axis=-1)), or ids where "
         "one-hot rows are taken; or the two values cover different numbers of examples"
+    )
+
+
+_IOU = re.compile(r"\b(MeanIoU|IoU)\(")
+
+
+def _iou_hint(ctx: ErrorContext, a: int, b: int) -> str:
+    """A MeanIoU/IoU metric (made in the cell of the failing line) whose flattened predictions
+    hold k values per label: per-class probabilities where it takes class ids."""
+    small, big = sorted((a, b))
+    place = ctx.defined_at() or ctx.user_code_line()
+    if small <= 0 or big % small or big == small or place is None:
+        return ""
+    # the metric is made where it is compiled or created, often lines above the failing one:
+    # the cell that holds the failing line, read whole
+    found = _IOU.search("".join(linecache.getlines(place[0])))
+    if found is None:
+        return ""
+    k = big // small
+    return (
+        f"keras.metrics.{found.group(1)} compares class ids, and the predictions hold {k} values "
+        f"per label (per-class probabilities): create it with "
+        f"`{found.group(1)}(num_classes={k}, sparse_y_pred=False)` so it takes the argmax "
+        "itself (or give it `tf.argmax(y_pred, axis=-1)`)"
     )
 
 

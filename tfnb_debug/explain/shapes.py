@@ -345,7 +345,7 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op} got inputs with shapes {in_shapes} ({dims.group(1)} vs {dims.group(2)} on one axis)",
             evidence=f"inputs {inputs.strip()}",
             loss=owner.startswith("the loss") or owner.startswith("the metric"),
-            hint=batch_axis_hint(*re.findall(r"\[[^\]]*\]", in_shapes)[:2])
+            hint=batch_axis_hint(ctx, *re.findall(r"\[[^\]]*\]", in_shapes)[:2])
             or _label_width_hint(inputs, re.findall(r"\[[^\]]*\]", in_shapes)[:2], owner),
         )
     incompatible = _INCOMPATIBLE.search(text)
@@ -401,7 +401,7 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op_name} got {label}: [{found.group(1)}] vs [{found.group(2)}]",
             evidence=f"shapes [{found.group(1)}] and [{found.group(2)}]",
             loss="loss" in owner or "metric" in owner,
-            hint=batch_axis_hint(f"[{found.group(1)}]", f"[{found.group(2)}]")
+            hint=batch_axis_hint(ctx, f"[{found.group(1)}]", f"[{found.group(2)}]")
             if incompatible
             else matmul_hint(found.group(1), found.group(2)),
         )
