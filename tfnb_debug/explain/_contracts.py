@@ -95,7 +95,11 @@ from tfnb_debug.explain._layer_inputs import (
     key_value_sources,
     steps_axis_dropped,
 )
-from tfnb_debug.explain._map_contracts import map_after_batch, positional_into_training
+from tfnb_debug.explain._map_contracts import (
+    binary_metric_two_columns,
+    map_after_batch,
+    positional_into_training,
+)
 from tfnb_debug.explain._model_contracts import (
     compile_keys,
     fit_class_weight,
@@ -564,6 +568,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("*",), positional_into_training, (r"got multiple values for argument",)),
     Contract(("Dataset.map",), map_after_batch, ()),
+    Contract(("update_state",), binary_metric_two_columns, ()),
     Contract(("*",), keras2_argument, (r"Unrecognized keyword arguments passed to",)),
     # last: the argument a library-internal exception is about, when no contract above named it
     Contract(

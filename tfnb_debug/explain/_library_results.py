@@ -104,6 +104,8 @@ def _classify(
         obj, attr = getattr(exc, "obj", None), getattr(exc, "name", None)
         if obj is not None and isinstance(attr, str):
             name = _name_of(line, spaces, obj) or type(obj).__name__
+            if isinstance(obj, str):
+                return _unpacked_dict_key(obj, attr, name, spaces, before)
             return _attribute(obj, attr, name, before)
     if isinstance(exc, TypeError) and here:
         subscript = _NOT_SUBSCRIPTABLE.search(text)
@@ -120,6 +122,36 @@ def _classify(
                     return found
     if isinstance(exc, TypeError) and _UNKNOWN_LENGTH.search(text):
         return _dataset_length(line, spaces)
+    return None
+
+
+_UNPACKED_PREDICT = re.compile(r"^\s*([\w\s,]+?)\s*=\s*(\w+)\.predict(?:_on_batch)?\(")
+
+
+def _unpacked_dict_key(
+    key: str, attr: str, name: str, spaces: tuple[Any, ...], before: list[str]
+) -> tuple[str, str, str, str] | None:
+    """A string that came from unpacking ``predict``'s dict (a model with dict outputs):
+    unpacking a dict gives its keys, the output names."""
+    for line in reversed(before[-50:]):
+        found = _UNPACKED_PREDICT.match(line)
+        if found is None or name not in [t.strip() for t in found.group(1).split(",")]:
+            continue
+        model = next((sp[found.group(2)] for sp in spaces if found.group(2) in sp), None)
+        structure = getattr(model, "_outputs_struct", None)
+        if not isinstance(structure, dict) or key not in structure:
+            return None
+        keys = list(structure)
+        var = found.group(2)
+        return (
+            name,
+            "an output name",
+            f"`{name}` is the string '{key}': `{var}.predict` returns a dict keyed by output "
+            f"name ({keys}) for a model built with dict outputs, and unpacking a dict gives its "
+            f"keys, so `.{attr}` meets a str",
+            f"keep the dict and index it: `preds = {var}.predict(x)`, then "
+            + ", ".join(f"`preds['{k}']`" for k in keys[:4]),
+        )
     return None
 
 

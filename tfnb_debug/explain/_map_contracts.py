@@ -191,3 +191,42 @@ def _in_dataset_map(exc: BaseException) -> bool:
             return True
         tb = tb.tb_next
     return False
+
+
+_BINARY_METRICS = (
+    "AUC",
+    "Precision",
+    "Recall",
+    "BinaryAccuracy",
+    "TruePositives",
+    "TrueNegatives",
+    "FalsePositives",
+    "FalseNegatives",
+    "PrecisionAtRecall",
+    "RecallAtPrecision",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
+)
+
+
+def binary_metric_two_columns(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A binary metric (AUC, Precision, ...) updated with a two-column softmax: it takes one
+    probability of the positive class per example."""
+    metric = call.receiver
+    if type(metric).__name__ not in _BINARY_METRICS:
+        return None
+    y_true, y_pred = shape_of(call.values.get("y_true")), shape_of(call.values.get("y_pred"))
+    if y_true is None or y_pred is None or len(y_pred) != 2 or y_pred[-1] != 2:
+        return None
+    if len(y_true) not in (1, 2) or (len(y_true) == 2 and y_true[-1] != 1):
+        return None
+    text = call.text("y_pred")
+    return Violation(
+        "S07",
+        text,
+        f"`{type(metric).__name__}` takes one probability (of the positive class) per example, "
+        f"and `{text}` {fmt(y_pred)} has two columns (one per class) against "
+        f"labels {fmt(y_true)}",
+        f"give it the positive class's column: `{text}[:, 1]` (or make the model end in "
+        "Dense(1, activation='sigmoid'))",
+    )
