@@ -184,7 +184,7 @@ def _attribute(
     import numpy as np
 
     if isinstance(obj, np.ndarray) and attr == "numpy":
-        origin = _assigned_from(name, before)
+        origin = assigned_from(name, before)
         came = f" (`{name}` comes from `{origin}`, which returns NumPy)" if origin else ""
         return (
             name,
@@ -216,7 +216,7 @@ def _subscript(
             f"`{name}` is a list of layers, indexed by position, not by name",
             f"take a layer by name with `{name.rpartition('.')[0] or 'model'}.get_layer({key})`",
         )
-    origin = _assigned_from(name, before)
+    origin = assigned_from(name, before)
     if ".evaluate(" in origin and isinstance(value, float | list):
         what = "the loss, a float" if isinstance(value, float) else "a list [loss, *metrics]"
         return (
@@ -331,7 +331,7 @@ def _name_of(line: str, spaces: tuple[Any, ...], obj: Any) -> str:
     return ""
 
 
-def _assigned_from(name: str, before: list[str]) -> str:
+def assigned_from(name: str, before: list[str]) -> str:
     """The right-hand side of the last ``name = ...`` in the lines before the failing one."""
     if not name.isidentifier():
         return ""

@@ -7,10 +7,12 @@ rule leaves them alone, so one cause gets one finding.
 from __future__ import annotations
 
 import ast
+import linecache
 import re
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._evidence import Arg, LayerDtypes
+from tfnb_debug.explain._library_results import assigned_from
 from tfnb_debug.explain._table_columns import (
     INVALID_EXTENSION,
     extension_column,
@@ -57,6 +59,10 @@ def dtype_mismatch(ctx: ErrorContext) -> Explained | None:
     obj = _OBJECT.search(ctx.text)
     if obj is not None:
         return _object_data(ctx, obj)
+    if "Cast string to" in ctx.text:
+        labels = _text_label_arg(ctx)
+        if labels is not None:
+            return _text_labels(ctx, labels)
     extension = INVALID_EXTENSION.search(ctx.text)
     read = extension_column(ctx, extension) if extension is not None else None
     if read is not None:
@@ -341,11 +347,25 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
 _FITS = ("fit", "evaluate", "train_on_batch", "test_on_batch")
 
 
+def _text_label_arg(ctx: ErrorContext) -> Arg | None:
+    """The labels given to fit/evaluate when they hold text."""
+    call = ctx.evidence.call
+    labels = call.arg(1, "y") if call is not None and call.method in _FITS else None
+    if labels is None or not (labels.text_columns or labels.dtype.startswith(("str", "<U"))):
+        return None
+    return labels
+
+
 def _text_labels(ctx: ErrorContext, labels: Arg) -> Explained:
     """The labels given to fit are class names (text): a loss takes numbers."""
     call = ctx.evidence.call
     assert call is not None
     example = f" (e.g. '{labels.text_example}')" if labels.text_example else ""
+    # where the labels were made, when the cell assigns them before the call
+    lines = linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]
+    origin = assigned_from(labels.text, lines)
+    if origin:
+        example += f", from `{labels.text} = {origin}`"
     return (
         finding(
             "S11",
