@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import re
 
 from tfnb_debug.explain._context import (
@@ -15,6 +16,7 @@ from tfnb_debug.explain._context import (
     split_node,
     target_output_shapes,
 )
+from tfnb_debug.explain._library_results import assigned_from
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -245,6 +247,38 @@ def _loss_on_user_line(ctx: ErrorContext) -> str:
     return "_".join(parts) + "_crossentropy"
 
 
+def _steps_off_by_one(
+    ctx: ErrorContext, labels: tuple[int | None, ...], output: tuple[int | None, ...]
+) -> tuple[str, str] | None:
+    """(problem, hint) when per-step targets are one step longer than a sequence model's
+    output: the decoder input was cut by one token (teacher forcing) and the targets were not."""
+    if len(labels) < 2 or len(output) < 3 or labels[1] is None or output[1] is None:
+        return None
+    if labels[1] != output[1] + 1:
+        return None
+    call = ctx.evidence.call
+    args = [a for a in (call.args if call else ()) for a in (a, *a.items)]
+    lines = linecache.getlines(call.filename)[: call.lineno - 1] if call else []
+    cut = next(
+        (a.text for a in args if ":-1]" in a.text or ":-1]" in assigned_from(a.text, lines)),
+        "",
+    )
+    target = call.arg(1, "y") if call is not None else None
+    name = target.text if target is not None else "the targets"
+    why = (
+        f": the decoder reads `{cut}` (its tokens but the last), so it predicts the tokens after "
+        "the first"
+        if cut
+        else ""
+    )
+    return (
+        f"the targets `{name}` have {labels[1]} steps per sequence and the model outputs "
+        f"{output[1]}{why}",
+        f"train on the targets shifted by one, `{name}[:, 1:]` ({output[1]} steps, the next "
+        "token at each step)" + ("" if cut else ", or feed the model sequences one step longer"),
+    )
+
+
 def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     """M05, M04 or M03: a classification loss's labels do not fit the output layer.
 
@@ -298,6 +332,11 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
                 )
             )
         return _categorical(labels, output, units, loss, place, evidence, info)
+    shifted = _steps_off_by_one(ctx, labels, output)
+    if shifted is not None:
+        return _explained(
+            finding("S07", shifted[0], place=place, evidence=evidence, hint=shifted[1])
+        )
     if loss in _SPARSE and len(labels) == len(output) and labels[-1] == units and units > 1:
         validation = _validation_labels(ctx, info, output)
         if validation is not None:
