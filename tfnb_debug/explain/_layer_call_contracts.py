@@ -221,15 +221,36 @@ def attention_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
     key = shape_of(items[2]) if len(items) == 3 else value
     if query and key and query[-1] is not None and key[-1] is not None and query[-1] != key[-1]:
         which = "key" if len(items) == 3 else "value (used as the key)"
+        made = _producers(call.receiver, 2 if len(items) == 3 else 1)
         return Violation(
             "S01",
             text,
             f"{kind} scores query against key by a dot product, so their last axes must agree: "
-            f"query {fmt(query)}, {which} {fmt(key)}",
-            "project one of them to the other's size with a Dense layer first, or use "
+            f"query {fmt(query)}, {which} {fmt(key)}" + (f" ({made})" if made else ""),
+            ("give the layers that make them the same units, or " if made else "")
+            + "project one of them to the other's size with a Dense layer first, or use "
             "MultiHeadAttention (it projects query and key itself)",
         )
     return None
+
+
+def _producers(layer: Any, key_index: int) -> str:
+    """ "query from LSTM 'lstm_1' (32 units), key from LSTM 'lstm' (16 units)": the layers that
+    made the attention layer's query and key in the model graph, when they have units."""
+    try:
+        tensors = list(layer._inbound_nodes[0].input_tensors)
+    except Exception:
+        return ""
+    if len(tensors) <= key_index:
+        return ""
+    parts = []
+    for role, tensor in (("query", tensors[0]), ("key", tensors[key_index])):
+        maker = getattr(getattr(tensor, "_keras_history", None), "operation", None)
+        units = getattr(maker, "units", None)
+        if not isinstance(units, int):
+            return ""
+        parts.append(f"{role} from {type(maker).__name__} '{maker.name}' ({units} units)")
+    return ", ".join(parts)
 
 
 def mha_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
