@@ -198,6 +198,19 @@ def _evaluate(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
         return _arithmetic(node, spaces)
     if (
         isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "to_numpy"
+        and not node.args
+        and not node.keywords
+    ):
+        # series.to_numpy(): pandas code only, no user code runs
+        base = _evaluate(node.func.value, spaces)
+        if type(base).__name__ in ("Series", "DataFrame") and type(base).__module__.startswith(
+            "pandas"
+        ):
+            return base.to_numpy()
+    if (
+        isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "dict"
         and len(node.args) == 1
@@ -316,7 +329,16 @@ def describe_value(text: str, value: Any, depth: int = 0) -> Arg:
     kind = "array" if module == "numpy" else "tensor"
     if module == "numpy" and dtype_name == "object":
         columns, example = _text_columns(value)
-        return Arg(text, kind, dims, dtype_name, text_columns=columns, text_example=example)
+        missing = ("0",) if columns and value.ndim == 1 and _has_missing(value) else ()
+        return Arg(
+            text,
+            kind,
+            dims,
+            dtype_name,
+            text_columns=columns,
+            text_example=example,
+            missing_text_columns=missing,
+        )
     low, high, whole = _range(value, dims)
     return Arg(text, kind, dims, dtype_name, low, high, whole)
 
@@ -360,6 +382,11 @@ def _text_columns(array: Any, rows: int = 1000) -> tuple[tuple[str, ...], str]:
             names.append(str(j))
             example = example or _example(strings)
     return tuple(names), example
+
+
+def _has_missing(array: Any, rows: int = 10000) -> bool:
+    """A 1-D object array holding None or NaN among its values."""
+    return any(v is None or (isinstance(v, float) and v != v) for v in array[:rows])
 
 
 def _example(strings: list[Any]) -> str:

@@ -66,6 +66,12 @@ def missing_text_hint(arg: Arg) -> str:
     """The hint for text columns that also hold missing values, or ""."""
     if not arg.missing_text_columns:
         return ""
+    if arg.kind == "array":  # a 1-D array of values (series.to_numpy())
+        return (
+            f"`{arg.text}` mixes text with missing values (None/NaN), so it is neither strings "
+            "nor numbers: fill the gaps with a string of their own first (`.fillna('missing')` "
+            "on the pandas column, or `np.where(pd.isna(a), 'missing', a)`)"
+        )
     first = arg.missing_text_columns[0]
     shown = ", ".join(f"'{c}'" for c in arg.missing_text_columns[:6])
     return (

@@ -288,9 +288,10 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         message = f"`{text_arg.text}` has text in {what} {columns} (e.g. '{example}'); tensors need numbers"
         if missing_text_hint(text_arg):
             hint = missing_text_hint(text_arg)
+            where = "" if text_arg.kind == "array" else f" in {what} {columns}"
             message = (
-                f"`{text_arg.text}` mixes text (e.g. '{example}') with missing values in {what} "
-                f"{columns}: neither a string nor a number tensor can hold it"
+                f"`{text_arg.text}` mixes text (e.g. '{example}') with missing values{where}: "
+                "neither a string nor a number tensor can hold it"
             )
         elif numbers:
             hint = (
