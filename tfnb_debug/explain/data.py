@@ -89,7 +89,7 @@ def _pairs_hint(source: str) -> str:
     """How to make a dataset yield (inputs, labels), for the way it was made."""
     if source == "from_tensor_slices":
         return (
-            "make it yield (inputs, labels) pairs: give the labels to the same call, "
+            "make it yield (inputs, targets) pairs: give the labels to the same call, "
             "`tf.data.Dataset.from_tensor_slices((x, y))`, then batch"
         )
     if source == "from_generator":
@@ -97,7 +97,8 @@ def _pairs_hint(source: str) -> str:
             "yield (inputs, labels) pairs from the generator, and declare both in output_signature"
         )
     return (
-        "make the dataset yield (inputs, labels) pairs: `timeseries_dataset_from_array(data, "
+        "make the dataset yield (inputs, targets) pairs, the labels with their inputs: "
+        "`timeseries_dataset_from_array(data, "
         "targets=..., ...)` for windows, `from_tensor_slices((x, y))`, or `.map(lambda x: (x, "
         "label_of(x)))`"
     )
