@@ -239,22 +239,33 @@ def _call_place(ctx: ErrorContext, call: CallInfo | None) -> str:
 
 
 def _missing_key(match: re.Match[str]) -> Explained | None:
-    """S12 for Keras 2's automatic input names (``input_1``), which Keras 3 does not give;
-    None for any other names, a case or separator rename included: Keras' message lists the
-    keys given and the keys expected side by side, which is the fix (five blind writers chose
-    silence there)."""
+    """S12 when the dict's keys are near the input names (a rename), or Keras 2's automatic
+    names; None when they are simply other names: Keras' message lists both already."""
     missing = match.group(1)
     given = _NAMES.findall(match.group(2))
     expected = _NAMES.findall(match.group(3))
     extra = [k for k in given if k not in expected]
     absent = [k for k in expected if k not in given]
-    if not extra or not all(re.fullmatch(r"input_\d+", k) for k in extra):
+    renames = []
+    for name in absent:
+        near = [k for k in extra if _plain(k) == _plain(name)]
+        if near:
+            renames.append((near[0], name))
+    automatic = extra and all(re.fullmatch(r"input_\d+", k) for k in extra)
+    if automatic:
+        hint = (
+            f"{extra} are Keras 2's automatic input names; Keras 3 names unnamed Inputs "
+            f"{absent}: name the Inputs (`keras.Input(..., name='{extra[0]}')`) or pass a list in "
+            "the order of model.inputs"
+        )
+    elif renames:
+        hint = (
+            "rename "
+            + ", ".join(f"the dict key '{a}' to '{b}'" for a, b in renames)
+            + (" (the keys must be the names of the model's Input layers, case included)")
+        )
+    else:
         return None
-    hint = (
-        f"{extra} are Keras 2's automatic input names; Keras 3 names unnamed Inputs "
-        f"{absent}: name the Inputs (`keras.Input(..., name='{extra[0]}')`) or pass a list in "
-        "the order of model.inputs"
-    )
     return (
         finding(
             "S12",
@@ -265,6 +276,11 @@ def _missing_key(match: re.Match[str]) -> Explained | None:
         ),
         (),
     )
+
+
+def _plain(name: str) -> str:
+    """A name without case and separators: 'BMI', 'bmi' and 'b_m_i' are one name."""
+    return re.sub(r"[\s_\-.]", "", name.lower())
 
 
 _MODEL_CLASSES = ("Functional", "Sequential", "Model")
