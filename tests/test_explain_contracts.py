@@ -1699,9 +1699,149 @@ BROKEN += [
         ('`conv = keras.layers.Conv1D(2, 3, name="stem")`', "create `conv` once"),
         ("run_eagerly",),
     ),
+    # blind set 18's families: user layers' contracts with Keras, evaluation code, seq2seq
+    (
+        "layer_without_super_init_in_a_sequential",
+        """
+        class Offset(keras.layers.Layer):
+            def __init__(self, shift):
+                self.shift = shift
+            def call(self, x):
+                return x + self.shift
+        keras.Sequential([keras.Input((2,)), Offset(1.0)])
+        """,
+        "S01",
+        ("`Offset.__init__` never calls `super().__init__()`", "super().__init__(**kwargs)"),
+        ("compute_output_shape",),
+    ),
+    (
+        "mask_argument_without_default",
+        """
+        class Gate(keras.layers.Layer):
+            def call(self, x, mask):
+                return x
+        Gate()(keras.Input((4,)))
+        """,
+        "S01",
+        ("`Gate.call` requires `mask`", "mask=None"),
+        ("build(",),
+    ),
+    (
+        "siamese_call_takes_two_inputs",
+        """
+        class Siamese(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.d = keras.layers.Dense(1)
+            def call(self, a, b):
+                return self.d(a - b)
+        twin = Siamese()
+        twin.predict([np.zeros((2, 3)), np.zeros((2, 3))], verbose=0)
+        """,
+        "S12",
+        ("2 arguments (a, b)", "a, b = inputs"),
+        ("concatenate",),
+    ),
+    (
+        "precision_given_two_column_probabilities",
+        """
+        p = keras.metrics.Precision()
+        scores = np.array([[0.3, 0.7], [0.4, 0.6], [0.9, 0.1]], "float32")
+        p.update_state(np.array([0, 1, 1]), scores)
+        """,
+        "S07",
+        ("`Precision`", "scores[:, 1]"),
+        ("argmax",),
+    ),
+    (
+        "dict_outputs_unpacked_from_predict",
+        """
+        inp = keras.Input((3,))
+        net = keras.Model(inp, {"age": keras.layers.Dense(1)(inp), "sex": keras.layers.Dense(2)(inp)})
+        age, sex = net.predict(np.zeros((2, 3)), verbose=0)
+        print(age.mean())
+        """,
+        "S12",
+        ("the string 'age'", "preds['sex']"),
+        ("np.array(",),
+    ),
+    (
+        "one_hot_labels_compared_with_argmax",
+        """
+        labels_1hot = keras.utils.to_categorical([0, 2, 1, 1], 3)
+        scores = tf.random.uniform((4, 3))
+        hits = tf.math.equal(labels_1hot, tf.argmax(scores, -1))
+        """,
+        "S07",
+        ("`labels_1hot`", "one-hot", "tf.argmax(labels_1hot, axis=-1)"),
+        ("keepdims",),
+    ),
+    (
+        "iou_metric_given_two_class_probabilities",
+        """
+        inp = keras.Input((8, 8, 1))
+        seg = keras.Model(inp, keras.layers.Conv2D(2, 1, activation="softmax")(inp))
+        seg.compile("adam", "sparse_categorical_crossentropy",
+                    metrics=[keras.metrics.IoU(num_classes=2, target_class_ids=[1])])
+        seg.fit(np.zeros((2, 8, 8, 1)), np.zeros((2, 8, 8, 1)), epochs=1, verbose=0)
+        """,
+        "S07",
+        ("IoU(num_classes=2, sparse_y_pred=False)",),
+        ("categorical_crossentropy'",),
+    ),
+    (
+        "text_labels_met_in_the_loss",
+        """
+        mail = np.array(["spam", "ham", "spam", "ham"])
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, activation="sigmoid")])
+        m.compile("adam", "binary_crossentropy")
+        m.fit(np.zeros((4, 2), "float32"), mail, epochs=1, verbose=0)
+        """,
+        "S11",
+        ("the labels `mail` are text", "pd.factorize(mail)"),
+        ("sparse",),
+    ),
+    (
+        "teacher_forcing_targets_not_shifted",
+        """
+        tokens = np.random.randint(1, 9, (4, 6))
+        inp = keras.Input((None,), dtype="int32")
+        h = keras.layers.GRU(8, return_sequences=True)(keras.layers.Embedding(10, 4)(inp))
+        lm = keras.Model(inp, keras.layers.Dense(10)(h))
+        lm.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        lm.fit(tokens[:, :-1], tokens, epochs=1, verbose=0)
+        """,
+        "S07",
+        ("6 steps", "tokens[:, 1:]", "`tokens[:, :-1]`"),
+        ("return_sequences",),
+    ),
+    (
+        "attention_between_grus_of_other_widths",
+        """
+        a = keras.Input((5, 3)); b = keras.Input((7, 3))
+        qa = keras.layers.GRU(8, return_sequences=True)(a)
+        kb = keras.layers.GRU(12, return_sequences=True)(b)
+        att = keras.Model([a, b], keras.layers.Attention()([qa, kb]))
+        att.predict([np.zeros((2, 5, 3)), np.zeros((2, 7, 3))], verbose=0)
+        """,
+        "S01",
+        ("(8 units)", "(12 units)", "same units"),
+        ("transpose",),
+    ),
 ]
 
 CLEAR = [
+    (
+        "layer_without_super_init_called_on_an_input",
+        """
+        class Clip(keras.layers.Layer):
+            def __init__(self, limit):
+                self.limit = limit
+            def call(self, x):
+                return tf.clip_by_value(x, -self.limit, self.limit)
+        Clip(3.0)(keras.Input((3,)))
+        """,
+    ),
     (
         "load_weights_into_a_model_never_built",
         """
