@@ -247,7 +247,7 @@ def _producers(layer: Any, key_index: int) -> str:
     for role, tensor in (("query", tensors[0]), ("key", tensors[key_index])):
         maker = getattr(getattr(tensor, "_keras_history", None), "operation", None)
         units = getattr(maker, "units", None)
-        if not isinstance(units, int):
+        if maker is None or not isinstance(units, int):
             return ""
         parts.append(f"{role} from {type(maker).__name__} '{maker.name}' ({units} units)")
     return ", ".join(parts)

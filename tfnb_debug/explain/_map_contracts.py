@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tfnb_debug.explain._api import LiveCall
 from tfnb_debug.explain._evidence import DatasetStage, dataset_stages
@@ -115,8 +116,9 @@ def _layer_call(exc: BaseException, owner: str) -> tuple[list[str], int, object]
         tb = tb.tb_next
     if found is None:
         return None
+    layer_found: Any = found[0]
     try:
-        names = list(inspect.signature(found[0].call).parameters)
+        names = list(inspect.signature(layer_found.call).parameters)
     except (TypeError, ValueError):
         return None
     return names, found[1], found[0]

@@ -162,7 +162,7 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
         text = call.text(name)
         if all(s is not None and len(s) == 1 for s in shapes):
             every = [_item_shape(v) for v in value[:20000]]
-            cut = _cut_by_the_end([s[0] if s and len(s) == 1 else -1 for s in every])
+            cut = _cut_by_the_end([int(s[0] or 0) if s and len(s) == 1 else -1 for s in every])
             if cut:
                 full, short = cut
                 return Violation(
@@ -174,12 +174,13 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
                     f"let the loop that slices them stop where a whole window still fits: "
                     f"`range(len(series) - {full} + 1)` for windows of {full}",
                 )
-            lengths = sorted({s[0] for s in shapes if s is not None})
+            lengths = sorted({int(s[0] or 0) for s in shapes if s is not None})
+            a, b = (first or (0,))[0], (other or (0,))[0]
             return Violation(
                 "S13",
                 text,
                 f"`{text}` holds sequences of different lengths ({lengths[0]} to {lengths[-1]}: "
-                f"{first[0]} at 0, {other[0]} at {at}), and `{call.api}` makes one rectangular "
+                f"{a} at 0, {b} at {at}), and `{call.api}` makes one rectangular "
                 "tensor of them",
                 f"pad them to one length first: `keras.utils.pad_sequences({text}, "
                 f'padding="post")` (maxlen= to cut long ones; an Embedding with mask_zero=True '

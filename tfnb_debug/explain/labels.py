@@ -257,7 +257,7 @@ def _steps_off_by_one(
     if labels[1] != output[1] + 1:
         return None
     call = ctx.evidence.call
-    args = [a for a in (call.args if call else ()) for a in (a, *a.items)]
+    args = [item for arg in (call.args if call else ()) for item in (arg, *arg.items)]
     lines = linecache.getlines(call.filename)[: call.lineno - 1] if call else []
     cut = next(
         (a.text for a in args if ":-1]" in a.text or ":-1]" in assigned_from(a.text, lines)),

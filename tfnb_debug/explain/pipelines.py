@@ -272,7 +272,7 @@ def ragged_batch(ctx: ErrorContext) -> Explained | None:
             else "(height, width)"
         )
         # ragged batches fit only a model whose Input leaves the image size open
-        open_size = bool(target) and any(t is None for t in target)
+        open_size = target is not None and any(t is None for t in target)
         hint = (
             f"the images have different sizes: resize them in the map before batch(), e.g. "
             f"`image = tf.image.resize(image, {size_text})`"

@@ -215,7 +215,7 @@ def _layer_made_in(ctx: ErrorContext) -> tuple[str, str] | None:
         return None
     made = [m for m in (_LAYER_MADE.match(x) for x in lines[start + 1 : lineno]) if m]
     called = [m for m in made if re.search(rf"\b{m.group(1)}\(", source)]
-    chosen = (called or made or [None])[0]
+    chosen = (called or made)[0] if called or made else None
     return (chosen.group(1), chosen.group(2).strip()) if chosen else None
 
 
