@@ -20,11 +20,12 @@ exports ``CASES``.  Names are unique here and do not collide with the corpus.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from tests.explain_corpus import PRELUDE, Case
 
-__all__ = ["PRELUDE", "Case", "all_cases", "family_cases"]
+__all__ = ["PRELUDE", "Case", "all_cases", "family_cases", "sets_before"]
 
 
 def all_cases() -> list[Case]:
@@ -55,3 +56,27 @@ def family_cases(
         used = {c.name for c in others()} & set(names)
         assert not used, f"names already used in {where}: {sorted(used)}"
     return cases
+
+
+@functools.cache
+def _cases_of(package: str) -> tuple[Case, ...]:
+    """A set's cases, read once per process (each set checks its names against all before it)."""
+    import importlib
+
+    return tuple(importlib.import_module(package).all_cases())
+
+
+def sets_before(number: int) -> dict[str, Callable[[], list[Case]]]:
+    """Every set written before ``tests/explain_fresh<number>``, for ``family_cases``' ``taken``:
+    the corpus, the family sets, and ``tests/explain_fresh`` .. ``tests/explain_fresh<number - 1>``."""
+    packages = [
+        "tests.explain_corpus",
+        "tests.explain_families",
+        "tests.explain_fresh",
+        *(f"tests.explain_fresh{k}" for k in range(2, number)),
+    ]
+    return {p.replace(".", "/"): functools.partial(_list_of, p) for p in packages}
+
+
+def _list_of(package: str) -> list[Case]:
+    return list(_cases_of(package))

@@ -36,42 +36,7 @@ __all__ = ["PRELUDE", "Case", "all_cases"]
 
 
 def all_cases() -> list[Case]:
-    """Every case of every family module, in a stable order."""
-    from tests.explain_corpus import all_cases as corpus_cases
-    from tests.explain_families import all_cases as family_set_cases
-    from tests.explain_fresh import all_cases as fresh_cases
-    from tests.explain_fresh import family_cases
-    from tests.explain_fresh2 import all_cases as fresh2_cases
-    from tests.explain_fresh3 import all_cases as fresh3_cases
-    from tests.explain_fresh4 import all_cases as fresh4_cases
-    from tests.explain_fresh5 import all_cases as fresh5_cases
-    from tests.explain_fresh6 import all_cases as fresh6_cases
-    from tests.explain_fresh7 import all_cases as fresh7_cases
-    from tests.explain_fresh8 import all_cases as fresh8_cases
-    from tests.explain_fresh9 import all_cases as fresh9_cases
-    from tests.explain_fresh10 import all_cases as fresh10_cases
-    from tests.explain_fresh11 import all_cases as fresh11_cases
-    from tests.explain_fresh12 import all_cases as fresh12_cases
-    from tests.explain_fresh13 import all_cases as fresh13_cases
+    """Every case of every family module, in a stable order; no name an earlier set used."""
+    from tests.explain_fresh import family_cases, sets_before
 
-    return family_cases(
-        __name__,
-        __path__,
-        {
-            "tests/explain_corpus": corpus_cases,
-            "tests/explain_families": family_set_cases,
-            "tests/explain_fresh": fresh_cases,
-            "tests/explain_fresh2": fresh2_cases,
-            "tests/explain_fresh3": fresh3_cases,
-            "tests/explain_fresh4": fresh4_cases,
-            "tests/explain_fresh5": fresh5_cases,
-            "tests/explain_fresh6": fresh6_cases,
-            "tests/explain_fresh7": fresh7_cases,
-            "tests/explain_fresh8": fresh8_cases,
-            "tests/explain_fresh9": fresh9_cases,
-            "tests/explain_fresh10": fresh10_cases,
-            "tests/explain_fresh11": fresh11_cases,
-            "tests/explain_fresh12": fresh12_cases,
-            "tests/explain_fresh13": fresh13_cases,
-        },
-    )
+    return family_cases(__name__, __path__, sets_before(15))
