@@ -1828,6 +1828,21 @@ BROKEN += [
         ("(8 units)", "(12 units)", "same units"),
         ("transpose",),
     ),
+    (
+        "sequences_of_other_lengths_batched_for_a_fixed_length_input",
+        """
+        def reviews():
+            for n in (3, 5, 4, 6):
+                yield np.ones(n, "float32"), np.float32(1)
+        ds = tf.data.Dataset.from_generator(reviews, output_signature=(
+            tf.TensorSpec((None,), tf.float32), tf.TensorSpec((), tf.float32))).batch(2)
+        m = keras.Sequential([keras.Input((6,)), keras.layers.Dense(1)]); m.compile("sgd", "mse")
+        m.fit(ds, epochs=1, verbose=0)
+        """,
+        "S13",
+        ("takes 6 steps", "pad or cut each to 6"),
+        ("ragged_batch",),
+    ),
 ]
 
 CLEAR = [

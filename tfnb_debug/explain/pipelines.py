@@ -279,8 +279,19 @@ def ragged_batch(ctx: ErrorContext) -> Explained | None:
             + (f", or use .ragged_batch({b_text})" if open_size else "")
         )
     else:
+        # a model whose Input fixes the length takes neither batches padded to their longest
+        # element (a length per batch) nor ragged ones: the elements need that one length
+        fixed = (
+            ctx.model_inputs[0][1]
+            if len(ctx.model_inputs) == 1 and ctx.model_inputs[0] and len(ctx.model_inputs[0]) > 1
+            else None
+        )
         hint = (
-            f"the sequences have different lengths: replace .batch({b_text}) with "
+            f"the sequences have different lengths and the model's Input takes {fixed} steps: "
+            f"pad or cut each to {fixed} in the map before batch() (or, when none is longer, "
+            f".padded_batch({b_text}, padded_shapes=...) with {fixed} on that axis)"
+            if isinstance(fixed, int)
+            else f"the sequences have different lengths: replace .batch({b_text}) with "
             f".padded_batch({b_text}) (pads with 0, or padding_values=...) or "
             f".ragged_batch({b_text}), or pad/cut them to one length in the map"
         )
