@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import linecache
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +92,15 @@ class CallInfo:
     @property
     def receiver(self) -> str:
         return self.func.rpartition(".")[0]
+
+    def nested_args(self) -> Iterator[Arg]:
+        """Every argument, in order, each followed depth first by the items inside it."""
+        for arg in [*self.args, *(a for _, a in self.kwargs)]:
+            stack = [arg]
+            while stack:
+                item = stack.pop()
+                yield item
+                stack.extend(item.items)
 
     def arg(self, index: int, name: str) -> Arg | None:
         """The argument given by keyword ``name`` or at position ``index``."""

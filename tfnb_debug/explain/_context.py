@@ -274,6 +274,21 @@ def parse_shape(text: str) -> tuple[int | None, ...] | None:
     return tuple(dims)
 
 
+_C_TYPES = {
+    "float": "float32",
+    "double": "float64",
+    "half": "float16",
+    "int": "int32",
+    "long": "int64",
+}
+
+
+def dtype_name(name: str) -> str:
+    """A dtype as TensorFlow's C-level messages write it ("double", "half") by its name
+    ("float64", "float16"); other names unchanged."""
+    return _C_TYPES.get(name, name)
+
+
 def same_shape(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
     """Equal ranks and equal sizes wherever both are known (None matches anything)."""
     return len(a) == len(b) and all(

@@ -28,7 +28,7 @@ from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels
-from tfnb_debug.explain._violation import Violation, fmt, output_names, shape_of
+from tfnb_debug.explain._violation import Violation, fmt, is_a, output_names, shape_of
 
 
 def _kind(value: Any) -> str:
@@ -405,7 +405,7 @@ def _batches_without_labels(call: LiveCall) -> Violation | None:
     """A PyDataset (or Sequence) whose batches hold only the inputs, given to fit/evaluate of
     a model with a loss: the loss gets ``y=None``."""
     x = call.value("x")
-    if not any(c.__name__ in ("PyDataset", "Sequence") for c in type(x).__mro__):
+    if not is_a(x, "PyDataset", "Sequence"):
         return None
     if call.value("y") not in (None, UNREAD) or getattr(call.receiver, "loss", None) is None:
         return None

@@ -28,7 +28,7 @@ from typing import Any
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
 from tfnb_debug.explain._spatial import differing_axis, size_fix
-from tfnb_debug.explain._violation import Violation, fmt, item_text, shape_of
+from tfnb_debug.explain._violation import Violation, features_spec, fmt, item_text, shape_of
 
 # labels and images -----------------------------------------------------------------------
 
@@ -372,7 +372,7 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
     spec = getattr(x, "element_spec", None)
     if data is None and spec is not None:
         # a dataset: the shape of its elements' inputs (the first of an (x, y) pair)
-        data = shape_of(spec[0] if isinstance(spec, tuple) and spec else spec)
+        data = shape_of(features_spec(spec))
     model = call.receiver
     try:
         declared = [shape_of(t) for t in model.inputs]
@@ -452,7 +452,7 @@ def dataset_columns_for_one_input(call: LiveCall, exc: BaseException) -> Violati
     ``from_tensor_slices(dict(df))``) given to a model with one Input that is not keyed."""
     x = call.values.get("x", UNREAD)
     spec = getattr(x, "element_spec", None)
-    features = spec[0] if isinstance(spec, tuple) and spec else spec
+    features = features_spec(spec)
     if not isinstance(features, dict) or len(features) < 2:
         return None
     model = call.receiver
@@ -490,7 +490,7 @@ def text_dataset_into_numeric_model(call: LiveCall, exc: BaseException) -> Viola
     text into numbers (TextVectorization, StringLookup, Hashing)."""
     x = call.values.get("x", UNREAD)
     spec = getattr(x, "element_spec", None)
-    features = spec[0] if isinstance(spec, tuple) and spec else spec
+    features = features_spec(spec)
     if getattr(getattr(features, "dtype", None), "name", "") != "string":
         return None
     try:

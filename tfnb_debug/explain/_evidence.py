@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug.explain._call import Arg, CallInfo, describe_value, failing_call
+from tfnb_debug.explain._violation import features_spec
 
 __all__ = [
     "Arg",
@@ -214,21 +215,21 @@ def _layer_dtypes(exc: BaseException, is_user_file: Any = None) -> tuple[LayerDt
         return ()
     out: list[LayerDtypes] = []
     seen: set[int] = set()
-    tb = exc.__traceback__
-    last_user = None
-    while tb is not None and is_user_file is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            last_user = tb
-        tb = tb.tb_next
+    entries = []
     tb = exc.__traceback__
     while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    users = [e for e in entries if is_user_file and is_user_file(e.tb_frame.f_code.co_filename)]
+    last_user = users[-1] if users else None
+    for tb in entries:
         owners = [tb.tb_frame.f_locals.get("self")]
         if tb is last_user:
             line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
             owners += [
                 v
                 for k, v in list(tb.tb_frame.f_locals.items())
-                if isinstance(v, layer_cls) and hasattr(v, "layers") and f"{k}(" in line
+                if f"{k}(" in line and isinstance(v, layer_cls) and hasattr(v, "layers")
             ][:4]
         for owner in owners:
             if not isinstance(owner, layer_cls) or id(owner) in seen:
@@ -251,7 +252,6 @@ def _layer_dtypes(exc: BaseException, is_user_file: Any = None) -> tuple[LayerDt
                     _output_dtypes(owner),
                 ),
             )
-        tb = tb.tb_next
     return tuple(out)
 
 
@@ -412,7 +412,7 @@ def _loader(obj: Any) -> str:
     if not (hasattr(obj, "class_names") and hasattr(obj, "file_paths")):
         return ""
     spec = obj.element_spec
-    first = spec[0] if isinstance(spec, tuple) and spec else spec
+    first = features_spec(spec)
     dtype = str(getattr(getattr(first, "dtype", None), "name", ""))
     shape = tuple(getattr(first, "shape", ()) or ())
     if dtype == "string":

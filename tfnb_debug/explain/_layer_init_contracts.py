@@ -17,17 +17,15 @@ from __future__ import annotations
 import inspect
 import re
 
-from tfnb_debug.explain._api import LiveCall
-from tfnb_debug.explain._violation import Violation
+from tfnb_debug.explain._api import LiveCall, is_library
+from tfnb_debug.explain._violation import Violation, is_a
 
 _MISSING = re.compile(r"missing a required argument: '(\w+)'")
-_KERAS = ("keras", "tensorflow", "tf_keras")
 
 
 def _user_layer(value: object) -> bool:
-    cls = type(value)
-    is_layer = any(c.__name__ == "Layer" and c.__module__.startswith("keras") for c in cls.__mro__)
-    return is_layer and cls.__module__.split(".")[0] not in _KERAS
+    """A Keras Layer (or Model) of a class the user wrote."""
+    return is_a(value, "Layer") and not is_library(type(value))
 
 
 def layer_without_init(call: LiveCall, exc: BaseException) -> Violation | None:

@@ -331,6 +331,11 @@ def _name_of(line: str, spaces: tuple[Any, ...], obj: Any) -> str:
     return ""
 
 
+def assigned_before(name: str, filename: str, lineno: int) -> str:
+    """The right-hand side of the last ``name = ...`` in the file above line ``lineno``."""
+    return assigned_from(name, linecache.getlines(filename)[: max(lineno - 1, 0)])
+
+
 def assigned_from(name: str, before: list[str]) -> str:
     """The right-hand side of the last ``name = ...`` in the lines before the failing one."""
     if not name.isidentifier():

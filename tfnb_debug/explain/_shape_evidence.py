@@ -134,15 +134,12 @@ def class_axis(
 def _one_hot_argument(call: CallInfo | None, rows: tuple[int, ...]) -> str:
     """The failing call's argument of shape ``rows`` that holds only whole values in [0, 1]
     (one-hot labels), by its text; "" when none."""
-    if call is None:
-        return ""
-    stack = [*call.args, *(a for _, a in call.kwargs)]
-    while stack:
-        arg = stack.pop()
-        stack.extend(arg.items)
-        if arg.shape == rows and arg.whole and arg.low == 0 and arg.high == 1:
-            return str(arg.text)
-    return ""
+    found = (
+        a.text
+        for a in (call.nested_args() if call is not None else ())
+        if a.shape == rows and a.whole and a.low == 0 and a.high == 1
+    )
+    return next(found, "")
 
 
 def fixed_batch(ctx: ErrorContext, a_text: str, b_text: str) -> str | None:

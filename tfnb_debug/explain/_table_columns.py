@@ -22,15 +22,8 @@ _FILL = {"boolean": "False", "string": "''", "category": None}
 
 def _frames(ctx: ErrorContext) -> Iterator[Arg]:
     call = ctx.evidence.call
-    if call is None:
-        return
-    for arg in [*call.args, *(a for _, a in call.kwargs)]:
-        stack = [arg]
-        while stack:
-            item = stack.pop()
-            if item.kind in ("dataframe", "series"):
-                yield item
-            stack.extend(item.items)
+    if call is not None:
+        yield from (a for a in call.nested_args() if a.kind in ("dataframe", "series"))
 
 
 def extension_column(ctx: ErrorContext, match: re.Match[str]) -> tuple[str, str, str] | None:

@@ -153,7 +153,8 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
     for name, value in call.values.items():
         if not isinstance(value, list | tuple) or len(value) < 2:
             continue
-        shapes = [_item_shape(v) for v in value[:256]]
+        every = [_item_shape(v) for v in value[:20000]]
+        shapes = every[:256]
         if any(s is None for s in shapes) or len(set(shapes)) < 2:
             continue
         first = shapes[0]
@@ -161,7 +162,6 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
         at = shapes.index(other)
         text = call.text(name)
         if all(s is not None and len(s) == 1 for s in shapes):
-            every = [_item_shape(v) for v in value[:20000]]
             cut = _cut_by_the_end([int(s[0] or 0) if s and len(s) == 1 else -1 for s in every])
             if cut:
                 full, short = cut

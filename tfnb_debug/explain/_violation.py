@@ -35,6 +35,12 @@ def shape_of(value: Any) -> tuple[int | None, ...] | None:
         return None
 
 
+def features_spec(spec: Any) -> Any:
+    """The features of a dataset's element spec: the first part of an (x, y[, w]) tuple, else
+    the spec itself."""
+    return spec[0] if isinstance(spec, tuple) and spec else spec
+
+
 def fmt(shape: tuple[int | None, ...] | None) -> str:
     """``(None, 8)``, ``(8,)``; ``(?)`` when the shape is unknown."""
     if shape is None:

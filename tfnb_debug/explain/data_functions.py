@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._context import ErrorContext, dtype_name
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -30,17 +30,6 @@ _YIELDED = re.compile(
     r"expected type was (\w+), but the yielded element was (.+?)\.\n",
     re.S,
 )
-_NAMES = {
-    "double": "float64",
-    "float": "float32",
-    "half": "float16",
-    "int": "int32",
-    "long": "int64",
-}
-
-
-def _dtype(name: str) -> str:
-    return _NAMES.get(name, name)
 
 
 def python_function_dtype(ctx: ErrorContext) -> Explained | None:
@@ -49,7 +38,7 @@ def python_function_dtype(ctx: ErrorContext) -> Explained | None:
     found = _PYFUNC.search(ctx.text)
     if found is None:
         return None
-    index, got, want = found.group(1), _dtype(found.group(2)), _dtype(found.group(3))
+    index, got, want = found.group(1), dtype_name(found.group(2)), dtype_name(found.group(3))
     stage = next(
         (
             (ds.name, st)

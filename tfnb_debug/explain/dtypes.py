@@ -7,12 +7,11 @@ rule leaves them alone, so one cause gets one finding.
 from __future__ import annotations
 
 import ast
-import linecache
 import re
 
-from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._context import ErrorContext, dtype_name
 from tfnb_debug.explain._evidence import Arg, LayerDtypes
-from tfnb_debug.explain._library_results import assigned_from
+from tfnb_debug.explain._library_results import assigned_before
 from tfnb_debug.explain._table_columns import (
     INVALID_EXTENSION,
     extension_column,
@@ -42,11 +41,6 @@ _OBJECT = re.compile(
     r"Invalid dtype: (?:object|str\d*|bytes\d*)\b|Failed to convert a NumPy array to a Tensor "
     r"\(Unsupported object type (\w+)\)|could not convert string to float: '([^'\n]*)'"
 )
-_NAMES = {"float": "float32", "double": "float64", "half": "float16", "int": "int32"}
-
-
-def _name(dtype: str) -> str:
-    return _NAMES.get(dtype, dtype)
 
 
 def dtype_mismatch(ctx: ErrorContext) -> Explained | None:
@@ -114,8 +108,8 @@ def _clash(text: str) -> tuple[str, str, str, str] | None:
     if eager is not None:
         return (
             eager.group(1),
-            _name(eager.group(4)),
-            _name(eager.group(3)),
+            dtype_name(eager.group(4)),
+            dtype_name(eager.group(3)),
             f"input #{eager.group(2)}",
         )
     graph = _GRAPH.search(text)
@@ -363,8 +357,7 @@ def _text_labels(ctx: ErrorContext, labels: Arg) -> Explained:
     assert call is not None
     example = f" (e.g. '{labels.text_example}')" if labels.text_example else ""
     # where the labels were made, when the cell assigns them before the call
-    lines = linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]
-    origin = assigned_from(labels.text, lines)
+    origin = assigned_before(labels.text, call.filename, call.lineno)
     if origin:
         example += f", from `{labels.text} = {origin}`"
     return (

@@ -8,6 +8,7 @@ import re
 from tfnb_debug.explain._context import (
     ErrorContext,
     LabelInfo,
+    dtype_name,
     fmt_shape,
     keras_loss_function,
     parse_shape,
@@ -135,8 +136,7 @@ def label_dtype(ctx: ErrorContext) -> Explained | None:
 def half_precision_output(ctx: ErrorContext, have: str, want: str) -> Explained | None:
     """S05: under a mixed precision policy the model's output layer computes in float16 (or
     bfloat16), and the float32 labels meet it in the loss."""
-    names = {"half": "float16", "float": "float32", "double": "float64"}  # the eager message's
-    pair = {names.get(have, have), names.get(want, want)}
+    pair = {dtype_name(have), dtype_name(want)}  # the eager message writes "half", "float"
     half = next((d for d in ("float16", "bfloat16") if d in pair), None)
     if half is None or "float32" not in pair:
         return None

@@ -262,10 +262,9 @@ def ragged_batch(ctx: ErrorContext) -> Explained | None:
         None,
     )
     b_text = str(size) if size else "batch_size"
+    declared = ctx.model_inputs[0] if len(ctx.model_inputs) == 1 else None  # the model's one Input
     if len(a) >= 3 or len(b) >= 3:
-        target = (
-            ctx.model_inputs[0][1:3] if len(ctx.model_inputs) == 1 and ctx.model_inputs[0] else None
-        )
+        target = declared[1:3] if declared else None
         size_text = (
             f"({target[0]}, {target[1]})"
             if target and len(target) == 2 and all(isinstance(t, int) for t in target)
@@ -281,11 +280,7 @@ def ragged_batch(ctx: ErrorContext) -> Explained | None:
     else:
         # a model whose Input fixes the length takes neither batches padded to their longest
         # element (a length per batch) nor ragged ones: the elements need that one length
-        fixed = (
-            ctx.model_inputs[0][1]
-            if len(ctx.model_inputs) == 1 and ctx.model_inputs[0] and len(ctx.model_inputs[0]) > 1
-            else None
-        )
+        fixed = declared[1] if declared and len(declared) > 1 else None
         hint = (
             f"the sequences have different lengths and the model's Input takes {fixed} steps: "
             f"pad or cut each to {fixed} in the map before batch() (or, when none is longer, "
