@@ -50,6 +50,8 @@ class Arg:
     extension_columns: tuple[tuple[str, str], ...] = ()
     #: text columns that also hold missing values (None / NaN)
     missing_text_columns: tuple[str, ...] = ()
+    #: a 1-D object array of sequences (lists, tuples, arrays): their distinct lengths
+    row_lengths: tuple[int, ...] = ()
 
     @property
     def samples(self) -> int | None:
@@ -347,6 +349,7 @@ def describe_value(text: str, value: Any, depth: int = 0) -> Arg:
             text_columns=columns,
             text_example=example,
             missing_text_columns=missing,
+            row_lengths=_row_lengths(value) if not columns else (),
         )
     low, high, whole = _range(value, dims)
     return Arg(text, kind, dims, dtype_name, low, high, whole)
@@ -391,6 +394,19 @@ def _text_columns(array: Any, rows: int = 1000) -> tuple[tuple[str, ...], str]:
             names.append(str(j))
             example = example or _example(strings)
     return tuple(names), example
+
+
+def _row_lengths(array: Any, rows: int = 1000) -> tuple[int, ...]:
+    """The distinct lengths of a 1-D object array's items when every item is a sequence
+    (what ``np.array(list_of_sequences)`` makes of sequences of different lengths), else ()."""
+    if array.ndim != 1 or not len(array):
+        return ()
+    lengths: set[int] = set()
+    for item in array[:rows]:
+        if not isinstance(item, list | tuple) and type(item).__name__ != "ndarray":
+            return ()
+        lengths.add(len(item))
+    return tuple(sorted(lengths))
 
 
 def _has_missing(array: Any, rows: int = 10000) -> bool:

@@ -377,14 +377,59 @@ def _condition_rank(exc: BaseException) -> int | None:
 
     ranks = []
     for node in operands(tree.body):
-        if isinstance(node, ast.Name) and node.id in local:
-            shape = getattr(local[node.id], "shape", None)
+        if _whole_reduction(node):
+            ranks.append(0)
+            continue
+        value = _attribute_value(node, local)
+        if value is not None:
+            shape = getattr(value, "shape", None)
             rank = getattr(shape, "rank", None)
             if rank is None and isinstance(shape, tuple):
                 rank = len(shape)
             if isinstance(rank, int):
                 ranks.append(rank)
     return max(ranks) if ranks else None
+
+
+_REDUCTIONS = re.compile(
+    r"^(reduce_(sum|mean|max|min|prod|all|any)|sum|mean|max|min|prod|all|any|norm)$"
+)
+
+
+def _whole_reduction(node: Any) -> bool:
+    """``tf.reduce_max(x)`` / ``keras.ops.mean(x)`` / ``tf.norm(x)`` without an axis: a scalar."""
+    import ast
+
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    if not _REDUCTIONS.match(node.func.attr) or len(node.args) != 1:
+        return False
+    root = node.func.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or root.id not in ("tf", "ops", "keras", "K"):
+        return False  # np.max and a tensor's own methods are another story
+    return not any(k.arg in ("axis", "axes") for k in node.keywords)
+
+
+def _attribute_value(node: Any, local: Mapping[str, Any]) -> Any:
+    """The value of a name or an attribute chain on a local (``x``, ``self.mask``), read with
+    plain getattr on instance data (no properties run: a property may compute); else None."""
+    import ast
+
+    chain: list[str] = []
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in local:
+        return None
+    value = local[node.id]
+    for attr in reversed(chain):
+        namespace = getattr(value, "__dict__", None)
+        if not isinstance(namespace, dict) or attr not in namespace:
+            return None
+        value = namespace[attr]
+    return value
 
 
 def _layer_variables(exc: BaseException, limit: int = 400) -> tuple[tuple[str, str], ...]:

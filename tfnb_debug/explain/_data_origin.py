@@ -8,7 +8,9 @@ Input was declared with the sample count.  :func:`_data_origin`,
 :func:`_unbatched_dataset` and :func:`_sample_count_width` read the
 ``ErrorContext`` (the datasets and the call's arguments) and return a
 :class:`DataOrigin`: the evidence, the hint and the finding's code, which the
-S01 rules of :mod:`tfnb_debug.explain.shapes` report.
+S01 rules of :mod:`tfnb_debug.explain.shapes` report.  :func:`padded_single_example` is the
+S12 of one example that Keras padded with an axis at the end (``(28, 28, 1, 1)``): from a
+dataset never batched (batch it) or an array indexed to one example (``x[None]``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from tfnb_debug.explain._context import ErrorContext, InputInfo, fmt_shape, same_shape
+from tfnb_debug.ground.reports import Finding, finding
 
 _BATCHING = ("batch", "padded_batch", "ragged_batch")
 _DATA_METHODS = (
@@ -154,3 +157,34 @@ def _unbatched_dataset(ctx: ErrorContext, received: tuple[int | None, ...]) -> D
             "S12",
         )
     return None
+
+
+def padded_single_example(
+    ctx: ErrorContext, received: tuple[int | None, ...]
+) -> tuple[Finding, tuple[()]] | None:
+    """S12: one example without its batch axis, which Keras padded at the end (``[28,28,1,1]``)."""
+    if len(ctx.model_inputs) != 1 or not ctx.model_inputs[0] or not received:
+        return None
+    expected = ctx.model_inputs[0]
+    if len(received) != len(expected) or received[-1] != 1:
+        return None
+    if not same_shape(received[:-1], expected[1:]):
+        return None
+    example = fmt_shape(received[:-1])
+    evidence = f"the model expects {fmt_shape(expected)}; the layer received {fmt_shape(received)}"
+    hint = "pass a batch of one: `x[None]`, `x[:1]` or `np.expand_dims(x, 0)` instead of `x[0]`"
+    dataset = _unbatched_dataset(ctx, received[:-1])
+    if dataset is not None:  # the examples come from a dataset that was never batched
+        evidence += f"; {dataset.evidence}"
+        hint = dataset.hint
+    return (
+        finding(
+            "S12",
+            f"a single example of shape {example} was passed without its batch axis; Keras "
+            f"added an axis at the end, {fmt_shape(received)}, and a later layer failed on it",
+            place=f"layer '{ctx.layer_names[0]}'" if ctx.layer_names else "the model",
+            evidence=evidence,
+            hint=hint,
+        ),
+        (),
+    )

@@ -186,12 +186,39 @@ def _leaves(value: Any, prefix: str) -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
+def _object_rows(value: object, limit: int = 1000) -> list:
+    """The items of a 1-D NumPy object array when every one is a sequence, else []."""
+    if type(value).__name__ != "ndarray" or str(getattr(value, "dtype", "")) != "object":
+        return []
+    if getattr(value, "ndim", 0) != 1:
+        return []
+    items = list(value[:limit])  # type: ignore[index]
+    if not items or not all(
+        isinstance(i, list | tuple) or type(i).__name__ == "ndarray" for i in items
+    ):
+        return []
+    return items
+
+
 def from_tensor_slices(call: LiveCall, exc: BaseException) -> Violation | None:
     tensors = call.value("tensors")
     if tensors is UNREAD:
         return None
     text = call.text("tensors")
     leaves = _leaves(tensors, text)
+    rows = _object_rows(tensors)
+    if rows:
+        lengths = sorted({len(t) for t in rows})
+        if len(lengths) > 1:
+            return Violation(
+                "S13",
+                text,
+                f"`from_tensor_slices` got a NumPy object array of sequences of different lengths "
+                f"{lengths[:4]}: it needs one rectangular array",
+                f"pad the sequences to one length (`keras.utils.pad_sequences(list({text}), "
+                f"padding='post')`), or slice `tf.ragged.constant(list({text}))` and batch "
+                "with padded_batch/ragged_batch",
+            )
     if isinstance(tensors, list) and tensors and isinstance(tensors[0], list | tuple):
         lengths = sorted({len(t) for t in tensors if isinstance(t, list | tuple)})
         if len(lengths) > 1:

@@ -57,23 +57,61 @@ def _feature_hint(
 def sequence_rank_hint(
     ctx: ErrorContext, layer: str, expected_ndim: int, received: tuple[int | None, ...]
 ) -> str:
-    """An RNN given (batch, steps) where it takes (batch, steps, features): two causes fit,
-    and both are named (token ids not yet embedded, or one feature per step without its
-    axis); "" for any other layer or rank."""
+    """An RNN (or a 1-D convolution or pooling) given (batch, steps) where it takes (batch,
+    steps, features): two causes fit, and both are named (token ids not yet embedded, or one
+    feature per step without its axis), unless the data the call got holds fractional values
+    (then only the second); "" for any other layer or rank."""
     build = ctx.sequential_build
     cls = dict(ctx.layers).get(layer) or (
         build.layer_class if build is not None and build.layer == layer else ""
     )
-    if cls not in RNN_LAYERS or expected_ndim != 3 or len(received) != 2:
+    if not cls:
+        # a layer the context did not list (a Sequential built by its first call): Keras
+        # names layers after their class, snake_case, with a _N suffix
+        base = re.sub(r"_\d+$", "", layer)
+        cls = next((c for c in (*RNN_LAYERS, *_STEP_LAYERS) if _snake(c) == base), "")
+    if cls not in (*RNN_LAYERS, *_STEP_LAYERS) or expected_ndim != 3 or len(received) != 2:
         return ""
     steps = received[1]
+    features = (
+        f"give them their feature axis (the channel axis): `x[..., None]` and "
+        f"`keras.Input(({steps}, 1))`"
+    )
+    call = ctx.evidence.call
+    x = call.arg(0, "x") if call is not None else None
+    if x is not None and x.kind in ("array", "tensor") and x.low is not None and not x.whole:
+        # fractional values cannot be token ids: one feature per step is the one cause
+        return (
+            f"'{layer}' ({cls}) reads (batch, steps, features) and got {fmt_shape(received)}: "
+            f"`{x.text}` holds {steps} measurements per example (fractional values, not token "
+            f"ids), one feature per step: {features}"
+        )
     return (
         f"'{layer}' ({cls}) reads (batch, steps, features) and got {fmt_shape(received)}: "
         f"if the {steps} values per example are token ids, embed them first: put "
         f"`keras.layers.Embedding(input_dim=vocab_size, output_dim=32)` before '{layer}'; if "
-        f"they are {steps} time steps of one feature, give them their feature axis: "
-        f"`x[..., None]` and `keras.Input(({steps}, 1))`"
+        f"they are {steps} time steps of one feature, {features}"
     )
+
+
+def _snake(name: str) -> str:
+    """Keras' default layer name for a class: ``Conv1D`` -> ``conv1d``, ``MaxPooling1D`` ->
+    ``max_pooling1d``, ``SimpleRNN`` -> ``simple_rnn`` (Keras' own function names them)."""
+    from keras.src.utils.naming import to_snake_case
+
+    return str(to_snake_case(name))
+
+
+# layers that read (batch, steps, features) besides the recurrent ones
+_STEP_LAYERS = (
+    "Conv1D",
+    "SeparableConv1D",
+    "Conv1DTranspose",
+    "MaxPooling1D",
+    "AveragePooling1D",
+    "GlobalAveragePooling1D",
+    "GlobalMaxPooling1D",
+)
 
 
 def _rank_hint(

@@ -148,8 +148,9 @@ def static_batch_in_call(ctx: ErrorContext) -> Explained | None:
                 "and traces the step, and the line puts it into a shape",
                 place=ctx.where(frame.filename, frame.lineno, frame.function),
                 evidence=f"`{frame.source}`; {ctx.key_sentence()[:120]}",
-                hint=f"use the dynamic size `tf.shape({name})[0]` (keras.ops.shape({name})[0]), "
-                "or -1 in a reshape",
+                hint=f"use the dynamic size `tf.shape({name})[0]` (keras.ops.shape({name})[0])"
+                # -1 stands for one axis only in a reshape's target shape
+                + (", or -1 in the reshape" if "reshape" in frame.source.lower() else ""),
             ),
             (),
         )

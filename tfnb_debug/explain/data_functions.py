@@ -57,9 +57,14 @@ def python_function_dtype(ctx: ErrorContext) -> Explained | None:
             f"returns {got} as value {index}, and its Tout declares {want}{why}",
             place=f"{stage[1].python}{where}" if stage else "tf.numpy_function",
             evidence=f"returned {got}, Tout {want}",
-            hint=f"cast what the function returns: `return result.astype(np.{want})` at its "
-            f"end; or declare `Tout=tf.{got}` and `tf.cast` the result to {want} after the "
-            "call",
+            hint=f"make the function return {want}, as its Tout declares: "
+            + (
+                f"`return result.astype(np.{want})` at its end"
+                if stage is None or stage[1].python == "tf.numpy_function"
+                # tf.py_function's function may return an eager tensor or a NumPy value:
+                # np.asarray converts either
+                else f"`return np.asarray(result, np.{want})` at its end"
+            ),
         ),
         (),
     )

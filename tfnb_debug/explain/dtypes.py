@@ -12,6 +12,7 @@ import re
 from tfnb_debug.explain._context import ErrorContext, dtype_name
 from tfnb_debug.explain._evidence import Arg, LayerDtypes
 from tfnb_debug.explain._library_results import assigned_before
+from tfnb_debug.explain._operands import odd_operand
 from tfnb_debug.explain._table_columns import (
     INVALID_EXTENSION,
     extension_column,
@@ -165,7 +166,11 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
         message = f"{op} in '{layer.name}' mixes {have} and {want} under the {layer.policy} policy"
     else:
         message = f"{op} got operands of different dtypes: {have} and {want}"
-        hint = _cast_hint(have, want, in_map, _operand_name(source, op, have, want))
+        operand_name = odd_operand(source, op, have, want)
+        made = ""
+        if set((have, want)) == {"float64", "float32"} and user is not None:
+            operand_name, made = _float64_origin(operand_name, source, user[0], user[1])
+        hint = _cast_hint(have, want, in_map, operand_name, made)
         integer = have if have.startswith(("int", "uint")) else want
         variable = _integer_variable(ctx, source, integer)
         if variable:
@@ -206,35 +211,9 @@ def _mixed_layer(layers: tuple[LayerDtypes, ...], have: str, want: str) -> Layer
     return None
 
 
-_BINOPS = {
-    "Sub": ast.Sub,
-    "truediv": ast.Div,
-    "RealDiv": ast.Div,
-    "Mul": ast.Mult,
-    "AddV2": ast.Add,
-    "MatMul": ast.MatMult,
-}
-
-
-def _operand_name(source: str, op: str, have: str, want: str) -> str:
-    """The name of the integer operand in the user's line (``image`` in ``image - mean``)."""
-    kind = _BINOPS.get(op)
-    if not source or kind is None:
-        return ""
-    try:
-        tree = ast.parse(source.strip().removeprefix("return ").rstrip(":"))
-    except SyntaxError:
-        return ""
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, kind)]
-    if len(found) != 1:
-        return ""
-    # the message names the second operand ('y', input #1) as the odd one: ``have`` is the right
-    wanted = "int" if {have, want} & {"float64"} == set() else "float64"
-    side = found[0].right if wanted in have else found[0].left
-    return side.id if isinstance(side, ast.Name) else ""
-
-
-def _cast_hint(have: str, want: str, in_map: bool, operand: str = "") -> str:
+def _cast_hint(have: str, want: str, in_map: bool, operand: str = "", made: str = "") -> str:
+    """The conversion for the odd operand; ``made`` is the right-hand side of its assignment
+    above the failing line (where its dtype came from), "" when not seen."""
     pair = (have, want)
     ints = [d for d in pair if d.startswith(("int", "uint"))]
     floats = [d for d in pair if "float" in d]
@@ -248,18 +227,70 @@ def _cast_hint(have: str, want: str, in_map: bool, operand: str = "") -> str:
             "or divide"
         )
     if set(pair) == {"float64", "float32"}:
-        name = operand or "x"
-        return (
-            f"float64 comes from NumPy's default dtype: convert `{name}` to float32 once, "
-            f"{name}.astype('float32') for a NumPy array (tf.cast({name}, tf.float32) for a "
-            "tensor), so it matches the float32 weights"
-        )
+        return _float64_hint(operand, made)
     if set(pair) & {"float16", "bfloat16"}:
         return (
             "half precision meets float32: under a mixed precision policy cast with "
             "tf.cast(t, layer.compute_dtype), or cast the result back to float32"
         )
     return f"cast one operand to the other's dtype with tf.cast before {'this op' if not where else 'the arithmetic' + where}"
+
+
+_MAKERS = re.compile(r"^(tf\.constant|tf\.convert_to_tensor|tf\.Variable|(?:np|numpy)\.[\w.]+)\(")
+_MODULES = frozenset({"tf", "np", "numpy", "keras", "ops", "self"})
+
+
+def _numpy_made(made: str) -> str:
+    """The maker of a float64 value from its assignment: ``np.random.rand`` (a NumPy
+    array), ``tf.constant`` (a tensor made from NumPy), or "" when it does not show one."""
+    made = made.strip()
+    maker = _MAKERS.match(made)
+    if maker is None or "dtype" in made or "astype" in made:
+        return ""
+    fn = maker.group(1)
+    # Python floats become float32 tensors: float64 in a tf.constant comes from NumPy inside
+    return fn if fn.startswith(("np.", "numpy.")) or "np." in made else ""
+
+
+def _float64_origin(operand: str, source: str, filename: str, lineno: int) -> tuple[str, str]:
+    """(name, its assignment) of the float64 operand: ``operand`` when the line's arithmetic
+    showed it, else the one name of the line that an assignment above made from NumPy."""
+    if operand:
+        return operand, assigned_before(operand, filename, lineno)
+    try:
+        tree = ast.parse(source.strip().removeprefix("return ").rstrip(":"))
+    except SyntaxError:
+        return "", ""
+    names = dict.fromkeys(
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in _MODULES
+    )
+    made = {name: assigned_before(name, filename, lineno) for name in names}
+    numpy = [name for name, rhs in made.items() if _numpy_made(rhs)]
+    return (numpy[0], made[numpy[0]]) if len(numpy) == 1 else ("", "")
+
+
+def _float64_hint(operand: str, made: str) -> str:
+    """Convert the float64 operand to float32 where its assignment made it, by what made it."""
+    if not operand:
+        return (
+            "one operand is float64 (NumPy's default float dtype) and the other float32: "
+            "convert the float64 one with tf.cast(t, tf.float32) where it enters the computation"
+        )
+    fn = _numpy_made(made)
+    if fn.startswith(("np.", "numpy.")):
+        return (
+            f"`{operand}` is made by `{fn}(...)` in float64 (NumPy's default): make it "
+            f"float32 there, `{operand} = ({made}).astype('float32')`"
+        )
+    if fn:
+        return (
+            f"`{operand} = {made}` takes float64 from the NumPy array inside: make it float32 "
+            f"there, `.astype('float32')` on the array or `{fn}(..., dtype=tf.float32)`"
+        )
+    return (
+        f"`{operand}` is float64 where the rest is float32: convert it where it enters, "
+        f"`tf.cast({operand}, tf.float32)`"
+    )
 
 
 def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
@@ -311,6 +342,27 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
             f"tf.constant({text_arg.text})"
         )
         evidence = text_arg.describe()
+    elif text_arg is not None and len(text_arg.row_lengths) > 1:
+        lengths = ", ".join(str(n) for n in text_arg.row_lengths[:4])
+        more = ", ..." if len(text_arg.row_lengths) > 4 else ""
+        message = (
+            f"`{text_arg.text}` is an object array of sequences of different lengths ({lengths}"
+            f"{more}): a tensor needs one length per axis"
+        )
+        hint = (
+            f"pad (or cut) the sequences to one length, "
+            f"`keras.utils.pad_sequences(list({text_arg.text}), maxlen=..., padding='post', "
+            "dtype='float32')`, with keras.layers.Masking (or Embedding(mask_zero=True)) to "
+            "ignore the padding"
+        )
+        evidence = f"{text_arg.describe()}, sequences of lengths {lengths}{more}"
+    elif text_arg is not None and text_arg.row_lengths:
+        message = (
+            f"`{text_arg.text}` is an object array whose items are sequences of one length "
+            f"({text_arg.row_lengths[0]}): NumPy kept them as objects, not as a 2-D array"
+        )
+        hint = f"stack them into one numeric array: `np.stack(list({text_arg.text})).astype('float32')`"
+        evidence = text_arg.describe()
     elif text_arg is not None:
         message = f"`{text_arg.text}` has dtype object: its values are Python objects, not numbers"
         hint = f"convert it to a numeric array: {text_arg.text}.astype('float32')"
@@ -323,6 +375,19 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
             "keras.layers.TextVectorization / StringLookup (e.g. model.predict(vectorize(texts))), "
             "or, with that layer in the model behind a keras.Input(shape=(), dtype='string'), "
             "pass tf.constant(texts)"
+        )
+        evidence = ctx.key_sentence()
+    elif match.group(1) in ("list", "tuple", "numpy.ndarray", "ndarray"):
+        # an object array holding sequences: np.array made one of rows of different lengths
+        message = (
+            f"the data is an object array whose items are {match.group(1).split('.')[-1]}s "
+            "(what np.array makes of sequences of different lengths): a tensor needs one "
+            "length per axis"
+        )
+        hint = (
+            "pad (or cut) the sequences to one length with keras.utils.pad_sequences(..., "
+            "maxlen=..., padding='post', dtype='float32'), or build a tf.ragged.constant; when "
+            "all have one length, np.stack them"
         )
         evidence = ctx.key_sentence()
     else:

@@ -18,6 +18,7 @@ from tfnb_debug.explain._context import (
     target_output_shapes,
 )
 from tfnb_debug.explain._library_results import assigned_from
+from tfnb_debug.explain._operands import enclosing_parameters, odd_operand
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -120,7 +121,10 @@ def label_dtype(ctx: ErrorContext) -> Explained | None:
         f"{op} in a loss mixes {have} and {want} tensors: labels and predictions have "
         "different dtypes"
     )
-    if _users_arithmetic(ctx):
+    users = _users_arithmetic(ctx)
+    if users and _odd_operand_made_elsewhere(ctx, op, have, want):
+        return None  # a value of the user's loss code, not its labels: S11 by dtype_mismatch
+    if users:
         # the user's own loss or metric code did the arithmetic: an op that cannot mix dtypes
         # (S11); S06 is for a library loss given labels of a dtype it does not take
         return (
@@ -168,6 +172,17 @@ _LIBRARY_LOSS_CALL = re.compile(
     r"\b(?:tf\.nn|keras\.losses|tf\.keras\.losses|keras\.ops)\.\w+\s*\(|"
     r"\b\w*(?:crossentropy|cross_entropy|_with_logits)\w*\s*\("
 )
+
+
+def _odd_operand_made_elsewhere(ctx: ErrorContext, op: str, have: str, want: str) -> bool:
+    """The odd operand of the user's failing line is a name that is not a parameter of the
+    function around it (a constant or weight the loss code made, not ``y_true``/``y_pred``)."""
+    line = ctx.user_code_line()
+    if line is None:
+        return False
+    name = odd_operand(line[3], op, dtype_name(have), dtype_name(want))
+    params = enclosing_parameters(line[0], line[1]) if name else None
+    return params is not None and name not in params
 
 
 def _users_arithmetic(ctx: ErrorContext) -> bool:
@@ -375,7 +390,8 @@ _METRIC_2D = re.compile(
 
 
 def metric_label_encoding(ctx: ErrorContext) -> Explained | None:
-    """M05: a metric that takes one-hot (or multi-hot) rows (F1Score, FBetaScore) got class ids."""
+    """M05: a metric that takes one-hot (or multi-hot) rows (F1Score, FBetaScore) got class ids;
+    S07 when the output is one column (0/1 labels that lack only their column axis)."""
     found = _METRIC_2D.search(ctx.text)
     if found is None:
         return None
@@ -385,6 +401,22 @@ def metric_label_encoding(ctx: ErrorContext) -> Explained | None:
     if pred is None or true is None or len(true) != len(pred) - 1 or pred[-1] is None:
         return None
     units = pred[-1]
+    if units == 1:
+        # one sigmoid column: the labels are 0/1 per example and lack only the column axis
+        # (one-hot needs two or more classes); F1Score's default threshold (None) takes each
+        # row's largest value as the positive, which with one column is every row
+        return (
+            finding(
+                "S07",
+                f"{metric} takes labels shaped like the predictions, (batch, 1), but the labels "
+                f"are {fmt_shape(true)}: one 0/1 value per example without its column axis",
+                place=f"metric {metric}",
+                evidence=f"y_pred.shape={fmt_shape(pred)}, y_true.shape={fmt_shape(true)}",
+                hint=f"give the labels the column axis, `{_name(ctx.labels)}.reshape(-1, 1)`; with "
+                f"one sigmoid column also set `keras.metrics.{metric}(threshold=0.5)`",
+            ),
+            (),
+        )
     return (
         finding(
             "M05",

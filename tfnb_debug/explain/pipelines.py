@@ -432,7 +432,15 @@ _PARSE_SHAPE = re.compile(
 _PARSE_DTYPE = re.compile(
     r"Key: (\w+)\.\s+Data types don't match\. Data type: (\w+) but expected type: (\w+)"
 )
-_FEATURE_LISTS = {"float_list": "tf.train.FloatList", "int64_list": "tf.train.Int64List"}
+_PARSE_SIZE = re.compile(
+    r"Key: (\w+), Index: (\d+)\.\s+Number of (\w+) values != expected\.\s+"
+    r"Values size: (\d+) but output shape: (\[[^\]]*\])"
+)
+_FEATURE_LISTS = {
+    "float_list": "tf.train.FloatList",
+    "int64_list": "tf.train.Int64List",
+    "bytes_list": "tf.train.BytesList",
+}
 
 
 def parsed_example(ctx: ErrorContext) -> Explained | None:
@@ -450,27 +458,34 @@ def parsed_example(ctx: ErrorContext) -> Explained | None:
                 f"reads it as {declared}",
                 place=f"feature '{key}' of tf.io.parse_example",
                 evidence=ctx.key_sentence(),
-                hint=f"declare the stored dtype in the spec, "
-                f"`tf.io.FixedLenFeature(shape, {stored_tf.get(stored, stored)})`, and cast after "
-                "parsing (tf.cast) if the model wants another",
+                hint=f"declare the dtype the records store in the spec, "
+                f"`tf.io.FixedLenFeature(shape, {stored_tf.get(stored, stored)})`",
             ),
             (),
         )
     shape = _PARSE_SHAPE.search(ctx.text)
-    if shape is None:
+    sized = _PARSE_SIZE.search(ctx.text) if shape is None else None
+    if shape is None and sized is None:
         return None
-    key, kind = shape.group(1), shape.group(2)
+    if shape is not None:
+        key, kind, length = shape.group(1), shape.group(2), "n"
+    else:
+        assert sized is not None
+        key, kind, length = sized.group(1), f"{sized.group(3)}_list", sized.group(4)
     stored = f" ({_FEATURE_LISTS.get(kind, kind)})" if kind else ""
+    held = f" of {length} values" if length != "n" else ""
+    # one record's length is known (the message's), not whether the others share it: the
+    # spec is told that length; a varying one would show in the next record's error
     return (
         finding(
             "S07",
-            f"feature '{key}' holds a list{stored} whose length does not fit the shape its "
-            "FixedLenFeature declares (a shape of [] reads exactly one value, [n] exactly n)",
+            f"feature '{key}' holds a list{stored}{held} whose length does not fit the shape "
+            "its FixedLenFeature declares (a shape of [] reads exactly one value, [n] exactly n)",
             place=f"feature '{key}' of tf.io.parse_example",
             evidence=ctx.key_sentence(),
-            hint=f"declare the stored length, `tf.io.FixedLenFeature([n], dtype)` for '{key}' "
-            "(n values per record), or `tf.io.VarLenFeature(dtype)` / `tf.io.RaggedFeature` "
-            "when the length varies between records",
+            hint=f"declare the stored length in the spec, `tf.io.FixedLenFeature([{length}], "
+            f"dtype)` for '{key}'"
+            + (" (n: the number of values each record holds)" if length == "n" else ""),
         ),
         (),
     )

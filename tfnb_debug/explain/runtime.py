@@ -130,6 +130,18 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
                 "tf.where(condition, value_if_true, value_if_false) (keras.ops.where), "
                 "computing both values"
             )
+        elif "bool" in what and _statement(ctx) == "assert":
+            hint = (
+                "a Python `assert` on a tensor needs its value: check it in the graph with "
+                "tf.debugging (e.g. tf.debugging.assert_greater(x, 0.0), "
+                "tf.debugging.assert_all_finite(x, 'msg')), which raise when the step runs"
+            )
+        elif "bool" in what and ctx.condition_rank == 0:
+            hint = (
+                "the condition is one value (a scalar tensor) whose value is known only when "
+                "the step runs: branch with tf.cond(condition, true_fn, false_fn) "
+                "(keras.ops.cond), or compute both values and pick with tf.where"
+            )
         elif "bool" in what:
             hint = (
                 "a Python `if`/`while`/`and` on a tensor needs its value: use tf.cond / tf.where "
@@ -219,6 +231,13 @@ _BUILTINS = {
     "all": "tf.reduce_all(x)",
 }
 _BUILTIN_CALL = re.compile(r"(?<![\w.])(" + "|".join(_BUILTINS) + r")\s*\(")
+
+
+def _statement(ctx: ErrorContext) -> str:
+    """The keyword that starts the user's failing line (``if``, ``while``, ``assert``), or ""."""
+    line = ctx.user_code_line()
+    found = re.match(r"\s*(if|elif|while|assert)\b", line[3]) if line is not None else None
+    return found.group(1) if found is not None else ""
 
 
 def _builtin_hint(source: str) -> str:

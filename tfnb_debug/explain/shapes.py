@@ -26,6 +26,7 @@ from tfnb_debug.explain._data_origin import (
     _data_origin,
     _sample_count_width,
     _unbatched_dataset,
+    padded_single_example,
 )
 from tfnb_debug.explain._image_axes import full_shape
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
@@ -520,7 +521,7 @@ def spatial_and_size(ctx: ErrorContext) -> Explained | None:
     negative = _NEGATIVE_DIM.search(text)
     if negative is not None:
         received = parse_shape(negative.group(4)) or ()
-        single = _padded_single_example(ctx, received)
+        single = padded_single_example(ctx, received)
         if single is not None:
             return single
         return _shrunk(ctx, int(negative.group(1)), int(negative.group(2)), received)
@@ -544,31 +545,6 @@ def spatial_and_size(ctx: ErrorContext) -> Explained | None:
             "constant batch size)",
         )
     return None
-
-
-def _padded_single_example(ctx: ErrorContext, received: tuple[int | None, ...]) -> Explained | None:
-    """S12: one example without its batch axis, which Keras padded at the end (``[28,28,1,1]``)."""
-    if len(ctx.model_inputs) != 1 or not ctx.model_inputs[0] or not received:
-        return None
-    expected = ctx.model_inputs[0]
-    if len(received) != len(expected) or received[-1] != 1:
-        return None
-    if not same_shape(received[:-1], expected[1:]):
-        return None
-    example = fmt_shape(received[:-1])
-    return (
-        finding(
-            "S12",
-            f"a single example of shape {example} was passed without its batch axis; Keras "
-            f"added an axis at the end, {fmt_shape(received)}, and a later layer failed on it",
-            place=f"layer '{ctx.layer_names[0]}'" if ctx.layer_names else "the model",
-            evidence=f"the model expects {fmt_shape(expected)}; the layer received "
-            f"{fmt_shape(received)}",
-            hint="pass a batch of one: `x[None]`, `x[:1]` or `np.expand_dims(x, 0)` instead of "
-            "`x[0]`",
-        ),
-        (),
-    )
 
 
 def _failing_layer(ctx: ErrorContext, class_name: str) -> str:

@@ -1,0 +1,259 @@
+"""A fix is named only where the failing run's evidence supports it.
+
+Each case raises for real in a real shell.  Its finding must name the fix that the evidence
+supports and must not name an alternative that the evidence rules out: a length the records
+hold where a varying length is not shown, the dtype a function must return where a cast after
+the call would only move the problem, the dataset's missing ``batch()`` where a NumPy
+``expand_dims`` does not apply, the constant a loss made where its labels are fine.  Where
+two causes fit the evidence, both are named (the last cases).
+"""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from tests.test_explain_contracts import PRELUDE, _run
+
+# (name, code, code of the finding, words it must contain, words it must NOT contain)
+CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
+    (
+        "parsed_feature_length_from_the_message",
+        """
+        ex = tf.train.Example(features=tf.train.Features(feature={
+            "v": tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 2.0, 3.0]))}))
+        tf.io.parse_example([ex.SerializeToString()] * 2, {"v": tf.io.FixedLenFeature([2], tf.float32)})
+        """,
+        "S07",
+        ("FixedLenFeature([3]", "3 values"),
+        ("VarLenFeature", "RaggedFeature"),
+    ),
+    (
+        "parsed_feature_dtype_declared_not_cast",
+        """
+        ex = tf.train.Example(features=tf.train.Features(feature={
+            "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[1]))}))
+        tf.io.parse_single_example(ex.SerializeToString(), {"label": tf.io.FixedLenFeature([], tf.float32)})
+        """,
+        "S11",
+        ("tf.int64",),
+        ("tf.cast",),
+    ),
+    (
+        "numpy_function_returns_float64",
+        """
+        def noisy(x):
+            return x + np.random.normal(size=x.shape)
+        ds = tf.data.Dataset.from_tensor_slices(np.zeros((4, 3), "float32"))
+        ds = ds.map(lambda x: tf.numpy_function(noisy, [x], tf.float32))
+        next(iter(ds))
+        """,
+        "S11",
+        ("astype(np.float32)",),
+        ("tf.cast", "Tout=tf.float64"),
+    ),
+    (
+        "f1_score_on_one_sigmoid_column",
+        """
+        x = np.random.rand(16, 4).astype("float32"); labels = np.arange(16) % 2
+        m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid")])
+        m.compile("adam", "binary_crossentropy", metrics=[keras.metrics.F1Score()])
+        m.fit(x, labels, epochs=1, verbose=0)
+        """,
+        "S07",
+        ("labels.reshape(-1, 1)", "threshold=0.5"),
+        ("to_categorical", "argmax"),
+    ),
+    (
+        "predict_on_a_dataset_never_batched",
+        """
+        images = tf.data.Dataset.from_tensor_slices(np.random.rand(6, 8, 8, 1).astype("float32"))
+        cnn = keras.Sequential([keras.Input((8, 8, 1)), keras.layers.Conv2D(2, 3),
+                                keras.layers.Flatten(), keras.layers.Dense(1)])
+        cnn.predict(images, verbose=0)
+        """,
+        "S12",
+        ("images.batch(",),
+        ("expand_dims", "x[None]"),
+    ),
+    (
+        "batch_axis_into_tf_zeros",
+        """
+        class AddState(keras.layers.Layer):
+            def call(self, x):
+                return x + tf.zeros((x.shape[0], 4))
+        keras.Sequential([keras.Input((4,)), AddState()])
+        """,
+        "T02",
+        ("tf.shape(x)[0]",),
+        ("reshape",),
+    ),
+    (
+        "object_array_of_sequences_of_two_lengths",
+        """
+        series = np.array([np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0])], dtype=object)
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+        m.fit(series, np.zeros(2), verbose=0)
+        """,
+        "S11",
+        ("pad_sequences(list(series)", "2, 3"),
+        ("astype",),
+    ),
+    (
+        "object_array_of_equal_rows",
+        """
+        rows = np.empty(3, dtype=object)
+        for i in range(3):
+            rows[i] = [1.0, 2.0]
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        m.predict(rows, verbose=0)
+        """,
+        "S11",
+        ("np.stack(list(rows))",),
+        ("pad_sequences",),
+    ),
+    (
+        "object_array_of_sequences_sliced",
+        """
+        series = np.array([np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0])], dtype=object)
+        tf.data.Dataset.from_tensor_slices(series)
+        """,
+        "S13",
+        ("pad_sequences(list(series)",),
+        ("astype",),
+    ),
+    (
+        "loss_weights_constant_in_float64",
+        """
+        class_w = tf.constant(np.array([0.5, 2.0]))
+        def weighted_mse(y_true, y_pred):
+            return tf.reduce_mean(class_w * tf.square(y_true - y_pred))
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2)]); m.compile("adam", weighted_mse)
+        m.fit(np.random.rand(4, 2).astype("float32"), np.random.rand(4, 2).astype("float32"), verbose=0)
+        """,
+        "S11",
+        ("class_w", "dtype=tf.float32"),
+        ("labels and predictions", "y_true = tf.cast"),
+    ),
+    (
+        "numpy_float64_batch_into_matmul",
+        """
+        proj = keras.layers.Dense(2); proj.build((None, 3))
+        batch = np.random.uniform(size=(4, 3))
+        scores = tf.nn.relu(tf.matmul(batch, proj.kernel))
+        """,
+        "S11",
+        ("`batch`", "astype('float32')"),
+        ("labels and predictions",),
+    ),
+    (
+        "assert_on_a_tensor_in_a_loss",
+        """
+        def checked(y_true, y_pred):
+            assert tf.reduce_all(y_pred >= 0)
+            return tf.reduce_mean(tf.square(y_true - y_pred))
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", checked)
+        m.fit(np.random.rand(8, 3).astype("float32"), np.zeros((8, 1)), verbose=0)
+        """,
+        "T02",
+        ("tf.debugging",),
+        ("tf.cond", "tf.where"),
+    ),
+    (
+        "if_on_a_whole_tensor_reduction",
+        """
+        class Normalize(keras.layers.Layer):
+            def call(self, x):
+                if tf.reduce_max(x) > 1.0:
+                    return x / tf.reduce_max(x)
+                return x
+        m = keras.Sequential([keras.Input((3,)), Normalize(), keras.layers.Dense(1)])
+        m.compile("adam", "mse")
+        m.fit(np.random.rand(8, 3).astype("float32"), np.zeros((8, 1)), verbose=0)
+        """,
+        "T02",
+        ("scalar tensor", "tf.cond("),
+        ("one value per element",),
+    ),
+    (
+        "conv1d_on_measurements_without_feature_axis",
+        """
+        signal = np.random.rand(8, 20).astype("float32")
+        m = keras.Sequential([keras.layers.Conv1D(4, 3), keras.layers.GlobalAveragePooling1D(),
+                              keras.layers.Dense(1)])
+        m.compile("adam", "mse"); m.fit(signal, np.zeros(8), verbose=0)
+        """,
+        "S01",
+        ("fractional values", "x[..., None]"),
+        ("Embedding",),
+    ),
+    (
+        "lstm_on_whole_numbers_names_both_causes",
+        """
+        ids = np.random.randint(0, 50, (8, 20))
+        m = keras.Sequential([keras.layers.LSTM(4), keras.layers.Dense(1)])
+        m.compile("adam", "mse"); m.fit(ids, np.zeros(8), verbose=0)
+        """,
+        "S01",
+        ("Embedding(", "x[..., None]"),
+        (),
+    ),
+]
+
+
+@pytest.fixture
+def alt_shell(shell: InteractiveShell) -> InteractiveShell:
+    with capture_output():
+        shell.run_cell(PRELUDE, store_history=False)
+    return shell
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "expect", "must", "must_not"), CASES, ids=[c[0] for c in CASES]
+)
+def test_fix_fits_the_evidence(
+    alt_shell: InteractiveShell,
+    name: str,
+    code: str,
+    expect: str,
+    must: tuple[str, ...],
+    must_not: tuple[str, ...],
+) -> None:
+    success, lines = _run(alt_shell, code)
+    assert not success, f"{name}: the cell did not fail"
+    right = [line for line in lines if line.startswith(expect + " ")]
+    assert right, f"{name}: no {expect} finding in {lines}"
+    line = right[0]
+    missing = [w for w in must if w.lower() not in line.lower()]
+    assert not missing, f"{name}: lacks {missing}:\n{line}"
+    wrong = [w for w in must_not if any(w.lower() in other.lower() for other in lines)]
+    assert not wrong, f"{name}: says {wrong}, which the evidence rules out:\n{lines}"
+
+
+def test_fixed_versions_run(alt_shell: InteractiveShell) -> None:
+    """The fixes the findings name work: each cell below is a case above with its fix."""
+    code = """
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "v": tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 2.0, 3.0]))}))
+    tf.io.parse_example([ex.SerializeToString()] * 2, {"v": tf.io.FixedLenFeature([3], tf.float32)})
+    def noisy(x):
+        return (x + np.random.normal(size=x.shape)).astype(np.float32)
+    ds = tf.data.Dataset.from_tensor_slices(np.zeros((4, 3), "float32"))
+    next(iter(ds.map(lambda x: tf.numpy_function(noisy, [x], tf.float32))))
+    series = np.array([np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0])], dtype=object)
+    padded = keras.utils.pad_sequences(list(series), padding='post', dtype='float32')
+    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
+    m.fit(padded, np.zeros(2), verbose=0)
+    class_w = tf.constant(np.array([0.5, 2.0]), dtype=tf.float32)
+    def weighted_mse(y_true, y_pred):
+        return tf.reduce_mean(class_w * tf.square(y_true - y_pred))
+    m2 = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2)]); m2.compile("adam", weighted_mse)
+    m2.fit(np.random.rand(4, 2).astype("float32"), np.random.rand(4, 2).astype("float32"), verbose=0)
+    labels = (np.arange(16) % 2).reshape(-1, 1)
+    m3 = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid")])
+    m3.compile("adam", "binary_crossentropy", metrics=[keras.metrics.F1Score(threshold=0.5)])
+    m3.fit(np.random.rand(16, 4).astype("float32"), labels, epochs=1, verbose=0)
+    """
+    success, lines = _run(alt_shell, code)
+    assert success and lines == [], lines

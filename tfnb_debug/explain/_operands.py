@@ -1,0 +1,67 @@
+"""Which operand of the user's failing line is the odd one, and what the line's function takes.
+
+A dtype clash names the op (``Mul``, ``Sub``, ``truediv``) and the two dtypes, not the
+operands; the user's line shows them.  :func:`odd_operand` finds the one binary operation of
+that kind in the line and returns the name on the side of the odd dtype (``w`` in
+``w * tf.square(y_true - y_pred)`` when ``w`` is the float64 one).
+:func:`enclosing_parameters` reads the parameters of the ``def`` around the line, so a rule
+can tell the function's inputs (a loss's ``y_true``/``y_pred``) from a value made elsewhere.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+
+_BINOPS: dict[str, type[ast.operator]] = {
+    "Sub": ast.Sub,
+    "truediv": ast.Div,
+    "RealDiv": ast.Div,
+    "Mul": ast.Mult,
+    "AddV2": ast.Add,
+    "MatMul": ast.MatMult,
+}
+
+
+def odd_operand(source: str, op: str, have: str, want: str) -> str:
+    """The name on the odd side of the line's one ``op`` (the integer operand of an int/float
+    clash, the float64 one of a float64/float32 clash), or "" when it is not a plain name."""
+    kind = _BINOPS.get(op)
+    if not source or kind is None:
+        return ""
+    try:
+        tree = ast.parse(source.strip().removeprefix("return ").rstrip(":"))
+    except SyntaxError:
+        return ""
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, kind)]
+    if len(found) != 1:
+        return ""
+    # the message names the second operand ('y', input #1) as the odd one: ``have`` is the right
+    wanted = "int" if {have, want} & {"float64"} == set() else "float64"
+    side = found[0].right if wanted in have else found[0].left
+    return side.id if isinstance(side, ast.Name) else ""
+
+
+def enclosing_parameters(filename: str, lineno: int) -> tuple[str, ...] | None:
+    """The parameter names of the innermost ``def`` of ``filename`` around line ``lineno``;
+    None when the source cannot be read or the line is in no function."""
+    source = "".join(linecache.getlines(filename))
+    if not source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        end = node.end_lineno or node.lineno
+        if node.lineno <= lineno <= end and (best is None or node.lineno >= best.lineno):
+            best = node
+    if best is None:
+        return None
+    args = best.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return tuple(a.arg for a in every)
