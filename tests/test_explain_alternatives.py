@@ -199,6 +199,123 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("Embedding(", "x[..., None]"),
         (),
     ),
+    # where the cause entered, read from the run: the layer that made a Reshape's input, the
+    # lookup layer that made the labels, the assignment that left a variable list empty
+    (
+        "reshape_after_a_dense_of_another_size",
+        """
+        code = keras.Input((16,))
+        h = keras.layers.Dense(64)(code)
+        grid = keras.layers.Reshape((4, 4, 5))(h)
+        """,
+        "S01",
+        ("Dense(80)", "64"),
+        ("Flatten",),
+    ),
+    (
+        "reshape_target_led_by_the_batch_size",
+        """
+        inp = keras.Input((64,))
+        seq = keras.layers.Reshape((16, 8, 8))(inp)
+        """,
+        "S01",
+        ("starts with 16", "Reshape((8, 8))"),
+        ("Flatten",),
+    ),
+    (
+        "numbers_read_as_strings",
+        """
+        import io
+        table = np.loadtxt(io.StringIO("1.5 2.0\\n0.5 4.0\\n"), dtype=str)
+        m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        m.predict(table, verbose=0)
+        """,
+        "S11",
+        ("table.astype('float32')",),
+        ("StringLookup", "TextVectorization"),
+    ),
+    (
+        "saliency_of_an_unwatched_image",
+        """
+        net = keras.Sequential([keras.Input((6,)), keras.layers.Dense(2)])
+        img = tf.random.uniform((1, 6))
+        with tf.GradientTape() as tape:
+            score = net(img)[0, 1]
+        saliency = tf.abs(tape.gradient(score, img))
+        """,
+        "T03",
+        ("tape.watch(img)",),
+        ("persistent",),
+    ),
+    (
+        "weights_listed_before_the_first_call",
+        """
+        net = keras.Sequential([keras.layers.Dense(4), keras.layers.Dense(1)])
+        sgd = keras.optimizers.SGD(0.01)
+        weights = net.trainable_weights
+        xb, yb = tf.ones((8, 3)), tf.zeros((8, 1))
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((net(xb) - yb) ** 2)
+        sgd.apply_gradients(zip(tape.gradient(loss, weights), weights))
+        """,
+        "S04",
+        ("`weights` is an empty list", "build"),
+        ("watch",),
+    ),
+    (
+        "integer_lookup_labels_keep_index_zero",
+        """
+        codes = np.array([10, 20, 30] * 8)
+        index = keras.layers.IntegerLookup()
+        index.adapt(codes)
+        targets = index(codes)
+        clf = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3)])
+        clf.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        clf.fit(np.random.rand(24, 2).astype("float32"), targets, verbose=0)
+        """,
+        "P12",
+        ("`index`", "num_oov_indices=0"),
+        ("subtract 1",),
+    ),
+    (
+        "multi_hot_genres_with_a_sparse_loss",
+        """
+        genres = np.array([[1, 0, 1, 0], [0, 1, 1, 1], [1, 0, 0, 0], [0, 1, 0, 1]] * 3, "float32")
+        m = keras.Sequential([keras.Input((6,)), keras.layers.Dense(4, activation="softmax")])
+        m.compile("adam", "sparse_categorical_crossentropy")
+        m.fit(np.random.rand(12, 6).astype("float32"), genres, verbose=0)
+        """,
+        "M05",
+        ("multi-hot", "binary_crossentropy"),
+        ("argmax", "to_categorical"),
+    ),
+    (
+        "one_sgd_for_encoder_and_decoder_in_a_loop",
+        """
+        enc = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+        dec = keras.Sequential([keras.Input((2,)), keras.layers.Dense(3)])
+        opt = keras.optimizers.SGD(0.1)
+        xb = tf.ones((4, 3))
+        for _ in range(2):
+            with tf.GradientTape(persistent=True) as tape:
+                loss = tf.reduce_mean((dec(enc(xb)) - xb) ** 2)
+            opt.apply_gradients(zip(tape.gradient(loss, enc.trainable_variables), enc.trainable_variables))
+            opt.apply_gradients(zip(tape.gradient(loss, dec.trainable_variables), dec.trainable_variables))
+        """,
+        "S12",
+        ("`dec`", "dec_opt"),
+        ("compile(",),
+    ),
+    (
+        "learning_rate_from_a_numpy_grid",
+        """
+        grid = np.array([1e-3, 1e-2], "float32")
+        opt = keras.optimizers.RMSprop(learning_rate=grid[0])
+        """,
+        "S11",
+        ("float(grid[0])",),
+        ("tf.cast",),
+    ),
 ]
 
 

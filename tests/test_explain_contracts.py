@@ -390,8 +390,8 @@ BROKEN += [
         opt.apply_gradients(zip(tape.gradient(g_loss, gen.trainable_variables), gen.trainable_variables))
         """,
         "S12",
-        ("`disc`", "new instance"),
-        ("persistent",),
+        ("`disc`", "`gen_opt = keras.optimizers.Adam(...)`"),
+        ("persistent", "compile("),  # a custom loop has no compile to give an optimizer to
     ),
 ]
 

@@ -129,7 +129,10 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
         hint = _merge_hint(row)
         if hint:
             return hint
-    reshape = _reshape_hint(row.error, row.name, producer)
+    made_by = _producer_row(first.producer if first else None, calls)
+    reshape = reshape_hint(
+        row.error, row.name, producer, made_by.class_name if made_by is not None else ""
+    )
     if reshape:
         return reshape
     if _MATMUL.search(row.error) and ranks:
@@ -163,8 +166,9 @@ def _sizes(text: str) -> list[int] | None:
         return None
 
 
-def _reshape_hint(error: str, layer: str, producer: str) -> str:
-    """A Reshape whose target does not hold the values it receives: say both counts."""
+def reshape_hint(error: str, layer: str, producer: str, producer_class: str = "") -> str:
+    """A Reshape whose target does not hold the values it receives: say both counts; a target
+    that starts with the batch size, and a Dense producer that can make the count."""
     match = _RESHAPE.search(error)
     if match is None:
         return ""
@@ -190,10 +194,27 @@ def _reshape_hint(error: str, layer: str, producer: str) -> str:
             f"{' x '.join(map(str, given))} = {have} for this input size: use Flatten() (or "
             "GlobalAveragePooling) instead, which takes whatever size the layers before give"
         )
+    rest = 1
+    for d in target[1:]:
+        rest *= d
+    if len(target) >= 2 and rest == have:
+        # the sizes after the first hold exactly the input: the first is a batch size
+        inner = ", ".join(map(str, target[1:])) + ("," if len(target) == 2 else "")
+        return (
+            f"the target ({match.group(2)}) of '{layer}' starts with {target[0]}, a batch "
+            f"size: Reshape's target_shape is per example, without the batch axis (Keras "
+            f"keeps it); use `keras.layers.Reshape(({inner}))`, whose {rest} values are what "
+            f"{source} gives"
+        )
+    make = (
+        f"make '{producer}' output {want} values (`keras.layers.Dense({want})`)"
+        if producer_class == "Dense"
+        else f"make {source} output {want} values"
+    )
     return (
         f"the target ({match.group(2)}) of '{layer}' holds {want} values per example but "
-        f"{source} gives {have}: give '{layer}' a target whose sizes multiply "
-        f"to {have}, or make {source} output {want} values"
+        f"{source} gives {have}: {make}, or give '{layer}' a target whose sizes multiply "
+        f"to {have}"
     )
 
 
@@ -354,7 +375,7 @@ def build_failure_hint(
     """The fix for a layer that raised while a Sequential was built (used by the automatic diagnosis)."""
     from tfnb_debug.ground.values import format_shape
 
-    reshape = _reshape_hint(error, layer, producer)
+    reshape = reshape_hint(error, layer, producer, producer_class)
     if reshape:
         return reshape
     # a rank the layer states in its own words ("should be passed an `input_shape` with at

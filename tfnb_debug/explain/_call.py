@@ -52,6 +52,10 @@ class Arg:
     missing_text_columns: tuple[str, ...] = ()
     #: a 1-D object array of sequences (lists, tuples, arrays): their distinct lengths
     row_lengths: tuple[int, ...] = ()
+    #: a NumPy array of strings whose every (sampled) value reads as a number ('5.1')
+    numeric_text: bool = False
+    #: a 2-D array of 0/1 values: how many rows hold more than one 1 (multi-hot rows)
+    multi_hot_rows: int = 0
 
     @property
     def samples(self) -> int | None:
@@ -351,8 +355,38 @@ def describe_value(text: str, value: Any, depth: int = 0) -> Arg:
             missing_text_columns=missing,
             row_lengths=_row_lengths(value) if not columns else (),
         )
+    if module == "numpy" and getattr(dtype, "kind", "") in ("U", "S"):
+        sample = [v.decode() if isinstance(v, bytes) else str(v) for v in value.ravel()[:1000]]
+        return Arg(
+            text,
+            kind,
+            dims,
+            dtype_name,
+            text_example=_example(sample) if sample else "",
+            numeric_text=bool(sample) and all(_reads_as_number(v) for v in sample),
+        )
     low, high, whole = _range(value, dims)
-    return Arg(text, kind, dims, dtype_name, low, high, whole)
+    multi = _multi_hot_rows(value) if (low, high, whole, len(dims)) == (0, 1, True, 2) else 0
+    return Arg(text, kind, dims, dtype_name, low, high, whole, multi_hot_rows=multi)
+
+
+def _multi_hot_rows(value: Any) -> int:
+    """How many rows of a 2-D 0/1 array hold more than one 1 (0 when it cannot be read)."""
+    import numpy as np
+
+    try:
+        array = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+        return int(np.count_nonzero(array.sum(axis=1) > 1))
+    except Exception:
+        return 0
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _range(value: Any, dims: tuple[int | None, ...]) -> tuple[float | None, float | None, bool]:

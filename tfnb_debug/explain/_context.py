@@ -84,6 +84,7 @@ class LabelInfo:
     low: float | None  # None when not numeric or empty
     high: float | None
     whole: bool  # every value is a whole number (class ids, also when stored as floats)
+    multi_hot_rows: int = 0  # rows of 0/1 labels with more than one 1 (multi-label targets)
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ class ErrorContext:
         y = call.arg(1, "y")
         if y is None or y.shape is None or y.kind not in ("array", "tensor", "series"):
             return None
-        return LabelInfo(y.text, y.dtype, y.shape, y.low, y.high, y.whole)
+        return LabelInfo(y.text, y.dtype, y.shape, y.low, y.high, y.whole, y.multi_hot_rows)
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""

@@ -125,6 +125,7 @@ from tfnb_debug.explain._optimizer_calls import (
     apply_given_pairs,
     apply_gradients,
     fit_optimizer,
+    learning_rate_type,
     tape_gradient,
 )
 from tfnb_debug.explain._preprocessing import (
@@ -133,6 +134,7 @@ from tfnb_debug.explain._preprocessing import (
     lookup_dtype,
     string_input_declared_numeric,
 )
+from tfnb_debug.explain._reshape_sizes import reshape_target
 from tfnb_debug.explain._saved_objects import load_custom_objects
 from tfnb_debug.explain._spatial import (
     image_input_without_channels,
@@ -369,6 +371,7 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"Unknown variable", r"_unique_id"),
     ),
     Contract(("Model.fit", "Model.train_on_batch"), fit_optimizer, (r"Unknown variable",)),
+    Contract(("keras.optimizers.",), learning_rate_type, (r"`learning_rate` should be float",)),
     Contract(("GradientTape.gradient",), numpy_sources, (r"has no attribute '_id'",)),
     Contract(("GradientTape.gradient",), numpy_target, (r"object has no attribute '_id'",)),
     Contract(("GradientTape.gradient",), tape_gradient, ()),
@@ -524,6 +527,12 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), text_dataset_into_numeric_model, ()),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), dataset_columns_for_one_input, ()),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
+    Contract(
+        ("Reshape",),
+        reshape_target,
+        (r"total size of the tensor must be unchanged",),
+        layer=True,
+    ),
     Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),
     Contract(("adapt",), adapt_pairs, ()),
     Contract(("adapt",), adapt_table, (r"Got an element of type str",)),

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
-from tfnb_debug.explain._tape_results import last_assignment
+from tfnb_debug.explain._tape_results import last_assignment, value_of
 from tfnb_debug.explain._violation import (
     Violation,
     fmt,
@@ -64,6 +64,9 @@ def apply_given_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
 def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
     pairs = _pairs(call.value("grads_and_vars"))
     text = call.text("grads_and_vars")
+    empty = _empty_variables(call, text) if "got 0" in str(exc) else None
+    if empty is not None:
+        return empty
     given = items_of(call.value("grads_and_vars"))
     if (
         pairs is None
@@ -117,6 +120,38 @@ def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
 
 
 _ZIP = re.compile(r"^\s*zip\(\s*(\w+)\s*,\s*(.+?)\s*\)\s*$")
+
+
+_ZIP_TO_NAME = re.compile(r"^\s*zip\(\s*(.+?)\s*,\s*(\w+)\s*\)\s*$")
+
+
+def _empty_variables(call: LiveCall, text: str) -> Violation | None:
+    """S04: ``zip(grads, params)`` gave no pairs because ``params`` is an empty list read from
+    a model's ``trainable_variables`` before the model had made its weights."""
+    zipped = _ZIP_TO_NAME.match(text)
+    if zipped is None:
+        return None
+    name = zipped.group(2)
+    value = value_of(call, name)
+    if not isinstance(value, list | tuple) or value:
+        return None
+    made = last_assignment(call, name)
+    owner = re.match(r"(\w+)\.(trainable_variables|trainable_weights|weights|variables)$", made)
+    if owner is None:
+        return None
+    model = value_of(call, owner.group(1))
+    now = len(getattr(model, owner.group(2), []) or [])
+    return Violation(
+        "S04",
+        text,
+        f"`{name}` is an empty list: `{name} = {made}` was read before `{owner.group(1)}` had "
+        "built its weights (a model without an Input, or a subclassed one, makes them on its "
+        f"first call), so zip({zipped.group(1)}, {name}) gives no pairs",
+        f"read `{owner.group(1)}.{owner.group(2)}` after the model's first call (inside the "
+        f"step, where the gradient is taken), or build it first: `{owner.group(1)}.build("
+        "input_shape)` or one call on a batch",
+        evidence=f"`{owner.group(1)}` now has {now} {owner.group(2).replace('_', ' ')}",
+    )
 
 
 def _misaligned_pairs(call: LiveCall, pairs: list[tuple[Any, Any]], text: str) -> Violation | None:
@@ -239,14 +274,26 @@ def _shared_optimizer(
             f"`{name}` now has {len(known) + len(unknown)} trainable",
         )
     if owners:
+        other = _owner_of(call, unknown[0])
+        loop = call.method in ("apply_gradients", "apply")
+        hint = (
+            # a custom loop steps each model with the optimizer it is given: one more instance
+            f"give `{other or 'the other model'}` its own optimizer: "
+            f"`{other or 'other'}_opt = keras.optimizers.{opt}(...)`, and step it with "
+            f"`{other or 'other'}_opt.apply_gradients(...)`"
+            if loop
+            else f"give each model its own optimizer: "
+            f"`compile(optimizer=keras.optimizers.{opt}(...))` with a new instance (not the "
+            "one the other model uses)"
+        )
         return Violation(
             "S12",
             call.source,
             f"the {opt} optimizer was built for the variables of model `{owners[0]}` and is now "
-            f"given others ({len(unknown)} unknown, e.g. '{path}'): one optimizer instance "
-            "serves one set of variables",
-            f"give each model its own optimizer: `compile(optimizer=keras.optimizers.{opt}(...))` "
-            "with a new instance (not the one the other model uses)",
+            f"given others ({len(unknown)} unknown, e.g. '{path}'"
+            + (f", of `{other}`" if other else "")
+            + "): one optimizer instance serves one set of variables",
+            hint,
             evidence=f"{len(known)} variables known to the optimizer",
         )
     return Violation(
@@ -260,6 +307,17 @@ def _shared_optimizer(
         "its own",
         evidence=f"{len(known)} variables known to the optimizer",
     )
+
+
+def _owner_of(call: LiveCall, variable: Any) -> str:
+    """The name of the model in the user's namespace that holds ``variable``, or ""."""
+    for name, model in models_in(call):
+        try:
+            if any(w is variable for w in model.trainable_variables):
+                return name
+        except Exception:
+            continue
+    return ""
 
 
 def _grown_model(
@@ -327,3 +385,26 @@ def tape_gradient(call: LiveCall, exc: BaseException) -> Violation | None:
 
 
 # labels and image ops -----------------------------------------------------------------------
+
+
+def learning_rate_type(call: LiveCall, exc: BaseException) -> Violation | None:
+    """S11: an optimizer given a NumPy (or tensor) number as ``learning_rate``, where Keras
+    takes a Python float, a LearningRateSchedule or a callable."""
+    if "`learning_rate` should be float" not in str(exc):
+        return None
+    value = call.value("learning_rate")
+    kind = type(value)
+    if value is UNREAD or kind.__module__.split(".")[0] not in ("numpy", "tensorflow"):
+        return None
+    dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
+    text = call.text("learning_rate") or "learning_rate"
+    what = f"a NumPy {dtype} scalar" if kind.__module__.startswith("numpy") else f"a {dtype} tensor"
+    if getattr(value, "ndim", 0):
+        what = f"an array of shape {fmt(shape_of(value))}"
+    return Violation(
+        "S11",
+        text,
+        f"learning_rate `{text}` is {what} ({kind.__name__}), not a Python float: the "
+        "optimizer takes a float, a LearningRateSchedule or a callable",
+        f"pass a Python float: `learning_rate=float({text})`",
+    )

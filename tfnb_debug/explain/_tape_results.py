@@ -58,13 +58,33 @@ def _assignment(call: LiveCall, name: str) -> tuple[str, str, str, int] | None:
     return found
 
 
+def _inline_gradient(call: LiveCall, text: str) -> tuple[str, str, str, int] | None:
+    """``(tape, target, sources, line)`` when the argument is itself the gradient call
+    (``tf.sign(tape.gradient(loss, x))``), on the failing line."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "gradient"
+        and len(node.args) >= 2
+    ):
+        tape = ast.unparse(node.func.value)
+        return tape, ast.unparse(node.args[0]), ast.unparse(node.args[1]), call.lineno
+    return None
+
+
 def _watched(call: LiveCall, tape: str, sources: str, before: int) -> bool:
     pattern = re.compile(rf"\b{re.escape(tape)}\.watch\(\s*{re.escape(sources)}\s*\)")
     lines = linecache.getlines(call.filename)[: max(before - 1, 0)]
     return any(pattern.search(line) for line in lines)
 
 
-def _value(call: LiveCall, text: str) -> Any:
+def value_of(call: LiveCall, text: str) -> Any:
+    """The value of an expression of the user's (a name, an attribute) in the call's
+    namespaces, UNREAD when it cannot be read without running code."""
     try:
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
@@ -90,7 +110,7 @@ def none_gradient(call: LiveCall, exc: BaseException) -> Violation | None:
         if not items or not any(item is None for item in items):
             continue
         text = call.text(argument)
-        assigned = _assignment(call, text)
+        assigned = _assignment(call, text) or _inline_gradient(call, text)
         if assigned is None:
             continue
         tape, target, sources, line = assigned
@@ -103,10 +123,14 @@ def none_gradient(call: LiveCall, exc: BaseException) -> Violation | None:
 def _why_none(
     call: LiveCall, tape: str, target: str, sources: str, line: int, result: str
 ) -> Violation | None:
-    source = _value(call, sources)
+    source = value_of(call, sources)
     if source is UNREAD:
         return None
-    given = f"`{result} = {tape}.gradient({target}, {sources})` (line {line}) returned None"
+    given = (
+        f"`{result} = {tape}.gradient({target}, {sources})` (line {line}) returned None"
+        if result.isidentifier()
+        else f"it returned None (line {line})"
+    )
     dtype = _dtype(source)
     if _is_variable(source):
         return Violation(

@@ -334,6 +334,13 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
                 "codes, or a keras.layers.StringLookup), or drop it, then astype('float32')"
             )
         evidence = f"{text_arg.describe()} holds strings in {what} {columns}"
+    elif text_arg is not None and text_arg.numeric_text:
+        message = (
+            f"`{text_arg.text}` holds numbers as strings (NumPy dtype {text_arg.dtype}, e.g. "
+            f"'{text_arg.text_example}'); the model takes float numbers"
+        )
+        hint = f"convert the strings to numbers: `{text_arg.text}.astype('float32')`"
+        evidence = text_arg.describe()
     elif text_arg is not None and text_arg.dtype.startswith(("str", "bytes")):
         message = f"`{text_arg.text}` is an array of strings (NumPy dtype {text_arg.dtype}); the model takes numbers"
         hint = (

@@ -17,7 +17,7 @@ from tfnb_debug.explain._context import (
     split_node,
     target_output_shapes,
 )
-from tfnb_debug.explain._library_results import assigned_from
+from tfnb_debug.explain._library_results import assigned_before, assigned_from
 from tfnb_debug.explain._operands import enclosing_parameters, odd_operand
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -50,7 +50,17 @@ def label_out_of_range(ctx: ErrorContext) -> Explained | None:
     labels = [int(v) for v in match.group(3).split() if v.lstrip("-").isdigit()]
     place = _loss_place(ctx, "SparseSoftmaxCrossEntropyWithLogits")
     low, high = (min(labels), max(labels)) if labels else (value, value)
-    if labels and low >= 1 and high == classes:
+    lookup = _label_lookup(ctx)
+    if lookup is not None and labels and low >= 1 and high == classes:
+        # a StringLookup/IntegerLookup keeps index 0 (num_oov_indices=1) for unknown values
+        name, size = lookup
+        hint = (
+            f"the labels come from the lookup layer `{name}` ({size} indices), which keeps "
+            f"index 0 for out-of-vocabulary values, so the {classes} classes are 1..{classes}: "
+            f"build it with `num_oov_indices=0` (ids 0..{classes - 1}), or give the output "
+            f"{size} units"
+        )
+    elif labels and low >= 1 and high == classes:
         hint = (
             f"the labels look 1-based (they run from {low} to {high}): subtract 1 so they run "
             f"from 0 to {classes - 1}"
@@ -135,6 +145,19 @@ def label_dtype(ctx: ErrorContext) -> Explained | None:
         finding("S06", message, place=loss, evidence=f"{op}: {have} vs {want}", hint=hint),
         (),
     )
+
+
+def _label_lookup(ctx: ErrorContext) -> tuple[str, int] | None:
+    """(name, vocabulary size) of the lookup layer whose call made the fit's labels
+    (``y = to_id(names)`` above the call), or None."""
+    info, call = ctx.labels, ctx.evidence.call
+    if info is None or call is None or not info.name.isidentifier():
+        return None
+    made = assigned_before(info.name, call.filename, call.lineno)
+    found = re.match(r"\s*(\w+)\(", made)
+    if found is None:
+        return None
+    return next(((n, size) for n, size in ctx.evidence.vocabularies if n == found.group(1)), None)
 
 
 def half_precision_output(ctx: ErrorContext, have: str, want: str) -> Explained | None:
@@ -353,6 +376,21 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
             finding("S07", shifted[0], place=place, evidence=evidence, hint=shifted[1])
         )
     if loss in _SPARSE and len(labels) == len(output) and labels[-1] == units and units > 1:
+        if info is not None and info.multi_hot_rows and info.shape and len(info.shape) == 2:
+            # rows with several 1s: each example has several labels, not one class
+            return _explained(
+                finding(
+                    "M05",
+                    f"{loss} takes one class id per example, but `{info.name}` is multi-hot: "
+                    f"{info.multi_hot_rows} of {info.shape[0]} rows hold more than one 1 (several "
+                    "labels per example)",
+                    place=place,
+                    evidence=evidence,
+                    hint=f"a multi-label output: `Dense({units}, activation='sigmoid')` with "
+                    "loss='binary_crossentropy' (one independent yes/no per label), keeping "
+                    f"`{info.name}` as it is",
+                )
+            )
         validation = _validation_labels(ctx, info, output)
         if validation is not None:
             return _explained(

@@ -1,0 +1,41 @@
+"""Fresh set 20: forty blind cases of real user mistakes, five families of eight.
+
+The families: optimizers and learning-rate schedules (``optimizers_and_schedules``),
+custom training loops with ``tf.GradientTape`` and ``train_step`` overrides
+(``gradient_tape_loops``), what ``evaluate``/``predict``/metrics take and return
+(``evaluation_and_prediction``), class labels and their encodings
+(``labels_and_encodings``), and the size arithmetic of convolution, pooling and reshape
+stacks (``conv_and_reshape_arithmetic``).
+
+This set is a DEV set: it is meant to be read by those who improve the diagnosis, who
+build general mechanisms (not case fixtures) from its misses.
+
+Written on 2026-12-05 from the Keras 3 / TensorFlow API documentation (and the sources of
+the libraries installed in ``/work/main/.venv``), the catalog of finding codes
+(``/work/shared/DIAGNOSTICS.md``) and typical user reports (StackOverflow / GitHub issue
+style mistakes), by a writer who did not read the diagnosis (``tfnb_debug/``), its docs,
+nor the cases of the corpus, the family sets and the earlier fresh sets (only their names,
+so that no name repeats; every name here starts with ``f20_``).  Each family module's
+docstring writes the family down: the APIs, their documented contract, and the evidence a
+diagnosis needs.  ``expect``, ``must`` and ``must_not`` were decided from the documentation
+and from the exception each case actually raises (checked with Keras 3 / TensorFlow as
+installed in ``/work/main/.venv``, on CPU after ``PRELUDE``; each case's comment gives
+the exception type and its first line), before any score was seen.  ``expect=None`` marks a
+case whose own message already says what to do.
+
+``python -m tests.explain_fresh20 [--family F] [--case NAME] [--full]`` scores
+the cases in a real IPython shell with the scorer of ``tests.explain_fresh``.
+"""
+
+from __future__ import annotations
+
+from tests.explain_corpus import PRELUDE, Case
+
+__all__ = ["PRELUDE", "Case", "all_cases"]
+
+
+def all_cases() -> list[Case]:
+    """Every case of every family module, in a stable order; no name an earlier set used."""
+    from tests.explain_fresh import family_cases, sets_before
+
+    return family_cases(__name__, __path__, sets_before(20))
