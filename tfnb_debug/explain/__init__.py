@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from tfnb_debug.explain._context import ErrorContext, build_context
+from tfnb_debug.explain._metric_labels import metric_label_encoding
 from tfnb_debug.explain.contracts import broken_contract, internal_error
 from tfnb_debug.explain.custom_layers import (
     build_given_shapes,
@@ -30,7 +31,6 @@ from tfnb_debug.explain.labels import (
     label_dtype,
     label_out_of_range,
     loss_output_mismatch,
-    metric_label_encoding,
 )
 from tfnb_debug.explain.model import unbuilt_model
 from tfnb_debug.explain.pipelines import (

@@ -11,7 +11,6 @@ from tfnb_debug.explain._context import (
     dtype_name,
     fmt_shape,
     keras_loss_function,
-    parse_shape,
     same_shape,
     scope_owner,
     split_node,
@@ -419,55 +418,6 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     if loss in _BINARY:
         return _binary(labels, output, units, loss, activation, place, evidence, info)
     return None
-
-
-_METRIC_2D = re.compile(
-    r"(\w+) expects 2D inputs with shape \(batch_size, output_dim\)\. Received input shapes: "
-    r"y_pred\.shape=\(([^)]*)\) and y_true\.shape=\(([^)]*)\)"
-)
-
-
-def metric_label_encoding(ctx: ErrorContext) -> Explained | None:
-    """M05: a metric that takes one-hot (or multi-hot) rows (F1Score, FBetaScore) got class ids;
-    S07 when the output is one column (0/1 labels that lack only their column axis)."""
-    found = _METRIC_2D.search(ctx.text)
-    if found is None:
-        return None
-    metric = "F1Score" if found.group(1) == "FBetaScore" else found.group(1)
-    pred = parse_shape(f"({found.group(2)})")
-    true = parse_shape(f"({found.group(3)})")
-    if pred is None or true is None or len(true) != len(pred) - 1 or pred[-1] is None:
-        return None
-    units = pred[-1]
-    if units == 1:
-        # one sigmoid column: the labels are 0/1 per example and lack only the column axis
-        # (one-hot needs two or more classes); F1Score's default threshold (None) takes each
-        # row's largest value as the positive, which with one column is every row
-        return (
-            finding(
-                "S07",
-                f"{metric} takes labels shaped like the predictions, (batch, 1), but the labels "
-                f"are {fmt_shape(true)}: one 0/1 value per example without its column axis",
-                place=f"metric {metric}",
-                evidence=f"y_pred.shape={fmt_shape(pred)}, y_true.shape={fmt_shape(true)}",
-                hint=f"give the labels the column axis, `{_name(ctx.labels)}.reshape(-1, 1)`; with "
-                f"one sigmoid column also set `keras.metrics.{metric}(threshold=0.5)`",
-            ),
-            (),
-        )
-    return (
-        finding(
-            "M05",
-            f"{metric} takes one-hot labels of shape (batch, {units}), one column per class, but "
-            f"the labels are class ids {fmt_shape(true)}",
-            place=f"metric {metric}",
-            evidence=f"y_pred.shape={fmt_shape(pred)}, y_true.shape={fmt_shape(true)}",
-            hint=f"one-hot encode the labels (`keras.utils.to_categorical(y, {units})`) with "
-            "loss='categorical_crossentropy'; or keep the class ids and the sparse loss, and drop "
-            f"{metric} (compute it after training on argmax predictions)",
-        ),
-        (),
-    )
 
 
 def _validation_labels(

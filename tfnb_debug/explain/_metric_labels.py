@@ -1,0 +1,72 @@
+"""M05 / S07: a metric that takes one column per class (``F1Score``, ``FBetaScore``) given labels
+of another encoding.
+
+Keras says "FBetaScore expects 2D inputs with shape (batch_size, output_dim)" with both
+shapes.  With two or more output columns the labels are class ids where the metric wants
+one-hot rows (M05); with one sigmoid column they are 0/1 values that lack only their column
+axis (S07), and the metric's default threshold (None, each row's largest value) would count
+every row as positive.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext, fmt_shape, parse_shape
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.ground.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+
+def _name(ctx: ErrorContext) -> str:
+    return ctx.labels.name if ctx.labels is not None else "y"
+
+
+_METRIC_2D = re.compile(
+    r"(\w+) expects 2D inputs with shape \(batch_size, output_dim\)\. Received input shapes: "
+    r"y_pred\.shape=\(([^)]*)\) and y_true\.shape=\(([^)]*)\)"
+)
+
+
+def metric_label_encoding(ctx: ErrorContext) -> Explained | None:
+    """M05: a metric that takes one-hot (or multi-hot) rows (F1Score, FBetaScore) got class ids;
+    S07 when the output is one column (0/1 labels that lack only their column axis)."""
+    found = _METRIC_2D.search(ctx.text)
+    if found is None:
+        return None
+    metric = "F1Score" if found.group(1) == "FBetaScore" else found.group(1)
+    pred = parse_shape(f"({found.group(2)})")
+    true = parse_shape(f"({found.group(3)})")
+    if pred is None or true is None or len(true) != len(pred) - 1 or pred[-1] is None:
+        return None
+    units = pred[-1]
+    if units == 1:
+        # one sigmoid column: the labels are 0/1 per example and lack only the column axis
+        # (one-hot needs two or more classes); F1Score's default threshold (None) takes each
+        # row's largest value as the positive, which with one column is every row
+        return (
+            finding(
+                "S07",
+                f"{metric} takes labels shaped like the predictions, (batch, 1), but the labels "
+                f"are {fmt_shape(true)}: one 0/1 value per example without its column axis",
+                place=f"metric {metric}",
+                evidence=f"y_pred.shape={fmt_shape(pred)}, y_true.shape={fmt_shape(true)}",
+                hint=f"give the labels the column axis, `{_name(ctx)}.reshape(-1, 1)`; with "
+                f"one sigmoid column also set `keras.metrics.{metric}(threshold=0.5)`",
+            ),
+            (),
+        )
+    return (
+        finding(
+            "M05",
+            f"{metric} takes one-hot labels of shape (batch, {units}), one column per class, but "
+            f"the labels are class ids {fmt_shape(true)}",
+            place=f"metric {metric}",
+            evidence=f"y_pred.shape={fmt_shape(pred)}, y_true.shape={fmt_shape(true)}",
+            hint=f"one-hot encode the labels (`keras.utils.to_categorical(y, {units})`) with "
+            "loss='categorical_crossentropy'; or keep the class ids and the sparse loss, and drop "
+            f"{metric} (compute it after training on argmax predictions)",
+        ),
+        (),
+    )
