@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall, evaluate
+from tfnb_debug.explain._library_results import assigned_before
 from tfnb_debug.explain._violation import Violation, fmt, shape_of
 
 _NONE_USED = re.compile(r"\(None\)|NoneType|None values not supported")
@@ -296,15 +297,9 @@ def numpy_target(call: LiveCall, exc: BaseException) -> Violation | None:
 
 def last_assignment(call: LiveCall, name: str) -> str:
     """The right-hand side of the last ``name = ...`` before the call, "" when none."""
-    if not name.isidentifier() or not call.filename:
+    if not call.filename:
         return ""
-    pattern = re.compile(rf"^\s*{re.escape(name)}\s*=\s*(.+?)\s*$")
-    found = ""
-    for line in linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]:
-        match = pattern.match(line)
-        if match:
-            found = match.group(1)
-    return found
+    return assigned_before(name, call.filename, call.lineno)
 
 
 def consumed_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
