@@ -15,6 +15,7 @@ from typing import Any
 
 from tfnb_debug.diagnostics.shape_hints import reshape_hint
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._traceback_objects import _sequential_build
 from tfnb_debug.explain._violation import Violation
 
 
@@ -24,8 +25,8 @@ def reshape_target(call: LiveCall, exc: BaseException) -> Violation | None:
     if "total size of the tensor must be unchanged" not in text:
         return None
     layer = call.receiver
-    if type(layer).__name__ != "Reshape":
-        return None
+    if type(layer).__name__ != "Reshape" or _sequential_build(exc) is not None:
+        return None  # a Sequential's layer list: the build rule shows the layers built before
     name = str(getattr(layer, "name", "") or "the Reshape")
     producer, producer_class = _producer(call.value("inputs"))
     hint = reshape_hint(text, name, producer, producer_class)
