@@ -316,6 +316,81 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("float(grid[0])",),
         ("tf.cast",),
     ),
+    # one axis too few: the batch axis or the channel axis, read from the data against the
+    # model's Input (or, with no Input declared, from a channel-sized last axis)
+    (
+        "one_rgb_photo_into_a_model_with_its_input",
+        """
+        net = keras.Sequential([keras.Input((64, 64, 3)), keras.layers.Conv2D(4, 3),
+                                keras.layers.Flatten(), keras.layers.Dense(1)])
+        photo = np.random.rand(64, 64, 3).astype("float32")
+        net.predict(photo / 255.0, verbose=0)
+        """,
+        "S12",
+        ("(photo / 255.0)[None]",),
+        ("channel axis (x", "x[..., None]"),
+    ),
+    (
+        "one_grayscale_example_into_a_model_with_its_input",
+        """
+        net = keras.Sequential([keras.Input((28, 28, 1)), keras.layers.Conv2D(4, 3),
+                                keras.layers.Flatten(), keras.layers.Dense(1)])
+        digits = np.random.rand(10, 28, 28).astype("float32")
+        net.predict(digits[0], verbose=0)
+        """,
+        "S12",
+        ("digits[0][None, ..., None]",),
+        ("Input(shape + (1,))",),
+    ),
+    (
+        "one_rgb_photo_into_a_sequential_without_input",
+        """
+        net = keras.Sequential([keras.layers.Conv2D(4, 3), keras.layers.Flatten(), keras.layers.Dense(1)])
+        img = np.random.rand(64, 64, 3).astype("float32")
+        net.predict(img, verbose=0)
+        """,
+        "S12",
+        ("img[None]",),
+        ("channel axis (x", "x[..., None]"),
+    ),
+    (
+        "grayscale_stack_into_a_sequential_without_input",
+        """
+        net = keras.Sequential([keras.layers.Conv2D(4, 3), keras.layers.Flatten(), keras.layers.Dense(1)])
+        net.compile("adam", "mse")
+        scans = np.random.rand(10, 28, 28).astype("float32")
+        net.fit(scans, np.random.rand(10, 1), epochs=1, verbose=0)
+        """,
+        "S01",
+        ("scans[..., None]",),
+        ("x[None]", "batch of one"),
+    ),
+    # a Python condition on a tensor: one value per element picks with tf.where, not tf.cond,
+    # whether the condition is an if, a conditional expression or one AutoGraph converted
+    (
+        "conditional_expression_in_a_layer_call",
+        """
+        class Mirror(keras.layers.Layer):
+            def call(self, x):
+                return x if x > 0 else -x
+        inp = keras.Input((3,))
+        keras.Model(inp, keras.layers.Dense(1)(Mirror()(inp)))
+        """,
+        "T02",
+        ("tf.where(", "rank-2"),
+        ("tf.cond(",),
+    ),
+    (
+        "conditional_expression_in_a_dataset_map",
+        """
+        rows = tf.data.Dataset.from_tensor_slices(np.arange(6.0).reshape(3, 2))
+        rows = rows.map(lambda r: r if r > 2 else r * 0)
+        next(iter(rows))
+        """,
+        "T02",
+        ("tf.where(", "shape (2,)"),
+        ("tf.cond(",),
+    ),
 ]
 
 
@@ -371,6 +446,14 @@ def test_fixed_versions_run(alt_shell: InteractiveShell) -> None:
     m3 = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid")])
     m3.compile("adam", "binary_crossentropy", metrics=[keras.metrics.F1Score(threshold=0.5)])
     m3.fit(np.random.rand(16, 4).astype("float32"), labels, epochs=1, verbose=0)
+    net = keras.Sequential([keras.Input((64, 64, 3)), keras.layers.Conv2D(4, 3),
+                            keras.layers.Flatten(), keras.layers.Dense(1)])
+    photo = np.random.rand(64, 64, 3).astype("float32")
+    net.predict((photo / 255.0)[None], verbose=0)
+    net2 = keras.Sequential([keras.layers.Conv2D(4, 3), keras.layers.Flatten(), keras.layers.Dense(1)])
+    net2.compile("adam", "mse")
+    scans = np.random.rand(10, 28, 28).astype("float32")
+    net2.fit(scans[..., None], np.random.rand(10, 1), epochs=1, verbose=0)
     """
     success, lines = _run(alt_shell, code)
     assert success and lines == [], lines

@@ -56,6 +56,8 @@ GENERIC_FAILURE_HINT = "compare what"
 
 def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
     """A fix for the common failures: missing batch axis, missing Flatten, skip branch not downsampled."""
+    from tfnb_debug.ground.values import format_shape
+
     ranks = [len(t.shape) for t in row.inputs if t.shape is not None]
     first = row.inputs[0] if row.inputs else None
     producer = (first.producer if first else None) or "the previous step"
@@ -74,12 +76,13 @@ def failure_hint(row: LayerCall, calls: Sequence[LayerCall]) -> str:
         if by_layer:
             return by_layer
         from_data = first is not None and first.producer == "input"
-        batched = first is not None and bool(first.shape) and first.shape[0] is None  # type: ignore[index]
+        shape = tuple(first.shape) if first is not None and first.shape else ()
+        batched = bool(shape) and shape[0] is None
         if from_data and found == expected - 1 and kind != "max_" and batched:
             return (
-                f"the input has a batch axis but one axis too few ({found}, '{row.name}' needs "
-                f"{expected}): add the channel axis (the feature axis of a sequence), "
-                "x[..., None] and Input(shape + (1,))"
+                f"each example is {format_shape(shape[1:])}, {found - 1} axes where "
+                f"'{row.name}' reads {expected - 1}: add the channel axis (the feature axis of "
+                "a sequence), x[..., None] and Input(shape + (1,))"
             )
         if from_data and found == expected - 1 and kind != "max_":
             return (

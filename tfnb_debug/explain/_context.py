@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._condition import condition_rank
 from tfnb_debug.explain._contracts import ContractReport, read_contract
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
@@ -337,100 +338,8 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         missing_attribute=_safely(_missing_attribute, exc),
         misuse=_safely(misused_result, exc, is_user_file),
         variables=_safely(_layer_variables, exc) or (),
-        condition_rank=_safely(_condition_rank, exc),
+        condition_rank=_safely(condition_rank, exc),
     )
-
-
-def _condition_rank(exc: BaseException) -> int | None:
-    """The highest static rank among the tensors named in the condition of the innermost user
-    line when it is an ``if``/``while``/``assert`` (read from the frame's locals), else None."""
-    import ast
-    import linecache
-    import textwrap
-
-    tb, user = exc.__traceback__, None
-    while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            user = tb
-        tb = tb.tb_next
-    if user is None:
-        return None
-    line = linecache.getline(user.tb_frame.f_code.co_filename, user.tb_lineno).strip()
-    if not re.match(r"(if|elif|while|assert)\b", line):
-        return None
-    text = textwrap.dedent(line).rstrip(":")
-    text = re.sub(r"^(if|elif|while|assert)\s+", "", text)
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        return None
-    local = user.tb_frame.f_locals
-
-    def operands(node: ast.expr) -> list[ast.expr]:
-        # the values the condition compares or combines (not what a call reduces)
-        if isinstance(node, ast.Compare):
-            return [node.left, *node.comparators]
-        if isinstance(node, ast.BoolOp):
-            return [o for v in node.values for o in operands(v)]
-        if isinstance(node, ast.UnaryOp):
-            return operands(node.operand)
-        return [node]
-
-    ranks = []
-    for node in operands(tree.body):
-        if _whole_reduction(node):
-            ranks.append(0)
-            continue
-        value = _attribute_value(node, local)
-        if value is not None:
-            shape = getattr(value, "shape", None)
-            rank = getattr(shape, "rank", None)
-            if rank is None and isinstance(shape, tuple):
-                rank = len(shape)
-            if isinstance(rank, int):
-                ranks.append(rank)
-    return max(ranks) if ranks else None
-
-
-_REDUCTIONS = re.compile(
-    r"^(reduce_(sum|mean|max|min|prod|all|any)|sum|mean|max|min|prod|all|any|norm)$"
-)
-
-
-def _whole_reduction(node: Any) -> bool:
-    """``tf.reduce_max(x)`` / ``keras.ops.mean(x)`` / ``tf.norm(x)`` without an axis: a scalar."""
-    import ast
-
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-        return False
-    if not _REDUCTIONS.match(node.func.attr) or len(node.args) != 1:
-        return False
-    root = node.func.value
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not isinstance(root, ast.Name) or root.id not in ("tf", "ops", "keras", "K"):
-        return False  # np.max and a tensor's own methods are another story
-    return not any(k.arg in ("axis", "axes") for k in node.keywords)
-
-
-def _attribute_value(node: Any, local: Mapping[str, Any]) -> Any:
-    """The value of a name or an attribute chain on a local (``x``, ``self.mask``), read with
-    plain getattr on instance data (no properties run: a property may compute); else None."""
-    import ast
-
-    chain: list[str] = []
-    while isinstance(node, ast.Attribute):
-        chain.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name) or node.id not in local:
-        return None
-    value = local[node.id]
-    for attr in reversed(chain):
-        namespace = getattr(value, "__dict__", None)
-        if not isinstance(namespace, dict) or attr not in namespace:
-            return None
-        value = namespace[attr]
-    return value
 
 
 def _layer_variables(exc: BaseException, limit: int = 400) -> tuple[tuple[str, str], ...]:

@@ -44,11 +44,7 @@ def _data_origin(
     (``extra_axis``: the tensor has one axis more than the layer takes; not when a ``map``
     between the two ``batch()`` calls makes examples of the first), or a 1-D array.  None
     when a layer made the tensor (its producer is the evidence then)."""
-    if (
-        source is not None
-        and source.producer not in ("", "input")
-        and (source.producer_class != "InputLayer")
-    ):
+    if not fed_by_data(source):
         return None
     if expected is not None and len(received) == len(expected) - 1:
         return _unbatched_dataset(ctx, received)
@@ -106,6 +102,13 @@ def _data_origin(
     )
 
 
+def fed_by_data(source: InputInfo | None) -> bool:
+    """The tensor a layer got is the model's input (the data), not a tensor a layer made."""
+    return (
+        source is None or source.producer in ("", "input") or source.producer_class == "InputLayer"
+    )
+
+
 class DataOrigin(NamedTuple):
     """Where the data's axes came from: evidence, hint, and the finding's code (S12 when the
     data's structure is the cause: examples without their batch axis, batches of batches)."""
@@ -124,11 +127,7 @@ def _sample_count_width(
     x = call.arg(0, "x") if call is not None and call.method in _DATA_METHODS else None
     if x is None or not x.shape or len(x.shape) < 2 or not received:
         return None
-    if (
-        source is not None
-        and source.producer not in ("", "input")
-        and source.producer_class != "InputLayer"
-    ):
+    if not fed_by_data(source):
         return None  # a layer of the model made the tensor, not the data
     rows, width = x.shape[0], x.shape[-1]
     if rows != value or width != received[-1] or rows == width:

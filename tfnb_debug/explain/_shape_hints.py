@@ -138,11 +138,12 @@ def _rank_hint(
             "the batch axis was folded into the features (e.g. a reshape to (-1,)); keep it: "
             "use keras.layers.Reshape / Flatten, which leave the batch axis alone"
         )
-    if len(received) < expected_ndim and received and received[0] is None:
+    if len(received) == expected_ndim - 1 and received and received[0] is None:
+        # batched (Keras traced the batch size as None): each example lacks one axis
         return (
-            f"the input has a batch axis but {expected_ndim - len(received)} axis too few: add "
-            "the channel axis (the feature axis of a sequence), x[..., None] in the data and "
-            "Input(shape + (1,))"
+            f"each example is {fmt_shape(received[1:])}, {len(received) - 1} axes where "
+            f"'{layer}' reads {expected_ndim - 1}: add the channel axis (the feature axis of a "
+            "sequence), x[..., None] in the data and Input(shape + (1,))"
         )
     if len(received) < expected_ndim:
         return (

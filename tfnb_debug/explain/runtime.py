@@ -24,6 +24,12 @@ _NOT_SCALAR = re.compile(
     r"condition of (if statement|while loop|if expression|assert statement) expected to be "
     r"`tf\.bool` scalar, got Tensor\(\"[^\"]*\", shape=(\([^)]*\))"
 )
+# the same condition, when AutoGraph's tf.cond only meets it at run time (a dataset map): the
+# Switch op of the converted `if` takes one bool as its second input
+_SWITCH_NOT_SCALAR = re.compile(
+    r"The second input must be a scalar, but it has shape \[([\d,\s]+)\]\s*\[\[\{\{node "
+    r"(?:[\w.]+/)*cond(?:_\d+)?/"
+)
 _KERAS_BOOL = re.compile(r"A symbolic KerasTensor cannot be used as a (boolean|Python \w+)")
 _NOT_ALLOWED = re.compile(
     r"(Using a symbolic `tf\.Tensor` as a Python `\w+`|Iterating over a symbolic `tf\.Tensor`|[^\n.]*symbolic `tf\.Tensor`[^\n.]*?) is not allowed"
@@ -93,9 +99,14 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             "NumPy cannot read a graph tensor: use the tf.math / keras.ops equivalent, or wrap "
             "the NumPy code in tf.numpy_function"
         )
-    elif (scalar := _NOT_SCALAR.search(text)) is not None:
+    elif (scalar := _NOT_SCALAR.search(text) or _SWITCH_NOT_SCALAR.search(text)) is not None:
+        statement, shape = (
+            (f"an {scalar.group(1)}", scalar.group(2))
+            if scalar.re is _NOT_SCALAR
+            else ("a Python `if`, conditional expression or `and`/`or`", f"({scalar.group(1)},)")
+        )
         what = (
-            f"the condition of an {scalar.group(1)} is a tensor of shape {scalar.group(2)}, one "
+            f"the condition of {statement} is a tensor of shape {shape}, one "
             "value per element, where AutoGraph's tf.cond takes one bool"
         )
         hint = (
@@ -104,6 +115,11 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             "both values; or reduce the condition to one bool (tf.reduce_any / tf.reduce_all) "
             "if one branch is meant for the whole tensor"
         )
+        if scalar.re is _SWITCH_NOT_SCALAR:
+            hint += (
+                "; an `and`/`or` of element-wise conditions is `&`/`|` "
+                "(tf.logical_and / tf.logical_or)"
+            )
     elif (converted := PY_CONVERT.search(text)) is not None:
         what, hint = conversion(ctx, converted)
     elif (formatted := _FORMAT.search(text)) is not None:

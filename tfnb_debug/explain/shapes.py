@@ -26,8 +26,10 @@ from tfnb_debug.explain._data_origin import (
     _data_origin,
     _sample_count_width,
     _unbatched_dataset,
+    fed_by_data,
     padded_single_example,
 )
+from tfnb_debug.explain._example_axes import example_axes
 from tfnb_debug.explain._image_axes import full_shape
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
 from tfnb_debug.explain._shape_evidence import class_axis, fixed_batch, table_width
@@ -105,7 +107,7 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
             expected,
             ctx.input_source(layer, 0),
             extra_axis=len(received) == len(expected) + 1,
-        )
+        ) or example_axes(ctx, received, len(expected), expected)
         evidence = f"received {fmt_shape(received)}, expected {fmt_shape(expected)}"
         # the catalog's S12: a single example passed without its batch axis
         single = len(received) == len(expected) - 1 and same_shape(received, expected[1:])
@@ -236,6 +238,8 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         ) or _data_origin(
             ctx, received, None, source, extra_axis=kind != "min_ndim" and found > expected_ndim
         )
+        if unbatched is None and found < expected_ndim and fed_by_data(source):
+            unbatched = example_axes(ctx, received, expected_ndim)
         evidence = f"received {fmt_shape(received)}, expected {kind}={expected_ndim}"
         hint = (
             unbatched[1]
