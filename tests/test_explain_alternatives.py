@@ -391,6 +391,119 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("tf.where(", "shape (2,)"),
         ("tf.cond(",),
     ),
+    # round 8: the structure of the data and of a layer's results, read from the run
+    (
+        "class_count_taken_as_the_largest_id",
+        """
+        tags = np.arange(40) % 5
+        n_classes = int(tags.max())
+        inp = keras.Input((6,))
+        clf = keras.Model(inp, keras.layers.Dense(n_classes, activation="softmax")(inp))
+        clf.compile("adam", "sparse_categorical_crossentropy")
+        clf.fit(np.random.rand(40, 6), tags, epochs=1, verbose=0)
+        """,
+        "M04",
+        ("5 units", "tags.max() + 1"),
+        ("subtract 1", "1-based"),
+    ),
+    (
+        "attention_scores_passed_on_with_the_output",
+        """
+        seq = keras.Input((5, 8))
+        attended = keras.layers.MultiHeadAttention(2, 4)(seq, seq, return_attention_scores=True)
+        keras.layers.Dense(1)(attended)
+        """,
+        "S12",
+        ("out, scores =",),
+        ("Concatenate",),
+    ),
+    (
+        "three_inputs_given_in_another_order_to_evaluate",
+        """
+        a, b, c = keras.Input((3,)), keras.Input((5,)), keras.Input((7,))
+        net = keras.Model([a, b, c], keras.layers.Dense(1)(keras.layers.Concatenate()([a, b, c])))
+        net.compile("adam", "mse")
+        xa, xb, xc = np.ones((8, 3)), np.ones((8, 5)), np.ones((8, 7))
+        net.evaluate([xc, xa, xb], np.ones(8), verbose=0)
+        """,
+        "S12",
+        ("[xa, xb, xc]",),
+        ("Reshape", "Flatten"),
+    ),
+    (
+        "dataset_of_two_inputs_and_labels_flat",
+        """
+        left, right = keras.Input((4,)), keras.Input((2,))
+        pair = keras.Model([left, right], keras.layers.Dense(1)(keras.layers.Concatenate()([left, right])))
+        pair.compile("adam", "mse")
+        pairs_ds = tf.data.Dataset.from_tensor_slices((np.ones((8, 4)), np.ones((8, 2)), np.ones(8))).batch(4)
+        pair.evaluate(pairs_ds, verbose=0)
+        """,
+        "S12",
+        ("sample_weight", "((x1, x2), y)"),
+        ("Concatenate()(",),
+    ),
+    (
+        "stacked_gru_behind_a_batch_norm",
+        """
+        tagger = keras.Sequential([keras.Input((12, 3)), keras.layers.GRU(16),
+                                   keras.layers.BatchNormalization(), keras.layers.GRU(8)])
+        """,
+        "S01",
+        ("return_sequences=True",),
+        ("Reshape", "feature axis"),
+    ),
+    (
+        "gradient_list_after_the_tape_block_in_a_loop",
+        """
+        reg = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        xb = tf.ones((4, 3))
+        with tf.GradientTape() as tape:
+            out = reg(xb)
+        cost = tf.reduce_mean(out ** 2)
+        grads = tape.gradient(cost, reg.trainable_variables)
+        norms = [tf.norm(g) for g in grads]
+        """,
+        "T03",
+        ("after the tape's `with` block",),
+        ("watch(",),
+    ),
+    (
+        "token_lists_of_different_lengths_to_predict",
+        """
+        reader = keras.Sequential([keras.Input((None,)), keras.layers.Embedding(30, 4),
+                                   keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+        reviews = [[3, 9, 4], [7], [2, 2, 8, 1]]
+        reader.predict(reviews, verbose=0)
+        """,
+        "S13",
+        ("pad_sequences(reviews",),
+        ("astype",),
+    ),
+    (
+        "weights_into_a_sequential_never_built",
+        """
+        import os, tempfile
+        saved = keras.Sequential([keras.Input((5,)), keras.layers.Dense(2)])
+        where = os.path.join(tempfile.mkdtemp(), "w.weights.h5")
+        saved.save_weights(where)
+        again = keras.Sequential([keras.layers.Dense(2)])
+        again.load_weights(where)
+        """,
+        "S04",
+        ("again.build((None,", "keras.Input("),
+        ("custom_objects",),
+    ),
+    (
+        "units_from_a_numpy_count",
+        """
+        tags = np.arange(40) % 5
+        head = keras.layers.Dense(tags.max() + 1, activation="softmax")
+        """,
+        "S12",
+        ("int(tags.max() + 1)", "NumPy int64"),
+        ("a float",),
+    ),
 ]
 
 

@@ -215,20 +215,36 @@ _INT_PARAMETERS = (
 
 
 def int_argument(call: LiveCall, exc: BaseException) -> Violation | None:
-    """A float where the API counts something (``steps_per_epoch=len(x) / 32``)."""
+    """A float where the API counts something (``steps_per_epoch=len(x) / 32``), or a NumPy
+    integer where a Keras layer checks ``isinstance(value, int)`` ("expected a positive
+    integer. Received: units=4": the value prints as a valid count, its type is the cause)."""
     if not isinstance(exc, TypeError | ValueError):
         return None
     for name in _INT_PARAMETERS:
         value = call.values.get(name, UNREAD)
+        text = call.text(name)
         if isinstance(value, float) or type(value).__name__ in ("float32", "float64"):
-            text = call.text(name)
             return Violation(
                 "S12",
                 f"{name}={text}",
                 f"`{name}` counts something and takes an int; `{text}` is {value!r}, a float",
                 f"pass an int: `{name}={_int_form(text)}`",
             )
+        checked = f"Received an invalid value for `{name}`, expected a positive integer"
+        if _numpy_int(value) and int(value) > 0 and checked in str(exc):
+            return Violation(
+                "S12",
+                f"{name}={text}",
+                f"`{name}` counts something and takes a Python int; `{text}` is "
+                f"{int(value)}, but a NumPy {type(value).__name__}, which the type check refuses",
+                f"pass a Python int: `{name}=int({text})`",
+            )
     return None
+
+
+def _numpy_int(value: object) -> bool:
+    kind = type(value)
+    return kind.__module__ == "numpy" and kind.__name__.startswith(("int", "uint"))
 
 
 def _int_form(text: str) -> str:

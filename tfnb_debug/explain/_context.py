@@ -88,6 +88,32 @@ class LabelInfo:
     multi_hot_rows: int = 0  # rows of 0/1 labels with more than one 1 (multi-label targets)
 
 
+# layers whose output has their input's shape: what made a wrong shape is before them
+SHAPE_KEEPERS = frozenset(
+    {
+        "Dropout",
+        "SpatialDropout1D",
+        "SpatialDropout2D",
+        "SpatialDropout3D",
+        "GaussianNoise",
+        "GaussianDropout",
+        "AlphaDropout",
+        "BatchNormalization",
+        "LayerNormalization",
+        "GroupNormalization",
+        "UnitNormalization",
+        "Activation",
+        "ReLU",
+        "LeakyReLU",
+        "PReLU",
+        "ELU",
+        "Softmax",
+        "ActivityRegularization",
+        "Identity",
+    }
+)
+
+
 @dataclass(frozen=True)
 class ErrorContext:
     """Everything the rules look at, read once from the exception."""
@@ -142,6 +168,27 @@ class ErrorContext:
                 dtype = self.inputs[0].dtype if self.inputs else ""
                 return InputInfo(dtype, producer, cls)
         return self.inputs[index] if index < len(self.inputs) else None
+
+    def shape_maker(self, source: InputInfo | None) -> InputInfo | None:
+        """The layer that gave a tensor its shape: ``source``'s producer, or, when that layer
+        keeps its input's shape (Dropout, normalization, an activation), the layer before it,
+        read from the model's graph or from the Sequential being built."""
+        seen = 0
+        while source is not None and source.producer_class in SHAPE_KEEPERS and seen < 16:
+            seen += 1
+            before, cls = next(
+                ((p, c) for n, p, c in self.producers if n == source.producer), ("", "")
+            )
+            steps = self.sequential_build.steps if self.sequential_build is not None else ()
+            at = next((i for i, step in enumerate(steps) if step.name == source.producer), -1)
+            if not before and at > 0:
+                before, cls = steps[at - 1].name, steps[at - 1].class_name
+            if not before:
+                return source
+            source = InputInfo(
+                source.dtype, before, cls or ("InputLayer" if before == "input" else "")
+            )
+        return source
 
     @property
     def labels(self) -> LabelInfo | None:

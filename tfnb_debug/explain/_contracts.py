@@ -425,7 +425,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Model.fit",), class_weight_type, (r"has no attribute 'get'",)),
     Contract(
-        ("Model.fit", "Model.evaluate"),
+        ("Model.fit", "Model.evaluate", "Model.predict"),
         fit_argument_kinds,
         (r"Unrecognized data type", r"must be at least rank 1"),
     ),
@@ -478,7 +478,11 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("keras.Sequential",), image_input_without_channels, (r"min_ndim=4",)),
     Contract(("*",), unknown_axis_weight, (r"must be fully-defined",)),
     Contract(("*",), shrunk_input, (r"would be zero or negative", r"Negative dimension size")),
-    Contract(("*",), int_argument, (r"cannot be interpreted as an integer",)),
+    Contract(
+        ("*",),
+        int_argument,
+        (r"cannot be interpreted as an integer", r"expected a positive integer"),
+    ),
     Contract(("*",), decorator_without_call, (r"has no attribute '__name__'",)),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), ragged_data, (r"ragged",)),
     Contract(("*",), image_layer_rank, (r"Expected image tensor to have rank 3",), layer=True),

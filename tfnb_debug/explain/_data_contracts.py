@@ -28,6 +28,7 @@ from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels
+from tfnb_debug.explain._sequence_lists import sequence_lists
 from tfnb_debug.explain._violation import Violation, fmt, is_a, output_names, shape_of
 
 
@@ -398,6 +399,8 @@ def fit_argument_kinds(call: LiveCall, exc: BaseException) -> Violation | None:
         return _one_example_per_batch(call)
     if "None values not supported" in text:
         return _batches_without_labels(call)
+    if "Unrecognized data type" in text:
+        return sequence_lists(call)
     return None
 
 

@@ -112,6 +112,9 @@ def none_gradient(call: LiveCall, exc: BaseException) -> Violation | None:
             continue
         text = call.text(argument)
         assigned = _assignment(call, text) or _inline_gradient(call, text)
+        if assigned is None and (looped := _iterated(call, text)):
+            # an item of a loop over the gradients: the list is what tape.gradient returned
+            assigned, text = _assignment(call, looped), looped
         if assigned is None:
             continue
         tape, target, sources, line = assigned
@@ -121,17 +124,61 @@ def none_gradient(call: LiveCall, exc: BaseException) -> Violation | None:
     return None
 
 
+def _iterated(call: LiveCall, name: str) -> str:
+    """``grads`` when ``name`` is the variable of a loop or comprehension over it on the
+    failing line (``[tf.norm(g) for g in grads]``), else ""."""
+    if not name.isidentifier():
+        return ""
+    line = linecache.getline(call.filename, call.lineno) if call.filename else ""
+    match = re.search(rf"\bfor\s+(?:\w+\s*,\s*)?{re.escape(name)}\s+in\s+(\w+)\b", line)
+    return match.group(1) if match else ""
+
+
+def _after_block(call: LiveCall, tape: str, target: str, before: int) -> int:
+    """The line where ``target`` was assigned after the tape's ``with`` block closed (and
+    before line ``before``); 0 when it was assigned inside the block or not found."""
+    lines = linecache.getlines(call.filename)[: max(before - 1, 0)]
+    opener = re.compile(rf"^(\s*)with\s.+\bas\s+{re.escape(tape)}\s*:")
+    assigned = re.compile(rf"^\s*{re.escape(target)}\s*=[^=]")
+    start, indent = None, 0
+    for number, line in enumerate(lines):
+        match = opener.match(line)
+        if match:
+            start, indent = number, len(match.group(1))
+    if start is None or not target.isidentifier():
+        return 0
+    closed = False
+    found = 0
+    for number, line in enumerate(lines[start + 1 :], start + 2):
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            closed = True
+        if assigned.match(line):
+            found = number if closed else 0
+    return found
+
+
 def _why_none(
     call: LiveCall, tape: str, target: str, sources: str, line: int, result: str
 ) -> Violation | None:
-    source = value_of(call, sources)
-    if source is UNREAD:
-        return None
     given = (
         f"`{result} = {tape}.gradient({target}, {sources})` (line {line}) returned None"
         if result.isidentifier()
         else f"it returned None (line {line})"
     )
+    outside = _after_block(call, tape, target, line)
+    if outside:
+        return Violation(
+            "T03",
+            result,
+            f"`{result}` holds None: {given}, because `{target}` is computed on line "
+            f"{outside}, after the tape's `with` block closed, so the tape recorded none of it",
+            f"compute `{target}` inside the `with {tape}` block (indent that line into it); "
+            f"only `{tape}.gradient(...)` itself goes after the block",
+            f"`{target} = ...` on line {outside}, outside `with ... as {tape}:`",
+        )
+    source = value_of(call, sources)
+    if source is UNREAD:
+        return None
     dtype = _dtype(source)
     if _is_variable(source):
         return Violation(

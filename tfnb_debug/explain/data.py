@@ -8,6 +8,8 @@ import re
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
 from tfnb_debug.explain._data_shape_contracts import columns_for_one_input
 from tfnb_debug.explain._evidence import Arg, CallInfo
+from tfnb_debug.explain._input_order import flat_element
+from tfnb_debug.explain._library_results import assigned_before
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -303,7 +305,22 @@ def _layer_inputs(
     items = given.items if given is not None and given.kind in ("list", "tuple") else ()
     texts = [item.text for item in items]
     stateful = next((t for t in texts if "return_state=True" in t.replace(" ", "")), "")
-    if stateful and ctx.sequential_build is not None:
+    # one variable holding what a layer returned as several tensors (its states, its scores)
+    made = (
+        assigned_before(given.text, call.filename, call.lineno)
+        if call is not None and given is not None and given.text.isidentifier()
+        else ""
+    )
+    several = re.search(r"return_(state|attention_scores)\s*=\s*True", made)
+    if several is not None and given is not None:
+        parts = "out, *states" if several.group(1) == "state" else "out, scores"
+        hint = (
+            f"`{given.text}` is what `{made}` returns with return_{several.group(1)}=True: "
+            f"{received} tensors (the output first); unpack it, `{parts} = {made}`, and call "
+            f"'{layer}' on the output (or drop return_{several.group(1)}=True)"
+        )
+        what = f"{cls} '{layer}' takes one tensor but got the {received} that one layer returned"
+    elif stateful and ctx.sequential_build is not None:
         hint = (
             f"`{stateful}` returns {received} tensors (the output and its states), and a "
             f"Sequential passes them all to {cls} '{layer}': drop return_state=True, or build the "
@@ -354,7 +371,11 @@ def _input_count(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
         hint += ", or a dict {" + ", ".join(f"'{k}': x_{k}" for k in keys) + "}"
     widths = [s[-1] for s in shapes]
     items = list(given.items) if given is not None and given.kind in ("list", "tuple") else []
-    if (
+    flat = flat_element(ctx, given, expected) if received == 1 else None
+    if flat is not None:
+        evidence += f"; {flat.evidence}"
+        hint = flat.hint
+    elif (
         expected == 1
         and len(shapes) == 1
         and len(items) == received > 1

@@ -16,6 +16,7 @@ from tfnb_debug.explain._context import (
     split_node,
     target_output_shapes,
 )
+from tfnb_debug.explain._label_count import class_count
 from tfnb_debug.explain._library_results import assigned_before, assigned_from
 from tfnb_debug.explain._operands import enclosing_parameters, odd_operand
 from tfnb_debug.explain.report import NextStep
@@ -50,6 +51,9 @@ def label_out_of_range(ctx: ErrorContext) -> Explained | None:
     place = _loss_place(ctx, "SparseSoftmaxCrossEntropyWithLogits")
     low, high = (min(labels), max(labels)) if labels else (value, value)
     lookup = _label_lookup(ctx)
+    counted = class_count(ctx, value, classes, place)
+    if counted is not None:
+        return counted
     if lookup is not None and labels and low >= 1 and high == classes:
         # a StringLookup/IntegerLookup keeps index 0 (num_oov_indices=1) for unknown values
         name, size = lookup

@@ -31,6 +31,7 @@ from tfnb_debug.explain._data_origin import (
 )
 from tfnb_debug.explain._example_axes import example_axes
 from tfnb_debug.explain._image_axes import full_shape
+from tfnb_debug.explain._input_order import input_order
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
 from tfnb_debug.explain._shape_evidence import class_axis, fixed_batch, table_width
 from tfnb_debug.explain._shape_hints import (
@@ -231,6 +232,7 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         kind, expected_ndim, found = ndim.group(1), int(ndim.group(2)), int(ndim.group(3))
         received = parse_shape(ndim.group(4)) or ()
         source = ctx.input_source(layer, int(index))
+        maker = ctx.shape_maker(source)
         unbatched = (
             _unbatched_dataset(ctx, received)
             if found == expected_ndim - 1 and kind != "max_ndim"
@@ -246,9 +248,9 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
             if unbatched
             else (
                 producer_rank_hint(
-                    layer, expected_ndim, received, source.producer, source.producer_class
+                    layer, expected_ndim, received, maker.producer, maker.producer_class
                 )
-                if source is not None
+                if maker is not None
                 else None
             )
             or sequence_rank_hint(ctx, layer, expected_ndim, received)
@@ -264,12 +266,18 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
         )
     shapes = _SPEC_SHAPE.search(detail)
     if shapes is not None:
-        hint, structure = full_shape(ctx, layer, shapes.group(1), shapes.group(2), int(index))
+        order = input_order(ctx)
+        hint, structure = (
+            (order.hint, True)
+            if order is not None
+            else full_shape(ctx, layer, shapes.group(1), shapes.group(2), int(index))
+        )
         return _s01(
             ctx,
             layer,
             f"input {index} has shape {shapes.group(2)} but the layer expects {shapes.group(1)}",
-            evidence=f"received {shapes.group(2)}, expected {shapes.group(1)}",
+            evidence=f"received {shapes.group(2)}, expected {shapes.group(1)}"
+            + (f"; {order.evidence}" if order is not None else ""),
             hint=hint,
             structure=structure,
         )

@@ -1,0 +1,60 @@
+"""Python lists of sequences given to ``fit``/``evaluate``/``predict`` (S13).
+
+Keras takes arrays, tensors, DataFrames, datasets and generators; a plain Python list of
+lists (token ids from a tokenizer, one list per text) is refused as "Unrecognized data
+type".  When the lists have different lengths they cannot become one array: they need
+padding to one length (``keras.utils.pad_sequences``), the same fix as ``batch()`` of
+variable-length elements (S13).  When they all have one length, ``np.array`` stacks them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._violation import Violation
+
+_SAMPLE = 2000  # lists read at most (a corpus of reviews can be long)
+
+
+def sequence_lists(call: LiveCall) -> Violation | None:
+    """S13: an argument is a list of sequences, which Keras does not convert."""
+    for name in ("x", "y", "validation_data"):
+        value = call.value(name)
+        lengths = _lengths(value)
+        if lengths is None:
+            continue
+        text = call.text(name) or name
+        distinct = sorted(set(lengths))
+        if len(distinct) > 1:
+            shown = ", ".join(str(n) for n in lengths[:5]) + (", ..." if len(lengths) > 5 else "")
+            return Violation(
+                "S13",
+                text,
+                f"`{text}` is a Python list of {len(lengths)} sequences of different lengths "
+                f"({distinct[0]} to {distinct[-1]}), which Keras cannot stack into one array",
+                f"pad them to one length first: `{text} = keras.utils.pad_sequences({text}, "
+                f"padding='post')` (0 as padding; `maxlen=` to cut long ones; with an Embedding, "
+                "`mask_zero=True` keeps the padding out)",
+                f"lengths {shown}",
+            )
+        return Violation(
+            "S13",
+            text,
+            f"`{text}` is a Python list of {len(lengths)} sequences, which Keras does not "
+            "convert: it takes arrays",
+            f"stack them into one array: `{text} = np.array({text})` (they all have length "
+            f"{distinct[0]})",
+            f"{len(lengths)} lists of length {distinct[0]}",
+        )
+    return None
+
+
+def _lengths(value: Any) -> list[int] | None:
+    """The lengths of a list whose items are all lists or tuples (not arrays), else None."""
+    if value is UNREAD or not isinstance(value, list) or not value:
+        return None
+    items = value[:_SAMPLE]
+    if not all(isinstance(item, list | tuple) for item in items):
+        return None
+    return [len(item) for item in items]
