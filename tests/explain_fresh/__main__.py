@@ -14,6 +14,7 @@ import importlib
 import json
 import os
 import sys
+import tempfile
 from collections import Counter
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -42,20 +43,28 @@ def main(argv: list[str] | None = None, package: str = "tests.explain_fresh") ->
     if not cases:
         print(f"no cases for family {args.family!r}, case {args.case!r}", file=sys.stderr)
         return 2
+    json_path = os.path.abspath(args.json) if args.json else ""
     shell = InteractiveShell.instance()
     with capture_output():
         shell.run_line_magic("load_ext", "tfnb_debug")
         shell.run_cell(PRELUDE, store_history=False)
     results = []
-    for case in cases:
-        result = run_case(shell, case)
-        results.append(result)
-        first = result.findings[0][:200] if result.findings else "-"
-        print(f"{result.verdict:8} {case.family}/{case.name}: {first}", flush=True)
-        if args.full:
-            print(f"         raised {result.raised}")
-            for line in result.findings:
-                print(f"         | {line}")
+    # cases save models and checkpoints under relative paths: keep them out of the checkout
+    home = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="tfnb-cases-") as work:
+        os.chdir(work)
+        try:
+            for case in cases:
+                result = run_case(shell, case)
+                results.append(result)
+                first = result.findings[0][:200] if result.findings else "-"
+                print(f"{result.verdict:8} {case.family}/{case.name}: {first}", flush=True)
+                if args.full:
+                    print(f"         raised {result.raised}")
+                    for line in result.findings:
+                        print(f"         | {line}")
+        finally:
+            os.chdir(home)
 
     families = sorted({r.family for r in results})
     counts = {f: Counter(r.verdict for r in results if r.family == f) for f in families}
@@ -69,8 +78,8 @@ def main(argv: list[str] | None = None, package: str = "tests.explain_fresh") ->
         row = total if family == "total" else counts[family]
         cells = " ".join(f"{row.get(v, 0):>7}" for v in VERDICTS)
         print(f"{family:{width}} {cells} {sum(row.values()):>7}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as handle:
             json.dump([r.as_dict() for r in results], handle, indent=2)
     return 0
 
