@@ -504,6 +504,122 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("int(tags.max() + 1)", "NumPy int64"),
         ("a float",),
     ),
+    # round 9: the layer, weight or part of the data that made the shape, read from the run
+    (
+        "noise_of_a_constant_batch_in_a_lambda",
+        """
+        inp = keras.Input((3,))
+        noisy = keras.layers.Lambda(lambda t: t + tf.random.normal((16, 3)))(inp)
+        net = keras.Model(inp, keras.layers.Dense(1)(noisy))
+        net.compile("adam", "mse")
+        net.fit(np.ones((40, 3), "float32"), np.ones((40, 1), "float32"), batch_size=16, verbose=0)
+        """,
+        "S01",
+        ("fixes the batch axis at 16", "tf.shape(x)[0]"),
+        ("Input(batch_size",),
+    ),
+    (
+        "variable_made_in_call_of_a_functional_layer",
+        """
+        class Bias(keras.layers.Layer):
+            def call(self, x):
+                self.b = tf.Variable(tf.zeros((x.shape[-1],)))
+                return x + self.b
+        inp = keras.Input((4,))
+        keras.Model(inp, Bias()(inp))
+        """,
+        "T03",
+        ("add_weight", "build("),
+        ("so the shapes fit",),
+    ),
+    (
+        "gain_weight_sized_by_its_own_argument",
+        """
+        class Gain(keras.layers.Layer):
+            def __init__(self, width):
+                super().__init__()
+                self.width = width
+            def build(self, input_shape):
+                self.g = self.add_weight(shape=(self.width,), initializer="ones")
+            def call(self, x):
+                return x * self.g
+        inp = keras.Input((6,))
+        Gain(4)(inp)
+        """,
+        "S01",
+        ("input_shape[-1]", "shape=(self.width,)"),
+        ("print their shapes",),
+    ),
+    (
+        "backbone_ending_in_global_pooling_then_a_conv",
+        """
+        backbone = keras.Sequential([keras.Input((16, 16, 3)), keras.layers.Conv2D(4, 3),
+                                     keras.layers.GlobalMaxPooling2D()])
+        inp = keras.Input((16, 16, 3))
+        keras.layers.Conv2D(2, 1)(backbone(inp))
+        """,
+        "S01",
+        ("already ends in GlobalMaxPooling2D",),
+        ("Reshape",),
+    ),
+    (
+        "sequence_denoiser_fit_with_one_label_per_series",
+        """
+        series = np.random.rand(32, 30, 1).astype("float32")
+        kinds = np.random.randint(0, 2, 32)
+        inp = keras.Input((30, 1))
+        hidden = keras.layers.Conv1D(4, 3, padding="same")(inp)
+        den = keras.Model(inp, keras.layers.Conv1D(1, 3, padding="same", activation="sigmoid")(hidden))
+        den.compile("adam", "binary_crossentropy")
+        den.fit(series, kinds, epochs=1, verbose=0)
+        """,
+        "S07",
+        ("fit(series, series)",),
+        ("sparse",),
+    ),
+    (
+        "two_targets_as_a_tuple_for_one_output",
+        """
+        feats = np.random.rand(20, 3).astype("float32")
+        low, high = np.random.rand(20), np.random.rand(20)
+        reg = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        reg.compile("adam", "mse")
+        reg.fit(feats, (low, high), epochs=1, verbose=0)
+        """,
+        "S12",
+        ("np.stack([low, high], axis=1)",),
+        ("dict keyed",),
+    ),
+    (
+        "train_step_batch_passed_whole_to_the_network",
+        """
+        class Wrapped(keras.Model):
+            def __init__(self):
+                super().__init__()
+                inp = keras.Input((4,))
+                self.net = keras.Model(inp, keras.layers.Dense(1)(inp))
+            def call(self, x):
+                return self.net(x)
+            def train_step(self, batch):
+                pred = self.net(batch)
+                return {"loss": keras.ops.mean(pred)}
+        w = Wrapped(); w.compile("adam")
+        w.fit(np.ones((8, 4), "float32"), np.ones((8, 1), "float32"), verbose=0)
+        """,
+        "S12",
+        ("x, y = batch",),
+        ("once per tensor",),
+    ),
+    (
+        "image_op_mapped_over_the_labels_too",
+        """
+        shots = tf.data.Dataset.from_tensor_slices((np.random.rand(6, 8, 8, 3), np.arange(6)))
+        shots = shots.map(lambda im, lab: (tf.image.flip_left_right(im), tf.image.flip_left_right(lab)))
+        """,
+        "S01",
+        ("(tf.image.flip_left_right(im), lab)",),
+        ("before batching",),
+    ),
 ]
 
 

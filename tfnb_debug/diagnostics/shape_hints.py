@@ -291,13 +291,21 @@ def producer_rank_hint(
     received: tuple[int | None, ...],
     producer: str,
     producer_class: str,
+    inner_last: str = "",
 ) -> str | None:
-    """The hint when the wrong-rank tensor was made by a layer of the model, not by the data."""
+    """The hint when the wrong-rank tensor was made by a layer of the model, not by the data
+    (``inner_last``: the class of the producer's last layer, when the producer is a model)."""
     if not producer or producer_class in ("", "InputLayer"):
         return None
     from tfnb_debug.ground.values import format_shape
 
     made_by = f"layer '{producer}' ({producer_class})"
+    if len(received) < expected_ndim and inner_last in AXIS_DROPPERS:
+        return (
+            f"{made_by} already ends in {inner_last} (a keras.applications base built with "
+            f"pooling='avg' or 'max' does), so it gives {format_shape(received)} without the "
+            f"axes '{layer}' needs: drop '{layer}', or build '{producer}' with pooling=None"
+        )
     if len(received) < expected_ndim and producer_class in RNN_LAYERS:
         return (
             f"{made_by} returns only its last output, {format_shape(received)}, but '{layer}' needs "

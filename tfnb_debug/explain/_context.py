@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._batch_fixers import BatchFixer, batch_fixing_layer
 from tfnb_debug.explain._condition import condition_rank
 from tfnb_debug.explain._contracts import ContractReport, read_contract
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
@@ -145,6 +146,8 @@ class ErrorContext:
     variables: tuple[tuple[str, str], ...] = ()
     #: the highest rank of the tensors in the failing user line's condition (``if err > 0:``)
     condition_rank: int | None = None
+    #: the layer of the model that fixes the batch axis (read only for incompatible shapes)
+    batch_fixer: BatchFixer | None = None
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -386,6 +389,11 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         misuse=_safely(misused_result, exc, is_user_file),
         variables=_safely(_layer_variables, exc) or (),
         condition_rank=_safely(condition_rank, exc),
+        batch_fixer=(
+            _safely(batch_fixing_layer, exc)
+            if re.search(r"[Ii]ncompatible shapes|Input to reshape is", "\n".join(messages))
+            else None
+        ),
     )
 
 

@@ -285,6 +285,22 @@ def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
             f"pass one target per output, in the order of model.outputs: a list of {len(outputs)} "
             f"arrays, or a dict keyed by output name {{{', '.join(repr(n) + ': ...' for n in names)}}}"
         )
+    elif (
+        not from_dataset
+        and isinstance(y, list | tuple)
+        and len({shape_of(t) for t in y}) == 1
+        and shape_of(y[0]) is not None
+        and len(shape_of(y[0]) or ()) == 1
+    ):
+        # several 1-D targets for one output: one model predicting them all, or one output each
+        width = tuple(getattr(outputs[0], "shape", ()) or ())
+        parts = f"[{', '.join(_item_texts(call.text('y'), len(y)))}]"
+        fix = (
+            f"to predict the {len(y)} targets with this one output, stack them into one "
+            f"({len(y[0])}, {len(y)}) array, `np.stack({parts}, axis=1)`, and give the output "
+            f"layer {len(y)} units (it has {width[-1] if width else '?'}); or give the model "
+            f"{len(y)} outputs, one per target"
+        )
     else:
         fix = "pass the one target array this output is compared with"
     return Violation(
@@ -296,6 +312,16 @@ def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
         f"{text} give{'s' if not from_dataset else ''} {what}",
         fix,
     )
+
+
+def _item_texts(text: str, count: int) -> list[str]:
+    """The items of a list literal as written (``[price, volume]``), else ``y[0]``, ``y[1]``."""
+    inner = text.strip()
+    if inner[:1] in "[(" and inner[-1:] in "])":
+        items = [t.strip() for t in inner[1:-1].split(",") if t.strip()]
+        if len(items) == count:
+            return items
+    return [f"{text}[{i}]" for i in range(count)]
 
 
 def target_keys(call: LiveCall, exc: BaseException) -> Violation | None:

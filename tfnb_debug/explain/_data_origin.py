@@ -147,6 +147,10 @@ def _unbatched_dataset(ctx: ErrorContext, received: tuple[int | None, ...]) -> D
         first = ds.shapes[0] if ds.shapes else None
         if first is None or not same_shape(first, received):
             continue
+        if any(stage.kind in _BATCHING for stage in ds.stages) and "unbatch" not in {
+            stage.kind for stage in ds.stages
+        }:
+            continue  # batched (its unknown first axis is the batch): not single examples
         what = f"dataset `{ds.name}`" if ds.name else "a tf.data dataset given to this call"
         fix = f"`{ds.name} = {ds.name}.batch(32)`" if ds.name else "`.batch(32)` at its end"
         return DataOrigin(

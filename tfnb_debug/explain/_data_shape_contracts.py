@@ -303,7 +303,7 @@ def target_shape(call: LiveCall, exc: BaseException) -> Violation | None:
     text_x, text_y = call.text("x"), call.text("y")
     if y is x:
         what = (
-            f"the labels are the inputs themselves (`{text_x}`, {fmt(labels)}), so the model must "
+            f"the targets are the inputs themselves (`{text_x}`, {fmt(labels)}), so the model must "
             f"output that shape"
         )
     else:

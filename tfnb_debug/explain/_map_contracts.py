@@ -62,6 +62,10 @@ def positional_into_training(call: LiveCall, exc: BaseException) -> Violation | 
         if not 0 < index < given:
             return None
         written = _written_call(call, given)
+        mapped = call.value("map_func") if call.api.endswith("Dataset.map") else None
+        if written is None and mapped is layer and call.text("map_func").isidentifier():
+            # the layer itself is mapped: map calls it with the element's parts, (x, y)
+            written = (call.text("map_func"), ["x", "y", "sample_weight"][:given])
         if written is None:
             return None
         callee, args = written
@@ -149,17 +153,20 @@ def map_after_batch(call: LiveCall, exc: BaseException) -> Violation | None:
     batched: the function gets batches, with the batch axis first."""
     if not call.api.endswith("Dataset.map") or not _SHAPE_WORDS.search(str(exc)):
         return None
-    stages = dataset_stages(call.receiver)
-    if not _batched_before_map(stages):
-        return None
     spec = getattr(call.receiver, "element_spec", None)
     parts = spec if isinstance(spec, tuple) else (spec,)
     shapes = [shape_of(p) for p in parts]
+    function = call.text("map_func")
+    labels = _callee_on_labels(function, shapes)
+    if labels is not None:
+        return labels
+    stages = dataset_stages(call.receiver)
+    if not _batched_before_map(stages):
+        return None
     shown = ", ".join(fmt(s) for s in shapes if s is not None)
     first = next((s for s in shapes if s), None)
     if first is None:
         return None
-    function = call.text("map_func")
     batch = next((s.batch_size for s in reversed(stages) if s.kind in _BATCHING), None)
     size = f"({batch})" if batch else "(...)"
     return Violation(
@@ -172,6 +179,45 @@ def map_after_batch(call: LiveCall, exc: BaseException) -> Violation | None:
         "write it for a batch (the batch axis first; Keras augmentation layers such as "
         "RandomCrop work on batches)",
     )
+
+
+def _callee_on_labels(
+    function: str, shapes: list[tuple[int | None, ...] | None]
+) -> Violation | None:
+    """S01: a lambda over (images, labels) that applies the same callee to both parts: the
+    labels (a part two or more axes short of the images) are not images."""
+    import ast
+
+    try:
+        node = ast.parse(function.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Lambda) or len(node.args.args) != len(shapes):
+        return None
+    params = {a.arg: shape for a, shape in zip(node.args.args, shapes, strict=True)}
+    applied: dict[str, set[str]] = {}
+    written: dict[tuple[str, str], str] = {}  # (callee, argument) -> the call as written
+    for inner in ast.walk(node.body):
+        if isinstance(inner, ast.Call) and inner.args and isinstance(inner.args[0], ast.Name):
+            applied.setdefault(ast.unparse(inner.func), set()).add(inner.args[0].id)
+            written[(ast.unparse(inner.func), inner.args[0].id)] = ast.unparse(inner)
+    for callee, names in applied.items():
+        ranks = {n: len(params[n] or ()) for n in names if n in params and params[n] is not None}
+        # images have height, width and channels (and maybe a batch axis) past a label's axes
+        images = [n for n, r in ranks.items() if r >= 3 and r >= min(ranks.values()) + 2]
+        labels = [n for n, r in ranks.items() if images and r <= ranks[images[0]] - 2]
+        if images and labels:
+            label, image = labels[0], images[0]
+            return Violation(
+                "S01",
+                function,
+                f"`{callee}` is applied to `{label}` {fmt(params[label] or ())} as well as to "
+                f"the images `{image}` {fmt(params[image] or ())}: the labels are not images, "
+                "and an image layer cannot take them",
+                f"apply it to the images only and pass the labels through: `lambda {image}, "
+                f"{label}: ({written[(callee, image)]}, {label})`",
+            )
+    return None
 
 
 def _batched_before_map(stages: tuple[DatasetStage, ...]) -> bool:

@@ -234,6 +234,17 @@ def extra_output_axes(call: LiveCall, exc: BaseException) -> AxesMismatch | None
     )
     text_y = call.text("y") if "y" in call.values else "the labels"
     each = "one value" if len(labels) == 1 or "sparse" in loss.lower() else "one row"
+    data_shape = shape_of(x)
+    if data_shape is not None and len(data_shape) == rank and data_shape[1:] == out_shape[1:]:
+        # the output has the shape of the input: an autoencoder's (or a denoiser's) target
+        # is its input; a classifier's head pools
+        text_x = call.text("x") or "x"
+        fix = (
+            f"two causes fit: the model outputs one {fmt(out_shape[1:])} per example, the shape "
+            f"of its input `{text_x}`: if it reconstructs its input (an autoencoder, a "
+            f"denoiser), its targets are its inputs, `fit({text_x}, {text_x})`; if it should "
+            f"predict {text_y}, {fix}"
+        )
     return AxesMismatch(
         f"{call.method or 'fit'}(..., {text_y})",
         f"the labels {fmt(labels)} have {each} per example, but the model output "

@@ -236,3 +236,30 @@ def _loss_shape_hint(
             "use as many units as label columns, or labels shaped like the output"
         )
     return "make the labels' shape match the model output (see model.output_shape)"
+
+
+_SHAPE_RE_MERGE = r"(\([^()]*\))"
+_CONCAT = re.compile(
+    r"A `(\w+)` layer requires inputs with matching shapes .*?input_shape=\[(.*?)\]\s*$", re.M
+)
+_MERGE = re.compile(
+    r"Inputs have incompatible shapes\. Received shapes "
+    + _SHAPE_RE_MERGE
+    + " and "
+    + _SHAPE_RE_MERGE
+)
+
+
+def merge_shapes(text: str) -> tuple[str, list[tuple[int | None, ...]], bool] | None:
+    """(kind, shapes, batchless) of a merge or concatenation layer that refused its inputs."""
+    concat = _CONCAT.search(text)
+    if concat is not None:
+        shapes = [parse_shape(s) for s in re.findall(r"\([^()]*\)", concat.group(2))]
+        if len(shapes) >= 2 and all(s is not None for s in shapes):
+            return concat.group(1), [s for s in shapes if s is not None], False
+    merge = _MERGE.search(text)
+    if merge is not None:
+        a, b = parse_shape(merge.group(1)), parse_shape(merge.group(2))
+        if a is not None and b is not None:
+            return "merge", [a, b], True
+    return None

@@ -30,6 +30,8 @@ class InputInfo:
     dtype: str
     producer: str
     producer_class: str = ""  # the producing layer's class ("LSTM", "InputLayer"), "" if unknown
+    #: when the producer is a model: the class of its last layer ("GlobalAveragePooling2D")
+    inner_last: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,11 +121,13 @@ def _checked_inputs(exc: BaseException) -> tuple[InputInfo, ...]:
         history = getattr(tensor, "_keras_history", None)
         operation = getattr(history, "operation", None)
         producer = getattr(operation, "name", "")
+        inner = getattr(operation, "layers", None)
         infos.append(
             InputInfo(
                 str(name) if name is not None else "",
                 producer if isinstance(producer, str) else "",
                 type(operation).__name__ if operation is not None else "",
+                type(inner[-1]).__name__ if isinstance(inner, list) and inner else "",
             )
         )
     return tuple(infos)

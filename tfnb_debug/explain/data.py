@@ -10,6 +10,7 @@ from tfnb_debug.explain._data_shape_contracts import columns_for_one_input
 from tfnb_debug.explain._evidence import Arg, CallInfo
 from tfnb_debug.explain._input_order import flat_element
 from tfnb_debug.explain._library_results import assigned_before
+from tfnb_debug.explain._operands import enclosing_parameters
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -286,6 +287,7 @@ def _plain(name: str) -> str:
 
 
 _MODEL_CLASSES = ("Functional", "Sequential", "Model")
+_STEPS = ("train_step", "test_step", "predict_step")
 
 
 def _layer_inputs(
@@ -372,7 +374,19 @@ def _input_count(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
     widths = [s[-1] for s in shapes]
     items = list(given.items) if given is not None and given.kind in ("list", "tuple") else []
     flat = flat_element(ctx, given, expected) if received == 1 else None
-    if flat is not None:
+    user = ctx.user_code_line()
+    step = user[2].rpartition(".")[2] if user else ""
+    params = enclosing_parameters(user[0], user[1]) if user and step in _STEPS else None
+    batch = params[1] if params and len(params) >= 2 else ""
+    if given is not None and batch and given.text == batch and received > expected:
+        # Keras' fit passes train_step one batch as a tuple: (x, y) or (x, y, sample_weight)
+        hint = (
+            f"`{batch}` is the batch Keras gives `{step}`: the tuple (x, y) (or (x, y, "
+            "sample_weight)) of what fit got, not x alone; unpack it first, "
+            f"`x, y = {batch}` (or `x = {batch}[0]` when fit got no targets), and call "
+            f"'{model}' on x"
+        )
+    elif flat is not None:
         evidence += f"; {flat.evidence}"
         hint = flat.hint
     elif (

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.diagnostics.shape_hints import producer_rank_hint
+from tfnb_debug.explain._batch_fixers import batch_fixer_finding, reshape_batch_finding
 from tfnb_debug.explain._context import (
     ErrorContext,
     fmt_shape,
@@ -40,8 +41,10 @@ from tfnb_debug.explain._shape_hints import (
     _loss_shape_hint,
     _merge_hint,
     _rank_hint,
+    merge_shapes,
     sequence_rank_hint,
 )
+from tfnb_debug.explain._weight_operand import weight_operand
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -64,13 +67,6 @@ _MODEL_INPUT = re.compile(
 )
 _UNKNOWN_RANK = "Cannot take the length of shape with unknown rank"
 _CALLING = re.compile(r"Exception encountered when calling (\w+)\.call\(\)")
-_CONCAT = re.compile(
-    r"A `(\w+)` layer requires inputs with matching shapes .*?input_shape=\[(.*?)\]\s*$", re.M
-)
-_MERGE = re.compile(
-    r"Inputs have incompatible shapes\. Received shapes " + _SHAPE_RE + " and " + _SHAPE_RE
-)
-
 _INCOMPATIBLE = re.compile(r"Incompatible shapes: \[([-\d,?]*)\] vs\. \[([-\d,?]*)\]")
 _DIMS_EQUAL = re.compile(
     r"Dimensions must be equal, but are (\d+) and (\d+) for '\{\{node ([^}]+)\}\} = (\w+)\[[^\]]*\]"
@@ -139,7 +135,7 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
                 hint=unbatched[1],
                 origin=unbatched,
             )
-    merge = _merge_shapes(text)
+    merge = merge_shapes(text)
     if merge is not None:
         kind, shapes, batchless = merge
         layer = ctx.layer_names[0] if ctx.layer_names else kind
@@ -164,6 +160,8 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
         return None  # running out of memory is R03's, not a shape problem
     if _ARGUMENT_CHECK.search(ctx.key_sentence() or ""):
         return None  # the layer refused one of its own arguments, and its message names it
+    if not _SHAPE_WORDS.search(ctx.text):
+        return None  # not about what the layer was given (a variable made in call, a bug)
     received = fmt_shape(build.received) if build.received is not None else "(?)"
     producer = build.producer or "code outside a layer"
     chain = " -> ".join(
@@ -199,6 +197,7 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
 
 # a layer validating its constructor arguments ("Argument `padding` must be either 'valid' or
 # 'same'. Received: padding=causal"): not a shape the layers before it gave
+_SHAPE_WORDS = re.compile(r"shape|dimension|ndim|rank|\baxi|size|incompatible|received", re.I)
 _ARGUMENT_CHECK = re.compile(r"Argument `\w+` must|Invalid value for argument")
 
 
@@ -248,8 +247,13 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
             if unbatched
             else (
                 producer_rank_hint(
-                    layer, expected_ndim, received, maker.producer, maker.producer_class
-                )
+                    layer,
+                    expected_ndim,
+                    received,
+                    maker.producer,
+                    maker.producer_class,
+                    maker.inner_last,
+                )  # fmt: skip
                 if maker is not None
                 else None
             )
@@ -325,20 +329,6 @@ def _with_user_line(ctx: ErrorContext, evidence: str) -> str:
     return f"{evidence}; {at}" if evidence else at
 
 
-def _merge_shapes(text: str) -> tuple[str, list[tuple[int | None, ...]], bool] | None:
-    concat = _CONCAT.search(text)
-    if concat is not None:
-        shapes = [parse_shape(s) for s in re.findall(r"\([^()]*\)", concat.group(2))]
-        if len(shapes) >= 2 and all(s is not None for s in shapes):
-            return concat.group(1), [s for s in shapes if s is not None], False
-    merge = _MERGE.search(text)
-    if merge is not None:
-        a, b = parse_shape(merge.group(1)), parse_shape(merge.group(2))
-        if a is not None and b is not None:
-            return "merge", [a, b], True
-    return None
-
-
 def op_shapes(ctx: ErrorContext) -> Explained | None:
     """S07: an op, loss or metric failed on incompatible shapes."""
     text = ctx.text
@@ -347,7 +337,8 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
         node, op, inputs, in_shapes = dims.group(3), dims.group(4), dims.group(5), dims.group(6)
         scope, _ = split_node(node)
         owner = scope_owner(_strip_op_scope(scope, op))
-        kernel = _kernel_width(ctx, op, scope, inputs, in_shapes)
+        pair = re.findall(r"\[[^\]]*\]", in_shapes)[:2]
+        kernel = _kernel_width(ctx, op, scope, inputs, in_shapes) or weight_operand(ctx, pair)
         if kernel is not None:
             return kernel
         return _s07(
@@ -358,8 +349,7 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op} got inputs with shapes {in_shapes} ({dims.group(1)} vs {dims.group(2)} on one axis)",
             evidence=f"inputs {inputs.strip()}",
             loss=owner.startswith("the loss") or owner.startswith("the metric"),
-            hint=batch_axis_hint(ctx, *re.findall(r"\[[^\]]*\]", in_shapes)[:2])
-            or _label_width_hint(inputs, re.findall(r"\[[^\]]*\]", in_shapes)[:2], owner),
+            hint=batch_axis_hint(ctx, *pair) or _label_width_hint(inputs, pair, owner),
         )
     incompatible = _INCOMPATIBLE.search(text)
     matmul = _MATMUL.search(text)
@@ -392,6 +382,9 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
                     ctx, op_name, owner, node, special.message,
                     evidence=special.evidence, loss="loss" in owner, hint=special.hint,
                 )  # fmt: skip
+            fixer = batch_fixer_finding(ctx, found.group(1), found.group(2))
+            if fixer is not None:
+                return fixer
             fixed = fixed_batch(ctx, found.group(1), found.group(2))
             if fixed is not None:
                 # the data's sample count against the batch size the model fixes: S12
@@ -544,6 +537,9 @@ def spatial_and_size(ctx: ErrorContext) -> Explained | None:
     op = _RESHAPE_OP.search(text)
     if op is not None:
         have, want = int(op.group(1)), int(op.group(2))
+        fixer = reshape_batch_finding(ctx, have, want)
+        if fixer is not None:
+            return fixer
         return _s07(
             ctx,
             "Reshape",

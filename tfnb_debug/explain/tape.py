@@ -24,6 +24,8 @@ Explained = tuple[Finding, tuple[NextStep, ...]]
 NO_GRADIENTS = "No gradients provided for any variable"
 _TWICE = "A non-persistent GradientTape can only be used to compute one set of gradients"
 _SINGLETON = "tf.function only supports singleton tf.Variables created on the first call"
+# a tf.Variable made while Keras traces a layer's call (building the model, or in fit's graph)
+_NOT_LIFTED = "could not be lifted out of a `tf.function`"
 _BUILT_STATE = "You cannot add new elements of state (variables or sub-layers) to a layer that is already built"
 
 
@@ -92,6 +94,8 @@ def tape_misuse(ctx: ErrorContext) -> Explained | None:
         return _variable_per_call(ctx)
     if _BUILT_STATE in text:
         return _state_after_build(ctx)
+    if _NOT_LIFTED in text and "Variable" in text:
+        return _variable_in_call(ctx)
     if _BRANCH_RETURN.search(text):
         return _contract(
             ctx,
@@ -273,6 +277,34 @@ def _state_after_build(ctx: ErrorContext) -> Explained:
         _BUILT_STATE,
         hint,
         by="Keras",
+    )
+
+
+def _variable_in_call(ctx: ErrorContext) -> Explained:
+    """A ``tf.Variable(...)`` on a line the traced function runs: its initial value is a graph
+    tensor, which TensorFlow cannot lift out to make a variable once."""
+    user = ctx.user_code_line()
+    function = user[2] if user else ""
+    owner, _, method = function.rpartition(".")
+    if owner and method == "call":
+        return _contract(
+            ctx,
+            "the layer",
+            f"{owner} creates a tf.Variable in `call()`, which Keras traces as a graph: a "
+            "variable made there would be made anew on every call, and TensorFlow refuses it",
+            _NOT_LIFTED,
+            "create the weight once, in `build(self, input_shape)` with `self.w = "
+            "self.add_weight(shape=(input_shape[-1],), initializer='ones')` (or in `__init__` "
+            "when its shape is fixed), and only use it in `call`",
+        )
+    return _contract(
+        ctx,
+        "a tf.function",
+        "a tf.Variable is created inside a traced function: its initial value is a graph "
+        "tensor, so the variable cannot be made once, outside the graph",
+        _NOT_LIFTED,
+        "create the variable once, outside the function (or in a layer's `build`/"
+        "`__init__`, with `self.add_weight`), and only `assign` to it inside",
     )
 
 

@@ -1,0 +1,140 @@
+"""The layer of a model that fixes the batch axis, read from the model's symbolic graph.
+
+A model built on ``keras.Input`` keeps its batch axis open (``None``) through every layer,
+unless a layer's own code writes a batch size into a shape: a ``Lambda`` that reshapes to
+``(32, 4, 4)``, a sampling layer that draws noise of shape ``(BATCH, 2)``, a ``tf.zeros``
+of a constant size.  Keras records that as the layer's output shape (``(32, 4, 4)``), and
+the run fails later, at the first batch of another size (the last, smaller one), in an op
+far from the layer (the loss's ``BroadcastGradientArgs``: ``[4,1] vs [32,1]``).
+:func:`batch_fixing_layer` finds the first layer whose inputs have an open batch axis and
+whose output has a fixed one.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+from typing import Any, NamedTuple
+
+from tfnb_debug.ground.reports import Finding, finding
+
+
+class BatchFixer(NamedTuple):
+    """A layer whose output fixes the batch axis its inputs left open."""
+
+    name: str
+    class_name: str
+    shape: tuple[int | None, ...]
+
+
+def batch_fixing_layer(exc: BaseException) -> BatchFixer | None:
+    """The first layer (in the model's order) that turns an open batch axis into a number."""
+    model = _outer_model(exc)
+    if model is None:
+        return None
+    for layer in getattr(model, "layers", [])[:500]:
+        outputs = _tensors(layer, "output")
+        inputs = _tensors(layer, "input")
+        if not outputs or not inputs:
+            continue
+        if any(_batch(t) is not None for t in inputs):
+            continue  # its input was already fixed (an earlier layer, or Input(batch_size=))
+        for tensor in outputs:
+            if isinstance(_batch(tensor), int):
+                shape = tuple(getattr(tensor, "shape", ()) or ())
+                return BatchFixer(str(layer.name), type(layer).__name__, shape)
+    return None
+
+
+def _outer_model(exc: BaseException) -> Any:
+    """The outermost Keras model the traceback passes through: a method's ``self``, or the
+    receiver of ``fit``/``evaluate``/``predict``/``train_on_batch`` on a line of the
+    traceback (Keras filters its own frames out of the traceback it re-raises)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        if _is_model(owner):
+            return owner
+        line = linecache.getline(frame.f_code.co_filename, tb.tb_lineno)
+        for name in [m.group(1) for m in _RUNS.finditer(line)]:
+            value = frame.f_locals.get(name, frame.f_globals.get(name))
+            if _is_model(value):
+                return value
+        tb = tb.tb_next
+    return None
+
+
+_RUNS = re.compile(r"\b([A-Za-z_]\w*)\.(?:fit|evaluate|predict|train_on_batch|test_on_batch)\(")
+
+
+def _is_model(value: Any) -> bool:
+    return any(c.__name__ == "Model" for c in type(value).__mro__) and hasattr(value, "layers")
+
+
+def _tensors(layer: Any, which: str) -> list[Any]:
+    """The layer's symbolic input or output tensors; [] when it has none (never called, or
+    called more than once: Keras then has no single one)."""
+    try:
+        value = getattr(layer, which)
+    except (AttributeError, ValueError, RuntimeError):
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _batch(tensor: Any) -> Any:
+    shape = getattr(tensor, "shape", None)
+    try:
+        return shape[0] if shape is not None and len(shape) else "scalar"
+    except TypeError:
+        return "scalar"  # unknown rank
+
+
+def batch_fixer_finding(ctx: Any, a_text: str, b_text: str) -> tuple[Finding, tuple[()]] | None:
+    """S01 at the layer that wrote a batch size into its output, when an op later got two
+    shapes that differ only on the batch axis."""
+    from tfnb_debug.explain._context import parse_shape  # imports this module
+
+    fixer = ctx.batch_fixer
+    a, b = parse_shape(f"[{a_text}]"), parse_shape(f"[{b_text}]")
+    if fixer is None or a is None or b is None or len(a) != len(b) or not a:
+        return None
+    if a[0] == b[0] or a[1:] != b[1:] or fixer.shape[0] not in (a[0], b[0]):
+        return None
+    return _finding(
+        fixer, b[0] if a[0] == fixer.shape[0] else a[0], f"an op later got [{a_text}] vs [{b_text}]"
+    )
+
+
+def reshape_batch_finding(ctx: Any, have: int, want: int) -> tuple[Finding, tuple[()]] | None:
+    """S01 at the layer that fixes the batch axis, when a reshape to its fixed batch got
+    another number of values only because the batch was of another size."""
+    fixer = ctx.batch_fixer
+    if fixer is None or not isinstance(fixer.shape[0], int) or fixer.shape[0] <= 0:
+        return None
+    fixed = fixer.shape[0]
+    if want % fixed or have % (want // fixed) or have == want:
+        return None
+    return _finding(
+        fixer, have // (want // fixed), f"a reshape got {have} values where it asks for {want}"
+    )
+
+
+def _finding(fixer: BatchFixer, other: Any, seen: str) -> tuple[Finding, tuple[()]]:
+    from tfnb_debug.explain._context import fmt_shape  # imports this module
+
+    fixed = fixer.shape[0]
+    return (
+        finding(
+            "S01",
+            f"{fixer.class_name} '{fixer.name}' fixes the batch axis at {fixed}: its output is "
+            f"{fmt_shape(fixer.shape)} while the model's batch size is open (None), so a batch "
+            f"of another size ({other} here, e.g. the last one) breaks the step",
+            place=f"layer '{fixer.name}'",
+            evidence=f"'{fixer.name}' outputs {fmt_shape(fixer.shape)}; {seen}",
+            hint=f"let '{fixer.name}' take the batch size from its input instead of the constant "
+            f"{fixed}: `-1` in a reshape (or keras.layers.Reshape, which keeps the batch axis), "
+            "`keras.ops.shape(x)[0]` / `tf.shape(x)[0]` for noise, zeros or tiles",
+        ),
+        (),
+    )
