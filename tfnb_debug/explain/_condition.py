@@ -44,10 +44,91 @@ def condition_rank(exc: BaseException) -> int | None:
     ranks = []
     for condition in _conditions(tree):
         for node in _operands(condition):
-            rank = 0 if _whole_reduction(node) else _static_rank(_attribute_value(node, local))
+            rank = _rank_of(node, local)
             if rank is not None:
                 ranks.append(rank)
     return max(ranks) if ranks else None
+
+
+def _rank_of(node: ast.expr, local: Mapping[str, Any], depth: int = 0) -> int | None:
+    """The static rank of an expression of the condition, read without running it: a name or
+    attribute (its value's rank), an index into one (minus the integer indices), a reduction
+    (0 without an axis, one less with an integer axis), an element-wise op or call (the
+    highest rank of its operands); None when unknown."""
+    if depth > 8:
+        return None
+    if _whole_reduction(node):
+        return 0
+    if isinstance(node, ast.Name | ast.Attribute):
+        return _static_rank(_attribute_value(node, local))
+    if isinstance(node, ast.Subscript):
+        base = _rank_of(node.value, local, depth + 1)
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if base is None or any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
+            return None
+        dropped = sum(1 for p in parts if not isinstance(p, ast.Slice) and not _is_none(p))
+        added = sum(1 for p in parts if _is_none(p))
+        return base - dropped + added if base - dropped + added >= 0 else None
+    if isinstance(node, ast.BinOp):
+        sides = [_rank_of(node.left, local, depth + 1), _rank_of(node.right, local, depth + 1)]
+        known = [r for r in sides if r is not None]
+        return max(known) if known else None
+    if isinstance(node, ast.UnaryOp):
+        return _rank_of(node.operand, local, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        first = _rank_of(node.args[0], local, depth + 1)
+        if _REDUCTIONS.match(node.func.attr):
+            axis = next((k.value for k in node.keywords if k.arg == "axis"), None)
+            axis = axis if axis is not None else (node.args[1] if len(node.args) > 1 else None)
+            if isinstance(axis, ast.Constant) and isinstance(axis.value, int) and first:
+                return first - 1
+            return None  # a tensor's own method, or a tuple of axes
+        if node.func.attr not in _ELEMENTWISE:
+            return None  # a reshape, a matmul, an argmax: the rank changes
+        ranks = [_rank_of(a, local, depth + 1) for a in node.args]
+        known = [r for r in ranks if r is not None]
+        return max(known) if known else None
+    return None
+
+
+# element-wise ops (tf.*, tf.math.*, keras.ops.*): the result has the operands' broadcast rank
+_ELEMENTWISE = frozenset(
+    [
+        "greater",
+        "greater_equal",
+        "less",
+        "less_equal",
+        "equal",
+        "not_equal",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "abs",
+        "sign",
+        "square",
+        "sqrt",
+        "exp",
+        "log",
+        "sigmoid",
+        "tanh",
+        "cast",
+        "minimum",
+        "maximum",
+        "is_nan",
+        "is_inf",
+        "is_finite",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "round",
+        "floor",
+        "ceil",
+    ]
+)
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _parse(line: str) -> ast.AST | None:

@@ -296,7 +296,7 @@ def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
         width = tuple(getattr(outputs[0], "shape", ()) or ())
         parts = f"[{', '.join(_item_texts(call.text('y'), len(y)))}]"
         fix = (
-            f"to predict the {len(y)} targets with this one output, stack them into one "
+            f"to fit the {len(y)} targets with this one output, stack them into one "
             f"({len(y[0])}, {len(y)}) array, `np.stack({parts}, axis=1)`, and give the output "
             f"layer {len(y)} units (it has {width[-1] if width else '?'}); or give the model "
             f"{len(y)} outputs, one per target"

@@ -75,8 +75,8 @@ def flat_element(ctx: ErrorContext, given: Arg | None, expected: int) -> DataOri
     inputs = ctx.model_inputs
     for ds in ctx.datasets:
         shapes = ds.shapes
-        if len(inputs) != expected or len(shapes) not in (expected + 1, expected + 2):
-            continue
+        if len(inputs) != expected or len(shapes) not in (2, 3) or len(shapes) < expected:
+            continue  # Keras reads a flat element of 2 or 3 parts as (x, y[, sample_weight])
         if not all(_fits(s, i) for s, i in zip(shapes, inputs, strict=False)):
             continue
         what = f"`{ds.name}`" if ds.name else "the dataset"
@@ -84,8 +84,8 @@ def flat_element(ctx: ErrorContext, given: Arg | None, expected: int) -> DataOri
         flat = ", ".join(fmt_shape(s) if s is not None else "?" for s in shapes)
         return DataOrigin(
             f"{what} yields flat tuples of {len(shapes)} ({flat}); Keras reads an element as "
-            "(x, y) or (x, y, sample_weight), so the model got only the first as its input, the "
-            "second as labels and the third as sample_weight",
+            "(x, y) or (x, y, sample_weight), so the model got only the first part as its "
+            "input and read the next as labels (and sample weights)",
             f"nest the {expected} inputs in one tuple: build {what} from (({parts}), y), "
             f"e.g. `tf.data.Dataset.from_tensor_slices((({parts}), y))` (or a dict of inputs "
             "keyed by the Inputs' names)",

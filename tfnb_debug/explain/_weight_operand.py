@@ -32,11 +32,13 @@ def weight_operand(ctx: ErrorContext, shapes: list[str]) -> tuple[Finding, tuple
         if not re.search(rf"\bself\.{re.escape(attr)}\b", user[3]):
             continue
         others = [p for p in parsed if p is not None and tuple(p) != tuple(shape)]
-        if len(others) != 1 or not shape or len(others[0]) == len(parsed[0] or ()) == 0:
+        if len(others) != 1 or not shape or not others[0]:
             continue
         features = others[0][-1]
         if features is None or features == shape[-1]:
             continue
+        if layer.input_shape is None or not layer.input_shape or layer.input_shape[-1] != features:
+            continue  # the other operand is not the layer's input (an intermediate result)
         sized = _sized_by(layer.build_source, attr)
         made = f" by `{sized}` in build()" if sized else ""
         return (
