@@ -491,7 +491,7 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         again.load_weights(where)
         """,
         "S04",
-        ("again.build((None,", "keras.Input("),
+        ("again.build((None,", "keras.Input((5,))"),
         ("custom_objects",),
     ),
     (
@@ -514,7 +514,7 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         net.compile("adam", "mse")
         net.fit(np.ones((40, 3), "float32"), np.ones((40, 1), "float32"), batch_size=16, verbose=0)
         """,
-        "S01",
+        "S07",
         ("fixes the batch axis at 16", "tf.shape(x)[0]"),
         ("Input(batch_size",),
     ),

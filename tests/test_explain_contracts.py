@@ -250,7 +250,7 @@ BROKEN: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         "S07",
         (
             "28 -> enc1 14 -> enc2 7 -> enc3 4 (ceil of 7/2) -> dec1 8 -> dec2 16 -> dec3 32",
-            "labels are the inputs",
+            "targets are the inputs",
         ),
         ("make the labels", "one-hot", "sparse"),
     ),

@@ -147,6 +147,7 @@ from tfnb_debug.explain._tape_results import (
     numpy_sources,
     numpy_target,
 )
+from tfnb_debug.explain._unbuilt_weights import load_weights_unbuilt
 from tfnb_debug.explain._unknown_axis import unknown_axis_weight
 from tfnb_debug.explain._value_kinds import (
     list_into_layer,
@@ -451,6 +452,11 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"logits and labels must be", r"Rank mismatch"),
     ),
     Contract(("Layer.set_weights",), set_weights_unbuilt, (r"was expecting 0 weights",)),
+    Contract(
+        ("Model.load_weights",),
+        load_weights_unbuilt,
+        (r"loading weights into a model that has not yet been built",),
+    ),
     Contract(("Lambda",), lambda_function, (r"could not automatically infer the shape",)),
     Contract(("confusion_matrix",), confusion_matrix_ids, (r"Shapes of all inputs must match",)),
     Contract(("keras.Model", "keras.Function"), model_graph, (r"is not connected to `inputs`",)),

@@ -16,8 +16,6 @@ _NOT_BUILT = re.compile(r"You tried to call `(\w+)` on layer '([^']+)', but the 
 _EXPORT_UNBUILT = re.compile(
     r"The (model|layer) provided has not yet been built\. It must be built"
 )
-# load_weights on a model with no input shape: the weights file holds none either
-_LOAD_UNBUILT = re.compile(r"You are loading weights into a model that has not yet been built")
 _NEVER_CALLED = re.compile(r"The layer (\S+) has never been called and thus has no defined (\w+)")
 
 
@@ -61,18 +59,6 @@ def unbuilt_model(ctx: ErrorContext) -> Explained | None:
             "give it the shape of one example: start a Sequential with `keras.Input(shape=...)` "
             f"(or call `{var}.build((None, ...))`), or call it once on a batch (`{var}(x[:1])`, "
             "fit does that) before exporting",
-            place_line,
-        )
-    if (match := _LOAD_UNBUILT.search(text)) is not None:
-        var = _receiver(user[3] if user else "", "load_weights") or "model"
-        return _s04(
-            var,
-            f"`{var}` has no input shape yet, so the variables the weights file fills do not "
-            "exist: a model must be built before `load_weights`",
-            f'{line}Keras: "{match.group(0)}"',
-            f"build `{var}` as the saved model was built: start the Sequential with "
-            f"`keras.Input(shape=...)` (the input shape it was trained on; a weights file does "
-            f"not store it), or call `{var}.build((None, ...))` before `load_weights`",
             place_line,
         )
     if (match := _NEVER_CALLED.search(text)) is not None:
