@@ -620,6 +620,107 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("(tf.image.flip_left_right(im), lab)",),
         ("before batching",),
     ),
+    # round 10: the user's own checks, read for the values they compared and the fit before
+    (
+        "a_guard_on_history_after_nan_in_the_features",
+        """
+        feats = np.random.rand(40, 3).astype("float32"); feats[5, 1] = np.nan
+        reg = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        reg.compile("adam", "mse")
+        hist = reg.fit(feats, np.random.rand(40, 1), epochs=3, verbose=0,
+                       callbacks=[keras.callbacks.TerminateOnNaN()])
+        assert np.isfinite(hist.history["loss"][-1]), "loss is not finite"
+        """,
+        "N05",
+        ("`feats`", "column 1"),
+        ("learning rate",),
+    ),
+    (
+        "ensure_shape_on_a_parsed_length",
+        """
+        def encode(t):
+            return np.zeros(12, "float32")
+        lines = tf.data.Dataset.from_tensor_slices(["a", "b"])
+        lines = lines.map(lambda t: tf.ensure_shape(tf.numpy_function(encode, [t], tf.float32), [16]))
+        next(iter(lines))
+        """,
+        "S10",
+        ("[12]", "(16,)"),
+        ("padded_batch",),
+    ),
+    (
+        "shape_check_in_a_hand_written_loss",
+        """
+        def l1(target, guess):
+            tf.debugging.assert_equal(tf.shape(target), tf.shape(guess))
+            return tf.reduce_mean(tf.abs(target - guess))
+        l1(tf.ones((6, 1)), tf.ones((6,)))
+        """,
+        "S08",
+        ("tf.reshape(guess, (-1, 1))",),
+        ("sparse",),
+    ),
+    (
+        "rank_check_in_a_pooling_layer_after_a_gru",
+        """
+        class Pool(keras.layers.Layer):
+            def call(self, x):
+                tf.debugging.assert_rank(x, 3)
+                return tf.reduce_mean(x, axis=1)
+        seq = keras.Input((7, 2))
+        summary = keras.layers.GRU(5)(seq)
+        Pool()(summary)
+        """,
+        "S01",
+        ("return_sequences=True",),
+        ("expand_dims",),
+    ),
+    (
+        "lstm_states_tuple_into_concatenate",
+        """
+        seq = keras.Input((6, 3))
+        enc = keras.layers.LSTM(4, return_state=True)(seq)
+        keras.layers.Concatenate()([seq[:, -1, :], enc])
+        """,
+        "S01",
+        ("enc, *states =",),
+        ("Reshape",),
+    ),
+    (
+        "positions_longer_than_the_tokens",
+        """
+        tokens = keras.Input((12,), dtype="int32")
+        words = keras.layers.Embedding(50, 8)(tokens)
+        spots = keras.layers.Embedding(20, 8)(keras.ops.arange(20))
+        mixed = words + spots
+        """,
+        "S07",
+        ("keras.ops.arange(keras.ops.shape(x)[1])",),
+        ("vocab",),
+    ),
+    (
+        "labels_laid_on_their_side",
+        """
+        feats = np.random.rand(9, 2).astype("float32")
+        flags = (np.arange(9) % 2).reshape(1, -1)
+        clf = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, activation="sigmoid")])
+        clf.compile("adam", "binary_crossentropy")
+        clf.fit(feats, flags, verbose=0)
+        """,
+        "S12",
+        ("transposed", "flags.T"),
+        ("split once",),
+    ),
+    (
+        "normalization_adapted_on_a_text_column",
+        """
+        rows = np.array([[1.0, "red"], [2.0, "blue"], [3.0, "red"]], dtype=object)
+        keras.layers.Normalization().adapt(rows)
+        """,
+        "S11",
+        ("column 1", "StringLookup"),
+        ("astype",),
+    ),
 ]
 
 

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain._metric_labels import metric_label_encoding
+from tfnb_debug.explain.asserts import failed_check
 from tfnb_debug.explain.contracts import broken_contract, internal_error
 from tfnb_debug.explain.custom_layers import (
     build_given_shapes,
@@ -24,6 +25,7 @@ from tfnb_debug.explain.custom_layers import (
 from tfnb_debug.explain.data import input_structure
 from tfnb_debug.explain.data_functions import generator_structure, python_function_dtype
 from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
+from tfnb_debug.explain.diverged import diverged_fit
 from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.keras2_methods import removed_keras2_method
@@ -72,6 +74,8 @@ RULES: tuple[Rule, ...] = (
     outside_scope,
     unsupported_distribution,
     broken_contract,
+    diverged_fit,
+    failed_check,
     removed_keras2_method,
     weight_without_input_size,
     build_given_shapes,

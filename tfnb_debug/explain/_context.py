@@ -21,6 +21,7 @@ from tfnb_debug.explain._batch_fixers import BatchFixer, batch_fixing_layer
 from tfnb_debug.explain._condition import condition_rank
 from tfnb_debug.explain._contracts import ContractReport, read_contract
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
+from tfnb_debug.explain._diverged_fit import DivergedFit, read_diverged
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
 from tfnb_debug.explain._library_results import Misuse, misused_result
 from tfnb_debug.explain._traceback_objects import (
@@ -148,6 +149,8 @@ class ErrorContext:
     condition_rank: int | None = None
     #: the layer of the model that fixes the batch axis (read only for incompatible shapes)
     batch_fixer: BatchFixer | None = None
+    #: a model of the cell whose fit went non-finite (read only for failed checks)
+    diverged: DivergedFit | None = None
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -389,6 +392,12 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         misuse=_safely(misused_result, exc, is_user_file),
         variables=_safely(_layer_variables, exc) or (),
         condition_rank=_safely(condition_rank, exc),
+        diverged=(
+            _safely(read_diverged, exc)
+            if type(exc).__name__ == "AssertionError"
+            or re.search(r"had (?:NaN|Inf) values|not finite", "\n".join(messages))
+            else None
+        ),
         batch_fixer=(
             _safely(batch_fixing_layer, exc)
             if re.search(r"[Ii]ncompatible shapes|Input to reshape is", "\n".join(messages))

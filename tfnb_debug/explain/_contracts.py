@@ -131,9 +131,11 @@ from tfnb_debug.explain._optimizer_calls import (
 from tfnb_debug.explain._preprocessing import (
     adapt_pairs,
     adapt_table,
+    adapt_text_values,
     lookup_dtype,
     string_input_declared_numeric,
 )
+from tfnb_debug.explain._rank_asserts import rank_assert
 from tfnb_debug.explain._reshape_sizes import reshape_target
 from tfnb_debug.explain._saved_objects import load_custom_objects
 from tfnb_debug.explain._spatial import (
@@ -452,11 +454,7 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"logits and labels must be", r"Rank mismatch"),
     ),
     Contract(("Layer.set_weights",), set_weights_unbuilt, (r"was expecting 0 weights",)),
-    Contract(
-        ("Model.load_weights",),
-        load_weights_unbuilt,
-        (r"loading weights into a model that has not yet been built",),
-    ),
+    Contract(("Model.load_weights",), load_weights_unbuilt, (r"has not yet been built",)),
     Contract(("Lambda",), lambda_function, (r"could not automatically infer the shape",)),
     Contract(("confusion_matrix",), confusion_matrix_ids, (r"Shapes of all inputs must match",)),
     Contract(("keras.Model", "keras.Function"), model_graph, (r"is not connected to `inputs`",)),
@@ -536,6 +534,7 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), series_row, ()),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), text_dataset_into_numeric_model, ()),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), dataset_columns_for_one_input, ()),
+    Contract(("*",), rank_assert, (r"must have rank \d+\.\s+Received rank",)),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
     Contract(
         ("Reshape",),
@@ -546,6 +545,7 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),
     Contract(("adapt",), adapt_pairs, ()),
     Contract(("adapt",), adapt_table, (r"Got an element of type str",)),
+    Contract(("adapt",), adapt_text_values, (r"unsupported operand type\(s\) for",)),
     Contract(
         (
             "StringLookup",

@@ -198,6 +198,35 @@ def adapt_table(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+def adapt_text_values(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``Normalization.adapt`` (or another numeric layer's) on an array that holds strings:
+    a mean and a variance exist only for numbers."""
+    import numpy as np
+
+    data = call.values.get("data", call.values.get("arg0", UNREAD))
+    if not isinstance(data, np.ndarray) or data.dtype.kind not in "OUS" or data.ndim not in (1, 2):
+        return None
+    table = data.reshape(-1, 1) if data.ndim == 1 else data
+    sample = table[:200]
+    texts = [
+        j for j in range(table.shape[1]) if any(isinstance(v, str | bytes) for v in sample[:, j])
+    ]
+    if not texts:
+        return None
+    text, layer = call.text("data"), type(call.receiver).__name__
+    example = next(v for v in sample[:, texts[0]] if isinstance(v, str | bytes))
+    columns = ", ".join(str(j) for j in texts[:4])
+    return Violation(
+        "S11",
+        text,
+        f"`{text}` holds strings in column{'s' if len(texts) > 1 else ''} {columns} (e.g. "
+        f"{example!r}): `{layer}.adapt` computes statistics that only numbers have",
+        f"adapt `{layer}` on the numeric columns only, and encode the text column"
+        f"{'s' if len(texts) > 1 else ''} separately (keras.layers.StringLookup with "
+        "output_mode='one_hot', or pd.get_dummies) before joining them",
+    )
+
+
 def _source_input(tensor: Any, inputs: list[Any], limit: int = 50) -> Any:
     """The model Input ``tensor`` comes from, following each layer's first input."""
     for _ in range(limit):

@@ -20,6 +20,8 @@ def load_weights_unbuilt(call: LiveCall, exc: BaseException) -> Violation | None
     """S04: ``load_weights`` on a Sequential without an Input (subclassed models: Keras'
     message names the fix, ``build()``)."""
     model = call.receiver
+    if "has not yet been built" not in str(exc):
+        return None
     if type(model).__name__ != "Sequential" or getattr(model, "built", True):
         return None
     source = call.source

@@ -82,8 +82,16 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
     between = [type(a).__name__ for a in after]
     flattened = "Flatten" in between or "Reshape" in between
     shape = fmt(shape_of(made))
-    if kind == "InputLayer":
-        dims = shape_of(made) or ()
+    dims = shape_of(made) or ()
+    if kind == "InputLayer" and len(dims) >= 3 and dims[-1] is None and not flattened:
+        # the Input's own last axis is undeclared: the features per step, not a length
+        steps = ", ".join("None" if d is None else str(d) for d in dims[1:-1])
+        source = f"the model's Input {shape} does not declare its last (feature) axis"
+        fixes = (
+            f"declare the features each step has: `keras.Input(shape=({steps}, n_features))` "
+            "(the data's last axis); only the steps axis may stay None"
+        )
+    elif kind == "InputLayer":
         fixed = ", ".join("maxlen" if d is None else str(d) for d in dims[1:])
         fixed = f"({fixed},)" if len(dims) == 2 else f"({fixed})"
         source = f"the model's Input {shape} has no fixed length"

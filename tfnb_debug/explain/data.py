@@ -190,6 +190,31 @@ def _cardinality(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
             f"x and y in {where} have different numbers of samples: {x_name} has "
             f"{x_sizes[0] if x_sizes else '?'}, {y_shown} has {', '.join(map(str, y_sizes))}"
         )
+        y_shape = y_arg.shape if y_arg is not None and y_arg.kind != "tuple" else None
+        if (
+            y_shape is not None
+            and len(y_shape) == 2
+            and x_sizes
+            and y_shape[0] != x_sizes[0]
+            and y_shape[1] == x_sizes[0]
+        ):
+            # one row of n values for n samples: the labels are lying on their side
+            return (
+                finding(
+                    "S12",
+                    message + f": {y_shown} {fmt_shape(y_shape)} holds the {x_sizes[0]} labels "
+                    f"along its second axis (transposed)",
+                    place=_call_place(ctx, call),
+                    evidence=evidence,
+                    hint=(
+                        f"drop the `.T`: `{y_name[:-2]}` gives one row per sample"
+                        if y_name.endswith(".T")
+                        else f"transpose it to one row per sample: `{y_name}.T`"
+                    )
+                    + f", shape ({x_sizes[0]}, {y_shape[0]})",
+                ),
+                (),
+            )
         hint = (
             "x and y need one row per sample, in the same order: take the same rows from both "
             "(a split, filter or shuffle applied to only one of them?), e.g. split once with "
@@ -313,11 +338,14 @@ def _layer_inputs(
         if call is not None and given is not None and given.text.isidentifier()
         else ""
     )
+    if not made and given is not None and "(" in given.text:
+        made = given.text  # the layer call written inline: `Dense(1)(lstm(x, ...))`
     several = re.search(r"return_(state|attention_scores)\s*=\s*True", made)
     if several is not None and given is not None:
         parts = "out, *states" if several.group(1) == "state" else "out, scores"
+        lead = f"`{made}`" if made == given.text else f"`{given.text}` is what `{made}`"
         hint = (
-            f"`{given.text}` is what `{made}` returns with return_{several.group(1)}=True: "
+            f"{lead} returns with return_{several.group(1)}=True: "
             f"{received} tensors (the output first); unpack it, `{parts} = {made}`, and call "
             f"'{layer}' on the output (or drop return_{several.group(1)}=True)"
         )
@@ -332,11 +360,25 @@ def _layer_inputs(
     else:
         names = ", ".join(texts[:received]) if len(texts) >= received else ""
         merged = f"[{names}]" if names else "[a, b]"
-        hint = (
-            f"{cls} takes one tensor: to use {'both' if received == 2 else f'all {received}'}, merge them first, "
-            f"`keras.layers.Concatenate()({merged})`, and call '{layer}' on the result (or call "
-            f"it on each one separately)"
-        )
+        same = len({i.shape for i in items}) == 1 and items[0].shape is not None
+        if same and "Normalization" in cls:
+            # a normalization given a block's input and output: the residual sum it normalizes
+            hint = (
+                f"{cls} normalizes one tensor; {'both' if received == 2 else 'all'} have shape "
+                f"{fmt_shape(items[0].shape or ())}, a residual connection: add them first, "
+                f"`{cls}()(keras.layers.Add()({merged}))`"
+            )
+        else:
+            hint = (
+                f"{cls} takes one tensor: to use {'both' if received == 2 else f'all {received}'}, merge them first, "
+                f"`keras.layers.Concatenate()({merged})`"
+                + (
+                    ", or `keras.layers.Add()` for a residual sum (they have one shape)"
+                    if same
+                    else ""
+                )
+                + f", and call '{layer}' on the result (or call it on each one separately)"
+            )
         what = f"{cls} '{layer}' takes one tensor but was called on {received}"
     return (
         finding(

@@ -376,12 +376,13 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         evidence = text_arg.describe()
     elif re.search(r"Invalid dtype: (str|bytes)\d*", ctx.text):
         # a NumPy array of strings (dtype <U / S); the argument was not read
-        message = "the data is a NumPy array of strings, which Keras does not feed to a model"
+        message = "the data holds strings, which Keras does not feed to a model of numbers"
         hint = (
-            "turn the text into what the model was trained on: apply the same "
-            "keras.layers.TextVectorization / StringLookup (e.g. model.predict(vectorize(texts))), "
-            "or, with that layer in the model behind a keras.Input(shape=(), dtype='string'), "
-            "pass tf.constant(texts)"
+            "two causes fit, and the data was not read: a table with a text column (encode it as "
+            "numbers with pd.get_dummies, category codes or a keras.layers.StringLookup, or drop "
+            "it), or raw text for a text model (vectorize it with the same "
+            "keras.layers.TextVectorization, or put that layer in the model behind "
+            "keras.Input(shape=(), dtype='string') and pass tf.constant(texts))"
         )
         evidence = ctx.key_sentence()
     elif match.group(1) in ("list", "tuple", "numpy.ndarray", "ndarray"):

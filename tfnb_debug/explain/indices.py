@@ -158,8 +158,7 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
     elif value == size:
         hint = (
             f"id {value} equals input_dim: ids must be below it, so input_dim = max id + 1 "
-            "(ids that start at 1, or a vocabulary size without the padding/OOV slot, need one "
-            f"more row: at least {size + 1}), or re-index the ids to 0..{size - 1}"
+            f"(at least {size + 1}), or re-index the ids to 0..{size - 1}"
         )
     else:
         hint = (

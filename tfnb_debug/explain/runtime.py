@@ -394,8 +394,8 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
     """N01 / G03: a tf.debugging numerics check found NaN or Inf."""
     text = ctx.text
     check = _CHECK.search(text)
-    if check is None:
-        return None
+    if check is None or ctx.diverged is not None:
+        return None  # a check after a fit that went non-finite: that fit is the finding
     label = re.sub(r"\{\{function_node [^}]*\}\}", "", check.group(1)).strip()
     kind = check.group(2)
     v2 = _CHECK_V2_OP.search(text)

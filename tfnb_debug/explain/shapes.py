@@ -12,6 +12,7 @@ import re
 
 from tfnb_debug.diagnostics.shape_hints import producer_rank_hint
 from tfnb_debug.explain._batch_fixer_findings import batch_fixer_finding, reshape_batch_finding
+from tfnb_debug.explain._broadcast_sizes import broadcast_sizes
 from tfnb_debug.explain._context import (
     ErrorContext,
     fmt_shape,
@@ -34,6 +35,7 @@ from tfnb_debug.explain._example_axes import example_axes
 from tfnb_debug.explain._image_axes import full_shape
 from tfnb_debug.explain._input_order import input_order
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
+from tfnb_debug.explain._returned_tuples import returned_tuple
 from tfnb_debug.explain._shape_evidence import class_axis, fixed_batch, table_width
 from tfnb_debug.explain._shape_hints import (
     _feature_hint,
@@ -136,19 +138,22 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
                 origin=unbatched,
             )
     merge = merge_shapes(text)
-    if merge is not None:
-        kind, shapes, batchless = merge
-        layer = ctx.layer_names[0] if ctx.layer_names else kind
-        shown = ", ".join(fmt_shape(s) for s in shapes)
-        return _s01(
-            ctx,
-            layer,
-            f"the {kind} layer's inputs have shapes that do not fit together: {shown}",
-            evidence=f"input shapes {shown}"
-            + (" (per example, as Keras prints them)" if batchless else ""),
-            hint=_merge_hint(shapes, kind, batchless),
-        )
-    return None
+    if merge is None:
+        return returned_tuple(ctx)
+    kind, shapes, batchless = merge
+    tupled = returned_tuple(ctx, len(shapes))
+    if tupled is not None:
+        return tupled
+    layer = ctx.layer_names[0] if ctx.layer_names else kind
+    shown = ", ".join(fmt_shape(s) for s in shapes)
+    return _s01(
+        ctx,
+        layer,
+        f"the {kind} layer's inputs have shapes that do not fit together: {shown}",
+        evidence=f"input shapes {shown}"
+        + (" (per example, as Keras prints them)" if batchless else ""),
+        hint=_merge_hint(shapes, kind, batchless),
+    )
 
 
 def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
@@ -333,6 +338,9 @@ def _with_user_line(ctx: ErrorContext, evidence: str) -> str:
 def op_shapes(ctx: ErrorContext) -> Explained | None:
     """S07: an op, loss or metric failed on incompatible shapes."""
     text = ctx.text
+    broadcast = broadcast_sizes(ctx)
+    if broadcast is not None:
+        return broadcast
     dims = _DIMS_EQUAL.search(text)
     if dims is not None:
         node, op, inputs, in_shapes = dims.group(3), dims.group(4), dims.group(5), dims.group(6)

@@ -1,0 +1,88 @@
+"""A check in the user's own code failed: what the compared values show (S10, S08).
+
+``tf.debugging`` asserts and ``tf.ensure_shape`` carry the user's message, and TensorFlow adds
+the values it compared.  The values are the evidence; the cause is upstream of the check:
+
+- ``tf.ensure_shape(t, [32])`` on a tensor of shape ``[20]`` ("Shape of tensor EagerPyFunc
+  [20] is not compatible with expected shape [32]"): the shape a function (a
+  ``py_function``, a parse) really returns against the one declared (S10);
+- ``tf.debugging.assert_equal(tf.shape(a), tf.shape(b))`` that prints ``[16]`` and
+  ``[16 1]``: two shapes that differ by a trailing axis of 1, which in a loss (``y_true`` and
+  ``y_pred``) broadcast to ``(16, 16)`` once the check is gone (S08).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.ground.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_ENSURE = re.compile(
+    r"Shape of tensor (\w+) \[([-\d,\s]*)\] is not compatible with expected shape \[([-\d,\s]*)\]"
+)
+_EQUAL = re.compile(
+    r"Condition x == y did not hold\.\s*First \d+ elements of x:\s*\[([-\d\s]*)\]\s*"
+    r"First \d+ elements of y:\s*\[([-\d\s]*)\]"
+)
+
+
+def failed_check(ctx: ErrorContext) -> Explained | None:
+    """S10 for ``tf.ensure_shape`` against what the tensor holds; S08 for an equality check of
+    two shapes that differ by a trailing axis of 1."""
+    text = ctx.text
+    ensure = _ENSURE.search(text)
+    if ensure is not None:
+        return _ensured(ctx, ensure)
+    equal = _EQUAL.search(text)
+    user = ctx.user_code_line()
+    line = ctx.where(user[0], user[1], user[2]) if user else "the check"
+    source = user[3] if user else ""
+    if equal is None or "shape(" not in source:
+        return None
+    a = tuple(int(v) for v in equal.group(1).split())
+    b = tuple(int(v) for v in equal.group(2).split())
+    names = re.findall(r"shape\(\s*([\w.\[\]]+)\s*\)", source)
+    if len(names) != 2 or not a or not b:
+        return None
+    if b == (*a, 1) or a == (*b, 1):
+        short, long_ = (names[0], names[1]) if len(a) < len(b) else (names[1], names[0])
+        full = a if len(a) > len(b) else b
+        return (
+            finding(
+                "S08",
+                f"`{short}` and `{long_}` differ by a trailing axis of 1 "
+                f"({fmt_shape(a)} and {fmt_shape(b)}): in a loss, `{names[0]} - {names[1]}` "
+                f"would broadcast to ({full[0]}, {full[0]}), every value against every other",
+                place=line,
+                evidence=f"the check compared {fmt_shape(a)} with {fmt_shape(b)}",
+                hint=f"give `{short}` the trailing axis, `tf.reshape({short}, (-1, 1))` (or "
+                f"`y.reshape(-1, 1)` for the labels' array), or squeeze `{long_}` with "
+                f"`tf.squeeze({long_}, -1)`",
+            ),
+            (),
+        )
+    return None
+
+
+def _ensured(ctx: ErrorContext, match: re.Match[str]) -> Explained:
+    made, have, want = match.group(1), match.group(2), match.group(3)
+    have_shape = tuple(int(v) for v in have.replace(",", " ").split())
+    want_shape = tuple(int(v) for v in want.replace(",", " ").split())
+    producer = "the py_function" if made.startswith("EagerPyFunc") else f"`{made}`"
+    return (
+        finding(
+            "S10",
+            f"tf.ensure_shape declared {fmt_shape(want_shape)}, but {producer} returns "
+            f"{fmt_shape(have_shape)}",
+            place=ctx.node() or "tf.ensure_shape",
+            evidence=f"tensor {made} has shape [{have}], expected [{want}]",
+            hint=f"declare the shape the function really returns, "
+            f"`tf.ensure_shape(t, {list(have_shape)})`, or make it return "
+            f"{fmt_shape(want_shape)} (pad or cut to that length inside the function)",
+        ),
+        (),
+    )
