@@ -96,7 +96,7 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)]); m.compile("adam", "mse")
         m.fit(series, np.zeros(2), verbose=0)
         """,
-        "S11",
+        "S13",
         ("pad_sequences(list(series)", "2, 3"),
         ("astype",),
     ),

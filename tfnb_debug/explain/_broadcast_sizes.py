@@ -38,12 +38,16 @@ def broadcast_sizes(ctx: ErrorContext) -> tuple[Finding, tuple[()]] | None:
     )
     operands = _OPERANDS.search(source)
     if operands is not None and user is not None:
-        made = {n: assigned_before(n, user[0], user[1]) for n in operands.groups()}
-        evidence += "; " + "; ".join(f"`{n} = {m}`" for n, m in made.items() if m)
-        ranged = [n for n, m in made.items() if re.search(r"\b(a?range)\(", m)]
+        chains = {n: _chain(n, user[0], user[1]) for n in operands.groups()}
+        evidence += "; " + "; ".join(
+            f"`{n}` from " + " <- ".join(f"`{step}`" for step in chain)
+            for n, chain in chains.items()
+            if chain
+        )
+        ranged = [n for n, c in chains.items() if any(re.search(r"\ba?range\(", x) for x in c)]
         if ranged:
             hint = (
-                f"`{ranged[0]}` is sized by a range of fixed length ({want} or {have}) while the "
+                f"`{ranged[0]}` is sized by a range of fixed length while the "
                 f"other operand follows the data: take the positions from the data's length, "
                 f"`keras.ops.arange(keras.ops.shape(x)[1])`, or one constant for both"
             )
@@ -58,3 +62,21 @@ def broadcast_sizes(ctx: ErrorContext) -> tuple[Finding, tuple[()]] | None:
         ),
         (),
     )
+
+
+def _chain(name: str, filename: str, lineno: int) -> list[str]:
+    """Where a tensor came from, followed through the lines above: the layer input each
+    assignment's last call reads (``Embedding(...)(positions)`` -> ``positions``), up to a
+    range, an Input or three steps."""
+    steps: list[str] = []
+    current = name
+    for _ in range(3):
+        made = assigned_before(current, filename, lineno)
+        if not made:
+            break
+        fed = re.search(r"\)\(\s*([A-Za-z_]\w*)\s*\)\s*$", made)
+        steps.append(f"{current} = {made}" if not fed else f"{current} = ...({fed.group(1)})")
+        if fed is None:
+            break
+        current = fed.group(1)
+    return steps

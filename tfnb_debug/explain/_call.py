@@ -505,6 +505,10 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
         binary_columns=binary,
         extension_columns=extension,
         missing_text_columns=missing,
+        # a column of lists (token ids per row): the lengths its items have
+        row_lengths=_row_lengths(value.to_numpy())
+        if name == "Series" and value.dtype == object and not columns
+        else (),
     )
 
 

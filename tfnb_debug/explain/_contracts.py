@@ -1,11 +1,10 @@
 """Call contracts: the failing user call's arguments checked against what the API it called takes.
 
-One check per documented contract of the APIs users call most.  Each check
-reads the live arguments of :class:`~tfnb_debug.explain._api.LiveCall` and
-returns a :class:`Violation` naming the argument that breaks the contract,
-what it is, what the API takes, and a fix derived from the two (never a fix
-already in place).  :func:`read_contract` runs them while the exception is
-read and keeps plain values only (a :class:`ContractReport`).
+One check per documented contract of the APIs users call most.  Each check reads the live
+arguments of :class:`~tfnb_debug.explain._api.LiveCall` and returns a :class:`Violation`
+naming the argument that breaks the contract, what it is, what the API takes, and a fix
+derived from the two (never a fix already in place).  :func:`read_contract` runs them while
+the exception is read and keeps plain values only (a :class:`ContractReport`).
 
 ``CONTRACTS`` lists, for each check, the API names it covers and the raise
 sites (message patterns) whose exception it explains; ``scripts/explain_coverage.py``
@@ -79,6 +78,7 @@ from tfnb_debug.explain._dataset_structure import (
     padded_batch,
     sampled_datasets,
 )
+from tfnb_debug.explain._distribute_contracts import distribute_non_dataset, scalar_average_loss
 from tfnb_debug.explain._error_argument import argument_of_error
 from tfnb_debug.explain._layer_call_contracts import (
     add_weight_shape,
@@ -535,6 +535,8 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), text_dataset_into_numeric_model, ()),
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), dataset_columns_for_one_input, ()),
     Contract(("*",), rank_assert, (r"must have rank \d+\.\s+Received rank",)),
+    Contract(("experimental_distribute_dataset",), distribute_non_dataset, ("_variant_tensor",)),
+    Contract(("compute_average_loss",), scalar_average_loss, (r"at least rank 1",)),
     Contract(("Normalization",), normalization_statistics, (), layer=True),
     Contract(
         ("Reshape",),

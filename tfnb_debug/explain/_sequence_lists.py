@@ -1,4 +1,4 @@
-"""Python lists of sequences given to ``fit``/``evaluate``/``predict`` (S13).
+"""Python lists given to ``fit``/``evaluate``/``predict``: of sequences (S13), of numbers (S12).
 
 Keras takes arrays, tensors, DataFrames, datasets and generators; a plain Python list of
 lists (token ids from a tokenizer, one list per text) is refused as "Unrecognized data
@@ -22,6 +22,16 @@ def sequence_lists(call: LiveCall) -> Violation | None:
     for name in ("x", "y", "validation_data"):
         value = call.value(name)
         lengths = _lengths(value)
+        if lengths is None and _numbers(value):
+            text = call.text(name) or name
+            return Violation(
+                "S12",
+                text,
+                f"`{text}` is a Python list of {len(value)} numbers; Keras takes arrays "
+                "(or tensors, DataFrames, datasets), not lists, for x and y",
+                f"convert it once: `{text} = np.asarray({text})` (one value per sample; "
+                f"`np.asarray({text}, 'float32')` for float targets)",
+            )
         if lengths is None:
             continue
         text = call.text(name) or name
@@ -58,3 +68,12 @@ def _lengths(value: Any) -> list[int] | None:
     if not all(isinstance(item, list | tuple) for item in items):
         return None
     return [len(item) for item in items]
+
+
+def _numbers(value: Any) -> bool:
+    """A non-empty Python list of plain numbers (labels collected in a loop)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value[:_SAMPLE])
+    )

@@ -95,7 +95,7 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
         fixed = ", ".join("maxlen" if d is None else str(d) for d in dims[1:])
         fixed = f"({fixed},)" if len(dims) == 2 else f"({fixed})"
         source = f"the model's Input {shape} has no fixed length"
-        fixes = f"give the Input its length (`keras.Input(shape={fixed})`, padding the data to it)"
+        fixes = f"give the Input its fixed length, `keras.Input(shape={fixed})` (the data's length)"
     elif kind == "TextVectorization":
         source = (
             f"TextVectorization '{origin.name}' has no output_sequence_length, so each batch is "

@@ -96,4 +96,6 @@ def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Fin
         return finding("M05", problem, place=place, evidence=evidence, hint=hint)
     if code == "S04":
         return finding("S04", problem, place=place, evidence=evidence, hint=hint)
+    if code == "D01":
+        return finding("D01", problem, place=place, evidence=evidence, hint=hint)
     return finding("S12", problem, place=place, evidence=evidence, hint=hint)

@@ -361,11 +361,12 @@ def _layer_inputs(
         names = ", ".join(texts[:received]) if len(texts) >= received else ""
         merged = f"[{names}]" if names else "[a, b]"
         same = len({i.shape for i in items}) == 1 and items[0].shape is not None
-        if same and "Normalization" in cls:
+        if "Normalization" in cls and (same or not any(i.shape for i in items)):
             # a normalization given a block's input and output: the residual sum it normalizes
+            shape = f" have shape {fmt_shape(items[0].shape or ())}," if same else ""
             hint = (
-                f"{cls} normalizes one tensor; {'both' if received == 2 else 'all'} have shape "
-                f"{fmt_shape(items[0].shape or ())}, a residual connection: add them first, "
+                f"{cls} normalizes one tensor; the {received} given{shape} are a block's input "
+                f"and output (a residual connection): add them first, "
                 f"`{cls}()(keras.layers.Add()({merged}))`"
             )
         else:

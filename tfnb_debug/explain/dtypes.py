@@ -409,6 +409,9 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         )
         evidence = ctx.key_sentence()
     place = f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}" if call else ""
+    if text_arg is not None and len(text_arg.row_lengths) > 1:
+        # sequences of different lengths: the catalog's ragged data (pad them), not a dtype
+        return (finding("S13", message, place=place, evidence=evidence, hint=hint), ())
     return (finding("S11", message, place=place, evidence=evidence, hint=hint), ())
 
 

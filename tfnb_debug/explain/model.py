@@ -25,6 +25,7 @@ def unbuilt_model(ctx: ErrorContext) -> Explained | None:
     user = ctx.user_code_line()
     line = f"`{user[3]}`; " if user and user[3] else ""
     place_line = ctx.where(user[0], user[1], user[2]) if user else ""
+    legacy = _legacy_shape_argument(user[0]) if user else ""
     if (match := _NO_INPUTS.search(text)) is not None:
         name = match.group(1)
         return _s04(
@@ -32,7 +33,8 @@ def unbuilt_model(ctx: ErrorContext) -> Explained | None:
             f"Sequential model '{name}' was created without an Input, so it has no inputs "
             "(nor outputs) to build another model from",
             f'{line}Keras: "{match.group(0)}"',
-            "start the Sequential with `keras.Input(shape=...)` (the shape of one example), "
+            legacy
+            + "start the Sequential with `keras.Input(shape=...)` (the shape of one example), "
             "then `model.inputs`/`model.output` exist (e.g. for a Grad-CAM model); or build it "
             "as a Functional model",
             place_line,
@@ -45,7 +47,8 @@ def unbuilt_model(ctx: ErrorContext) -> Explained | None:
             f"`{method}()` was called on model '{name}' before it was built: its weights do not "
             "exist until it has seen an input shape",
             f'{line}Keras: "{match.group(0)}"',
-            f"call the model once on a batch first (`{var}(x[:1])`); a Sequential can instead "
+            legacy
+            + f"call the model once on a batch first (`{var}(x[:1])`); a Sequential can instead "
             "start with `keras.Input(shape=...)`, which builds it at once",
             place_line,
         )
@@ -74,6 +77,23 @@ def unbuilt_model(ctx: ErrorContext) -> Explained | None:
             place_line,
         )
     return None
+
+
+def _legacy_shape_argument(filename: str) -> str:
+    """A lead for the hint when the cell gives a layer Keras 2's shape arguments
+    (``input_shape=``, ``input_length=``, ``input_dim=`` on a Dense), which do not build a
+    Keras 3 model: "" when it does not."""
+    import linecache
+
+    source = "".join(linecache.getlines(filename))
+    found = re.search(r"\b(input_length|input_shape)\s*=\s*([^,)\]]+\)?)", source)
+    if found is None:
+        return ""
+    return (
+        f"`{found.group(1)}={found.group(2).strip()}` is Keras 2's way to give the input shape, "
+        "and Keras 3 does not build the model from it (only a first-layer `input_shape` builds, "
+        "and `input_length` is ignored): "
+    )
 
 
 def _receiver(source: str, method: str) -> str:
