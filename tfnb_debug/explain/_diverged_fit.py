@@ -31,6 +31,7 @@ class DivergedFit:
     data: str  # the fit's x as written, "" when not found
     nonfinite_values: int  # NaN/Inf values in that x (0 when finite or not read)
     columns: tuple[int, ...]  # the columns (last axis) that hold them
+    data_read: bool  # x is a NumPy array whose values were checked
     optimizer: str
     learning_rate: float | None
 
@@ -71,7 +72,9 @@ def _diverged(name: str, model: Any, source: str, space: dict[str, Any]) -> Dive
     if epoch is None and not weights:
         return None
     data = fit.group(1)
-    count, columns = _nonfinite_in(space.get(data))
+    value = space.get(data)
+    count, columns = _nonfinite_in(value)
+    checked = type(value).__module__ == "numpy" and getattr(value, "dtype", None) is not None
     optimizer = getattr(model, "optimizer", None)
     rate = getattr(optimizer, "learning_rate", None)
     try:
@@ -79,15 +82,16 @@ def _diverged(name: str, model: Any, source: str, space: dict[str, Any]) -> Dive
     except (TypeError, ValueError):
         learning_rate = None
     return DivergedFit(
-        name,
-        epoch,
-        len(losses),
-        weights,
-        data,
-        count,
-        columns,
-        type(optimizer).__name__ if optimizer is not None else "",
-        learning_rate,
+        model=name,
+        epoch=epoch,
+        epochs=len(losses),
+        weights_nonfinite=weights,
+        data=data,
+        nonfinite_values=count,
+        columns=columns,
+        data_read=checked,
+        optimizer=type(optimizer).__name__ if optimizer is not None else "",
+        learning_rate=learning_rate,
     )
 
 

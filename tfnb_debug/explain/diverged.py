@@ -57,8 +57,9 @@ def diverged_fit(ctx: ErrorContext) -> Explained | None:
     return (
         finding(
             "G05",
-            f"the check failed because `{fit.model}.fit` diverged: {when}, with finite data "
-            f"`{fit.data}` and {rate}",
+            f"the check failed because `{fit.model}.fit` diverged: {when}, with "
+            + (f"finite data `{fit.data}`" if fit.data_read else f"data `{fit.data}` (not read)")
+            + f" and {rate}",
             place=place,
             evidence=f"`{fit.model}.history.history['loss']`; weights "
             + ("non-finite" if fit.weights_nonfinite else "finite"),
