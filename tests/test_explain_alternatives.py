@@ -721,6 +721,17 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("column 1", "StringLookup"),
         ("astype",),
     ),
+    (
+        "layer_norm_given_a_block_input_and_output",
+        """
+        block_in = keras.Input((5, 16))
+        block_out = keras.layers.Dense(16)(block_in)
+        keras.layers.LayerNormalization()([block_in, block_out])
+        """,
+        "S12",
+        ("keras.layers.Add()([block_in, block_out])",),
+        ("Concatenate",),
+    ),
 ]
 
 

@@ -34,6 +34,7 @@ from tfnb_debug.explain.labels import (
     label_out_of_range,
     loss_output_mismatch,
 )
+from tfnb_debug.explain.list_input import list_into_one_input
 from tfnb_debug.explain.model import unbuilt_model
 from tfnb_debug.explain.pipelines import (
     generator_shape,
@@ -89,6 +90,7 @@ RULES: tuple[Rule, ...] = (
     dtype_mismatch,
     unregistered_custom_object,
     input_structure,
+    list_into_one_input,
     unknown_shape,
     unknown_shape_in_map,
     ragged_batch,

@@ -26,7 +26,7 @@ def returned_tuple(ctx: ErrorContext, received: int = 0) -> tuple[Finding, tuple
     user = ctx.user_code_line()
     if user is None or not user[3]:
         return None
-    names = _listed(user[3])
+    names = listed_items(user[3])
     if not names or (not _NESTED.search(ctx.text) and received <= len(names)):
         return None
     for name in names:
@@ -50,19 +50,24 @@ def returned_tuple(ctx: ErrorContext, received: int = 0) -> tuple[Finding, tuple
     return None
 
 
-def _listed(source: str) -> list[str]:
+def listed_items(source: str) -> list[str]:
     """The items, as written, of the list a call on the line is given (``Add()([a, b])``)."""
+    return list_call(source)[1]
+
+
+def list_call(source: str) -> tuple[str, list[str]]:
+    """(callee, items) of the first call on the line given one list literal."""
     import ast
 
     try:
         tree = ast.parse(source.strip())
     except SyntaxError:
-        return []
+        return "", []
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
             and len(node.args) == 1
             and isinstance(node.args[0], ast.List)
         ):
-            return [ast.unparse(item) for item in node.args[0].elts]
-    return []
+            return ast.unparse(node.func), [ast.unparse(item) for item in node.args[0].elts]
+    return "", []

@@ -361,13 +361,20 @@ def _layer_inputs(
         names = ", ".join(texts[:received]) if len(texts) >= received else ""
         merged = f"[{names}]" if names else "[a, b]"
         same = len({i.shape for i in items}) == 1 and items[0].shape is not None
-        if "Normalization" in cls and (same or not any(i.shape for i in items)):
+        if "Normalization" in cls:
             # a normalization given a block's input and output: the residual sum it normalizes
+            widths = [i.shape[-1] for i in items if i.shape]
             shape = f" have shape {fmt_shape(items[0].shape or ())}," if same else ""
+            project = (
+                f"; their last axes differ ({' vs '.join(str(w) for w in widths)}): project "
+                f"the narrower one first, keras.layers.Dense({max(w for w in widths if w)})"
+                if len(widths) == len(items) and len(set(widths)) > 1 and all(widths)
+                else ""
+            )
             hint = (
                 f"{cls} normalizes one tensor; the {received} given{shape} are a block's input "
                 f"and output (a residual connection): add them first, "
-                f"`{cls}()(keras.layers.Add()({merged}))`"
+                f"`{cls}()(keras.layers.Add()({merged}))`{project}"
             )
         else:
             hint = (

@@ -403,9 +403,10 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
             "the data has dtype object (Python objects, e.g. text or mixed types), not numbers"
         )
         hint = (
-            "find the column with text or mixed values (df.dtypes, or np.asarray(x).dtype): encode "
-            "or drop text, astype('float32') for numbers stored as objects; if the model takes "
-            "strings (a string Input), pass tf.constant(x) instead"
+            "the data was not read, and two causes fit: text or mixed values in a column "
+            "(df.dtypes shows which: encode it with pd.get_dummies or a keras.layers."
+            "StringLookup, or drop it), or sequences of different lengths (pad them with "
+            "keras.utils.pad_sequences); print a few rows of x to see which"
         )
         evidence = ctx.key_sentence()
     place = f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}" if call else ""
