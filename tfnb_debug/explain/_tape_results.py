@@ -138,15 +138,11 @@ def _after_block(call: LiveCall, tape: str, target: str, before: int) -> int:
     """The line where ``target`` was assigned after the tape's ``with`` block closed (and
     before line ``before``); 0 when it was assigned inside the block or not found."""
     lines = linecache.getlines(call.filename)[: max(before - 1, 0)]
-    opener = re.compile(rf"^(\s*)with\s.+\bas\s+{re.escape(tape)}\s*:")
-    assigned = re.compile(rf"^\s*{re.escape(target)}\s*=[^=]")
-    start, indent = None, 0
-    for number, line in enumerate(lines):
-        match = opener.match(line)
-        if match:
-            start, indent = number, len(match.group(1))
-    if start is None or not target.isidentifier():
+    opened = _last_opener(lines, tape)
+    if opened is None or not target.isidentifier():
         return 0
+    start, indent = opened
+    assigned = re.compile(rf"^\s*{re.escape(target)}\s*=[^=]")
     closed = False
     found = 0
     for number, line in enumerate(lines[start + 1 :], start + 2):
@@ -247,20 +243,27 @@ def _why_none(
 def _with_block(call: LiveCall, tape: str, before: int) -> list[str]:
     """The lines of the last ``with ... as <tape>:`` block before line ``before``."""
     lines = linecache.getlines(call.filename)[: max(before - 1, 0)]
-    opener = re.compile(rf"^(\s*)with\s.+\bas\s+{re.escape(tape)}\s*:")
-    start, indent = None, 0
-    for number, line in enumerate(lines):
-        match = opener.match(line)
-        if match:
-            start, indent = number, len(match.group(1))
-    if start is None:
+    opened = _last_opener(lines, tape)
+    if opened is None:
         return []
+    start, indent = opened
     block = []
     for line in lines[start + 1 :]:
         if line.strip() and len(line) - len(line.lstrip()) <= indent:
             break
         block.append(line.strip())
     return block
+
+
+def _last_opener(lines: list[str], tape: str) -> tuple[int, int] | None:
+    """(index, indent) of the last ``with ... as <tape>:`` line among ``lines``."""
+    opener = re.compile(rf"^(\s*)with\s.+\bas\s+{re.escape(tape)}\s*:")
+    found = None
+    for number, line in enumerate(lines):
+        match = opener.match(line)
+        if match:
+            found = (number, len(match.group(1)))
+    return found
 
 
 _NUMPY_CALL = re.compile(r"\b(?:np|numpy)\.\w+\(|\.numpy\(\)")
