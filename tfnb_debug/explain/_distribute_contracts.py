@@ -39,13 +39,14 @@ def scalar_average_loss(call: LiveCall, exc: BaseException) -> Violation | None:
     if "at least rank 1" not in str(exc):
         return None
     text = call.text("per_example_loss") or "per_example_loss"
-    loss_object = text.split("(", 1)[0].strip()
+    made = f"`{text.split('(', 1)[0].strip()}(...)`" if "(" in text else "the loss"
     return Violation(
         "D01",
         text,
-        f"`{text}` is already one number for the replica's batch (the loss object's default "
-        "reduction averaged it), so compute_average_loss cannot divide it by the global batch",
-        f"build the loss with `reduction='none'` (e.g. `keras.losses."
-        f"SparseCategoricalCrossentropy(from_logits=True, reduction='none')`), so "
-        f"`{loss_object}(...)` gives one loss per example for compute_average_loss to scale",
+        f"`{text}` is already one number for the replica's batch (a loss reduced to a scalar, "
+        "e.g. a Keras loss object with its default reduction), so compute_average_loss cannot "
+        "divide it by the global batch",
+        f"give compute_average_loss one loss per example: build the loss with "
+        f"`reduction='none'` (e.g. `keras.losses.SparseCategoricalCrossentropy(from_logits=True, "
+        f"reduction='none')`), so {made} keeps the batch axis",
     )
