@@ -16,6 +16,8 @@ import linecache
 import re
 from typing import Any, NamedTuple
 
+from tfnb_debug.explain._violation import is_a
+
 
 class BatchFixer(NamedTuple):
     """A layer whose output fixes the batch axis its inputs left open."""
@@ -52,12 +54,12 @@ def _outer_model(exc: BaseException) -> Any:
     while tb is not None:
         frame = tb.tb_frame
         owner = frame.f_locals.get("self")
-        if _is_model(owner):
+        if is_keras_model(owner):
             return owner
         line = linecache.getline(frame.f_code.co_filename, tb.tb_lineno)
         for name in [m.group(1) for m in re.finditer(_RUNS, line)]:
             value = frame.f_locals.get(name, frame.f_globals.get(name))
-            if _is_model(value):
+            if is_keras_model(value):
                 return value
         tb = tb.tb_next
     return None
@@ -66,10 +68,6 @@ def _outer_model(exc: BaseException) -> Any:
 # a plain string, not a compiled pattern: it reads code lines, not error messages (the
 # coverage table counts compiled patterns as message rules)
 _RUNS = r"\b([A-Za-z_]\w*)\.(?:fit|evaluate|predict|train_on_batch|test_on_batch)\("
-
-
-def _is_model(value: Any) -> bool:
-    return any(c.__name__ == "Model" for c in type(value).__mro__) and hasattr(value, "layers")
 
 
 def _tensors(layer: Any, which: str) -> list[Any]:
@@ -88,3 +86,8 @@ def _batch(tensor: Any) -> Any:
         return shape[0] if shape is not None and len(shape) else "scalar"
     except TypeError:
         return "scalar"  # unknown rank
+
+
+def is_keras_model(value: Any) -> bool:
+    """A Keras model: a ``Model`` subclass with its layer list."""
+    return is_a(value, "Model") and hasattr(value, "layers")

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._batch_fixers import is_keras_model
 from tfnb_debug.ground.files import is_user_file
 
 
@@ -49,16 +50,12 @@ def read_diverged(exc: BaseException) -> DivergedFit | None:
     space = {**frame.f_globals, **frame.f_locals}
     source = "".join(linecache.getlines(frame.f_code.co_filename))
     for name, value in list(space.items())[:500]:
-        if name.startswith("_") or not _is_model(value):
+        if name.startswith("_") or not is_keras_model(value):
             continue
         found = _diverged(name, value, source, space)
         if found is not None:
             return found
     return None
-
-
-def _is_model(value: Any) -> bool:
-    return any(c.__name__ == "Model" for c in type(value).__mro__) and hasattr(value, "layers")
 
 
 def _diverged(name: str, model: Any, source: str, space: dict[str, Any]) -> DivergedFit | None:
