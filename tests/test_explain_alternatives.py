@@ -732,6 +732,77 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("keras.layers.Add()([block_in, block_out])",),
         ("Concatenate",),
     ),
+    # A layer that takes one tensor, given several: the items say which intent the list had.
+    (
+        "rnn_given_its_padding_mask_in_the_list",
+        """
+        tokens = keras.Input((7, 3))
+        pad_mask = keras.Input((7,), dtype="bool")
+        encoded = keras.layers.GRU(4)([tokens, pad_mask])
+        """,
+        "S12",
+        ("mask=pad_mask",),
+        ("Concatenate",),
+    ),
+    (
+        "conv_given_a_block_input_and_output",
+        """
+        x = keras.Input((12, 8))
+        h = keras.layers.Conv1D(8, 3, padding="same")(x)
+        h = keras.layers.Activation("relu")(h)
+        out = keras.layers.Conv1D(8, 1)([x, h])
+        """,
+        "S12",
+        ("Add()([x, h])",),
+        ("Concatenate",),
+    ),
+    (
+        "pooling_given_maps_of_two_sizes",
+        """
+        img = keras.Input((16, 16, 3))
+        f1 = keras.layers.Conv2D(4, 3, strides=2)(img)
+        f2 = keras.layers.Conv2D(4, 3)(img)
+        pooled = keras.layers.GlobalMaxPooling2D()([f1, f2])
+        """,
+        "S12",
+        ("differ before the last axis", "pool each"),
+        ("Concatenate()([f1, f2])", "Add"),
+    ),
+    (
+        "eager_layer_given_features_and_labels",
+        """
+        features = np.random.rand(5, 3).astype("float32")
+        labels = np.random.rand(5, 1).astype("float32")
+        head = keras.layers.Dense(1)
+        head([features, labels])
+        """,
+        "S12",
+        ("head(features)",),
+        ("Concatenate",),
+    ),
+    (
+        "one_embedding_given_two_id_inputs",
+        """
+        user_ids = keras.Input((1,), dtype="int32")
+        item_ids = keras.Input((1,), dtype="int32")
+        vectors = keras.layers.Embedding(50, 4)([user_ids, item_ids])
+        """,
+        "S12",
+        ("own Embedding",),
+        ("mask=",),
+    ),
+    (
+        "one_dense_given_two_towers_of_one_shape_names_both_intents",
+        """
+        query = keras.Input((10,))
+        doc = keras.Input((10,))
+        proj = keras.layers.Dense(3)
+        pair = proj([query, doc])
+        """,
+        "S12",
+        ("proj(query)", "Concatenate"),
+        ("residual",),
+    ),
 ]
 
 
@@ -795,6 +866,12 @@ def test_fixed_versions_run(alt_shell: InteractiveShell) -> None:
     net2.compile("adam", "mse")
     scans = np.random.rand(10, 28, 28).astype("float32")
     net2.fit(scans[..., None], np.random.rand(10, 1), epochs=1, verbose=0)
+    tokens = keras.Input((7, 3))
+    pad_mask = keras.Input((7,), dtype="bool")
+    encoded = keras.layers.GRU(4)(tokens, mask=pad_mask)
+    x = keras.Input((12, 8))
+    h = keras.layers.Conv1D(8, 3, padding="same")(x)
+    out = keras.layers.Conv1D(8, 1)(keras.layers.Add()([x, h]))
     """
     success, lines = _run(alt_shell, code)
     assert success and lines == [], lines

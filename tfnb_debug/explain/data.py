@@ -11,6 +11,7 @@ from tfnb_debug.explain._evidence import Arg, CallInfo
 from tfnb_debug.explain._input_order import flat_element
 from tfnb_debug.explain._library_results import assigned_before
 from tfnb_debug.explain._operands import enclosing_parameters
+from tfnb_debug.explain._several_tensors import several_tensors_hint
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -376,16 +377,13 @@ def _layer_inputs(
                 f"and output (a residual connection): add them first, "
                 f"`{cls}()(keras.layers.Add()({merged}))`{project}"
             )
+        elif call is not None and len(items) == received:
+            hint = several_tensors_hint(cls, layer, items, call.func, call.filename, call.lineno)
         else:
             hint = (
-                f"{cls} takes one tensor: to use {'both' if received == 2 else f'all {received}'}, merge them first, "
-                f"`keras.layers.Concatenate()({merged})`"
-                + (
-                    ", or `keras.layers.Add()` for a residual sum (they have one shape)"
-                    if same
-                    else ""
-                )
-                + f", and call '{layer}' on the result (or call it on each one separately)"
+                f"{cls} takes one tensor: to use {'both' if received == 2 else f'all {received}'}, "
+                f"merge them first, `keras.layers.Concatenate()({merged})`, and call '{layer}' on "
+                "the result (or call it on each one separately)"
             )
         what = f"{cls} '{layer}' takes one tensor but was called on {received}"
     return (

@@ -20,16 +20,22 @@ from tfnb_debug.ground.reports import Finding, finding
 Explained = tuple[Finding, tuple[NextStep, ...]]
 
 _LIST_SHAPE = re.compile(r"Cannot convert '\((\(.*\)),?\)' to a shape\. Found invalid dimension")
+_LIST_CALLED = re.compile(r"when calling (\w+)\.call\(\)[\s\S]*'list' object has no attribute")
 
 
 def list_into_one_input(ctx: ErrorContext) -> Explained | None:
     """S12: the layer was called on a list where it builds from one tensor."""
     match = _LIST_SHAPE.search(ctx.text)
     user = ctx.user_code_line()
-    if match is None or user is None or not user[3]:
+    if user is None or not user[3]:
         return None
     callee, items = list_call(user[3])
     if len(items) < 2:
+        return None
+    called = _LIST_CALLED.search(ctx.text)
+    if called is not None and called.group(1) == "Embedding":
+        return _ids_into_one_embedding(ctx, user, callee, items)
+    if match is None:
         return None
     written = re.search(r"(\w+)\([^()]*\)$", callee)
     name, cls = ctx.layers[0] if ctx.layers else ("", written.group(1) if written else callee)
@@ -64,6 +70,34 @@ def list_into_one_input(ctx: ErrorContext) -> Explained | None:
             place=ctx.where(user[0], user[1], user[2]),
             evidence=f"`{user[3].strip()}`; Keras got the shapes {match.group(1)}",
             hint=hint,
+        ),
+        (),
+    )
+
+
+def _ids_into_one_embedding(
+    ctx: ErrorContext, user: tuple[str, int, str, str], callee: str, items: list[str]
+) -> Explained:
+    """An Embedding called on a list of id tensors: each id input needs its own table."""
+    merged = f"[{', '.join(items)}]"
+    each = (
+        ", ".join(f"`keras.layers.Embedding(...)({item})`" for item in items)
+        if all(item.isidentifier() for item in items)
+        else "one `keras.layers.Embedding(...)` per input"
+    )
+    return (
+        finding(
+            "S12",
+            f"Embedding was called on a list of {len(items)} id tensors ({merged}) but looks up "
+            "one tensor of ids",
+            place=ctx.where(user[0], user[1], user[2]),
+            evidence=f"`{user[3].strip()}`; Embedding.call got a list, which has no shape",
+            hint=(
+                f"give each id input its own Embedding (its own vocabulary size), {each}, then "
+                "add the vectors (token + position embeddings) or join them with "
+                "`keras.layers.Concatenate()` (separate features); for ids of one "
+                "vocabulary sharing one table, create the layer once and call it on each"
+            ),
         ),
         (),
     )
