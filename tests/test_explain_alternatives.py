@@ -803,6 +803,245 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("proj(query)", "Concatenate"),
         ("residual",),
     ),
+    # A numeric check's NaN/Inf traced to the op (and operand values) that made it.
+    (
+        "check_on_a_log_of_counts_with_zeros",
+        """
+        visits = tf.constant([[3.0, 0.0], [1.0, 8.0]])
+        log_visits = tf.math.log(visits)
+        tf.debugging.check_numerics(log_visits, "log visits")
+        """,
+        "N01",
+        ("`visits`", "log1p"),
+        ("learning rate", "xlogy"),
+    ),
+    (
+        "check_on_a_mean_over_empty_groups",
+        """
+        totals = tf.constant([4.0, 6.0, 0.0])
+        sizes = tf.constant([2.0, 3.0, 0.0])
+        tf.debugging.assert_all_finite(totals / sizes, "group means")
+        """,
+        "N01",
+        ("divide_no_nan(totals, sizes)",),
+        ("log1p", "sqrt"),
+    ),
+    (
+        "check_on_raw_features_that_hold_nan",
+        """
+        readings = np.array([[0.5, 1.5], [np.nan, 2.0], [1.0, np.inf]], dtype="float32")
+        feats = tf.convert_to_tensor(readings)
+        tf.debugging.check_numerics(feats, "sensor features")
+        """,
+        "N05",
+        ("`readings`", "rows [1, 2]"),
+        ("log1p", "divide_no_nan"),
+    ),
+    (
+        "check_on_log_of_a_linear_head",
+        """
+        head = keras.Sequential([keras.Input((5,)), keras.layers.Dense(4)])
+        batch = np.random.rand(6, 5).astype("float32")
+        onehot = np.eye(4, dtype="float32")[np.arange(6) % 4]
+        nll = -tf.reduce_mean(tf.reduce_sum(onehot * tf.math.log(head(batch)), axis=-1))
+        tf.debugging.check_numerics(nll, "nll")
+        """,
+        "M02",
+        ("softmax", "from_logits=True"),
+        ("log1p", "learning rate"),
+    ),
+    # A user's step against the element fit gives it, and the forward pass it records.
+    (
+        "autoencoder_step_unpacks_x_only_data",
+        """
+        class Denoiser(keras.Model):
+            def train_step(self, batch):
+                clean, noisy = batch
+                return {"loss": tf.reduce_mean(self(noisy) - clean)}
+        i = keras.Input((5,))
+        net = Denoiser(i, keras.layers.Dense(5)(i))
+        net.compile(optimizer="sgd")
+        net.fit(np.zeros((12, 5), "float32"), batch_size=4, verbose=0)
+        """,
+        "S12",
+        ("clean = batch",),
+        ("tf.map_fn", "run_eagerly"),
+    ),
+    (
+        "step_unpacks_a_dict_dataset",
+        """
+        class Scorer(keras.Model):
+            def train_step(self, data):
+                inputs, labels = data
+                return {"loss": tf.reduce_mean(self(inputs) - labels)}
+        i = keras.Input((3,), name="pixels")
+        net = Scorer(i, keras.layers.Dense(1)(i))
+        net.compile(optimizer="sgd")
+        rows = {"pixels": np.zeros((8, 3), "float32"), "score": np.zeros((8, 1), "float32")}
+        net.fit(tf.data.Dataset.from_tensor_slices(rows).batch(4), verbose=0)
+        """,
+        "S12",
+        ("data['pixels'], data['score']",),
+        ("convert_to_tensor",),
+    ),
+    (
+        "critic_forward_pass_before_the_tape",
+        """
+        actor = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+        critic = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        opt = keras.optimizers.SGD()
+        state = tf.ones((4, 3))
+        action = actor(state)
+        with tf.GradientTape() as tape:
+            value = -tf.reduce_mean(critic(action))
+        grads = tape.gradient(value, actor.trainable_variables)
+        opt.apply_gradients(zip(grads, actor.trainable_variables))
+        """,
+        "T03",
+        ("action = actor(state)", "inside"),
+        ("argmax",),
+    ),
+    (
+        "stack_of_float_and_int_tensors",
+        """
+        ids = tf.constant([1, 2, 3])
+        weights = tf.constant([0.5, 0.2, 0.3])
+        pair = tf.stack([weights, ids], axis=1)
+        """,
+        "S11",
+        ("tf.cast(ids, tf.float32)",),
+        ("255",),
+    ),
+    # A list of different tensors given where a list is read as one tensor.
+    (
+        "features_and_labels_listed_for_from_tensor_slices",
+        """
+        pixels = np.zeros((12, 4, 4), "float32")
+        digits = np.arange(12) % 3
+        ds = tf.data.Dataset.from_tensor_slices([pixels, digits])
+        """,
+        "S12",
+        ("(pixels, digits)",),
+        ("pad_sequences", "resize"),
+    ),
+    # Sparse and ragged values against their contracts; layers that take one value each.
+    (
+        "sparse_features_summed_with_a_dense_op",
+        """
+        clicks = tf.sparse.SparseTensor(indices=[[0, 0], [2, 1]], values=[2.0, 5.0], dense_shape=[3, 2])
+        per_user = tf.reduce_sum(clicks, axis=1)
+        """,
+        "S11",
+        ("tf.sparse.reduce_sum(clicks",),
+        ("astype",),
+    ),
+    (
+        "sparse_row_index_past_the_shape",
+        """
+        edges = tf.sparse.SparseTensor(indices=[[0, 1], [3, 0]], values=[1.0, 1.0], dense_shape=[3, 2])
+        adjacency = tf.sparse.to_dense(edges)
+        """,
+        "S09",
+        ("index 3 on axis 0", "must be 4"),
+        ("reorder",),
+    ),
+    (
+        "ragged_from_row_splits_not_ending_at_the_values",
+        """
+        chars = tf.constant([7, 8, 9, 10, 11])
+        words = tf.RaggedTensor.from_row_splits(chars, row_splits=[0, 2, 4])
+        """,
+        "S07",
+        ("end at 5",),
+        ("reorder",),
+    ),
+    (
+        "category_encoding_given_minus_one_for_missing",
+        """
+        colors = np.array([[1, -1], [2, 0]])
+        hot = keras.layers.CategoryEncoding(num_tokens=3, output_mode="multi_hot")(colors)
+        """,
+        "S09",
+        ("num_tokens=4",),
+        ("increase num_tokens",),
+    ),
+    # tf.data structures: a list read as one tensor, unbatch before fit, padded widths.
+    (
+        "listed_inputs_with_labels_in_from_tensor_slices",
+        """
+        ages = np.random.rand(10, 1).astype("float32")
+        words = np.random.rand(10, 3).astype("float32")
+        target = np.random.rand(10).astype("float32")
+        ds = tf.data.Dataset.from_tensor_slices(([ages, words], target))
+        """,
+        "S12",
+        ("(ages, words)",),
+        ("pad_sequences",),
+    ),
+    (
+        "rebatched_then_unbatched_before_fit",
+        """
+        feats = np.random.rand(12, 5).astype("float32")
+        ds = tf.data.Dataset.from_tensor_slices((feats, np.zeros(12))).batch(6)
+        ds = ds.map(lambda x, y: (x * 2.0, y)).unbatch()
+        net = keras.Sequential([keras.Input((5,)), keras.layers.Dense(1)])
+        net.compile("sgd", "mse")
+        net.fit(ds, verbose=0)
+        """,
+        "S12",
+        ("unbatch",),
+        ("x[None]",),
+    ),
+    (
+        "padded_batch_to_each_batch_longest",
+        """
+        def series():
+            for n in (2, 3, 4, 4):
+                yield np.ones(n, "float32"), np.float32(0.0)
+        spec = (tf.TensorSpec((None,), tf.float32), tf.TensorSpec((), tf.float32))
+        ds = tf.data.Dataset.from_generator(series, output_signature=spec).padded_batch(2)
+        net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+        net.compile("sgd", "mse")
+        net.fit(ds, verbose=0)
+        """,
+        "S01",
+        ("padded_shapes=([4], [])",),
+        ("transpose",),
+    ),
+    # Windows that run out on one axis; image layers on sequences; string ids.
+    (
+        "pooling_runs_out_on_the_time_axis_of_video",
+        """
+        video = keras.Input((2, 16, 16, 3))
+        h = keras.layers.AveragePooling3D(2)(video)
+        h = keras.layers.AveragePooling3D(2)(h)
+        """,
+        "S01",
+        ("pool_size=(1, 2, 2)",),
+        ("padding='same'",),
+    ),
+    (
+        "image_conv_on_accelerometer_windows",
+        """
+        net = keras.Sequential([keras.Input((64, 6)), keras.layers.Conv2D(8, 3)])
+        """,
+        "S01",
+        ("Conv1D",),
+        ("expand_dims",),
+    ),
+    (
+        "product_codes_into_an_integer_model",
+        """
+        ds = tf.data.Dataset.from_tensor_slices((["sku-17", "sku-3", "sku-17"], [1.0, 0.0, 1.0])).batch(3)
+        i = keras.Input(shape=(), dtype="int64")
+        net = keras.Model(i, keras.layers.Dense(1)(keras.layers.Embedding(50, 4)(i)))
+        net.compile("sgd", "mse")
+        net.fit(ds, verbose=0)
+        """,
+        "S11",
+        ("StringLookup",),
+        ("TextVectorization",),
+    ),
 ]
 
 
@@ -872,6 +1111,28 @@ def test_fixed_versions_run(alt_shell: InteractiveShell) -> None:
     x = keras.Input((12, 8))
     h = keras.layers.Conv1D(8, 3, padding="same")(x)
     out = keras.layers.Conv1D(8, 1)(keras.layers.Add()([x, h]))
+    visits = tf.constant([[3.0, 0.0], [1.0, 8.0]])
+    tf.debugging.check_numerics(tf.math.log1p(visits), "log visits")
+    totals, sizes = tf.constant([4.0, 6.0, 0.0]), tf.constant([2.0, 3.0, 0.0])
+    tf.debugging.assert_all_finite(tf.math.divide_no_nan(totals, sizes), "group means")
+    ids = tf.constant([1, 2, 3])
+    pair = tf.stack([tf.constant([0.5, 0.2, 0.3]), tf.cast(ids, tf.float32)], axis=1)
+    pixels, digits = np.zeros((12, 4, 4), "float32"), np.arange(12) % 3
+    ds = tf.data.Dataset.from_tensor_slices((pixels, digits))
+    clicks = tf.sparse.SparseTensor(indices=[[0, 0], [2, 1]], values=[2.0, 5.0], dense_shape=[3, 2])
+    per_user = tf.sparse.reduce_sum(clicks, axis=1)
+    words = tf.RaggedTensor.from_row_splits(tf.constant([7, 8, 9, 10, 11]), row_splits=[0, 2, 5])
+    def series():
+        for n in (2, 3, 4, 4):
+            yield np.ones(n, "float32"), np.float32(0.0)
+    spec = (tf.TensorSpec((None,), tf.float32), tf.TensorSpec((), tf.float32))
+    ds = tf.data.Dataset.from_generator(series, output_signature=spec)
+    net = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    net.compile("sgd", "mse")
+    net.fit(ds.padded_batch(2, padded_shapes=([4], [])), verbose=0)
+    video = keras.Input((2, 16, 16, 3))
+    h = keras.layers.AveragePooling3D((1, 2, 2))(keras.layers.AveragePooling3D((1, 2, 2))(video))
+    net1d = keras.Sequential([keras.Input((64, 6)), keras.layers.Conv1D(8, 3)])
     """
     success, lines = _run(alt_shell, code)
     assert success and lines == [], lines

@@ -276,6 +276,13 @@ def no_gradient_at_all(
                 "logits) and keep these ops for metrics"
             )
         hint = "; ".join(parts)
+    elif cuts is not None:  # the loss's code was read and holds no op that cuts a gradient
+        hint = (
+            "the loss's own code holds no op that cuts a gradient, so the break is in how the "
+            "loss reaches the weights: the model whose variables go to tape.gradient must run "
+            "inside the tape's block on this batch (not before it), and the variables given "
+            "must be that model's (`model.trainable_variables`)"
+        )
     else:
         hint = (
             "find where the chain from the weights to the loss breaks: a loss computed outside "

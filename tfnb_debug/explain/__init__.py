@@ -34,8 +34,10 @@ from tfnb_debug.explain.labels import (
     label_out_of_range,
     loss_output_mismatch,
 )
+from tfnb_debug.explain.list_dtypes import list_dtypes
 from tfnb_debug.explain.list_input import list_into_one_input
 from tfnb_debug.explain.model import unbuilt_model
+from tfnb_debug.explain.padded_widths import padded_to_longest
 from tfnb_debug.explain.pipelines import (
     generator_shape,
     padded_too_small,
@@ -60,6 +62,7 @@ from tfnb_debug.explain.shapes import (
     sequential_build_fails,
     spatial_and_size,
 )
+from tfnb_debug.explain.step_data import step_data_structure
 from tfnb_debug.explain.tape import tape_misuse
 from tfnb_debug.ground.reports import Finding, sort_findings
 
@@ -75,6 +78,7 @@ RULES: tuple[Rule, ...] = (
     outside_scope,
     unsupported_distribution,
     broken_contract,
+    step_data_structure,
     diverged_fit,
     failed_check,
     removed_keras2_method,
@@ -87,6 +91,7 @@ RULES: tuple[Rule, ...] = (
     loss_output_mismatch,
     metric_label_encoding,
     label_dtype,
+    list_dtypes,
     dtype_mismatch,
     unregistered_custom_object,
     input_structure,
@@ -105,6 +110,7 @@ RULES: tuple[Rule, ...] = (
     tape_misuse,
     no_gradients,
     unbuilt_model,
+    padded_to_longest,
     spatial_and_size,
     layer_rejects_input,
     variable_shape,
@@ -132,6 +138,8 @@ MESSAGE_RULES: frozenset[Rule] = frozenset(
 EVIDENCE_RULES: frozenset[Rule] = frozenset(
     {
         broken_contract,
+        step_data_structure,
+        padded_to_longest,
         weight_without_input_size,
         build_given_shapes,
         call_returns_nothing,

@@ -24,6 +24,8 @@ from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._diverged_fit import DivergedFit, read_diverged
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
 from tfnb_debug.explain._library_results import Misuse, misused_result
+from tfnb_debug.explain._nonfinite_source import NonfiniteSource, read_nonfinite_source
+from tfnb_debug.explain._step_data import StepData, read_step_data
 from tfnb_debug.explain._traceback_objects import (
     DatasetInfo,
     InputInfo,
@@ -151,6 +153,10 @@ class ErrorContext:
     batch_fixer: BatchFixer | None = None
     #: a model of the cell whose fit went non-finite (read only for failed checks)
     diverged: DivergedFit | None = None
+    #: the op (or data) that made the value a failed eager numeric check held (N01/M02/N05)
+    nonfinite_source: NonfiniteSource | None = None
+    #: the element a user's overridden train_step/test_step gets from the failing fit call
+    step_data: StepData | None = None
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -396,6 +402,19 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
             _safely(read_diverged, exc)
             if type(exc).__name__ == "AssertionError"
             or re.search(r"had (?:NaN|Inf) values|not finite", "\n".join(messages))
+            else None
+        ),
+        nonfinite_source=(
+            _safely(read_nonfinite_source, exc)
+            if re.search(r"Tensor had [^\n]*values", "\n".join(messages))
+            else None
+        ),
+        step_data=(
+            _safely(read_step_data, exc)
+            if re.search(
+                r"_step|Iterating over|values to unpack|of type <class 'str'>|Tensors in list passed",
+                "\n".join(messages),
+            )
             else None
         ),
         batch_fixer=(

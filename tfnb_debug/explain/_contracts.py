@@ -12,13 +12,8 @@ reads it to build the coverage table of docs/diagnostics.md.
 
 This module holds the registry and the runner (which contracts apply to a call, the
 layers checked when the call itself breaks none); the checks live in sibling modules, one
-per family: :mod:`._layer_call_contracts` (layers called on tensors, their weights),
-:mod:`._data_shape_contracts` (the data's shape against the API or the model),
-:mod:`._argument_contracts` (an argument's kind, the call against the signature),
-:mod:`._model_contracts` (a model's construction, compile and training step), and
-:mod:`._data_contracts`, :mod:`._dataset_structure`, :mod:`._layer_inputs`,
-:mod:`._op_dtypes`, :mod:`._optimizer_calls`, :mod:`._preprocessing`, :mod:`._spatial`
-and the others imported below.
+per family (:mod:`._layer_call_contracts`, :mod:`._data_shape_contracts`, the others imported
+below), and :mod:`._sparse_ragged` adds its own table (``SPARSE_RAGGED``).
 """
 
 from __future__ import annotations
@@ -138,6 +133,7 @@ from tfnb_debug.explain._preprocessing import (
 from tfnb_debug.explain._rank_asserts import rank_assert
 from tfnb_debug.explain._reshape_sizes import reshape_target
 from tfnb_debug.explain._saved_objects import load_custom_objects
+from tfnb_debug.explain._sparse_ragged import SPARSE_RAGGED
 from tfnb_debug.explain._spatial import (
     image_input_without_channels,
     merge_shapes,
@@ -591,6 +587,7 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Dataset.map",), map_after_batch, ()),
     Contract(("update_state",), binary_metric_two_columns, ()),
     Contract(("*",), keras2_argument, (r"Unrecognized keyword arguments passed to",)),
+    *(Contract(*spec) for spec in SPARSE_RAGGED),
     # last: the argument a library-internal exception is about, when no contract above named it
     Contract(
         ("*",),

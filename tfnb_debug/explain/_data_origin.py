@@ -153,6 +153,19 @@ def _unbatched_dataset(ctx: ErrorContext, received: tuple[int | None, ...]) -> D
             continue  # batched (its unknown first axis is the batch): not single examples
         what = f"dataset `{ds.name}`" if ds.name else "a tf.data dataset given to this call"
         fix = f"`{ds.name} = {ds.name}.batch(32)`" if ds.name else "`.batch(32)` at its end"
+        kinds = [stage.kind for stage in ds.stages]
+        if "unbatch" in kinds and any(k in _BATCHING for k in kinds[: kinds.index("unbatch")]):
+            size = next(
+                (s.batch_size for s in ds.stages if s.kind in _BATCHING and s.batch_size), None
+            )
+            again = f"`.unbatch().batch({size or 32})`"
+            return DataOrigin(
+                f"{what} is batched, then unbatch() splits the batches back into single "
+                f"examples of shape {fmt_shape(first)} (no batch axis)",
+                f"drop the unbatch() (a map on batches keeps them batched), or batch again "
+                f"after it, {again}",
+                "S12",
+            )
         return DataOrigin(
             f"{what} yields single examples of shape {fmt_shape(first)} (no batch axis)",
             f"the {what.removeprefix('a ')} is not batched, so each example reaches the model "

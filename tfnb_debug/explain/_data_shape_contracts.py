@@ -28,6 +28,7 @@ from typing import Any
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
 from tfnb_debug.explain._spatial import differing_axis, size_fix
+from tfnb_debug.explain._string_values import kind_of_strings, source_strings
 from tfnb_debug.explain._violation import Violation, features_spec, fmt, item_text, shape_of
 
 # labels and images -----------------------------------------------------------------------
@@ -232,6 +233,19 @@ def from_tensor_slices(call: LiveCall, exc: BaseException) -> Violation | None:
             )
     firsts = [(name, _length(v)) for name, v in leaves]
     known = [(n, f) for n, f in firsts if f is not None]
+    listed_inputs = _inputs_in_a_list(leaves)
+    if listed_inputs is not None:
+        name, items = listed_inputs
+        return Violation(
+            "S12",
+            text,
+            f"`{name}` is a Python list of {len(items)} arrays, which `from_tensor_slices` reads "
+            f"as one tensor (its {len(items)} items become the first axis), not as "
+            f"{len(items)} inputs of each example",
+            f"make it a tuple, `({', '.join(items)})`: a tuple is a structure of separate inputs, "
+            "each sliced on its own first axis (a model with several Inputs takes the tuple "
+            "as x)",
+        )
     if len({f for _, f in known}) > 1:
         listed = ", ".join(f"`{n}` {f}" for n, f in known[:4])
         return Violation(
@@ -242,6 +256,19 @@ def from_tensor_slices(call: LiveCall, exc: BaseException) -> Violation | None:
             "give every component one entry per example (x and y of the same length); check how "
             "each was built or split",
         )
+    return None
+
+
+def _inputs_in_a_list(leaves: list[tuple[str, Any]]) -> tuple[str, list[str]] | None:
+    """(text, items) of a ``[a, b]`` component whose arrays each have the examples' count
+    that the other components have, while the list's own length is another number."""
+    for name, value in leaves:
+        if not (isinstance(value, list) and len(value) > 1 and name.startswith("[")):
+            continue
+        counts = {_length(item) for item in value}
+        others = {_length(v) for n, v in leaves if n != name} - {None}
+        if len(counts) == 1 and counts == others and len(value) not in counts:
+            return name, [part.strip() for part in name.strip("[]").split(",")]
     return None
 
 
@@ -528,6 +555,20 @@ def text_dataset_into_numeric_model(call: LiveCall, exc: BaseException) -> Viola
         return None
     first = layers[0]
     text = call.text("x")
+    samples = source_strings(x)
+    if kind_of_strings(samples) == "ids":
+        shown = ", ".join(repr(v) for v in samples[:3])
+        return Violation(
+            "S11",
+            text,
+            f"`{text}` yields strings that are single ids ({shown}, ...), and the model's "
+            f"first layer, '{first.name}' ({type(first).__name__}), takes numbers",
+            "look each id up as an integer inside the model: `ids = keras.Input(shape=(), "
+            "dtype='string')`, `lookup = keras.layers.StringLookup()`, `lookup.adapt("
+            + text
+            + ".map(lambda x, y: x))`, then `keras.layers.Embedding(lookup.vocabulary_size(), "
+            "8)(lookup(ids))`",
+        )
     vectorize = (
         "`vectorize = keras.layers.TextVectorization(max_tokens=10000, "
         "output_sequence_length=100)`, `vectorize.adapt(" + text + ".map(lambda x, y: x))`"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import linecache
 import re
 
+from tfnb_debug.explain._batch_literals import literal_batch
 from tfnb_debug.explain._context import ErrorContext, parse_shape
 
 __all__ = ["batch_axis_hint", "matmul_hint"]
@@ -29,12 +30,19 @@ def batch_axis_hint(ctx: ErrorContext, *shapes: str) -> str:
         return _iou_hint(ctx, int(a[0] or 0), int(b[0] or 0)) or _flat_sizes_hint(
             int(a[0] or 0), int(b[0] or 0)
         )
+    written = literal_batch(ctx, (int(a[0] or 0), int(b[0] or 0)))
+    if written is not None:
+        line, source, size = written
+        return (
+            f"the shapes differ only on the batch axis ({a[0]} vs {b[0]}): `{source}` (line "
+            f"{line}) writes the batch size {size} as a constant, while the batches fit gives "
+            "are another size (batch_size, or a smaller last batch): take the size from the "
+            "data, `tf.shape(x)[0]` of the batch it goes with (or -1 in a reshape)"
+        )
     return (
-        f"the shapes differ only on the batch axis ({a[0]} vs {b[0]}): something fixes the batch "
-        "size (a tf.reshape, tf.zeros/ones or tf.tile with a constant batch, or "
-        "Input(batch_size=...)) and a batch of another size, often the last and smaller one, "
-        "breaks it: use -1 or tf.shape(x)[0] instead of the constant; if x and y are batched "
-        "separately, check that their batches line up"
+        f"the shapes differ only on the batch axis ({a[0]} vs {b[0]}): the two operands come "
+        "from batches of different sizes; follow each one back to where its first axis is "
+        "set, and make both take it from the same batch (`tf.shape(x)[0]`, not a constant)"
     )
 
 

@@ -42,6 +42,26 @@ def odd_operand(source: str, op: str, have: str, want: str) -> str:
     return side.id if isinstance(side, ast.Name) else ""
 
 
+def listed_operand(source: str, index: int) -> str:
+    """Item ``index`` of the one list literal the line passes to a call (``tf.stack([a, b])``,
+    input #1 is ``b``), "" when the line has not exactly one such list or the item is not a name."""
+    try:
+        tree = ast.parse(source.strip().removeprefix("return ").rstrip(":"))
+    except SyntaxError:
+        return ""
+    lists = [
+        arg
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call)
+        for arg in call.args
+        if isinstance(arg, ast.List | ast.Tuple)
+    ]
+    if len(lists) != 1 or not 0 <= index < len(lists[0].elts):
+        return ""
+    item = lists[0].elts[index]
+    return item.id if isinstance(item, ast.Name) else ""
+
+
 def enclosing_parameters(filename: str, lineno: int) -> tuple[str, ...] | None:
     """The parameter names of the innermost ``def`` of ``filename`` around line ``lineno``;
     None when the source cannot be read or the line is in no function."""

@@ -29,6 +29,7 @@ from tfnb_debug.explain._context import (
     same_shape,
 )
 from tfnb_debug.explain._image_axes import channel_hint
+from tfnb_debug.explain._traceback_objects import SequentialBuild
 
 
 def _feature_hint(
@@ -91,6 +92,82 @@ def sequence_rank_hint(
         f"if the {steps} values per example are token ids, embed them first: put "
         f"`keras.layers.Embedding(input_dim=vocab_size, output_dim=32)` before '{layer}'; if "
         f"they are {steps} time steps of one feature, {features}"
+    )
+
+
+# image layers and their counterpart for (batch, steps, features) sequences
+_IMAGE_TO_SEQUENCE = {
+    "Conv2D": "Conv1D",
+    "SeparableConv2D": "SeparableConv1D",
+    "DepthwiseConv2D": "DepthwiseConv1D",
+    "Conv2DTranspose": "Conv1DTranspose",
+    "MaxPooling2D": "MaxPooling1D",
+    "AveragePooling2D": "AveragePooling1D",
+    "GlobalAveragePooling2D": "GlobalAveragePooling1D",
+    "GlobalMaxPooling2D": "GlobalMaxPooling1D",
+}
+
+
+def image_layer_on_sequence_hint(
+    ctx: ErrorContext, layer: str, expected_ndim: int, received: tuple[int | None, ...]
+) -> str:
+    """An image layer (rank 4) given batched (steps, features) examples: two causes fit, a
+    sequence that wants the layer's 1-D counterpart, or a one-channel image without its
+    channel axis; the first is named first when the examples are long and narrow."""
+    build = ctx.sequential_build
+    cls = dict(ctx.layers).get(layer) or (
+        build.layer_class if build is not None and build.layer == layer else ""
+    )
+    if not cls:
+        base = re.sub(r"_\d+$", "", layer)
+        cls = next((c for c in _IMAGE_TO_SEQUENCE if _snake(c) == base), "")
+    one_d = _IMAGE_TO_SEQUENCE.get(cls)
+    if one_d is None or expected_ndim != 4 or len(received) != 3 or received[0] is not None:
+        return ""
+    steps, width = received[1], received[2]
+    sequence = (
+        f"if each example is {steps} steps of {width} features (a sequence), use the layer "
+        f"for sequences, `keras.layers.{one_d}(...)` with the same arguments"
+    )
+    image = (
+        f"if it is a one-channel {steps}x{width} image, add the channel axis, x[..., None] in "
+        f"the data and Input(({steps}, {width}, 1))"
+    )
+    long_and_narrow = steps is not None and width is not None and width <= 16 and steps >= 4 * width
+    first, second = (sequence, image) if long_and_narrow else (image, sequence)
+    return (
+        f"'{layer}' ({cls}) reads images (height, width, channels) and each example is "
+        f"{fmt_shape(received[1:])}: {first}; {second}"
+    )
+
+
+def shrunk_hint(
+    layer: str, kernel: int | None, left: int | None, build: SequentialBuild | None = None
+) -> str:
+    """The fix for a window that no longer fits, from what the message gives (the window, the
+    positions left) and, for a Sequential being built, which layers trim the size with
+    padding='valid' (only those are told to pad)."""
+    valid = (
+        [s.name for s in build.steps if s.valid_window]
+        + ([build.layer] if build.layer_valid_window else [])
+        if build is not None
+        else []
+    )
+    pad = (
+        f"padding='same' in {', '.join(repr(v) for v in valid[:4])} (their 'valid' windows trim "
+        "the size), "
+        if valid
+        else ""
+    )
+    if kernel is not None and left is not None and left > 0:
+        return (
+            f"the window must fit in the {left} positions that reach '{layer}': {pad}a window "
+            f"(kernel or pool size) of at most {left} there, fewer size-reducing layers before "
+            "it, or a longer input"
+        )
+    return (
+        f"the layers before it reduce the input below this layer's window: {pad}fewer "
+        "size-reducing layers (pooling, strides), smaller windows, or a larger input"
     )
 
 

@@ -405,6 +405,16 @@ def shrunk_input(call: LiveCall, exc: BaseException) -> Violation | None:
             f"{len(strided)} strided or pooling layers divide {start} down to {size}: use fewer "
             f"of them for this input size, or a larger input"
         )
+        others = [d for d in shape[2:-1] if d is not None]
+        if others and min(others) >= 2 * (start or 0):
+            # the short axis runs out while the others are still large: pool only those
+            keep = "(" + ", ".join(["1"] + ["2"] * len(others)) + ")"
+            fix = (
+                f"axis 1 is the short one ({start}, while the others are still "
+                f"{', '.join(str(d) for d in others)} here): {len(strided)} strided or pooling "
+                f"layers divide it down to {size}; pool the other axes only, pool_size={keep} "
+                f"(strides={keep}) in those layers, or use fewer of them"
+            )
     else:
         return None
     return Violation(

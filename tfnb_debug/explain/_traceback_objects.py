@@ -71,6 +71,7 @@ class BuildStep:
     name: str
     class_name: str
     shape: tuple[int | None, ...] | None
+    valid_window: bool = False  # a window wider than 1 with padding='valid': it trims the size
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class SequentialBuild:
     dtype: str
     producer: str
     steps: tuple[BuildStep, ...]
+    layer_valid_window: bool = False  # the failing layer's own window, padding='valid'
 
 
 @dataclass(frozen=True)
@@ -286,7 +288,10 @@ def _read_build(model: Any, layer: Any, x: Any) -> SequentialBuild:
         outputs = nodes[-1].outputs if nodes else []
         steps.append(
             BuildStep(
-                str(built.name), type(built).__name__, _shape_of(outputs[0]) if outputs else None
+                str(built.name),
+                type(built).__name__,
+                _shape_of(outputs[0]) if outputs else None,
+                _valid_window(built),
             )
         )
     history = getattr(x, "_keras_history", None)
@@ -304,7 +309,16 @@ def _read_build(model: Any, layer: Any, x: Any) -> SequentialBuild:
         dtype=str(getattr(dtype, "name", dtype)),
         producer=producer,
         steps=tuple(steps),
+        layer_valid_window=_valid_window(layer),
     )
+
+
+def _valid_window(layer: Any) -> bool:
+    """A convolution or pooling whose window is wider than 1 and padding is 'valid'."""
+    size = getattr(layer, "kernel_size", None) or getattr(layer, "pool_size", None)
+    sizes = size if isinstance(size, tuple | list) else (size,)
+    wide = any(isinstance(k, int) and k > 1 for k in sizes)
+    return wide and getattr(layer, "padding", None) == "valid"
 
 
 def _shape_of(t: Any) -> tuple[int | None, ...] | None:

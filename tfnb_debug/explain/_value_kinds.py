@@ -161,6 +161,8 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
         other = next(s for s in shapes if s != first)
         at = shapes.index(other)
         text = call.text(name)
+        if _several_tensors(shapes):
+            return _tensors_in_a_list(call, text, value, shapes)
         if all(s is not None and len(s) == 1 for s in shapes):
             cut = _cut_by_the_end([int(s[0] or 0) if s and len(s) == 1 else -1 for s in every])
             if cut:
@@ -209,6 +211,42 @@ def _cut_by_the_end(lengths: list[int]) -> tuple[int, int] | None:
     if any(n != full - 1 - k for k, n in enumerate(tail)):
         return None
     return full, len(tail)
+
+
+def _several_tensors(shapes: list[tuple[int | None, ...] | None]) -> bool:
+    """A short list whose items are different tensors, not examples of one kind: their ranks
+    differ (features and labels), or they share the first axis (one count of examples) and
+    differ after it (two inputs of different widths)."""
+    if len(shapes) > 4 or any(s is None for s in shapes):
+        return False
+    ranks = {len(s or ()) for s in shapes}
+    if len(ranks) > 1:
+        return True
+    firsts = {(s or (None,))[0] for s in shapes}
+    return min(ranks) >= 2 and len(firsts) == 1 and None not in firsts and firsts != {1}
+
+
+def _tensors_in_a_list(
+    call: LiveCall, text: str, value: Any, shapes: list[tuple[int | None, ...] | None]
+) -> Violation:
+    """S12: ``[x, y]`` where the API reads a list as one tensor to build; a tuple keeps them apart."""
+    listed = ", ".join(fmt(s) for s in shapes)
+    literal = re.fullmatch(r"\[(.*)\]", text.strip(), re.S)
+    as_tuple = f"({literal.group(1)})" if literal else f"tuple({text})"
+    return Violation(
+        "S12",
+        text,
+        f"`{text}` is a {type(value).__name__} of {len(shapes)} different tensors (shapes "
+        f"{listed}), and `{call.api}` reads a {type(value).__name__} as the values of one "
+        "tensor, which needs one shape",
+        (
+            f"pass them as a tuple, `{as_tuple}`: a tuple is a structure of separate tensors "
+            "(features and labels, or several inputs), each sliced on its own first axis"
+            if re.search(r"Dataset|\.(fit|evaluate|predict|train_on_batch)$", call.api)
+            else f"keep them apart: convert each one on its own (`{call.api}(...)` per item); "
+            "one tensor holds values of one shape"
+        ),
+    )
 
 
 def _item_shape(value: Any, depth: int = 0) -> tuple[int | None, ...] | None:

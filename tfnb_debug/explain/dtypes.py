@@ -12,7 +12,7 @@ import re
 from tfnb_debug.explain._context import ErrorContext, dtype_name
 from tfnb_debug.explain._evidence import Arg, LayerDtypes
 from tfnb_debug.explain._library_results import assigned_before
-from tfnb_debug.explain._operands import odd_operand
+from tfnb_debug.explain._operands import listed_operand, odd_operand
 from tfnb_debug.explain._table_columns import (
     INVALID_EXTENSION,
     extension_column,
@@ -167,6 +167,12 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
     else:
         message = f"{op} got operands of different dtypes: {have} and {want}"
         operand_name = odd_operand(source, op, have, want)
+        if (
+            not operand_name
+            and op in ("Pack", "ConcatV2", "AddN")
+            and operand.startswith("input #")
+        ):
+            operand_name = listed_operand(source, int(operand.removeprefix("input #")))
         made = ""
         if set((have, want)) == {"float64", "float32"} and user is not None:
             operand_name, made = _float64_origin(operand_name, source, user[0], user[1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
+from tfnb_debug.explain._nonfinite_source import NonfiniteSource, traced_check_source
 from tfnb_debug.explain._symbolic_escapes import PY_CONVERT, conversion, escaped, layer_place
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -57,7 +58,7 @@ _DTYPE_BYTES = {
 }
 
 _CHECK = re.compile(
-    r"(?:^|\n|\}\} )([^\n]*?) : Tensor had (NaN|Inf|-Inf|\+Inf|NaN and \+?-?Inf) values"
+    r"(?:^|\n|\}\} )([^\n]*?) : Tensor had ((?:NaN|[-+]?Inf)(?: and (?:NaN|[-+]?Inf))?) values"
 )
 _CHECK_V2_OP = re.compile(
     r'Detected Infinity or NaN in output (\d+) of (graph|eagerly-executing) op "(\w+)"'
@@ -73,6 +74,10 @@ REMEDIES = (
 
 def symbolic_value(ctx: ErrorContext) -> Explained | None:
     """T02: Python asked a symbolic tensor for a concrete value inside a tf.function or Keras graph."""
+    from tfnb_debug.explain.step_data import step_data_structure
+
+    if step_data_structure(ctx) is not None:
+        return None  # a step unpacking the batch fit gave it: the form of its data is the cause
     text = ctx.text
     attr = _NO_VALUE_ATTR.search(text)
     to_numpy = _TO_NUMPY.search(text)
@@ -397,6 +402,8 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
     if check is None or ctx.diverged is not None:
         return None  # a check after a fit that went non-finite: that fit is the finding
     label = re.sub(r"\{\{function_node [^}]*\}\}", "", check.group(1)).strip()
+    # a check in a Dataset.map function: the label follows tf.data's own prefix
+    label = re.sub(r"^Error in user-defined function passed to .*?: (?=[^:]*$)", "", label)
     kind = check.group(2)
     v2 = _CHECK_V2_OP.search(text)
     node = ctx.node()
@@ -424,6 +431,11 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
             pieces.append(f"at {ctx.where(user[0], user[1], user[2])}")
     place = ", ".join(pieces)
     evidence = f"tensor had {kind} values" + (f" (node {node})" if node else "")
+    source = ctx.nonfinite_source
+    if source is None and defined is not None:
+        source = traced_check_source(defined[0], defined[1], kind)
+    if source is not None and not gradient:
+        return _sourced(source, kind, place, evidence), ()
     if gradient:
         return (
             finding(
@@ -465,6 +477,18 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
             ),
         ),
     )
+
+
+def _sourced(source: NonfiniteSource, kind: str, place: str, evidence: str) -> Finding:
+    """The check's finding under the code of what made its value non-finite (literal codes:
+    the catalog test reads them)."""
+    what = f"the checked value holds {kind} values: it comes from {source.what}"
+    evidence = f"{evidence}; {source.evidence}"
+    if source.code == "M02":
+        return finding("M02", what, place=place, evidence=evidence, hint=source.hint)
+    if source.code == "N05":
+        return finding("N05", what, place=place, evidence=evidence, hint=source.hint)
+    return finding("N01", what, place=place, evidence=evidence, hint=source.hint)
 
 
 def no_gradients(ctx: ErrorContext) -> Explained | None:

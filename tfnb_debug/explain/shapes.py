@@ -43,8 +43,10 @@ from tfnb_debug.explain._shape_hints import (
     _loss_shape_hint,
     _merge_hint,
     _rank_hint,
+    image_layer_on_sequence_hint,
     merge_shapes,
     sequence_rank_hint,
+    shrunk_hint,
 )
 from tfnb_debug.explain._weight_operand import weight_operand
 from tfnb_debug.explain.report import NextStep
@@ -264,6 +266,7 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
                 else None
             )
             or sequence_rank_hint(ctx, layer, expected_ndim, received)
+            or image_layer_on_sequence_hint(ctx, layer, expected_ndim, received)
             or _rank_hint(layer, expected_ndim=expected_ndim, received=received)
         )
         return _s01(
@@ -587,7 +590,5 @@ def _shrunk(
         layer,
         f"the spatial size shrank too far before layer '{layer}': {detail}",
         evidence=f"received {fmt_shape(received)}",
-        hint="the pooling and strided (or padding='valid') layers before it shrink the image "
-        "below the kernel size: use fewer of them, padding='same', a smaller kernel, or a "
-        "larger input resolution",
+        hint=shrunk_hint(layer, kernel, left, ctx.sequential_build),
     )

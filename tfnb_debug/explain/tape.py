@@ -481,18 +481,26 @@ def _early_forward(
 
 
 def _user_callees(expr: ast.expr) -> set[str]:
-    """The root names of the calls in ``expr`` that are not library functions (``model``
-    for ``model(x)``, ``self`` for ``self.net(x)``)."""
+    """The objects of the user's own that ``expr`` calls, as written up to the call (``model``
+    for ``model(x)``, ``self.g`` for ``self.g(z)``, ``self`` for ``self(x)``), library
+    functions left out: a block that calls ``self.d`` does not run ``self.g`` again."""
     found = set()
     for node in ast.walk(expr):
         if not isinstance(node, ast.Call):
             continue
-        root = node.func
+        func = node.func
+        root = func
         while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
             root = root.value if not isinstance(root, ast.Call) else root.func
         if isinstance(root, ast.Name) and root.id not in _LIBRARIES:
-            found.add(root.id)
+            found.add(ast.unparse(func) if _dotted(func) else root.id)
     return found
+
+
+def _dotted(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _assignments(nodes: list[ast.AST]) -> dict[str, list[tuple[int, bool]]]:

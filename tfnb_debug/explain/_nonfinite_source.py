@@ -1,0 +1,450 @@
+"""Where the NaN/Inf a user's numeric check caught came from, read from the cell's own values.
+
+``tf.debugging.check_numerics(x, msg)`` and ``assert_all_finite`` say only that ``x`` holds
+NaN or Inf.  Run eagerly, the expression the check was given and every name it reads are
+still live in the cell's frame, and the lines above hold how each was computed.  The
+contracts of the ops that make NaN/Inf are documented: ``log`` needs positive values (0 gives
+-Inf, a negative NaN, and ``0 * log 0`` NaN), ``sqrt`` non-negative ones, a division a
+non-zero denominator, ``exp`` in float32 overflows above about 88.7.  This module walks the
+checked expression (through the assignments of the names it reads, while their values are
+themselves non-finite), finds those ops, reads their operands' values, and reports the one
+whose operand breaks its contract, with the values that do.  ``log`` of a Keras model's or
+layer's output whose last activation is linear is a probability loss on logits (M02).  When
+no op made it, a NumPy array or tensor the expression reads that already holds NaN/Inf is
+the data (N05).  Nothing runs: only names, attributes and subscripts are read.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from tfnb_debug.explain._api import UNREAD, evaluate
+from tfnb_debug.ground.files import is_user_file
+
+_CHECKS = ("check_numerics", "assert_all_finite", "verify_tensor_all_finite")
+_LOGS = ("log", "log2", "log10")
+_SQRTS = ("sqrt", "rsqrt")
+_EXP_LIMIT = 88.72  # float32 exp overflows above this
+
+
+@dataclass(frozen=True)
+class NonfiniteSource:
+    """The op (or data) that made the value a check found non-finite."""
+
+    code: str  # N01 (an op broke its contract), M02 (log of logits), N05 (the data)
+    what: str
+    evidence: str
+    hint: str
+
+
+def read_nonfinite_source(exc: BaseException) -> NonfiniteSource | None:
+    """The source of the NaN/Inf of the innermost user frame's failed eager check."""
+    tb, user = exc.__traceback__, None
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            user = tb
+        tb = tb.tb_next
+    if user is None:
+        return None
+    frame = user.tb_frame
+    lines = linecache.getlines(frame.f_code.co_filename)
+    line = lines[user.tb_lineno - 1] if 0 < user.tb_lineno <= len(lines) else ""
+    checked = _checked_expression(line)
+    spaces = (frame.f_locals, frame.f_globals)
+    if checked is None:
+        return _check_elsewhere(str(exc), lines, spaces)
+    walk = _Walk(spaces, lines[: user.tb_lineno - 1])
+    return walk.source(checked)
+
+
+def _checked_expression(line: str) -> ast.expr | None:
+    """The first argument of the numeric check called on ``line``."""
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            name = name or (node.func.id if isinstance(node.func, ast.Name) else "")
+            if name in _CHECKS:
+                return node.args[0]
+    return None
+
+
+class _Walk:
+    """The checked expression's ops, through the assignments of the non-finite names it reads."""
+
+    def __init__(self, spaces: tuple[Any, ...], before: list[str]) -> None:
+        self.spaces = spaces
+        self.before = before
+        self.data: list[tuple[str, Any]] = []  # non-finite values read that no op above made
+
+    def source(self, node: ast.expr, depth: int = 0) -> NonfiniteSource | None:
+        if depth > 4:
+            return None
+        for call in _calls_innermost_first(node):
+            found = self._op(call, node)
+            if found is not None:
+                return found
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div):
+                found = self._division(sub)
+                if found is not None:
+                    return found
+        for name in _names(node):
+            value = evaluate(ast.Name(name, ast.Load()), self.spaces)
+            bad = _nonfinite(value)
+            if not bad:
+                continue
+            made = _assigned(name, self.before)
+            if made is not None and not _is_literal_data(made):
+                found = self.source(made, depth + 1)
+                if found is not None:
+                    return found
+            else:
+                self.data.append(self._stored(name, value, made))
+        if depth == 0 and self.data:
+            return _data_source(*self.data[0])
+        return None
+
+    def _stored(self, name: str, value: Any, made: ast.expr | None) -> tuple[str, Any]:
+        """The user's own array behind a conversion (``t = tf.constant(arr)``: ``arr``)."""
+        if (
+            isinstance(made, ast.Call)
+            and len(made.args) == 1
+            and isinstance(made.args[0], ast.Name)
+            and _nonfinite(inner := evaluate(made.args[0], self.spaces))
+        ):
+            return made.args[0].id, inner
+        return name, value
+
+    def _op(self, call: ast.Call, whole: ast.expr) -> NonfiniteSource | None:
+        name = _callee(call)
+        if not call.args:
+            return None
+        operand = call.args[0]
+        text = ast.unparse(operand)
+        value = _values(evaluate(operand, self.spaces))
+        if name in _LOGS:
+            if value is None:
+                return _log_of_logits(operand, self.spaces, text)
+            zeros, negative = int((value == 0).sum()), int((value < 0).sum())
+            if not zeros and not negative:
+                return None
+            counted = _counted(zeros, "zero", negative, "negative", value)
+            if negative:
+                hint = (
+                    f"log is NaN for negative values: find why `{text}` goes below 0, or take "
+                    f"the log of a positive quantity (`tf.math.log(tf.maximum({text}, 1e-7))` "
+                    "only if negatives are rounding)"
+                )
+            elif _times_itself(whole, operand):
+                hint = (
+                    f"0 * log 0 is NaN in TensorFlow: write `tf.math.xlogy({text}, {text})` "
+                    f"(0 where `{text}` is 0), or clip, `tf.math.log(tf.maximum({text}, 1e-7))`"
+                )
+            else:
+                hint = (
+                    f"log(0) is -Inf: `tf.math.log1p({text})` for counts or features that "
+                    f"start at 0, or `tf.math.log({text} + 1e-7)` for probabilities"
+                )
+            return NonfiniteSource(
+                "N01", f"`{name}` of `{text}`, which holds {counted}", _ranged(text, value), hint
+            )
+        if name in _SQRTS and value is not None:
+            negative = int((value < 0).sum())
+            zeros = int((value == 0).sum()) if name == "rsqrt" else 0
+            if not negative and not zeros:
+                return None
+            return NonfiniteSource(
+                "N01",
+                f"`{name}` of `{text}`, which holds "
+                f"{_counted(negative, 'negative', zeros, 'zero', value)}",
+                _ranged(text, value),
+                f"sqrt is NaN below 0: `tf.sqrt(tf.maximum({text}, 0.0))` (or find why `{text}` "
+                "goes negative)"
+                if negative
+                else f"rsqrt(0) is Inf: `tf.math.rsqrt({text} + 1e-7)`",
+            )
+        if name == "exp" and value is not None and value.size and float(value.max()) > _EXP_LIMIT:
+            return NonfiniteSource(
+                "N01",
+                f"`exp` of `{text}`, which reaches {float(value.max()):.4g}: float32 exp "
+                f"overflows to Inf above {_EXP_LIMIT}",
+                _ranged(text, value),
+                f"for a softmax use `tf.nn.softmax({text})` (it subtracts the max first), for a "
+                f"log of a sum of exps `tf.reduce_logsumexp({text})`; else subtract "
+                f"`tf.reduce_max({text})` before exp",
+            )
+        return None
+
+    def _division(self, node: ast.BinOp) -> NonfiniteSource | None:
+        text = ast.unparse(node.right)
+        value = _values(evaluate(node.right, self.spaces))
+        if value is None:
+            return None
+        zeros = int((value == 0).sum())
+        if not zeros:
+            return None
+        top = ast.unparse(node.left)
+        return NonfiniteSource(
+            "N01",
+            f"a division by `{text}`, which holds {zeros} zero{'s' if zeros > 1 else ''}",
+            _ranged(text, value),
+            f"`tf.math.divide_no_nan({top}, {text})` (0 where `{text}` is 0), or divide by "
+            f"`tf.maximum({text}, 1e-7)` if 0 means 'none yet'",
+        )
+
+
+def _log_of_logits(operand: ast.expr, spaces: tuple[Any, ...], text: str) -> NonfiniteSource | None:
+    """``log(model(x))`` where the model's last layer has no activation: log of logits."""
+    if not isinstance(operand, ast.Call):
+        return None
+    owner = evaluate(operand.func, spaces)
+    layers = getattr(owner, "layers", None)
+    last = layers[-1] if isinstance(layers, list) and layers else owner
+    activation = getattr(getattr(last, "activation", None), "__name__", "")
+    if activation not in ("linear",):
+        return None
+    name = getattr(last, "name", "")
+    return NonfiniteSource(
+        "M02",
+        f"`log` of `{text}`, the raw output of '{name}' (no activation: logits, which go negative)",
+        f"'{name}' activation=linear",
+        f"give '{name}' activation='softmax' (or 'sigmoid' for independent labels), or compute "
+        "the loss from the logits: `keras.losses.CategoricalCrossentropy(from_logits=True)` / "
+        "`tf.nn.softmax_cross_entropy_with_logits`",
+    )
+
+
+def _data_source(name: str, value: Any) -> NonfiniteSource | None:
+    array = _values(value)
+    if array is None:
+        return None
+    bad = ~_finite(array)
+    rows = sorted({int(i) for i in (bad.nonzero()[0] if array.ndim else [])})[:5]
+    nan = int(_isnan(array).sum())
+    where = f", rows {rows}" if rows and array.ndim > 1 else ""
+    return NonfiniteSource(
+        "N05",
+        f"`{name}`, which already holds {int(bad.sum())} non-finite value"
+        f"{'s' if bad.sum() > 1 else ''} ({nan} NaN{where}) before any op",
+        _ranged(name, array),
+        (
+            f"clean the data: drop those rows (`{name}[np.isfinite({name}).all(axis=1)]`) or "
+            f"fill them (`np.nan_to_num({name})`, a column mean)"
+            if array.ndim == 2
+            else f"clean the data: drop or fill the non-finite values (`np.nan_to_num({name})`)"
+        ),
+    )
+
+
+def _calls_innermost_first(node: ast.expr) -> list[ast.Call]:
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    return calls[::-1]
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else func.id
+        if isinstance(func, ast.Name)
+        else ""
+    )
+
+
+def _names(node: ast.expr) -> list[str]:
+    called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    seen: list[str] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and id(sub) not in called and sub.id not in seen:
+            seen.append(sub.id)
+    return seen
+
+
+def _assigned(name: str, before: list[str]) -> ast.expr | None:
+    pattern = re.compile(rf"(?:^|;)\s*{re.escape(name)}\s*=(?!=)\s*([^;\n]+)")
+    found = None
+    for line in before:
+        for match in pattern.finditer(line):
+            found = match.group(1).strip()
+    if found is None:
+        return None
+    try:
+        return ast.parse(found, mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def _is_literal_data(node: ast.expr) -> bool:
+    """An array written or loaded, not computed: ``np.array([...])``, ``tf.constant(x)``, ``load``."""
+    if isinstance(node, ast.Call):
+        return _callee(node) in (
+            "array",
+            "asarray",
+            "constant",
+            "convert_to_tensor",
+            "load",
+            "loadtxt",
+            "genfromtxt",
+            "read_csv",
+        )
+    return isinstance(node, ast.List | ast.Subscript)
+
+
+def _values(value: Any) -> Any:
+    import numpy as np
+
+    if value is UNREAD or value is None:
+        return None
+    if type(value).__name__ == "EagerTensor":
+        value = np.asarray(value.numpy())
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiub":
+        return None
+    return value
+
+
+def _finite(array: Any) -> Any:
+    import numpy as np
+
+    return np.isfinite(array) if array.dtype.kind == "f" else np.ones(array.shape, bool)
+
+
+def _isnan(array: Any) -> Any:
+    import numpy as np
+
+    return np.isnan(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
+
+
+def _nonfinite(value: Any) -> bool:
+    array = _values(value)
+    return array is not None and not bool(_finite(array).all())
+
+
+def _times_itself(whole: ast.expr, operand: ast.expr) -> bool:
+    """``p * log(p)`` in the checked expression: the entropy form."""
+    text = ast.unparse(operand)
+    return any(
+        isinstance(n, ast.BinOp)
+        and isinstance(n.op, ast.Mult)
+        and text in (ast.unparse(n.left), ast.unparse(n.right))
+        for n in ast.walk(whole)
+    )
+
+
+def _counted(first: int, first_word: str, second: int, second_word: str, value: Any) -> str:
+    parts = [
+        f"{n} {w} value{'s' if n > 1 else ''}"
+        for n, w in ((first, first_word), (second, second_word))
+        if n
+    ]
+    return " and ".join(parts) + f" of {value.size}"
+
+
+def _ranged(text: str, value: Any) -> str:
+    finite = value[_finite(value)] if value.size else value
+    if not finite.size:
+        return f"`{text}` shape {tuple(value.shape)}, no finite value"
+    return f"`{text}` shape {tuple(value.shape)}, min {float(finite.min()):.4g}, max {float(finite.max()):.4g}"
+
+
+def traced_check_source(filename: str, lineno: int, kind: str) -> NonfiniteSource | None:
+    """A check inside traced code (a layer's ``call``, a ``Dataset.map`` function): no value is
+    live, but the checked expression's op and the kind of value it made tell the cause."""
+    lines = linecache.getlines(filename)
+    checked = _checked_expression(lines[lineno - 1]) if 0 < lineno <= len(lines) else None
+    return None if checked is None else traced_check_source_from(checked, lineno, kind)
+
+
+def traced_check_source_from(checked: ast.expr, lineno: int, kind: str) -> NonfiniteSource | None:
+    """The cause a checked expression's op and the kind of value it made tell."""
+    text = ast.unparse(checked)
+    ops = {_callee(c) for c in ast.walk(checked) if isinstance(c, ast.Call)}
+    divides = [
+        n for n in ast.walk(checked) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)
+    ]
+    logs = _calls_of(checked, _LOGS)
+    roots = _calls_of(checked, _SQRTS)
+    inf = "Inf" in kind and "NaN" not in kind
+    if logs and not divides and not ops & {"exp", *_SQRTS}:
+        operand = ast.unparse(logs[0].args[0])
+        return NonfiniteSource(
+            "N01",
+            f"`{text}`: log is -Inf where `{operand}` is 0"
+            + ("" if inf else " and NaN where it is negative"),
+            f"the check's expression `{text}` at line {lineno}",
+            (
+                f"`tf.math.log1p({operand})` for counts or features that start at 0, or an "
+                f"epsilon, `tf.math.log({operand} + 1e-7)`"
+                if inf
+                else f"keep the log's input positive: find why `{operand}` goes to 0 or below, "
+                f"or floor it at an epsilon, `tf.math.log(tf.maximum({operand}, 1e-7))`"
+            ),
+        )
+    if roots and not inf and not divides and not logs:
+        operand = ast.unparse(roots[0].args[0])
+        return NonfiniteSource(
+            "N01",
+            f"`{text}`: sqrt is NaN where `{operand}` is negative",
+            f"the check's expression `{text}` at line {lineno}",
+            f"`tf.sqrt(tf.maximum({operand}, 0.0))`, or find why `{operand}` goes negative",
+        )
+    if divides and not logs and not ops & {"exp", *_SQRTS}:
+        top, bottom = ast.unparse(divides[0].left), ast.unparse(divides[0].right)
+        return NonfiniteSource(
+            "N01",
+            f"`{text}`: a division by `{bottom}`, which is 0 for some values",
+            f"the check's expression `{text}` at line {lineno}",
+            f"`tf.math.divide_no_nan({top}, {bottom})`, or divide by `{bottom} + 1e-7`",
+        )
+    return None
+
+
+def _calls_of(node: ast.expr, names: tuple[str, ...]) -> list[ast.Call]:
+    return [c for c in ast.walk(node) if isinstance(c, ast.Call) and _callee(c) in names and c.args]
+
+
+def _check_elsewhere(
+    message: str, lines: list[str], spaces: tuple[Any, ...]
+) -> NonfiniteSource | None:
+    """A check in a function the cell traced (a ``Dataset.map`` lambda), found by its label.
+
+    An op in the checked expression tells the cause as in :func:`traced_check_source`; a
+    checked value that only passes the function's argument on held NaN/Inf when it came in:
+    the one array of the cell's namespace, named in its source, that holds NaN/Inf is its data.
+    """
+    label = re.search(r"(?:^|: |\n)([\w .-]{1,60}) : Tensor had (NaN|Inf|-Inf|\+Inf)", message)
+    if label is None:
+        return None
+    quoted = (f'"{label.group(1)}"', f"'{label.group(1)}'")
+    found = [
+        (i, _checked_expression(line))
+        for i, line in enumerate(lines, 1)
+        if any(q in line for q in quoted) and any(c in line for c in _CHECKS)
+    ]
+    if len(found) != 1 or found[0][1] is None:
+        return None
+    lineno, checked = found[0]
+    assert checked is not None
+    if any(isinstance(n, ast.Call | ast.BinOp) for n in ast.walk(checked)):
+        return traced_check_source_from(checked, lineno, label.group(2))
+    source = "".join(lines)
+    held = [
+        (name, value)
+        for names in spaces
+        for name, value in list(names.items())[:500]
+        if not name.startswith("_")
+        and re.search(rf"\b{re.escape(name)}\b", source)
+        and _nonfinite(value)
+    ]
+    unique = {name: value for name, value in held}
+    if len(unique) != 1:
+        return None
+    return _data_source(*next(iter(unique.items())))

@@ -1,0 +1,51 @@
+"""What the strings a dataset starts from look like: text (words with spaces) or ids.
+
+A model given raw strings needs a layer that turns them into numbers, and which one depends
+on what they are: sentences are tokenized (``TextVectorization``), while single tokens such
+as user ids, product codes or category names are looked up one each (``StringLookup``).
+The values are read from the pipeline's source tensors (``from_tensor_slices``), never by
+iterating the dataset (a second pass would move a reshuffling dataset's order on).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def source_strings(ds: Any, limit: int = 200) -> list[str]:
+    """Up to ``limit`` string values of the first string component at the pipeline's source;
+    [] when the source holds no string tensor that can be read without iterating."""
+    current, depth = ds, 0
+    while current is not None and depth < 30:
+        tensors = getattr(current, "_tensors", None)
+        if tensors is not None:
+            for tensor in tensors:
+                if getattr(getattr(tensor, "dtype", None), "name", "") == "string":
+                    try:
+                        values = tensor.numpy().reshape(-1)[:limit]
+                    except Exception:
+                        return []
+                    return [
+                        v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+                        for v in values
+                    ]
+            return []
+        try:
+            inputs = current._inputs()
+        except Exception:
+            return []
+        current = inputs[0] if inputs else None
+        depth += 1
+    return []
+
+
+def kind_of_strings(values: list[str]) -> str:
+    """ "text" (most hold a space), "ids" (single short tokens), or "" (unknown / mixed)."""
+    if not values:
+        return ""
+    spaced = sum(1 for v in values if " " in v.strip())
+    if spaced >= len(values) / 2:
+        return "text"
+    if spaced == 0 and all(len(v) <= 32 for v in values):
+        return "ids"
+    return ""
