@@ -1042,6 +1042,90 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("StringLookup",),
         ("TextVectorization",),
     ),
+    (
+        "own_check_finds_unlabeled_rows_marked_minus_one",
+        """
+        targets = np.array([2, 0, -1, 1, -1])
+        tf.debugging.assert_non_negative(targets)
+        """,
+        "P12",
+        ("`targets`", "-1"),
+        ("learning rate",),
+    ),
+    (
+        "own_check_finds_one_based_class_ids",
+        """
+        y = tf.constant([1, 4, 2, 4])
+        tf.debugging.assert_less(y, tf.constant(4))
+        """,
+        "P12",
+        ("y - 1",),
+        ("non-negative",),
+    ),
+    (
+        "pydataset_returns_its_targets_as_a_list",
+        """
+        class Rows(keras.utils.PyDataset):
+            def __init__(self, **kw):
+                super().__init__(**kw)
+                self.x = np.random.rand(6, 3).astype("float32")
+            def __len__(self):
+                return 2
+            def __getitem__(self, i):
+                return self.x[i * 3:(i + 1) * 3], [0.5, 1.5, 2.5]
+        net = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        net.compile("sgd", "mse")
+        net.fit(Rows(), verbose=0)
+        """,
+        "S12",
+        ("np.array([0.5, 1.5, 2.5])",),
+        ("one example",),
+    ),
+    (
+        "generator_yields_its_targets_as_a_list",
+        """
+        def stream():
+            while True:
+                yield np.ones((2, 3), "float32"), [1.0, 0.0]
+        net = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        net.compile("sgd", "mse")
+        net.fit(stream(), steps_per_epoch=2, verbose=0)
+        """,
+        "S12",
+        ("np.array([1.0, 0.0])",),
+        ("one example",),
+    ),
+    (
+        "checked_log_of_predictions_in_a_compiled_loss",
+        """
+        net = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+        def nll(t, p):
+            logp = tf.debugging.check_numerics(tf.math.log(p), "log p")
+            return -tf.reduce_mean(t * logp)
+        net.compile("sgd", nll)
+        net.fit(np.random.randn(8, 3).astype("float32"), np.eye(2)[np.arange(8) % 2], verbose=0)
+        """,
+        "M02",
+        ("softmax", "from_logits=True"),
+        ("log1p",),
+    ),
+    (
+        "step_unpacks_a_shape_not_its_data",
+        """
+        class Counter(keras.Model):
+            def train_step(self, data):
+                dims = tf.shape(data)
+                rows, cols = dims
+                return {"rows": tf.cast(rows, tf.float32)}
+        i = keras.Input((3,))
+        net = Counter(i, keras.layers.Dense(1)(i))
+        net.compile(optimizer="sgd")
+        net.fit(np.zeros((8, 3), "float32"), batch_size=4, verbose=0)
+        """,
+        "T02",
+        ("rows, cols = dims",),
+        ("given only x",),
+    ),
 ]
 
 

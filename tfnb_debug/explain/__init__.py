@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain._metric_labels import metric_label_encoding
-from tfnb_debug.explain.asserts import failed_check
+from tfnb_debug.explain.asserts import failed_check, label_range_check
 from tfnb_debug.explain.contracts import broken_contract, internal_error
 from tfnb_debug.explain.custom_layers import (
     build_given_shapes,
@@ -81,6 +81,7 @@ RULES: tuple[Rule, ...] = (
     step_data_structure,
     diverged_fit,
     failed_check,
+    label_range_check,
     removed_keras2_method,
     weight_without_input_size,
     build_given_shapes,

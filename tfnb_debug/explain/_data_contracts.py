@@ -28,6 +28,7 @@ from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels
+from tfnb_debug.explain._returned_lists import listed_item
 from tfnb_debug.explain._sequence_lists import sequence_lists
 from tfnb_debug.explain._violation import Violation, fmt, is_a, output_names, shape_of
 
@@ -542,6 +543,9 @@ def _one_example_per_batch(call: LiveCall) -> Violation | None:
     x = call.value("x")
     text = call.text("x")
     if inspect.isgenerator(x):
+        listed = listed_item(x.gi_code, f"`{text}` yields", "yield")
+        if listed is not None:
+            return listed
         return Violation(
             "S12",
             text,
@@ -551,6 +555,10 @@ def _one_example_per_batch(call: LiveCall) -> Violation | None:
             "tf.data.Dataset.from_generator(..., output_signature=...).batch(32)",
         )
     if any(c.__name__ == "PyDataset" for c in type(x).__mro__):
+        getitem = getattr(type(x), "__getitem__", None)
+        listed = listed_item(getitem, f"`{text}`'s __getitem__ returns", "return")
+        if listed is not None:
+            return listed
         return Violation(
             "S12",
             text,

@@ -355,12 +355,45 @@ def _ranged(text: str, value: Any) -> str:
     return f"`{text}` shape {tuple(value.shape)}, min {float(finite.min()):.4g}, max {float(finite.max()):.4g}"
 
 
-def traced_check_source(filename: str, lineno: int, kind: str) -> NonfiniteSource | None:
+def traced_check_source(
+    filename: str, lineno: int, kind: str, linear_model: str = ""
+) -> NonfiniteSource | None:
     """A check inside traced code (a layer's ``call``, a ``Dataset.map`` function): no value is
     live, but the checked expression's op and the kind of value it made tell the cause."""
     lines = linecache.getlines(filename)
     checked = _checked_expression(lines[lineno - 1]) if 0 < lineno <= len(lines) else None
-    return None if checked is None else traced_check_source_from(checked, lineno, kind)
+    if checked is None:
+        return None
+    if linear_model:
+        logits = _log_of_y_pred(checked, filename, lineno, linear_model)
+        if logits is not None:
+            return logits
+    return traced_check_source_from(checked, lineno, kind)
+
+
+def _log_of_y_pred(
+    checked: ast.expr, filename: str, lineno: int, model: str
+) -> NonfiniteSource | None:
+    """M02: ``log(y_pred)`` in a loss function (its second parameter) of a model whose output
+    layer has no activation: the log of logits."""
+    from tfnb_debug.explain._operands import enclosing_parameters
+
+    params = enclosing_parameters(filename, lineno) or ()
+    logs = _calls_of(checked, _LOGS)
+    if len(params) < 2 or not logs or not isinstance(logs[0].args[0], ast.Name):
+        return None
+    if logs[0].args[0].id != params[1]:
+        return None
+    name = params[1]
+    return NonfiniteSource(
+        "M02",
+        f"`log` of `{name}`, the output of model '{model}', whose last layer has no activation "
+        "(logits, which go negative)",
+        f"the loss's `{ast.unparse(checked)}` at line {lineno}; '{model}' output activation linear",
+        "give the output layer activation='softmax' (or 'sigmoid' for independent labels), or "
+        "keep the logits and use a loss that takes them: "
+        "`keras.losses.CategoricalCrossentropy(from_logits=True)`",
+    )
 
 
 def traced_check_source_from(checked: ast.expr, lineno: int, kind: str) -> NonfiniteSource | None:

@@ -147,12 +147,9 @@ def shrunk_hint(
     """The fix for a window that no longer fits, from what the message gives (the window, the
     positions left) and, for a Sequential being built, which layers trim the size with
     padding='valid' (only those are told to pad)."""
-    valid = (
-        [s.name for s in build.steps if s.valid_window]
-        + ([build.layer] if build.layer_valid_window else [])
-        if build is not None
-        else []
-    )
+    valid = [s.name for s in build.steps if s.valid_window] if build is not None else []
+    if build is not None and build.layer_valid_window and _shrank(build):
+        valid.append(build.layer)  # its own window trims too, on a size the layers cut
     pad = (
         f"padding='same' in {', '.join(repr(v) for v in valid[:4])} (their 'valid' windows trim "
         "the size), "
@@ -169,6 +166,16 @@ def shrunk_hint(
         f"the layers before it reduce the input below this layer's window: {pad}fewer "
         "size-reducing layers (pooling, strides), smaller windows, or a larger input"
     )
+
+
+def _shrank(build: SequentialBuild) -> bool:
+    """The layers before the failing one made the first spatial axis smaller than the input's
+    (an input too small from the start is not a padding problem)."""
+    first = build.steps[0].shape if build.steps else None
+    last = build.steps[-1].shape if build.steps else None
+    if not first or not last or len(first) < 3 or len(last) < 3:
+        return False
+    return first[1] is not None and last[1] is not None and last[1] < first[1]
 
 
 def _snake(name: str) -> str:

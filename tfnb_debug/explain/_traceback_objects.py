@@ -314,11 +314,14 @@ def _read_build(model: Any, layer: Any, x: Any) -> SequentialBuild:
 
 
 def _valid_window(layer: Any) -> bool:
-    """A convolution or pooling whose window is wider than 1 and padding is 'valid'."""
+    """A window wider than 1 at stride 1 with padding='valid': it trims k - 1 positions (a
+    pooling that strides by its size divides the size whatever its padding)."""
     size = getattr(layer, "kernel_size", None) or getattr(layer, "pool_size", None)
     sizes = size if isinstance(size, tuple | list) else (size,)
+    strides = getattr(layer, "strides", 1)
+    steps = strides if isinstance(strides, tuple | list) else (strides,)
     wide = any(isinstance(k, int) and k > 1 for k in sizes)
-    return wide and getattr(layer, "padding", None) == "valid"
+    return wide and all(s == 1 for s in steps) and getattr(layer, "padding", None) == "valid"
 
 
 def _shape_of(t: Any) -> tuple[int | None, ...] | None:

@@ -13,6 +13,7 @@ the values it compared.  The values are the evidence; the cause is upstream of t
 
 from __future__ import annotations
 
+import linecache
 import re
 
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
@@ -28,6 +29,99 @@ _EQUAL = re.compile(
     r"Condition x == y did not hold\.\s*First \d+ elements of x:\s*\[([-\d\s]*)\]\s*"
     r"First \d+ elements of y:\s*\[([-\d\s]*)\]"
 )
+
+
+_NON_NEGATIVE = re.compile(
+    r"Condition x >= 0 did not hold element-wise:\s*x \(shape=\(([\d, ]*)\) dtype=(\w+)\) = "
+    r"\s*\[([^\]]*)\]"
+)
+_LESS = re.compile(
+    r"Condition x < y did not hold\.\s*First \d+ elements of x:\s*\[([-\d\s]*)\]\s*"
+    r"First \d+ elements of y:\s*\[\s*(\d+)\s*\]"
+)
+_LABELS = re.compile(
+    r"^(y|ys|y_\w+|\w+_y|labels?|\w*_labels?|targets?|\w*_targets?|classes|class_ids)$"
+)
+
+
+def label_range_check(ctx: ErrorContext) -> Explained | None:
+    """P12: the user's own range check on labels failed (``assert_non_negative(labels)``,
+    ``assert_less(labels, num_classes)``): ids outside [0, n) that a sparse loss cannot take."""
+    user = ctx.user_code_line()
+    defined = ctx.defined_at()
+    if defined is not None:  # a check in traced code: the line that defined the failing op
+        lines = linecache.getlines(defined[0])
+        if 0 < defined[1] <= len(lines):
+            user = (*defined, lines[defined[1] - 1].strip())
+    if user is None:
+        return None
+    called = re.search(r"assert_(non_negative|less)\(\s*([\w.]+)", user[3])
+    if called is None or not _LABELS.match(called.group(2).rsplit(".", 1)[-1]):
+        return None
+    name = called.group(2)
+    place = ctx.where(user[0], user[1], user[2])
+    negative = _NON_NEGATIVE.search(ctx.text) if called.group(1) == "non_negative" else None
+    traced = called.group(1) == "non_negative" and "Condition x >= 0 did not hold" in ctx.text
+    if negative is None and traced:
+        # inside a traced loss or step: the batch's values are not printed; fit's y is read
+        call = ctx.evidence.call
+        y = call.arg(1, "y") if call is not None and call.method == "fit" else None
+        low = y.low if y is not None else None
+        if low is not None and low >= 0:
+            return None
+        given = (
+            f"; fit's y `{y.text}` holds values down to {low:g}" if y and low is not None else ""
+        )
+        return (
+            finding(
+                "P12",
+                f"the labels `{name}` hold negative class ids"
+                + given.replace("; ", " (", 1)
+                + (")" if given else ""),
+                place=place,
+                evidence=f"assert_non_negative on `{name}` failed{given}",
+                hint="class ids run from 0 to n - 1, and a negative id often marks an unlabeled "
+                "example: drop those examples before fit (`keep = labels >= 0`, then index x "
+                "and the labels with `keep`), or give them a class of their own",
+            ),
+            (),
+        )
+    if negative is not None:
+        shown = [v.strip(" '") for v in negative.group(3).split(",")]
+        bad = [v for v in shown if v.startswith("-")]
+        return (
+            finding(
+                "P12",
+                f"the labels `{name}` hold negative class ids"
+                + (f" ({', '.join(sorted(set(bad)))} among the first values)" if bad else ""),
+                place=place,
+                evidence=f"assert_non_negative on `{name}` (shape ({negative.group(1)}), "
+                f"{negative.group(2)}): {negative.group(3).strip()}",
+                hint=f"class ids run from 0 to n - 1, and a negative id often marks an unlabeled "
+                f"example: drop those examples (`keep = {name} >= 0`, then index the inputs and "
+                f"`{name}` with `keep`), or give them a class of their own",
+            ),
+            (),
+        )
+    less = _LESS.search(ctx.text) if called.group(1) == "less" else None
+    if less is None:
+        return None
+    limit = int(less.group(2))
+    values = [int(v) for v in less.group(1).split()]
+    over = sorted({v for v in values if v >= limit})
+    return (
+        finding(
+            "P12",
+            f"the labels `{name}` reach {max(over) if over else limit} or more, and the check "
+            f"allows ids below {limit}",
+            place=place,
+            evidence=f"assert_less on `{name}` against {limit}: first values {values}",
+            hint=f"if the ids start at 1 (1..{limit}), shift them, `{name} - 1`; if there are "
+            f"more than {limit} classes, the model needs that many outputs (and the check that "
+            "number)",
+        ),
+        (),
+    )
 
 
 def failed_check(ctx: ErrorContext) -> Explained | None:

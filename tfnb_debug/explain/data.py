@@ -379,11 +379,10 @@ def _layer_inputs(
             )
         elif call is not None and len(items) == received:
             hint = several_tensors_hint(cls, layer, items, call.func, call.filename, call.lineno)
-        else:
+        else:  # the items were not read: no evidence for one way to combine them
             hint = (
-                f"{cls} takes one tensor: to use {'both' if received == 2 else f'all {received}'}, "
-                f"merge them first, `keras.layers.Concatenate()({merged})`, and call '{layer}' on "
-                "the result (or call it on each one separately)"
+                f"call '{layer}' on one tensor (the list holds {received}): the one it is for, "
+                "or the tensors combined first in the way the model needs"
             )
         what = f"{cls} '{layer}' takes one tensor but was called on {received}"
     return (

@@ -431,9 +431,13 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
             pieces.append(f"at {ctx.where(user[0], user[1], user[2])}")
     place = ", ".join(pieces)
     evidence = f"tensor had {kind} values" + (f" (node {node})" if node else "")
-    source = ctx.nonfinite_source
-    if source is None and defined is not None:
-        source = traced_check_source(defined[0], defined[1], kind)
+    source = None
+    if defined is not None:  # traced code: its line, and the model a loss's y_pred came from
+        linear = [m.name for m in ctx.trained if m.output_activation == "linear"]
+        source = traced_check_source(
+            defined[0], defined[1], kind, linear[0] if len(linear) == 1 else ""
+        )
+    source = source or ctx.nonfinite_source
     if source is not None and not gradient:
         return _sourced(source, kind, place, evidence), ()
     if gradient:

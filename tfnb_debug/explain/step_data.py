@@ -13,6 +13,7 @@ import textwrap
 
 from tfnb_debug.explain._api import UNPACKING
 from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._operands import enclosing_parameters
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -52,6 +53,9 @@ def step_data_structure(ctx: ErrorContext) -> Explained | None:
     if not (re.search(r"Iterating over a symbolic|iterat", ctx.text) or UNPACKING.search(ctx.text)):
         return None
     targets, value = unpack
+    params = enclosing_parameters(user[0], user[1]) or ()
+    if len(params) < 2 or value != params[1]:
+        return None  # another tensor unpacked (``h, w = shape``): not the step's data
     first = targets[0]
     return (
         finding(
