@@ -1126,6 +1126,36 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("rows, cols = dims",),
         ("given only x",),
     ),
+    # Keras 2 module attributes and optimizer attributes, with their Keras 3 form.
+    (
+        "keras2_backend_set_value_on_a_counter",
+        """
+        step = keras.Variable(0.0)
+        keras.backend.set_value(step, 5.0)
+        """,
+        "S12",
+        ("step.assign(5.0)",),
+        ("learning_rate",),
+    ),
+    (
+        "keras2_experimental_preprocessing_path",
+        """
+        flip = keras.layers.experimental.preprocessing.RandomFlip("horizontal")
+        """,
+        "S12",
+        ("keras.layers.RandomFlip",),
+        ("keras.ops",),
+    ),
+    (
+        "keras2_optimizer_lr_attribute",
+        """
+        opt = keras.optimizers.RMSprop(learning_rate=0.01)
+        current = float(opt.lr)
+        """,
+        "S12",
+        ("opt.learning_rate",),
+        ("set_value",),
+    ),
 ]
 
 

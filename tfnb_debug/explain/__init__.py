@@ -29,6 +29,7 @@ from tfnb_debug.explain.diverged import diverged_fit
 from tfnb_debug.explain.dtypes import dtype_mismatch
 from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.keras2_methods import removed_keras2_method
+from tfnb_debug.explain.keras2_modules import removed_keras2_module_attribute
 from tfnb_debug.explain.labels import (
     label_dtype,
     label_out_of_range,
@@ -83,6 +84,7 @@ RULES: tuple[Rule, ...] = (
     failed_check,
     label_range_check,
     removed_keras2_method,
+    removed_keras2_module_attribute,
     weight_without_input_size,
     build_given_shapes,
     call_returns_nothing,

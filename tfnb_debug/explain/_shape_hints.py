@@ -142,7 +142,11 @@ def image_layer_on_sequence_hint(
 
 
 def shrunk_hint(
-    layer: str, kernel: int | None, left: int | None, build: SequentialBuild | None = None
+    layer: str,
+    kernel: int | None,
+    left: int | None,
+    build: SequentialBuild | None = None,
+    received: tuple[int | None, ...] = (),
 ) -> str:
     """The fix for a window that no longer fits, from what the message gives (the window, the
     positions left) and, for a Sequential being built, which layers trim the size with
@@ -156,6 +160,13 @@ def shrunk_hint(
         if valid
         else ""
     )
+    first_layer = build is not None and len(build.steps) == 1
+    size = received[1] if received and len(received) >= 3 else None
+    if first_layer and size:
+        return (
+            f"the input is {size} long on its first spatial axis, shorter than the window of "
+            f"'{layer}': a kernel (or pool) size of at most {size}, or a longer input"
+        )
     if kernel is not None and left is not None and left > 0:
         return (
             f"the window must fit in the {left} positions that reach '{layer}': {pad}a window "
@@ -164,7 +175,8 @@ def shrunk_hint(
         )
     return (
         f"the layers before it reduce the input below this layer's window: {pad}fewer "
-        "size-reducing layers (pooling, strides), smaller windows, or a larger input"
+        "size-reducing layers (pooling, strides), a smaller kernel or pool size, or a larger "
+        "input"
     )
 
 

@@ -9,6 +9,8 @@ the Keras class that had the method in Keras 2 before it names the Keras 3 call.
 
 from __future__ import annotations
 
+import re
+
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -27,6 +29,7 @@ _REMOVED: dict[str, tuple[str, str]] = {
     "fit_generator": ("Model", "`{obj}.fit(generator, ...)`: fit takes generators and datasets"),
     "evaluate_generator": ("Model", "`{obj}.evaluate(generator, ...)`"),
     "predict_generator": ("Model", "`{obj}.predict(generator, ...)`"),
+    "lr": ("Optimizer", "`{obj}.learning_rate` (Keras 3 has no `lr` alias)"),
 }
 
 
@@ -41,12 +44,12 @@ def removed_keras2_method(ctx: ErrorContext) -> Explained | None:
         return None
     owner, replacement = entry
     user = ctx.user_code_line()
-    name = user[3].split(f".{attribute}")[0].split("=")[-1].strip() if user and user[3] else ""
-    obj = name if name.isidentifier() else owner.lower()
+    written = re.search(rf"([A-Za-z_][\w.]*)\.{attribute}\b", user[3]) if user else None
+    obj = written.group(1) if written else owner.lower()
     return (
         finding(
             "S12",
-            f"`{attribute}` is a Keras 2 method of {owner}; Keras 3's {class_name} has none",
+            f"`{attribute}` is Keras 2 API of {owner}; Keras 3's {class_name} has none",
             place=ctx.where(user[0], user[1], user[2]) if user else f"{class_name}.{attribute}",
             evidence=f"`{user[3] if user else attribute}` on a {class_name} ({owner} subclass)",
             hint=f"use {replacement.format(obj=obj)}",

@@ -588,7 +588,9 @@ def _shrunk(
     return _s01(
         ctx,
         layer,
-        f"the spatial size shrank too far before layer '{layer}': {detail}",
+        f"the input is too short for layer '{layer}': {detail}"
+        if ctx.sequential_build is not None and len(ctx.sequential_build.steps) == 1
+        else f"the spatial size shrank too far before layer '{layer}': {detail}",
         evidence=f"received {fmt_shape(received)}",
-        hint=shrunk_hint(layer, kernel, left, ctx.sequential_build),
+        hint=shrunk_hint(layer, kernel, left, ctx.sequential_build, received),
     )
