@@ -1156,6 +1156,34 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("opt.learning_rate",),
         ("set_value",),
     ),
+    # Tables: the target left among dict columns, date columns, text labels.
+    (
+        "dict_dataset_still_holding_its_target",
+        """
+        import pandas as pd
+        table = pd.DataFrame({"rooms": [3.0, 4.0], "area": [70.0, 90.0], "outcome": [1.0, 0.0]})
+        ds = tf.data.Dataset.from_tensor_slices(dict(table)).batch(2)
+        net = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        net.compile("sgd", "mse")
+        net.fit(ds, verbose=0)
+        """,
+        "S12",
+        ("d['outcome']", "tf.stack([d['rooms'], d['area']]"),
+        ("d['outcome']], axis",),
+    ),
+    (
+        "frame_with_a_date_column",
+        """
+        import pandas as pd
+        sales = pd.DataFrame({"day": pd.to_datetime(["2024-03-01", "2024-03-02"]), "units": [4.0, 6.0]})
+        net = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        net.compile("sgd", "mse")
+        net.fit(sales, np.zeros(2), verbose=0)
+        """,
+        "S11",
+        ("'day'", ".dt."),
+        ("get_dummies",),
+    ),
 ]
 
 

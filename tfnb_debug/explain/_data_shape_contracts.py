@@ -29,6 +29,7 @@ from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
 from tfnb_debug.explain._spatial import differing_axis, size_fix
 from tfnb_debug.explain._string_values import kind_of_strings, source_strings
+from tfnb_debug.explain._target_columns import TARGET_NAME, columns_for_one_input
 from tfnb_debug.explain._violation import Violation, features_spec, fmt, item_text, shape_of
 
 # labels and images -----------------------------------------------------------------------
@@ -516,24 +517,15 @@ def dataset_columns_for_one_input(call: LiveCall, exc: BaseException) -> Violati
         return None
     if len(inputs) != 1 or isinstance(getattr(model, "_inputs_struct", None), dict):
         return None
-    problem, hint = columns_for_one_input([str(k) for k in features])
+    keys = [str(k) for k in features]
+    target = ""
+    if features is spec:  # the element is the dict alone: no labels beside it
+        named = [k for k in keys if TARGET_NAME.fullmatch(k.lower())]
+        width = shape_of(inputs[0])
+        if len(named) == 1 and (not width or width[-1] in (None, len(keys) - 1)):
+            target = named[0]
+    problem, hint = columns_for_one_input(keys, target)
     return Violation("S12", call.text("x"), problem, hint)
-
-
-def columns_for_one_input(keys: list[str]) -> tuple[str, str]:
-    """(problem, hint) for a dict of columns given to a model with one Input."""
-    listed = ", ".join(repr(k) for k in keys[:8]) + (", ..." if len(keys) > 8 else "")
-    stacked = ", ".join(f"d[{k!r}]" for k in keys[:4]) + (", ..." if len(keys) > 4 else "")
-    return (
-        f"the data is a dict of {len(keys)} columns ({listed}), but the model has one Input: "
-        "Keras matches a dict to Inputs by name and does not stack columns into one feature "
-        "tensor",
-        f"stack the columns into one (batch, {len(keys)}) feature tensor first: "
-        f"`df[[{listed}]].to_numpy('float32')` for a DataFrame `df`, or in a dataset "
-        f"`.map(lambda d, y: (tf.stack([{stacked}], axis=-1), y))` (tf.cast each to float32 if "
-        "their dtypes differ); or give the model one Input per column, named as the keys "
-        "(`keras.Input((1,), name=...)`)",
-    )
 
 
 _TEXT_LAYERS = ("TextVectorization", "StringLookup", "Hashing", "HashedCrossing")

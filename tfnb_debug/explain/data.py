@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
-from tfnb_debug.explain._data_shape_contracts import columns_for_one_input
 from tfnb_debug.explain._evidence import Arg, CallInfo
 from tfnb_debug.explain._input_order import flat_element
 from tfnb_debug.explain._library_results import assigned_before
 from tfnb_debug.explain._operands import enclosing_parameters
 from tfnb_debug.explain._several_tensors import several_tensors_hint
+from tfnb_debug.explain._target_columns import TARGET_NAME, columns_for_one_input
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -50,7 +50,10 @@ def _columns_for_one_input(
     if len(keys) < 2:
         return None
     listed = ", ".join(repr(k) for k in keys[:8])
-    problem, hint = columns_for_one_input(keys)
+    x = call.arg(0, "x") if call is not None and call.method == "fit" else None
+    unlabeled = x is not None and x.kind == "dict" and call is not None and call.arg(1, "y") is None
+    named = [k for k in keys if TARGET_NAME.fullmatch(k.lower())]
+    problem, hint = columns_for_one_input(keys, named[0] if unlabeled and len(named) == 1 else "")
     return (
         finding(
             "S12",

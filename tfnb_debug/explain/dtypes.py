@@ -71,7 +71,8 @@ def dtype_mismatch(ctx: ErrorContext) -> Explained | None:
 
 _TIMES = re.compile(
     r"Cannot cast (?:DatetimeArray|TimedeltaArray|PeriodArray) to dtype|"
-    r"Unsupported object type (?:Timestamp|Timedelta|datetime)|Cannot cast datetime64"
+    r"Unsupported object type (?:Timestamp|Timedelta|datetime)|Cannot cast datetime64|"
+    r"Invalid dtype: (?:datetime64|timedelta64)"
 )
 
 
@@ -495,10 +496,13 @@ def _text_arg(ctx: ErrorContext) -> Arg | None:
     for arg in [*call.args, *(a for _, a in call.kwargs)]:
         # the argument, its items, and theirs: (dict(df), labels) holds the columns two down
         for item in (arg, *arg.items, *(inner for outer in arg.items for inner in outer.items)):
-            if item.kind not in ("array", "dataframe", "series"):
+            # pandas' string arrays (``.values`` of a str column) read as another array kind
+            strings = item.kind == "tensor" and item.dtype in ("str", "string")
+            if item.kind not in ("array", "dataframe", "series") and not strings:
                 continue
             if (
                 item.dtype == "object"
+                or strings
                 or item.text_columns
                 or item.dtype.startswith(("str", "bytes"))
             ):
