@@ -1184,6 +1184,49 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         ("'day'", ".dt."),
         ("get_dummies",),
     ),
+    # A fit that went non-finite: its labels, a table's column, a loss written by hand.
+    (
+        "fit_on_labels_with_missing_values",
+        """
+        feats = np.random.rand(6, 2).astype("float32")
+        target = np.array([1.0, np.nan, 2.0, 3.0, np.nan, 1.5], dtype="float32")
+        net = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        net.compile("sgd", "mse")
+        net.fit(feats, target, verbose=0)
+        assert np.isfinite(net.history.history["loss"][-1])
+        """,
+        "N05",
+        ("`target`", "rows [1, 4]"),
+        ("learning rate",),
+    ),
+    (
+        "fit_with_a_hand_written_exp_loss",
+        """
+        def exp_loss(y_true, y_pred):
+            return tf.reduce_mean(tf.exp(y_pred) - y_true * y_pred)
+        net = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        net.compile("sgd", exp_loss)
+        net.fit(np.full((8, 2), 5000.0, "float32"), np.ones(8, "float32"), verbose=0)
+        assert np.isfinite(net.history.history["loss"][-1])
+        """,
+        "G05",
+        ("exp_loss", "exp"),
+        ("lower the learning rate",),
+    ),
+    (
+        "loss_through_a_helper_with_log_of_zero",
+        """
+        def nll(t, p):
+            return -tf.reduce_mean(t * tf.math.log(p))
+        p = tf.constant([[0.0, 1.0], [0.5, 0.5]])
+        t = tf.constant([[1.0, 0.0], [0.0, 1.0]])
+        loss = nll(t, p)
+        tf.debugging.check_numerics(loss, "nll")
+        """,
+        "G05",
+        ("`p`", "zero"),
+        ("learning rate",),
+    ),
 ]
 
 

@@ -19,26 +19,21 @@ from __future__ import annotations
 import ast
 import linecache
 import re
-from dataclasses import dataclass
+import textwrap
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, evaluate
+from tfnb_debug.explain._traced_checks import (
+    CHECKS,
+    EXP_LIMIT,
+    LOGS,
+    SQRTS,
+    NonfiniteSource,
+    callee,
+    checked_expression,
+    traced_check_source_from,
+)
 from tfnb_debug.ground.files import is_user_file
-
-_CHECKS = ("check_numerics", "assert_all_finite", "verify_tensor_all_finite")
-_LOGS = ("log", "log2", "log10")
-_SQRTS = ("sqrt", "rsqrt")
-_EXP_LIMIT = 88.72  # float32 exp overflows above this
-
-
-@dataclass(frozen=True)
-class NonfiniteSource:
-    """The op (or data) that made the value a check found non-finite."""
-
-    code: str  # N01 (an op broke its contract), M02 (log of logits), N05 (the data)
-    what: str
-    evidence: str
-    hint: str
 
 
 def read_nonfinite_source(exc: BaseException) -> NonfiniteSource | None:
@@ -53,27 +48,21 @@ def read_nonfinite_source(exc: BaseException) -> NonfiniteSource | None:
     frame = user.tb_frame
     lines = linecache.getlines(frame.f_code.co_filename)
     line = lines[user.tb_lineno - 1] if 0 < user.tb_lineno <= len(lines) else ""
-    checked = _checked_expression(line)
+    checked = checked_expression(line)
     spaces = (frame.f_locals, frame.f_globals)
     if checked is None:
         return _check_elsewhere(str(exc), lines, spaces)
     walk = _Walk(spaces, lines[: user.tb_lineno - 1])
-    return walk.source(checked)
+    found = walk.source(checked)
+    label = re.search(r"([\w .()-]{1,60}) : Tensor had", str(exc))
+    named = ast.unparse(checked) + " " + (label.group(1) if label else "")
+    if found is not None and found.code == "N01" and _LOSSY.search(named):
+        # the value checked is a loss: the catalog's code for a NaN/Inf loss
+        return NonfiniteSource("G05", found.what, found.evidence, found.hint)
+    return found
 
 
-def _checked_expression(line: str) -> ast.expr | None:
-    """The first argument of the numeric check called on ``line``."""
-    try:
-        tree = ast.parse(line.strip())
-    except SyntaxError:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.args:
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-            name = name or (node.func.id if isinstance(node.func, ast.Name) else "")
-            if name in _CHECKS:
-                return node.args[0]
-    return None
+_LOSSY = re.compile(r"loss|cross.?entropy|xent|nll", re.I)
 
 
 class _Walk:
@@ -88,7 +77,7 @@ class _Walk:
         if depth > 4:
             return None
         for call in _calls_innermost_first(node):
-            found = self._op(call, node)
+            found = self._op(call, node) or self._inside_user_function(call, depth)
             if found is not None:
                 return found
         for sub in ast.walk(node):
@@ -103,13 +92,75 @@ class _Walk:
                 continue
             made = _assigned(name, self.before)
             if made is not None and not _is_literal_data(made):
-                found = self.source(made, depth + 1)
+                found = self.source(made, depth + 1) or self._trained_into_nan(made)
                 if found is not None:
                     return found
             else:
                 self.data.append(self._stored(name, value, made))
         if depth == 0 and self.data:
             return _data_source(*self.data[0])
+        return None
+
+    def _inside_user_function(self, call: ast.Call, depth: int) -> NonfiniteSource | None:
+        """A call of the user's own function (``cross_entropy(y, probs)``): its body's ops,
+        with each parameter read as the argument the call passed."""
+        import inspect
+
+        function = evaluate(call.func, self.spaces)
+        module = getattr(function, "__module__", "") or ""
+        if not inspect.isfunction(function) or module.split(".")[0] in _LIBRARY_ROOTS:
+            return None
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+        except (OSError, TypeError, SyntaxError):
+            return None
+        definition = tree.body[0] if tree.body else None
+        if not isinstance(definition, ast.FunctionDef) or call.keywords:
+            return None
+        params = [a.arg for a in definition.args.args]
+        bound = dict(zip(params, call.args, strict=False))
+        for returned in (n.value for n in ast.walk(definition) if isinstance(n, ast.Return)):
+            if returned is None:
+                continue
+            inlined = _Rename(bound).visit(returned)
+            found = self.source(ast.fix_missing_locations(inlined), depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _trained_into_nan(self, made: ast.expr) -> NonfiniteSource | None:
+        """G03: the value is a model's output and the model's weights are NaN/Inf: a training
+        step wrote them, from a gradient that was; the ops whose gradient is infinite at a
+        point of their domain (sqrt, log, division) in the cell's code are named."""
+        for call in _calls_innermost_first(made):
+            owner = evaluate(call.func, self.spaces)
+            weights = getattr(owner, "weights", None)
+            if not isinstance(weights, list) or not _any_nonfinite(weights):
+                continue
+            name = ast.unparse(call.func)
+            risky = [
+                (i, line.strip())
+                for i, line in enumerate(self.before, 1)
+                if re.search(r"\b(sqrt|log|rsqrt)\(", line)
+            ]
+            where = f" (line {risky[0][0]}: `{risky[0][1]}`)" if risky else ""
+            match = re.search(r"\b(sqrt|log|rsqrt)\(", risky[0][1]) if risky else None
+            op = match.group(1) if match else ""
+            return NonfiniteSource(
+                "G03",
+                f"`{name}`, whose weights are NaN/Inf: a training step applied a non-finite "
+                "gradient" + (f"; the code takes tf.{op}{where}" if op else ""),
+                f"{name}.weights hold NaN/Inf",
+                (
+                    f"the gradient of {op} is infinite where its input is 0 (a distance between "
+                    f"identical points, for one): floor it, `tf.{op}(tf.maximum(x, 1e-12))`, or add an "
+                    "epsilon inside"
+                    if op
+                    else "find the op whose gradient is infinite (sqrt, log or a division at 0) "
+                    "with tf.debugging.check_numerics on the gradients, and clip gradients "
+                    "(clipnorm=1.0)"
+                ),
+            )
         return None
 
     def _stored(self, name: str, value: Any, made: ast.expr | None) -> tuple[str, Any]:
@@ -124,13 +175,13 @@ class _Walk:
         return name, value
 
     def _op(self, call: ast.Call, whole: ast.expr) -> NonfiniteSource | None:
-        name = _callee(call)
+        name = callee(call)
         if not call.args:
             return None
         operand = call.args[0]
         text = ast.unparse(operand)
         value = _values(evaluate(operand, self.spaces))
-        if name in _LOGS:
+        if name in LOGS:
             if value is None:
                 return _log_of_logits(operand, self.spaces, text)
             zeros, negative = int((value == 0).sum()), int((value < 0).sum())
@@ -156,7 +207,7 @@ class _Walk:
             return NonfiniteSource(
                 "N01", f"`{name}` of `{text}`, which holds {counted}", _ranged(text, value), hint
             )
-        if name in _SQRTS and value is not None:
+        if name in SQRTS and value is not None:
             negative = int((value < 0).sum())
             zeros = int((value == 0).sum()) if name == "rsqrt" else 0
             if not negative and not zeros:
@@ -171,11 +222,11 @@ class _Walk:
                 if negative
                 else f"rsqrt(0) is Inf: `tf.math.rsqrt({text} + 1e-7)`",
             )
-        if name == "exp" and value is not None and value.size and float(value.max()) > _EXP_LIMIT:
+        if name == "exp" and value is not None and value.size and float(value.max()) > EXP_LIMIT:
             return NonfiniteSource(
                 "N01",
                 f"`exp` of `{text}`, which reaches {float(value.max()):.4g}: float32 exp "
-                f"overflows to Inf above {_EXP_LIMIT}",
+                f"overflows to Inf above {EXP_LIMIT}",
                 _ranged(text, value),
                 f"for a softmax use `tf.nn.softmax({text})` (it subtracts the max first), for a "
                 f"log of a sum of exps `tf.reduce_logsumexp({text})`; else subtract "
@@ -249,17 +300,6 @@ def _calls_innermost_first(node: ast.expr) -> list[ast.Call]:
     return calls[::-1]
 
 
-def _callee(call: ast.Call) -> str:
-    func = call.func
-    return (
-        func.attr
-        if isinstance(func, ast.Attribute)
-        else func.id
-        if isinstance(func, ast.Name)
-        else ""
-    )
-
-
 def _names(node: ast.expr) -> list[str]:
     called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
     seen: list[str] = []
@@ -270,23 +310,57 @@ def _names(node: ast.expr) -> list[str]:
 
 
 def _assigned(name: str, before: list[str]) -> ast.expr | None:
+    """The expression last assigned to ``name`` in ``before``; for ``a, b = f(x), g(x)`` the
+    item of ``name``, for ``a, b = f(x)`` the whole call."""
+    try:
+        tree = ast.parse(textwrap.dedent("".join(before)))
+    except SyntaxError:
+        tree = None
+    if tree is not None:
+        found: ast.expr | None = None
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id == name:
+                    found = node.value
+                elif isinstance(target, ast.Tuple | ast.List):
+                    names = [e.id if isinstance(e, ast.Name) else "" for e in target.elts]
+                    if name in names:
+                        value = node.value
+                        same = isinstance(value, ast.Tuple) and len(value.elts) == len(names)
+                        found = (
+                            value.elts[names.index(name)]
+                            if isinstance(value, ast.Tuple) and same
+                            else value
+                        )
+        return found
     pattern = re.compile(rf"(?:^|;)\s*{re.escape(name)}\s*=(?!=)\s*([^;\n]+)")
-    found = None
+    text = None
     for line in before:
         for match in pattern.finditer(line):
-            found = match.group(1).strip()
-    if found is None:
+            text = match.group(1).strip()
+    if text is None:
         return None
     try:
-        return ast.parse(found, mode="eval").body
+        return ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
+
+
+def _any_nonfinite(weights: list[Any]) -> bool:
+    import numpy as np
+
+    try:
+        return any(not np.isfinite(np.asarray(w)).all() for w in weights[:200])
+    except Exception:
+        return False
 
 
 def _is_literal_data(node: ast.expr) -> bool:
     """An array written or loaded, not computed: ``np.array([...])``, ``tf.constant(x)``, ``load``."""
     if isinstance(node, ast.Call):
-        return _callee(node) in (
+        return callee(node) in (
             "array",
             "asarray",
             "constant",
@@ -355,93 +429,17 @@ def _ranged(text: str, value: Any) -> str:
     return f"`{text}` shape {tuple(value.shape)}, min {float(finite.min()):.4g}, max {float(finite.max()):.4g}"
 
 
-def traced_check_source(
-    filename: str, lineno: int, kind: str, linear_model: str = ""
-) -> NonfiniteSource | None:
-    """A check inside traced code (a layer's ``call``, a ``Dataset.map`` function): no value is
-    live, but the checked expression's op and the kind of value it made tell the cause."""
-    lines = linecache.getlines(filename)
-    checked = _checked_expression(lines[lineno - 1]) if 0 < lineno <= len(lines) else None
-    if checked is None:
-        return None
-    if linear_model:
-        logits = _log_of_y_pred(checked, filename, lineno, linear_model)
-        if logits is not None:
-            return logits
-    return traced_check_source_from(checked, lineno, kind)
+_LIBRARY_ROOTS = ("tensorflow", "keras", "numpy", "tf_keras", "builtins")
 
 
-def _log_of_y_pred(
-    checked: ast.expr, filename: str, lineno: int, model: str
-) -> NonfiniteSource | None:
-    """M02: ``log(y_pred)`` in a loss function (its second parameter) of a model whose output
-    layer has no activation: the log of logits."""
-    from tfnb_debug.explain._operands import enclosing_parameters
+class _Rename(ast.NodeTransformer):
+    """A function body's parameters replaced by the expressions the call passed."""
 
-    params = enclosing_parameters(filename, lineno) or ()
-    logs = _calls_of(checked, _LOGS)
-    if len(params) < 2 or not logs or not isinstance(logs[0].args[0], ast.Name):
-        return None
-    if logs[0].args[0].id != params[1]:
-        return None
-    name = params[1]
-    return NonfiniteSource(
-        "M02",
-        f"`log` of `{name}`, the output of model '{model}', whose last layer has no activation "
-        "(logits, which go negative)",
-        f"the loss's `{ast.unparse(checked)}` at line {lineno}; '{model}' output activation linear",
-        "give the output layer activation='softmax' (or 'sigmoid' for independent labels), or "
-        "keep the logits and use a loss that takes them: "
-        "`keras.losses.CategoricalCrossentropy(from_logits=True)`",
-    )
+    def __init__(self, bound: dict[str, ast.expr]) -> None:
+        self.bound = bound
 
-
-def traced_check_source_from(checked: ast.expr, lineno: int, kind: str) -> NonfiniteSource | None:
-    """The cause a checked expression's op and the kind of value it made tell."""
-    text = ast.unparse(checked)
-    ops = {_callee(c) for c in ast.walk(checked) if isinstance(c, ast.Call)}
-    divides = [
-        n for n in ast.walk(checked) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)
-    ]
-    logs = _calls_of(checked, _LOGS)
-    roots = _calls_of(checked, _SQRTS)
-    inf = "Inf" in kind and "NaN" not in kind
-    if logs and not divides and not ops & {"exp", *_SQRTS}:
-        operand = ast.unparse(logs[0].args[0])
-        return NonfiniteSource(
-            "N01",
-            f"`{text}`: log is -Inf where `{operand}` is 0"
-            + ("" if inf else " and NaN where it is negative"),
-            f"the check's expression `{text}` at line {lineno}",
-            (
-                f"`tf.math.log1p({operand})` for counts or features that start at 0, or an "
-                f"epsilon, `tf.math.log({operand} + 1e-7)`"
-                if inf
-                else f"keep the log's input positive: find why `{operand}` goes to 0 or below, "
-                f"or floor it at an epsilon, `tf.math.log(tf.maximum({operand}, 1e-7))`"
-            ),
-        )
-    if roots and not inf and not divides and not logs:
-        operand = ast.unparse(roots[0].args[0])
-        return NonfiniteSource(
-            "N01",
-            f"`{text}`: sqrt is NaN where `{operand}` is negative",
-            f"the check's expression `{text}` at line {lineno}",
-            f"`tf.sqrt(tf.maximum({operand}, 0.0))`, or find why `{operand}` goes negative",
-        )
-    if divides and not logs and not ops & {"exp", *_SQRTS}:
-        top, bottom = ast.unparse(divides[0].left), ast.unparse(divides[0].right)
-        return NonfiniteSource(
-            "N01",
-            f"`{text}`: a division by `{bottom}`, which is 0 for some values",
-            f"the check's expression `{text}` at line {lineno}",
-            f"`tf.math.divide_no_nan({top}, {bottom})`, or divide by `{bottom} + 1e-7`",
-        )
-    return None
-
-
-def _calls_of(node: ast.expr, names: tuple[str, ...]) -> list[ast.Call]:
-    return [c for c in ast.walk(node) if isinstance(c, ast.Call) and _callee(c) in names and c.args]
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self.bound.get(node.id, node)
 
 
 def _check_elsewhere(
@@ -458,9 +456,9 @@ def _check_elsewhere(
         return None
     quoted = (f'"{label.group(1)}"', f"'{label.group(1)}'")
     found = [
-        (i, _checked_expression(line))
+        (i, checked_expression(line))
         for i, line in enumerate(lines, 1)
-        if any(q in line for q in quoted) and any(c in line for c in _CHECKS)
+        if any(q in line for q in quoted) and any(c in line for c in CHECKS)
     ]
     if len(found) != 1 or found[0][1] is None:
         return None

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
-from tfnb_debug.explain._nonfinite_source import NonfiniteSource, traced_check_source
+from tfnb_debug.explain._nonfinite_source import NonfiniteSource
 from tfnb_debug.explain._symbolic_escapes import PY_CONVERT, conversion, escaped, layer_place
+from tfnb_debug.explain._traced_checks import traced_check_source
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -492,6 +493,10 @@ def _sourced(source: NonfiniteSource, kind: str, place: str, evidence: str) -> F
         return finding("M02", what, place=place, evidence=evidence, hint=source.hint)
     if source.code == "N05":
         return finding("N05", what, place=place, evidence=evidence, hint=source.hint)
+    if source.code == "G03":
+        return finding("G03", what, place=place, evidence=evidence, hint=source.hint)
+    if source.code == "G05":
+        return finding("G05", what, place=place, evidence=evidence, hint=source.hint)
     return finding("N01", what, place=place, evidence=evidence, hint=source.hint)
 
 
