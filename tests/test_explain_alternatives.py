@@ -1204,7 +1204,7 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         """
         def exp_loss(y_true, y_pred):
             return tf.reduce_mean(tf.exp(y_pred) - y_true * y_pred)
-        net = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        net = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, kernel_initializer="ones")])
         net.compile("sgd", exp_loss)
         net.fit(np.full((8, 2), 5000.0, "float32"), np.ones(8, "float32"), verbose=0)
         assert np.isfinite(net.history.history["loss"][-1])
@@ -1226,6 +1226,44 @@ CASES: list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = [
         "G05",
         ("`p`", "zero"),
         ("learning rate",),
+    ),
+    (
+        "fit_on_a_dataset_whose_source_holds_nan",
+        """
+        rows = np.random.rand(12, 2).astype("float32")
+        rows[5, 0] = np.inf
+        ds = tf.data.Dataset.from_tensor_slices((rows, np.zeros(12, "float32"))).batch(4)
+        net = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+        net.compile("adam", "mse")
+        net.fit(ds, verbose=0)
+        assert np.isfinite(net.history.history["loss"][-1]), "loss"
+        """,
+        "N05",
+        ("from_tensor_slices source",),
+        ("learning rate", "clipnorm"),
+    ),
+    (
+        "gradient_of_a_norm_at_zero",
+        """
+        v = tf.Variable([0.0, 0.0])
+        with tf.GradientTape() as tape:
+            norm = tf.sqrt(tf.reduce_sum(tf.square(v)))
+        g = tape.gradient(norm, v)
+        tf.debugging.check_numerics(g, "norm gradient")
+        """,
+        "G03",
+        ("sqrt", "1e-12"),
+        ("learning rate", "clipnorm"),
+    ),
+    (
+        "dense_given_a_block_written_inline",
+        """
+        x = keras.Input((6, 8))
+        out = keras.layers.Dense(8)([x, keras.layers.Dense(8)(x)])
+        """,
+        "S12",
+        ("Add()",),
+        ("Concatenate",),
     ),
 ]
 

@@ -83,6 +83,8 @@ def _diverged(name: str, model: Any, source: str, space: dict[str, Any]) -> Dive
     data = ast.unparse(x_node) if x_node is not None else ""
     value = evaluate(x_node, (space,)) if x_node is not None else None
     count, columns = _nonfinite_in(value)
+    if not count and hasattr(value, "element_spec"):
+        count = _dataset_source_nonfinite(value)  # its from_tensor_slices arrays, not iterated
     names = _frame_columns(value)
     checked = type(value).__module__ == "numpy" and getattr(value, "dtype", None) is not None
     y = evaluate(y_node, (space,)) if y_node is not None else None
@@ -161,6 +163,33 @@ def _loss_ops(loss: Any) -> tuple[str, tuple[str, ...]]:
         if re.search(pattern, code)
     ]
     return getattr(loss, "__name__", "the loss"), tuple(ops)
+
+
+def _dataset_source_nonfinite(ds: Any) -> int:
+    """NaN/Inf values in the tensors a dataset pipeline starts from (``from_tensor_slices``),
+    read without iterating the dataset (a second pass moves a reshuffling order on)."""
+    import numpy as np
+
+    current, depth = ds, 0
+    while current is not None and depth < 30:
+        tensors = getattr(current, "_tensors", None)
+        if tensors is not None:
+            total = 0
+            for tensor in tensors:
+                try:
+                    array = np.asarray(tensor.numpy())
+                except Exception:
+                    continue
+                if array.dtype.kind == "f":
+                    total += int((~np.isfinite(array)).sum())
+            return total
+        try:
+            inputs = current._inputs()
+        except Exception:
+            return 0
+        current = inputs[0] if inputs else None
+        depth += 1
+    return 0
 
 
 def _is_frame(value: Any) -> bool:

@@ -55,13 +55,14 @@ def several_tensors_hint(
     shapes = [item.shape for item in items]
     known = all(s is not None for s in shapes)
     same = known and len(set(shapes)) == 1
-    made = _made_from(items, filename, lineno) if same else None
+    made = _made_from(items, filename, lineno) if same or not known else None
     if made is not None:
         block, source = made
+        shape = f" and has its shape {fmt_shape(shapes[0] or ())}" if same else ""
         return (
-            f"`{block}` is computed from `{source}` and has its shape "
-            f"{fmt_shape(shapes[0] or ())}: a residual connection adds them first, "
-            f"`keras.layers.Add()([{source}, {block}])`, and {cls} is called on the sum"
+            f"`{block}` is computed from `{source}`{shape}: a residual connection adds them "
+            f"first, `keras.layers.Add()([{source}, {block}])`, and {cls} is called on the sum"
+            + ("" if same else " (a Dense projection first if their last axes differ)")
         )
     if known and _differ_before_last(shapes):
         differ = " vs ".join(fmt_shape(s or ()) for s in shapes)
@@ -139,6 +140,11 @@ def _differ_before_last(shapes: list[tuple[int | None, ...] | None]) -> bool:
 def _made_from(items: tuple[Arg, ...], filename: str, lineno: int) -> tuple[str, str] | None:
     """(block, source): one item assigned from an expression that reads another, a few steps back."""
     names = [item.text for item in items if item.text.isidentifier()]
+    for item in items:  # a block written inline, `[x, self.attn(x, x)]`: it reads the other
+        if not item.text.isidentifier() and "(" in item.text:
+            for other in names:
+                if re.search(rf"\b{re.escape(other)}\b", item.text):
+                    return item.text, other
     lines = linecache.getlines(filename)[: max(lineno - 1, 0)]
     for block in names:
         seen = {block}

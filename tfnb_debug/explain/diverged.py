@@ -40,6 +40,10 @@ def diverged_fit(ctx: ErrorContext) -> Explained | None:
             f"`{fit.data}.dropna()` (with the same rows of y), or fill "
             f"{', '.join(repr(c) for c in fit.column_names)} (a column mean)"
             if fit.column_names
+            else f"in the arrays `{fit.data}` is built from (its from_tensor_slices source), "
+            "before the dataset is made: drop the rows with NaN/Inf (the same rows of the "
+            "labels) or fill them (`np.nan_to_num`, a mean per column)"
+            if not fit.data_read
             else f"`{fit.data}[np.isfinite({fit.data}).all(axis=1)]` with the same rows of y, "
             f"or `np.nan_to_num({fit.data})` / a mean per column"
         )
@@ -130,8 +134,12 @@ def diverged_fit(ctx: ErrorContext) -> Explained | None:
                 else "scale the inputs (a Normalization layer adapted on x) and the targets, "
                 "and clip the gradients (clipnorm=1.0)"
                 if scale
-                else "lower the learning rate or clip the gradients (clipnorm=1.0), and scale "
-                "the inputs and targets"
+                else "the step size is its class default, so look at what reached the loss "
+                "first: NaN/Inf in x or y (`np.isfinite(a).all()` on each array), a log, sqrt "
+                "or division at 0 in the loss, targets far from the output's range"
+                if not fit.data_read or fit.learning_rate == fit.default_rate
+                else "lower the step size (learning_rate) or clip the gradients (clipnorm=1.0), "
+                "and scale the inputs and targets"
             ),
         ),
         (),

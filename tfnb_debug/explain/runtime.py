@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
-from tfnb_debug.explain._nonfinite_source import NonfiniteSource
+from tfnb_debug.explain._nonfinite_findings import gradient_hint, sourced
 from tfnb_debug.explain._symbolic_escapes import PY_CONVERT, conversion, escaped, layer_place
 from tfnb_debug.explain._traced_checks import traced_check_source
 from tfnb_debug.explain.report import NextStep
@@ -440,7 +440,7 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
         )
     source = source or ctx.nonfinite_source
     if source is not None and not gradient:
-        return _sourced(source, kind, place, evidence), ()
+        return sourced(source, kind, place, evidence), ()
     if gradient:
         return (
             finding(
@@ -448,10 +448,7 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
                 f"a gradient holds {kind} values",
                 place=place,
                 evidence=evidence,
-                hint=(
-                    "lower the learning rate, clip gradients (optimizer clipnorm=1.0), and look for "
-                    "sqrt/log/division at 0 in the loss (their gradients are infinite there)"
-                ),
+                hint=gradient_hint(ctx),
             ),
             (
                 NextStep(
@@ -482,22 +479,6 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
             ),
         ),
     )
-
-
-def _sourced(source: NonfiniteSource, kind: str, place: str, evidence: str) -> Finding:
-    """The check's finding under the code of what made its value non-finite (literal codes:
-    the catalog test reads them)."""
-    what = f"the checked value holds {kind} values: it comes from {source.what}"
-    evidence = f"{evidence}; {source.evidence}"
-    if source.code == "M02":
-        return finding("M02", what, place=place, evidence=evidence, hint=source.hint)
-    if source.code == "N05":
-        return finding("N05", what, place=place, evidence=evidence, hint=source.hint)
-    if source.code == "G03":
-        return finding("G03", what, place=place, evidence=evidence, hint=source.hint)
-    if source.code == "G05":
-        return finding("G05", what, place=place, evidence=evidence, hint=source.hint)
-    return finding("N01", what, place=place, evidence=evidence, hint=source.hint)
 
 
 def no_gradients(ctx: ErrorContext) -> Explained | None:
