@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tfnb_debug.ground.files import is_user_file
+from tfnb_debug.ground.files import innermost_user_traceback
 
 _REDUCTIONS = re.compile(
     r"^(reduce_(sum|mean|max|min|prod|all|any)|sum|mean|max|min|prod|all|any|norm)$"
@@ -29,11 +29,7 @@ _HEADER = re.compile(r"(if|elif|while)\b")
 
 def condition_rank(exc: BaseException) -> int | None:
     """The highest static rank among the tensors the innermost user line's conditions test."""
-    tb, user = exc.__traceback__, None
-    while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            user = tb
-        tb = tb.tb_next
+    user = innermost_user_traceback(exc)
     if user is None:
         return None
     line = linecache.getline(user.tb_frame.f_code.co_filename, user.tb_lineno).strip()

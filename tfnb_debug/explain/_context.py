@@ -153,7 +153,8 @@ class ErrorContext:
     batch_fixer: BatchFixer | None = None
     #: a model of the cell whose fit went non-finite (read only for failed checks)
     diverged: DivergedFit | None = None
-    #: the op (or data) that made the value a failed eager numeric check held (N01/M02/N05)
+    #: the op (or data) that made the value a failed eager numeric check held (N01, M02, N05,
+    #: G03, G05)
     nonfinite_source: NonfiniteSource | None = None
     #: the element a user's overridden train_step/test_step gets from the failing fit call
     step_data: StepData | None = None

@@ -21,7 +21,7 @@ from typing import Any
 from tfnb_debug.collect.model_config import optimizer_defaults
 from tfnb_debug.explain._api import evaluate
 from tfnb_debug.explain._batch_fixers import is_keras_model
-from tfnb_debug.ground.files import is_user_file
+from tfnb_debug.ground.files import innermost_user_traceback
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,7 @@ class DivergedFit:
 
 def read_diverged(exc: BaseException) -> DivergedFit | None:
     """The first model of the failing cell's namespace with a non-finite fit, if any."""
-    tb, user = exc.__traceback__, None
-    while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            user = tb
-        tb = tb.tb_next
+    user = innermost_user_traceback(exc)
     if user is None:
         return None
     frame = user.tb_frame

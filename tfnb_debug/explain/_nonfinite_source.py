@@ -33,16 +33,12 @@ from tfnb_debug.explain._traced_checks import (
     checked_expression,
     traced_check_source_from,
 )
-from tfnb_debug.ground.files import is_user_file
+from tfnb_debug.ground.files import innermost_user_traceback
 
 
 def read_nonfinite_source(exc: BaseException) -> NonfiniteSource | None:
     """The source of the NaN/Inf of the innermost user frame's failed eager check."""
-    tb, user = exc.__traceback__, None
-    while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            user = tb
-        tb = tb.tb_next
+    user = innermost_user_traceback(exc)
     if user is None:
         return None
     frame = user.tb_frame

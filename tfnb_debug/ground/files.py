@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sysconfig
+from types import TracebackType
 
 # A terminal IPython cell; ipykernel's cells are real files (``/tmp/ipykernel_<pid>/<hash>.py``)
 # outside every library root, so the path test below takes them as the user's.
@@ -41,3 +42,14 @@ def is_user_file(filename: str) -> bool:
         return False
     path = os.path.normpath(os.path.abspath(filename))
     return not any(path.startswith(root) for root in _ROOTS)
+
+
+def innermost_user_traceback(exc: BaseException) -> TracebackType | None:
+    """The traceback entry of the innermost frame of ``exc`` that runs the user's code (a cell
+    or a file of theirs), None when no frame does."""
+    tb, user = exc.__traceback__, None
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            user = tb
+        tb = tb.tb_next
+    return user
