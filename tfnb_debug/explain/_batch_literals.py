@@ -13,6 +13,7 @@ import ast
 import linecache
 
 from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._operands import call_name
 
 # callee name (last part) -> index of the argument that holds the shape
 _MAKERS = {
@@ -60,13 +61,7 @@ def literal_batch(ctx: ErrorContext, sizes: tuple[int, ...]) -> tuple[int, str, 
 
 def _batch_entry(call: ast.Call, constants: dict[str, int]) -> int | None:
     func = call.func
-    name = (
-        func.attr
-        if isinstance(func, ast.Attribute)
-        else func.id
-        if isinstance(func, ast.Name)
-        else ""
-    )
+    name = call_name(func)
     for keyword in call.keywords:
         if keyword.arg == "batch_size" and name == "Input":
             return _int(keyword.value, constants)

@@ -21,6 +21,7 @@ from typing import Any
 from tfnb_debug.collect.model_config import optimizer_defaults
 from tfnb_debug.explain._api import evaluate
 from tfnb_debug.explain._batch_fixers import is_keras_model
+from tfnb_debug.explain._string_values import source_tensors
 from tfnb_debug.ground.files import innermost_user_traceback
 
 
@@ -166,26 +167,15 @@ def _dataset_source_nonfinite(ds: Any) -> int:
     read without iterating the dataset (a second pass moves a reshuffling order on)."""
     import numpy as np
 
-    current, depth = ds, 0
-    while current is not None and depth < 30:
-        tensors = getattr(current, "_tensors", None)
-        if tensors is not None:
-            total = 0
-            for tensor in tensors:
-                try:
-                    array = np.asarray(tensor.numpy())
-                except Exception:
-                    continue
-                if array.dtype.kind == "f":
-                    total += int((~np.isfinite(array)).sum())
-            return total
+    total = 0
+    for tensor in source_tensors(ds):
         try:
-            inputs = current._inputs()
+            array = np.asarray(tensor.numpy())
         except Exception:
-            return 0
-        current = inputs[0] if inputs else None
-        depth += 1
-    return 0
+            continue
+        if array.dtype.kind == "f":
+            total += int((~np.isfinite(array)).sum())
+    return total
 
 
 def _is_frame(value: Any) -> bool:
@@ -234,10 +224,15 @@ def _finite(value: Any) -> bool:
 
 
 def _weights_nonfinite(model: Any) -> bool:
+    return nonfinite_weights(getattr(model, "weights", None))
+
+
+def nonfinite_weights(weights: Any) -> bool:
+    """Any of ``weights`` (the first 200) holds NaN or Inf; False when they cannot be read."""
     import numpy as np
 
     try:
-        return any(not np.isfinite(np.asarray(w)).all() for w in model.weights[:200])
+        return any(not np.isfinite(np.asarray(w)).all() for w in weights[:200])
     except Exception:
         return False
 

@@ -23,13 +23,14 @@ import textwrap
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, evaluate
+from tfnb_debug.explain._diverged_fit import nonfinite_weights
+from tfnb_debug.explain._operands import call_name
 from tfnb_debug.explain._traced_checks import (
     CHECKS,
     EXP_LIMIT,
     LOGS,
     SQRTS,
     NonfiniteSource,
-    callee,
     checked_expression,
     traced_check_source_from,
 )
@@ -131,7 +132,7 @@ class _Walk:
         for call in _calls_innermost_first(made):
             owner = evaluate(call.func, self.spaces)
             weights = getattr(owner, "weights", None)
-            if not isinstance(weights, list) or not _any_nonfinite(weights):
+            if not isinstance(weights, list) or not nonfinite_weights(weights):
                 continue
             name = ast.unparse(call.func)
             risky = [
@@ -171,7 +172,7 @@ class _Walk:
         return name, value
 
     def _op(self, call: ast.Call, whole: ast.expr) -> NonfiniteSource | None:
-        name = callee(call)
+        name = call_name(call.func)
         if not call.args:
             return None
         operand = call.args[0]
@@ -344,19 +345,10 @@ def _assigned(name: str, before: list[str]) -> ast.expr | None:
         return None
 
 
-def _any_nonfinite(weights: list[Any]) -> bool:
-    import numpy as np
-
-    try:
-        return any(not np.isfinite(np.asarray(w)).all() for w in weights[:200])
-    except Exception:
-        return False
-
-
 def _is_literal_data(node: ast.expr) -> bool:
     """An array written or loaded, not computed: ``np.array([...])``, ``tf.constant(x)``, ``load``."""
     if isinstance(node, ast.Call):
-        return callee(node) in (
+        return call_name(node.func) in (
             "array",
             "asarray",
             "constant",

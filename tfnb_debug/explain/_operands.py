@@ -42,6 +42,16 @@ def odd_operand(source: str, op: str, have: str, want: str) -> str:
     return side.id if isinstance(side, ast.Name) else ""
 
 
+def call_name(func: ast.expr) -> str:
+    """The name a call is made by: ``log`` for ``tf.math.log(...)``, ``f`` for ``f(...)``,
+    "" for any other callee (a subscript, a call's result)."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
 def listed_operand(source: str, index: int) -> str:
     """Item ``index`` of the one list literal the line passes to a call (``tf.stack([a, b])``,
     input #1 is ``b``), "" when the line has not exactly one such list or the item is not a name."""

@@ -4,7 +4,8 @@ A model given raw strings needs a layer that turns them into numbers, and which 
 on what they are: sentences are tokenized (``TextVectorization``), while single tokens such
 as user ids, product codes or category names are looked up one each (``StringLookup``).
 The values are read from the pipeline's source tensors (``from_tensor_slices``), never by
-iterating the dataset (a second pass would move a reshuffling dataset's order on).
+iterating the dataset (a second pass would move a reshuffling dataset's order on);
+:func:`source_tensors` serves the other readers of those tensors too.
 """
 
 from __future__ import annotations
@@ -12,30 +13,35 @@ from __future__ import annotations
 from typing import Any
 
 
-def source_strings(ds: Any, limit: int = 200) -> list[str]:
-    """Up to ``limit`` string values of the first string component at the pipeline's source;
-    [] when the source holds no string tensor that can be read without iterating."""
+def source_tensors(ds: Any) -> list[Any]:
+    """The tensors a dataset pipeline starts from (``from_tensor_slices``' components), found
+    by walking its inputs back, never by iterating it; [] when its source holds none."""
     current, depth = ds, 0
     while current is not None and depth < 30:
         tensors = getattr(current, "_tensors", None)
         if tensors is not None:
-            for tensor in tensors:
-                if getattr(getattr(tensor, "dtype", None), "name", "") == "string":
-                    try:
-                        values = tensor.numpy().reshape(-1)[:limit]
-                    except Exception:
-                        return []
-                    return [
-                        v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
-                        for v in values
-                    ]
-            return []
+            return list(tensors)
         try:
             inputs = current._inputs()
         except Exception:
             return []
         current = inputs[0] if inputs else None
         depth += 1
+    return []
+
+
+def source_strings(ds: Any, limit: int = 200) -> list[str]:
+    """Up to ``limit`` string values of the first string component at the pipeline's source;
+    [] when the source holds no string tensor that can be read without iterating."""
+    for tensor in source_tensors(ds):
+        if getattr(getattr(tensor, "dtype", None), "name", "") == "string":
+            try:
+                values = tensor.numpy().reshape(-1)[:limit]
+            except Exception:
+                return []
+            return [
+                v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values
+            ]
     return []
 
 

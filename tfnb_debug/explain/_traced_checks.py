@@ -13,6 +13,8 @@ import ast
 import linecache
 from dataclasses import dataclass
 
+from tfnb_debug.explain._operands import call_name
+
 CHECKS = ("check_numerics", "assert_all_finite", "verify_tensor_all_finite")
 LOGS = ("log", "log2", "log10")
 SQRTS = ("sqrt", "rsqrt")
@@ -36,23 +38,9 @@ def checked_expression(line: str) -> ast.expr | None:
     except SyntaxError:
         return None
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.args:
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-            name = name or (node.func.id if isinstance(node.func, ast.Name) else "")
-            if name in CHECKS:
-                return node.args[0]
+        if isinstance(node, ast.Call) and node.args and call_name(node.func) in CHECKS:
+            return node.args[0]
     return None
-
-
-def callee(call: ast.Call) -> str:
-    func = call.func
-    return (
-        func.attr
-        if isinstance(func, ast.Attribute)
-        else func.id
-        if isinstance(func, ast.Name)
-        else ""
-    )
 
 
 def traced_check_source(
@@ -99,7 +87,7 @@ def _log_of_y_pred(
 def traced_check_source_from(checked: ast.expr, lineno: int, kind: str) -> NonfiniteSource | None:
     """The cause a checked expression's op and the kind of value it made tell."""
     text = ast.unparse(checked)
-    ops = {callee(c) for c in ast.walk(checked) if isinstance(c, ast.Call)}
+    ops = {call_name(c.func) for c in ast.walk(checked) if isinstance(c, ast.Call)}
     divides = [
         n for n in ast.walk(checked) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)
     ]
@@ -141,4 +129,8 @@ def traced_check_source_from(checked: ast.expr, lineno: int, kind: str) -> Nonfi
 
 
 def _calls_of(node: ast.expr, names: tuple[str, ...]) -> list[ast.Call]:
-    return [c for c in ast.walk(node) if isinstance(c, ast.Call) and callee(c) in names and c.args]
+    return [
+        c
+        for c in ast.walk(node)
+        if isinstance(c, ast.Call) and call_name(c.func) in names and c.args
+    ]

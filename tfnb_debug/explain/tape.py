@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from tfnb_debug.explain._context import ErrorContext, Frame
+from tfnb_debug.explain._operands import call_name
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -375,19 +376,11 @@ def _tape_blocks(nodes: list[ast.AST]) -> dict[str, tuple[int, int]]:
             call = item.context_expr
             if (
                 isinstance(call, ast.Call)
-                and _callee(call.func).endswith("GradientTape")
+                and call_name(call.func).endswith("GradientTape")
                 and isinstance(item.optional_vars, ast.Name)
             ):
                 blocks[item.optional_vars.id] = (node.lineno, node.end_lineno or node.lineno)
     return blocks
-
-
-def _callee(func: ast.expr) -> str:
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return ""
 
 
 def _late_in_scope(scope: _Scope, frame: Frame) -> LateLoss | None:
