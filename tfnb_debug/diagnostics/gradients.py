@@ -21,7 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from tfnb_debug.diagnostics.grad_norm_rules import _exploding, _update_ratio, _vanishing
+from tfnb_debug.diagnostics.grad_norm_rules import (
+    _exploding,
+    _finite,
+    _nanmedian,
+    _others,
+    _update_ratio,
+    _vanishing,
+)
 from tfnb_debug.diagnostics.grad_thresholds import GradThresholds, _Out, _step_of
 from tfnb_debug.ground.reports import Finding, Target, finding
 from tfnb_debug.ground.text import loss_name
@@ -59,7 +66,7 @@ def check_gradients(
         _nonfinite_gradient,
         _nonfinite_loss,
         _no_gradient,
-        _vanishing,
+        _vanishing_or_collapsing,
         _exploding,
         _update_ratio,
         _stagnant_loss,
@@ -300,6 +307,71 @@ def no_gradient_at_all(
         evidence=evidence,
         hint=hint,
     )
+
+
+def _vanishing_or_collapsing(
+    h: GradientHistory, th: GradThresholds, label: Callable[[str], str]
+) -> _Out:
+    """G01: a norm far below the median layer norm (:func:`_vanishing`), or else one that
+    collapses on its way back through the depth of a run that does not learn
+    (:func:`_collapsing`)."""
+    found = _vanishing(h, th, label)
+    return found if found[0] else _collapsing(h, th, label)
+
+
+def _collapsing(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    """G01 for a gradient that shrinks layer after layer on its way back to the input, as
+    through a deep stack of sigmoids (each passes at most a quarter of it): a layer's norm
+    below ``vanishing_rel`` x the largest layer norm of its step on more than
+    ``vanishing_share`` of the recorded steps, while the loss does not fall (G07's
+    evidence).  The median layer norm of such a stack sits in its middle, so the first
+    layers are far below the largest but not below the median; while the loss falls, a
+    small gradient in the first layers is the network's shape, not a fault."""
+    norms = _finite(h.layer_grad_norms())
+    layers = h.layers()
+    if norms.size == 0 or len(layers) < 3 or np.all(np.isnan(norms)):
+        return [], []
+    stalled = _stagnant_loss(h, th, label)[0]
+    if not stalled:
+        return [], []
+    with np.errstate(invalid="ignore"):
+        top = np.nanmax(np.where(np.isnan(norms), -np.inf, norms), axis=1, keepdims=True)
+    low = (norms < th.vanishing_rel * top) & ~np.isnan(norms)
+    valid = (~np.isnan(norms)).sum(axis=0)
+    share = np.where(valid > 0, low.sum(axis=0) / np.maximum(valid, 1), 0.0)
+    hit = [j for j in range(len(layers)) if valid[j] > 0 and share[j] > th.vanishing_share]
+    if not hit:
+        return [], []
+    medians = _nanmedian(norms, axis=0)
+    largest = int(np.nanargmax(np.where(np.isnan(medians), -np.inf, medians)))
+    j = hit[0]
+    ratio = float(medians[j] / medians[largest]) if medians[largest] > 0 else 0.0
+    between = abs(largest - j)
+    per_layer = ratio ** (1.0 / between) if between and ratio > 0 else 0.0
+    shrink = (
+        f"; it shrinks about {1 / per_layer:.3g}x per layer over the {between} layer(s) from "
+        f"'{label(layers[largest])}' back to '{label(layers[j])}'"
+        if per_layer > 0
+        else ""
+    )
+    return [
+        finding(
+            "G01",
+            f"the gradient of layer '{label(layers[j])}' is vanishing on its way back through "
+            f"the network: its norm is below {th.vanishing_rel:g} x the largest layer norm "
+            f"(layer '{label(layers[largest])}') on {share[j]:.0%} of the recorded steps, "
+            f"while the loss does not fall{shrink} (first such layer in forward order)"
+            + _others([label(layers[k]) for k in hit[1:]]),
+            place=f"layer '{label(layers[j])}'",
+            target=Target("layer", layers[j]),
+            evidence=f"median norm {float(medians[j]):.3g} vs {float(medians[largest]):.3g} "
+            f"at '{label(layers[largest])}' ({ratio:.2g} of it); {stalled[0].evidence}",
+            hint="each layer between passes on only a fraction of the gradient: a saturating "
+            "activation (sigmoid passes at most 0.25 of it, tanh at most 1) or weights too "
+            "small for their fan-in; use ReLU-family activations with He initialisation, or "
+            "add BatchNormalization or residual connections",
+        )
+    ], [(layers[k], "G01") for k in hit]
 
 
 def _stagnant_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:

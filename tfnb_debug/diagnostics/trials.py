@@ -35,7 +35,7 @@ from tfnb_debug.records.trials import Change, Schedule, Setting, Trial
 __all__ = ["TRAINING_FAULTS", "planned_changes", "trial_table", "unusual_settings", "with_trial"]
 
 #: the codes whose fix a trial can test
-TRAINING_FAULTS = frozenset({"G01", "G02", "G03", "G05", "G06", "G07"})
+TRAINING_FAULTS = frozenset({"G01", "G02", "G03", "G05", "G06", "G07", "N03"})
 
 
 def _too_high(f: Finding) -> bool:
@@ -47,9 +47,10 @@ def _too_low(f: Finding) -> bool:
 
 
 def _stuck(f: Finding) -> bool:
-    """A fault of a layer that does not learn: its gradient vanishes (G01), the loss does
-    not fall (G07), or its weights barely move (G06 "below", whatever its reading)."""
-    return f.code in {"G01", "G07"} or (f.code == "G06" and "barely move" in f.message)
+    """A fault of a layer that does not learn: its gradient vanishes (G01), its units stay
+    pinned at their bounds after the fit (N03), the loss does not fall (G07), or its weights
+    barely move (G06 "below", whatever its reading)."""
+    return f.code in {"G01", "G07", "N03"} or (f.code == "G06" and "barely move" in f.message)
 
 
 def _ignores_input(f: Finding) -> bool:

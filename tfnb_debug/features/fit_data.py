@@ -273,6 +273,23 @@ def with_target_findings(report: R, fit: tuple[Any, dict[str, Any]] | None) -> R
     return dataclasses.replace(report, findings=sort_findings([*kept, *found]))
 
 
+def with_hidden_findings(report: R, fit: tuple[Any, dict[str, Any]] | None) -> R:
+    """``report`` with what the last ``fit``'s model (``(model, arguments)``) does with its
+    own training inputs after training: hidden sigmoid/tanh units it keeps pinned at their
+    bounds (N03, :mod:`tfnb_debug.diagnostics.hidden_activity`)."""
+    from tfnb_debug.collect.hidden_activity import saturation_after_fit
+    from tfnb_debug.diagnostics.hidden_activity import saturated_after_fit
+
+    if fit is None or any(f.code == "N03" for f in report.findings):
+        return report
+    model, arguments = fit
+    reading = saturation_after_fit(model, arguments.get("x"))
+    found = saturated_after_fit(reading) if reading is not None else []
+    if not found:
+        return report
+    return dataclasses.replace(report, findings=sort_findings([*report.findings, *found]))
+
+
 def with_fix_trial(report: R, fit: tuple[Any, dict[str, Any]] | None, allowed: bool | str) -> R:
     """``report`` with its training faults' fixes tried on a copy of the last ``fit``'s
     model (``fit``: ``(model, arguments)``; :mod:`tfnb_debug.collect.fix_trial`), each fault

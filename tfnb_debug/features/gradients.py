@@ -207,6 +207,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
             last_fit,
             with_fit_findings,
             with_fix_trial,
+            with_hidden_findings,
             with_target_findings,
         )
 
@@ -242,6 +243,9 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
                 if not failed:
                     self._recording.report = _or_unchanged(
                         with_target_findings, self._recording.report, fit
+                    )
+                    self._recording.report = _or_unchanged(
+                        with_hidden_findings, self._recording.report, fit
                     )
                     self._recording.report = _or_unchanged(
                         with_fix_trial, self._recording.report, fit, self._fix_trial

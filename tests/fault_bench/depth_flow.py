@@ -1,0 +1,414 @@
+"""The signal or the gradient stops flowing through the depth of a network during training,
+because of the hidden activations or the initialization.
+
+Each layer should keep the scale of the forward signal and of the backward gradient
+roughly constant (Glorot & Bengio 2010; He et al. 2015).  What breaks it here, in Dense,
+Conv1D and Conv2D stacks of 4 to 12 hidden layers: saturating activations stacked deep
+(sigmoid, whose derivative is at most 0.25, and ``hard_sigmoid``, whose slope is 1/6), a
+kernel spread so large that tanh, sigmoid or softsign units sit at their bounds
+(``RandomNormal(stddev=1.0 / 2.0 / 5.0)``), a spread so small that the signal shrinks by
+a constant factor per layer until nothing of the input is left
+(``TruncatedNormal(stddev=0.01)``, ``RandomUniform(-1e-3, 1e-3)``,
+``RandomNormal(stddev=0.01)`` in a VGG-like CNN), a constant ``"ones"`` kernel (all units
+of a layer identical and saturated, the symmetry never broken), and raw inputs around
+1000 fed into a tanh stack (every first-layer unit pinned at +1 or -1 for every example).
+
+User reports: "my deep network with sigmoid activations does not learn"; "CNN with sigmoid
+activations does not train, accuracy at 25%"; "tanh network does not train when I
+initialize with RandomNormal(stddev=1)"; "deep network with weights initialized with
+stddev 0.01 is stuck, loss at log(10)"; "all neurons learn the same weights"; "the model
+predicts the mean of the targets"; "the network outputs the same value for every input
+when I feed the raw sensor readings".  Each correct version changes only the fix: ReLU
+with He initialization, a Glorot initializer, BatchNormalization, or scaling the input.
+"""
+
+from __future__ import annotations
+
+from tests.fault_bench._case import (
+    Accuracy,
+    AllOf,
+    Case,
+    ConstantOutput,
+    LossFalls,
+    LossStays,
+    Metric,
+    Mse,
+)
+from tests.fault_bench._data import BINARY, BLOBS, IMAGES, REGRESSION, cell
+
+FAMILY = "depth_flow"
+
+_SEED = "keras.utils.set_random_seed(0)\n"
+
+#: three classes of noisy 1-D signals of 32 steps: a rising ramp, a falling ramp, or a
+#: bump at a random position; ``x`` (480, 32, 1), integer ``y`` (480,)
+_SIGNALS = """\
+import numpy as np
+import keras
+rng = np.random.default_rng(6)
+t = np.linspace(-1.0, 1.0, 32)
+y = rng.integers(0, 3, 480)
+centre = rng.uniform(-0.6, 0.6, 480)
+shapes = np.stack([t[None, :].repeat(480, 0), -t[None, :].repeat(480, 0),
+                   2.0 * np.exp(-((t[None, :] - centre[:, None]) / 0.15) ** 2) - 0.5])
+x = shapes[y, np.arange(480)] + 0.3 * rng.normal(0.0, 1.0, (480, 32))
+x = x[..., None].astype("float32")
+"""
+
+#: raw sensor readings around 1000 (a pressure in hPa, say) with a spread of 20:
+#: ``x`` (512, 8), ``y`` (512, 1) a smooth function of the standardized readings
+_READINGS = """\
+import numpy as np
+import keras
+rng = np.random.default_rng(7)
+z = rng.normal(0.0, 1.0, (512, 8))
+x = (1000.0 + 20.0 * z).astype("float32")
+w = rng.normal(0.0, 0.5, (8, 1))
+y = (np.tanh(z @ w) + 0.3 * z[:, :1] * z[:, 1:2]).astype("float32")
+"""
+
+_STANDARDIZE = "x = (x - x.mean(axis=0)) / x.std(axis=0)  # scale the inputs\n"
+
+# 1: six sigmoid Conv2D layers
+_CONV_SIGMOID = """\
+layers = [keras.Input((8, 8, 1)), keras.layers.Rescaling(1.0 / 255, name="scale")]
+for i in range(1, 7):
+    layers.append(keras.layers.Conv2D(8, 3, padding="same", activation={act!r},
+                                      kernel_initializer={init!r}, name=f"conv{{i}}"))
+layers += [keras.layers.Flatten(name="flat"), keras.layers.Dense(4, activation="softmax", name="out")]
+model = keras.Sequential(layers)
+model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.02, momentum=0.9),
+              loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+"""
+
+# 2: eight tanh Dense layers with a wide RandomNormal
+_TANH_WIDE = """\
+init = {init}
+layers = [keras.Input((8,))]
+for i in range(1, 9):
+    layers.append(keras.layers.Dense(64, activation="tanh", kernel_initializer=init, name=f"tanh{{i}}"))
+layers.append(keras.layers.Dense(1, name="out"))
+model = keras.Sequential(layers)
+model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.001), loss="mse")
+"""
+
+# 3: twelve ReLU Dense layers with stddev 0.01
+_RELU_SMALL = """\
+init = {init}
+layers = [keras.Input((20,))]
+for i in range(1, 13):
+    layers.append(keras.layers.Dense(64, activation="relu", kernel_initializer=init, name=f"dense{{i}}"))
+layers.append(keras.layers.Dense(10, activation="softmax", name="out"))
+model = keras.Sequential(layers)
+model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.01, momentum=0.9),
+              loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+"""
+
+# 4: six tanh Conv1D layers with a tiny RandomUniform
+_CONV1D_TINY = """\
+init = {init}
+layers = [keras.Input((32, 1))]
+for i in range(1, 7):
+    layers.append(keras.layers.Conv1D(16, 3, padding="same", activation="tanh",
+                                      kernel_initializer=init, name=f"conv{{i}}"))
+layers += [keras.layers.Flatten(name="flat"), keras.layers.Dense(3, activation="softmax", name="out")]
+model = keras.Sequential(layers)
+model.compile(optimizer=keras.optimizers.RMSprop(learning_rate=0.001),
+              loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+"""
+
+# 5: a functional model of five tanh layers with a constant kernel
+_FUNCTIONAL_CONST = """\
+inputs = keras.Input((20,), name="features")
+h = inputs
+for i in range(1, 6):
+    h = keras.layers.Dense(32, activation="tanh", kernel_initializer={init!r}, name=f"hidden{{i}}")(h)
+outputs = keras.layers.Dense(10, activation="softmax", name="out")(h)
+model = keras.Model(inputs, outputs)
+model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.01),
+              loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+"""
+
+# 6: eight hard_sigmoid Dense layers
+_HARD_SIGMOID = """\
+layers = [keras.Input((10,))]
+for i in range(1, 9):
+    layers.append(keras.layers.Dense(32, activation={act!r}, kernel_initializer={init!r}, name=f"h{{i}}"))
+layers.append(keras.layers.Dense(1, activation="sigmoid", name="out"))
+model = keras.Sequential(layers)
+model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.1, momentum=0.9),
+              loss="binary_crossentropy", metrics=["accuracy"])
+"""
+
+# 7: five tanh layers on raw readings
+_READINGS_TANH = """\
+model = keras.Sequential([
+    keras.Input((8,)),
+    keras.layers.Dense(64, activation="tanh", name="tanh1"),
+    keras.layers.Dense(64, activation="tanh", name="tanh2"),
+    keras.layers.Dense(64, activation="tanh", name="tanh3"),
+    keras.layers.Dense(64, activation="tanh", name="tanh4"),
+    keras.layers.Dense(64, activation="tanh", name="tanh5"),
+    keras.layers.Dense(1, name="out"),
+])
+model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.001), loss="mse")
+"""
+
+# 8: six softsign layers with a huge stddev
+_SOFTSIGN = """\
+init = {init}
+layers = [keras.Input((20,))]
+for i in range(1, 7):
+    layers.append(keras.layers.Dense(64, activation="softsign", kernel_initializer=init, name=f"softsign{{i}}"))
+layers.append(keras.layers.Dense(10, activation="softmax", name="out"))
+model = keras.Sequential(layers)
+model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.05, momentum=0.9),
+              loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+"""
+
+# 9: four sigmoid Conv2D layers with a wide RandomNormal
+_CONV_SIGMOID_WIDE = """\
+init = {init}
+layers = [keras.Input((8, 8, 1)), keras.layers.Rescaling(1.0 / 255, name="scale")]
+for i in range(1, 5):
+    layers.append(keras.layers.Conv2D(16, 3, padding="same", activation="sigmoid",
+                                      kernel_initializer=init, name=f"conv{{i}}"))
+layers += [keras.layers.Flatten(name="flat"), keras.layers.Dense(4, activation="softmax", name="out")]
+model = keras.Sequential(layers)
+model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.001),
+              loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+"""
+
+# 10: a VGG-like CNN of eight ReLU Conv2D layers with stddev 0.01
+_VGG_SMALL = """\
+init = keras.initializers.RandomNormal(stddev=0.01)
+layers = [keras.Input((8, 8, 1)), keras.layers.Rescaling(1.0 / 255, name="scale")]
+for i in range(1, 9):
+    layers.append(keras.layers.Conv2D(16, 3, padding="same", activation="relu",
+                                      kernel_initializer=init, name=f"conv{{i}}")){bn}
+    if i % 4 == 0:
+        layers.append(keras.layers.MaxPooling2D(2, name=f"pool{{i // 4}}"))
+layers += [keras.layers.Flatten(name="flat"), keras.layers.Dense(4, activation="softmax", name="out")]
+model = keras.Sequential(layers)
+model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.01, momentum=0.9),
+              loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+"""
+_BN = '\n    layers.append(keras.layers.BatchNormalization(name=f"bn{i}"))'
+
+_FIT = "history = model.fit(x, y, epochs={epochs}, batch_size=32, verbose=0)\n"
+
+_CONV_PLACES = tuple(f"conv{i}" for i in range(1, 9))
+
+
+def _setup(data: str, model: str, extra: str = "") -> str:
+    return cell(data, extra, _SEED, model)
+
+
+CASES = [
+    Case(
+        name="conv2d_sigmoid_stack",
+        family=FAMILY,
+        bug_summary="six Conv2D(8, 3, activation='sigmoid') layers on 8x8 images with SGD: "
+        "every sigmoid multiplies the backward gradient by at most 0.25 and its outputs sit "
+        "around 0.5 for every pixel, so the first convolutions get almost no gradient, the "
+        "image signal fades through the depth and the classifier stays at 25%",
+        source="Stack Overflow: 'CNN with sigmoid activations does not train, accuracy "
+        "stuck at chance' (answer: vanishing gradients through the sigmoid stack, use ReLU "
+        "with He initialization); keras.io/api/layers/activations (sigmoid)",
+        setup=_setup(IMAGES, _CONV_SIGMOID.format(act="sigmoid", init="glorot_uniform")),
+        fixed_setup=_setup(IMAGES, _CONV_SIGMOID.format(act="relu", init="he_normal")),
+        train=_FIT.format(epochs=10),
+        codes=frozenset({"G01"}),
+        symptom_codes=frozenset({"G01", "G07", "P16"}),
+        places=_CONV_PLACES + ("sigmoid",),
+        fixes=("relu", "he_normal", "he initial", "batchnormalization", "batch normalization"),
+        bug=AllOf((Metric("loss", low=1.3), Accuracy(high=0.4))),
+        learns=AllOf((LossFalls(0.3), Accuracy(low=0.9))),
+    ),
+    Case(
+        name="tanh_randomnormal_stddev_one",
+        family=FAMILY,
+        bug_summary="RandomNormal(stddev=1.0) kernels in eight Dense(64, tanh) layers of a "
+        "regression: with 64 inputs per unit the pre-activations have a spread of ~8, so "
+        "nearly every tanh unit sits at -1 or +1, its derivative is ~0 and the gradient "
+        "dies in the stack; the model predicts about the mean of the targets",
+        source="Stack Overflow: 'tanh network does not train with RandomNormal(stddev=1) "
+        "weights' (answer: the units saturate; scale the weights by 1/sqrt(fan_in), i.e. "
+        "Glorot/LeCun initialization); Glorot & Bengio 2010; keras.io/api/layers/initializers",
+        setup=_setup(REGRESSION, _TANH_WIDE.format(init="keras.initializers.RandomNormal(stddev=1.0)")),
+        fixed_setup=_setup(REGRESSION, _TANH_WIDE.format(init='"glorot_normal"')),
+        train=_FIT.format(epochs=15),
+        codes=frozenset({"N03", "G01"}),
+        symptom_codes=frozenset({"N03", "G01", "G07"}),
+        places=tuple(f"tanh{i}" for i in range(1, 9)) + ("stddev", "randomnormal", "initial"),
+        fixes=("glorot", "lecun", "stddev", "xavier"),
+        bug=Mse(low=0.8),
+        learns=AllOf((LossFalls(0.5), Mse(high=0.3))),
+    ),
+    Case(
+        name="deep_relu_truncated_normal_0_01",
+        family=FAMILY,
+        bug_summary="TruncatedNormal(stddev=0.01) kernels (the AlexNet-era recipe) in twelve "
+        "Dense(64, relu) layers: each layer multiplies the signal's scale by about "
+        "sqrt(64 / 2) x 0.01 = 0.06, so after twelve layers nothing of the input is left, "
+        "the gradient of the first layers is ~1e-14 and the loss stays at log(10)",
+        source="He et al. 2015, 'Delving Deep into Rectifiers' (deep plain nets initialized "
+        "with std 0.01 Gaussians stall; He initialization std = sqrt(2 / fan_in) trains); "
+        "Stack Overflow: 'deep network loss stuck at 2.302 (log 10)' with "
+        "truncated_normal(stddev=0.01) weights",
+        setup=_setup(BLOBS, _RELU_SMALL.format(init="keras.initializers.TruncatedNormal(stddev=0.01)")),
+        fixed_setup=_setup(BLOBS, _RELU_SMALL.format(init='"he_normal"')),
+        train=_FIT.format(epochs=10),
+        codes=frozenset({"G01", "G07"}),
+        symptom_codes=frozenset({"G01", "G07", "P16"}),
+        places=tuple(f"dense{i}" for i in range(1, 13)) + ("stddev", "truncatednormal", "initial"),
+        fixes=("he_normal", "he initial", "variancescaling", "stddev", "batchnormalization"),
+        bug=AllOf((Metric("loss", low=2.2), Accuracy(high=0.2))),
+        learns=AllOf((LossFalls(0.3), Accuracy(low=0.85))),
+    ),
+    Case(
+        name="conv1d_tanh_uniform_tiny",
+        family=FAMILY,
+        bug_summary="RandomUniform(-1e-3, 1e-3) kernels in six Conv1D(16, 3, tanh) layers: "
+        "each layer multiplies the signal by ~sqrt(48) x 6e-4 = 4e-3, so the sixth layer's "
+        "output is ~1e-14 of the input and the same for every example, and the gradients of "
+        "the first convolutions are far below RMSprop's epsilon; the classifier stays at "
+        "chance",
+        source="Stack Overflow: 'all my outputs are the same / loss does not change' with "
+        "kernel_initializer=RandomUniform(minval=-0.001, maxval=0.001) (answer: the "
+        "activations shrink to zero through the layers; use glorot_uniform); "
+        "keras.io/api/layers/initializers (RandomUniform)",
+        setup=_setup(_SIGNALS, _CONV1D_TINY.format(init="keras.initializers.RandomUniform(-1e-3, 1e-3)")),
+        fixed_setup=_setup(_SIGNALS, _CONV1D_TINY.format(init='"glorot_uniform"')),
+        train=_FIT.format(epochs=10),
+        codes=frozenset({"G01", "G07"}),
+        symptom_codes=frozenset({"G01", "G07", "P16"}),
+        places=tuple(f"conv{i}" for i in range(1, 7)) + ("randomuniform", "minval", "initial"),
+        fixes=("glorot", "he_normal", "lecun", "minval", "batchnormalization"),
+        bug=AllOf((Metric("loss", low=1.0), Accuracy(high=0.45))),
+        learns=AllOf((LossFalls(0.3), Accuracy(low=0.9))),
+    ),
+    Case(
+        name="functional_ones_kernel_tanh",
+        family=FAMILY,
+        bug_summary="kernel_initializer='ones' in the five Dense(32, tanh) layers of a "
+        "functional model: every unit of a layer computes the same sum, so all units are "
+        "identical (and, with 32 inputs of +-1 each, pinned at +-1); each unit of a layer gets "
+        "the same gradient, the symmetry is never broken and the first layer stays one "
+        "unit wide, so ten classes cannot be told apart",
+        source="Stack Overflow / Cross Validated: 'why should weights not be initialized to "
+        "the same value: all neurons learn the same weights'; deeplearning.ai 'Initializing "
+        "neural networks' (symmetry breaking); keras.io/api/layers/initializers (Ones)",
+        setup=_setup(BLOBS, _FUNCTIONAL_CONST.format(init="ones")),
+        fixed_setup=_setup(BLOBS, _FUNCTIONAL_CONST.format(init="glorot_uniform")),
+        train=_FIT.format(epochs=10),
+        codes=frozenset({"N03", "G01"}),
+        symptom_codes=frozenset({"N03", "G01", "G07"}),
+        places=tuple(f"hidden{i}" for i in range(1, 6)) + ("ones", "initial"),
+        fixes=("glorot", "he_normal", "random", "symmetr"),
+        bug=Accuracy(high=0.4),
+        learns=AllOf((LossFalls(0.3), Accuracy(low=0.9))),
+    ),
+    Case(
+        name="hard_sigmoid_deep_binary",
+        family=FAMILY,
+        bug_summary="eight Dense(32, activation='hard_sigmoid') layers with SGD: hard_sigmoid's "
+        "slope is 1/6 inside [-3, 3] (0 outside), so every layer shrinks the backward "
+        "gradient about sixfold and the outputs, all near 0.5, carry almost nothing of the "
+        "input; the binary classifier predicts the majority class",
+        source="Stack Overflow: 'deep network with hard_sigmoid activations not learning, "
+        "accuracy stuck at the class ratio' (answer: hard_sigmoid saturates and has a small "
+        "slope; use ReLU with He initialization); keras.io/api/layers/activations "
+        "(hard_sigmoid)",
+        setup=_setup(BINARY, _HARD_SIGMOID.format(act="hard_sigmoid", init="glorot_uniform")),
+        fixed_setup=_setup(BINARY, _HARD_SIGMOID.format(act="relu", init="he_normal")),
+        train=_FIT.format(epochs=15),
+        codes=frozenset({"G01"}),
+        symptom_codes=frozenset({"G01", "G07", "P16"}),
+        places=tuple(f"h{i}" for i in range(1, 9)) + ("hard_sigmoid",),
+        fixes=("relu", "he_normal", "he initial", "batchnormalization", "batch normalization"),
+        bug=AllOf((LossStays(0.97), Accuracy(high=0.7))),
+        learns=AllOf((LossFalls(0.5), Accuracy(low=0.9))),
+    ),
+    Case(
+        name="raw_readings_tanh_stack",
+        family=FAMILY,
+        bug_summary="raw sensor readings around 1000 (spread 20) fed to a five-layer tanh MLP: "
+        "the first layer's pre-activations are ~1000 x the sum of a unit's weights, hundreds "
+        "in size and almost the same for every example, so every tanh unit is pinned at +1 or "
+        "-1, its gradient is exactly 0 and the model predicts one value (the mean)",
+        source="Stack Overflow: 'neural network outputs the same value for every input / "
+        "predicts the mean' with unscaled features (answer: standardize the inputs, the tanh "
+        "units saturate); keras.io/guides/preprocessing_layers (Normalization)",
+        setup=_setup(_READINGS, _READINGS_TANH),
+        fixed_setup=_setup(_READINGS, _READINGS_TANH, extra=_STANDARDIZE),
+        train=_FIT.format(epochs=15),
+        codes=frozenset({"N03", "G01"}),
+        symptom_codes=frozenset({"N03", "G01", "G07"}),
+        places=("tanh1", "input"),
+        fixes=("scale the input", "standardi", "normaliz", "rescal"),
+        bug=AllOf((Mse(low=0.9), ConstantOutput(tol=0.05))),
+        learns=AllOf((LossFalls(0.5), Mse(high=0.3))),
+    ),
+    Case(
+        name="softsign_randomnormal_stddev_five",
+        family=FAMILY,
+        bug_summary="RandomNormal(stddev=5.0) kernels in six Dense(64, softsign) layers: the "
+        "pre-activations are ~40 in size, softsign's derivative 1 / (1 + |x|)^2 there is "
+        "~6e-4, so six layers shrink the gradient by ~1e-19 and the classifier stays at "
+        "chance",
+        source="Glorot & Bengio 2010 (softsign networks; the initialization must keep the "
+        "units in their non-linear, non-saturated range); Stack Overflow: 'network does not "
+        "learn with RandomNormal(stddev=5) initialization'",
+        setup=_setup(BLOBS, _SOFTSIGN.format(init="keras.initializers.RandomNormal(stddev=5.0)")),
+        fixed_setup=_setup(BLOBS, _SOFTSIGN.format(init='"glorot_uniform"')),
+        train=_FIT.format(epochs=10),
+        codes=frozenset({"G01"}),
+        symptom_codes=frozenset({"G01", "G07", "N03"}),
+        places=tuple(f"softsign{i}" for i in range(1, 7)) + ("stddev", "randomnormal", "initial"),
+        fixes=("glorot", "lecun", "stddev", "xavier"),
+        bug=Accuracy(high=0.35),
+        learns=AllOf((LossFalls(0.3), Accuracy(low=0.85))),
+    ),
+    Case(
+        name="conv2d_sigmoid_randomnormal_stddev_two",
+        family=FAMILY,
+        bug_summary="RandomNormal(stddev=2.0) kernels in four Conv2D(16, 3, sigmoid) layers: "
+        "each unit sums 144 inputs of ~0.5 with weights of spread 2, so its pre-activation is "
+        "~12 in size, nearly every sigmoid sits at 0 or 1 and passes no gradient; the CNN "
+        "stays near chance",
+        source="Stack Overflow: 'CNN with sigmoid activations does not train / all outputs "
+        "the same' with RandomNormal(mean=0, stddev=...) kernels (answer: saturated sigmoids; "
+        "use glorot_uniform); keras.io/api/layers/initializers",
+        setup=_setup(IMAGES, _CONV_SIGMOID_WIDE.format(init="keras.initializers.RandomNormal(stddev=2.0)")),
+        fixed_setup=_setup(IMAGES, _CONV_SIGMOID_WIDE.format(init='"glorot_uniform"')),
+        train=_FIT.format(epochs=10),
+        codes=frozenset({"N03", "G01"}),
+        symptom_codes=frozenset({"N03", "G01", "G07", "P16"}),
+        places=tuple(f"conv{i}" for i in range(1, 5)) + ("stddev", "randomnormal", "initial"),
+        fixes=("glorot", "he_normal", "stddev", "xavier"),
+        bug=Accuracy(high=0.5),
+        learns=AllOf((LossFalls(0.3), Accuracy(low=0.9))),
+    ),
+    Case(
+        name="vgg_like_stddev_0_01_no_batchnorm",
+        family=FAMILY,
+        bug_summary="a VGG-like CNN of eight Conv2D(16, 3, relu) layers with "
+        "RandomNormal(stddev=0.01) kernels and no normalization: each layer scales the signal "
+        "by ~sqrt(144 / 2) x 0.01 = 0.085, so the last convolution sees ~1e-9 of the input "
+        "and the first ones get no gradient; the loss stays at log(4)",
+        source="Simonyan & Zisserman 2015 (VGG: the deep configurations with N(0, 0.01) "
+        "weights could not be trained from scratch); Ioffe & Szegedy 2015 "
+        "(BatchNormalization); Stack Overflow: 'deep CNN does not learn, loss stuck at "
+        "log(num_classes)'",
+        setup=_setup(IMAGES, _VGG_SMALL.format(bn="")),
+        fixed_setup=_setup(IMAGES, _VGG_SMALL.format(bn=_BN)),
+        train=_FIT.format(epochs=10),
+        codes=frozenset({"G01", "G07"}),
+        symptom_codes=frozenset({"G01", "G07", "P16"}),
+        places=_CONV_PLACES + ("stddev", "randomnormal", "initial"),
+        fixes=("batchnormalization", "batch normalization", "he_normal", "stddev"),
+        bug=AllOf((Metric("loss", low=1.3), Accuracy(high=0.4))),
+        learns=AllOf((LossFalls(0.3), Accuracy(low=0.9))),
+    ),
+]

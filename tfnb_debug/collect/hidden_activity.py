@@ -1,0 +1,204 @@
+"""What a fitted model's hidden sigmoid/tanh layers output on its own training inputs.
+
+:func:`saturation_after_fit` runs after a recorded ``fit`` (``%%tfgrad``): it builds a
+probe over the model's hidden sigmoid/tanh layers (the same layers, called on the model's
+own inputs: nothing is copied or changed), runs it in inference mode on at most
+:data:`MAX_EXAMPLES` training examples (evenly spaced over arrays; the first batches of a
+dataset) under :func:`~tfnb_debug.collect._patching.preserved`, and counts per layer the
+share of outputs within ``epsilon`` of the activation's bounds: the units a trained model
+keeps pinned, which pass almost no gradient (N03 after training, not on one probe batch of
+a fresh model).  It also reads the scale of the inputs that reach the first weighted layer
+and, per saturated layer, the initializers of that layer and of the weighted layers before
+it that cannot start learning, so the finding can name the cause.
+
+Only models with symbolic inputs (Sequential with an ``Input``, Functional) can be probed
+layer by layer; anything else gives nothing.  A failure while reading gives nothing:
+``fit``'s result reaches the user unchanged.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tfnb_debug.collect.fit_args import is_dataset
+from tfnb_debug.collect.model_config import (
+    bias_problem,
+    hidden_saturating,
+    kernel_problem,
+    safe_config,
+)
+
+__all__ = ["HiddenSaturation", "Saturated", "saturation_after_fit"]
+
+#: at most this many training examples are run through the probe
+MAX_EXAMPLES = 256
+#: seconds after which no further batch is run
+MAX_SECONDS = 1.0
+_BOUNDS = {
+    "sigmoid": (0.0, 1.0),
+    "hard_sigmoid": (0.0, 1.0),
+    "tanh": (-1.0, 1.0),
+}
+_WEIGHTED = ("Dense", "Conv1D", "Conv2D", "Conv3D", "EinsumDense", "SeparableConv2D")
+
+
+@dataclass(frozen=True)
+class Saturated:
+    """One hidden layer's outputs after the fit: ``share`` of them within ``epsilon`` of
+    the bounds of its ``activation``; ``initializers``: what in this layer and in the
+    weighted layers before it cannot start learning (``'name' (what)``)."""
+
+    layer: str
+    activation: str
+    share: float
+    initializers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HiddenSaturation:
+    """The probe's reading: every hidden sigmoid/tanh layer, in the model's order, on
+    ``examples`` training examples (``source`` says which); ``input_peak`` / ``input_std``:
+    the largest |value| and the std of the numeric inputs of the sample; ``first_weighted``:
+    the name of the model's first weighted layer; ``scaling``: a scaling layer the model
+    has (Normalization, Rescaling, BatchNormalization, LayerNormalization), or None."""
+
+    layers: tuple[Saturated, ...]
+    examples: int
+    source: str
+    input_peak: float | None
+    input_std: float | None
+    first_weighted: str | None
+    scaling: str | None
+
+
+def saturation_after_fit(
+    model: Any, x: Any, *, epsilon: float = 1e-3, max_seconds: float = MAX_SECONDS
+) -> HiddenSaturation | None:
+    """The hidden sigmoid/tanh layers' outputs on ``x`` (the fit's ``x``: arrays, a dict or
+    list of them, or a dataset of ``(x, y)``), or None when the model has none or cannot be
+    probed layer by layer."""
+    from tfnb_debug.collect._patching import preserved
+
+    layers = [
+        layer
+        for layer in hidden_saturating(model)
+        if getattr(layer.activation, "__name__", None) in _BOUNDS
+    ]
+    inputs = getattr(model, "inputs", None)
+    if not layers or not inputs or x is None:
+        return None
+    try:
+        import keras
+
+        probe = keras.Model(inputs, [layer.output for layer in layers])
+    except Exception:
+        return None
+    with preserved(model):
+        read = _run(probe, x, max_seconds)
+    if read is None:
+        return None
+    outputs, sample, source = read
+    found = []
+    for layer, values in zip(layers, outputs, strict=True):
+        name = layer.activation.__name__
+        low, high = _BOUNDS[name]
+        flat = values.reshape(-1)
+        if not flat.size:
+            continue
+        near = np.count_nonzero(flat <= low + epsilon) + np.count_nonzero(flat >= high - epsilon)
+        found.append(
+            Saturated(layer.name, name, near / flat.size, _initializers_up_to(model, layer))
+        )
+    numbers = [
+        np.asarray(a, dtype=np.float64)
+        for a in keras.tree.flatten(sample)
+        if np.asarray(a).size and np.issubdtype(np.asarray(a).dtype, np.number)
+    ]
+    peak = max((float(np.max(np.abs(a))) for a in numbers), default=None)
+    spread = max((float(np.std(a)) for a in numbers), default=None)
+    return HiddenSaturation(
+        tuple(found),
+        int(len(outputs[0])),
+        source,
+        peak,
+        spread,
+        _first_weighted(model),
+        _scaling_layer(model),
+    )
+
+
+def _run(probe: Any, x: Any, max_seconds: float) -> tuple[list[np.ndarray], Any, str] | None:
+    import keras
+
+    start = time.monotonic()
+    if is_dataset(x):
+        parts: list[list[np.ndarray]] = []
+        samples = []
+        seen = 0
+        for element in x:
+            features = element[0] if isinstance(element, tuple | list) else element
+            parts.append(_outputs(probe(features, training=False)))
+            samples.append(keras.tree.map_structure(np.asarray, features))
+            seen += len(parts[-1][0])
+            if seen >= MAX_EXAMPLES or time.monotonic() - start > max_seconds:
+                break
+        if not parts:
+            return None
+        outputs = [np.concatenate(column) for column in zip(*parts, strict=True)]
+        what = f"the first {len(parts)} batch{'es' if len(parts) > 1 else ''} of the dataset"
+        return outputs, samples, what
+    try:
+        first = keras.tree.flatten(x)[0]
+        n = int(np.shape(first)[0])
+    except Exception:
+        return None
+    if n <= 0:
+        return None
+    idx = np.unique(np.linspace(0, n - 1, min(n, MAX_EXAMPLES)).round().astype(np.int64))
+    sample = keras.tree.map_structure(lambda a: np.asarray(a)[idx], x)
+    outputs = _outputs(probe(sample, training=False))
+    return outputs, sample, f"{len(idx)} of the {n} training examples, evenly spaced"
+
+
+def _outputs(value: Any) -> list[np.ndarray]:
+    import keras
+
+    return [np.asarray(v, dtype=np.float64) for v in keras.tree.flatten(value)]
+
+
+def _initializers_up_to(model: Any, layer: Any) -> tuple[str, ...]:
+    """What cannot start learning in ``layer``'s initializers and in those of the weighted
+    layers before it (in the model's layer order)."""
+    found = []
+    for each in getattr(model, "layers", []):
+        config = safe_config(each)
+        if config is not None:
+            why = [w for w in (kernel_problem(config), bias_problem(config)) if w]
+            if why:
+                found.append(f"'{each.name}' ({', '.join(why)})")
+        if each is layer:
+            break
+    return tuple(found)
+
+
+def _first_weighted(model: Any) -> str | None:
+    for layer in getattr(model, "layers", []):
+        if type(layer).__name__ in _WEIGHTED:
+            return str(layer.name)
+    return None
+
+
+def _scaling_layer(model: Any) -> str | None:
+    for layer in getattr(model, "layers", []):
+        if type(layer).__name__ in (
+            "Normalization",
+            "Rescaling",
+            "BatchNormalization",
+            "LayerNormalization",
+        ):
+            return str(layer.name)
+    return None
