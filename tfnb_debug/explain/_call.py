@@ -10,6 +10,7 @@ they are subscripts/attributes of NumPy or pandas data (``y[:10]``,
 from __future__ import annotations
 
 import ast
+import dataclasses
 import linecache
 import textwrap
 from collections.abc import Iterator, Mapping
@@ -56,6 +57,11 @@ class Arg:
     numeric_text: bool = False
     #: a 2-D array of 0/1 values: how many rows hold more than one 1 (multi-hot rows)
     multi_hot_rows: int = 0
+    #: the DataFrame an object array was made from (``df`` of ``x = df.values``), as written
+    frame: str = ""
+    #: a one-hot encoded DataFrame's peers in the user's namespace: other tables with columns
+    #: of the same prefixes that this one lacks (the training table), as (name, columns)
+    peers: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def samples(self) -> int | None:
@@ -125,11 +131,14 @@ def failing_call(exc: BaseException, is_user_file: Any) -> CallInfo | None:
             node = _call_node(frame.f_code, tb.tb_lasti, tb.tb_lineno)
             if node is not None:
                 spaces = (frame.f_locals, frame.f_globals)
+                where = (frame.f_code.co_filename, tb.tb_lineno)
                 found = CallInfo(
                     func=ast.unparse(node.func),
-                    args=tuple(_describe(a, spaces) for a in node.args),
+                    args=tuple(_describe(a, spaces, where) for a in node.args),
                     kwargs=tuple(
-                        (k.arg, _describe(k.value, spaces)) for k in node.keywords if k.arg
+                        (k.arg, _describe(k.value, spaces, where))
+                        for k in node.keywords
+                        if k.arg
                     ),
                     filename=frame.f_code.co_filename,
                     lineno=tb.tb_lineno,
@@ -294,22 +303,76 @@ def _is_data(value: Any) -> bool:
     return module in ("numpy", "pandas")
 
 
-def _describe(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Arg:
+def _describe(
+    node: ast.expr, spaces: tuple[Mapping[str, Any], ...], where: tuple[str, int] = ("", 0)
+) -> Arg:
     text = ast.unparse(node)
     if isinstance(node, ast.Tuple | ast.List):
         kind = "tuple" if isinstance(node, ast.Tuple) else "list"
-        return Arg(text, kind, items=tuple(_describe(e, spaces) for e in node.elts))
+        return Arg(text, kind, items=tuple(_describe(e, spaces, where) for e in node.elts))
     if isinstance(node, ast.Dict):
         keys = tuple(
             str(k.value) if isinstance(k, ast.Constant) else ast.unparse(k)
             for k in node.keys
             if k is not None
         )
-        return Arg(text, "dict", keys=keys, items=tuple(_describe(v, spaces) for v in node.values))
+        items = tuple(_describe(v, spaces, where) for v in node.values)
+        return Arg(text, "dict", keys=keys, items=items)
     value = _evaluate(node, spaces)
     if value is _UNREAD:
         return Arg(text, "unread")
-    return describe_value(text, value)
+    arg = describe_value(text, value)
+    if arg.kind == "array" and arg.dtype == "object" and arg.shape and len(arg.shape) == 2:
+        return _with_frame_columns(arg, spaces, where)
+    if arg.kind == "dataframe" and arg.binary_columns:
+        return dataclasses.replace(arg, peers=_peer_frames(text, value, spaces))
+    return arg
+
+
+def _peer_frames(
+    text: str, frame: Any, spaces: tuple[Mapping[str, Any], ...], limit: int = 400
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The other DataFrames in the user's namespace that share a one-hot column prefix with
+    ``frame`` but not all its columns (a training table encoded on its own), as (name,
+    columns)."""
+    own = [str(c) for c in frame.columns]
+    prefixes = {c.rpartition("_")[0] for c in own if "_" in c}
+    found: dict[str, tuple[str, ...]] = {}
+    for space in spaces:
+        for key, value in list(space.items())[:limit]:
+            if key.startswith("_") or key == text or key in found or value is frame:
+                continue
+            if type(value).__name__ != "DataFrame" or not hasattr(value, "columns"):
+                continue
+            columns = tuple(str(c) for c in value.columns)
+            if list(columns) == own or len(columns) > 1000:
+                continue
+            if any(c.rpartition("_")[0] in prefixes for c in columns if "_" in c and c not in own):
+                found[key] = columns
+    return tuple(found.items())[:4]
+
+
+def _with_frame_columns(
+    arg: Arg, spaces: tuple[Mapping[str, Any], ...], where: tuple[str, int]
+) -> Arg:
+    """An object array made from a DataFrame (``x = df.values``), with the frame's names for
+    its text columns and the frame's date/time columns (which became ``Timestamp`` objects)."""
+    from tfnb_debug.explain._array_frames import column_names, frame_behind
+
+    behind = frame_behind(arg.text, spaces, *where)
+    if behind is None or not arg.shape:
+        return arg
+    frame_text, frame = behind
+    names = column_names(frame, int(arg.shape[-1] or 0))
+    if names is None:
+        return arg
+    texts = tuple(names[int(c)] for c in arg.text_columns if c.isdigit() and int(c) < len(names))
+    times = tuple(
+        (str(c), str(frame[c].dtype)) for c in frame.columns if frame[c].dtype.kind in "mM"
+    )
+    return dataclasses.replace(
+        arg, text_columns=texts or arg.text_columns, time_columns=times, frame=frame_text
+    )
 
 
 def describe_value(text: str, value: Any, depth: int = 0) -> Arg:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfnb_debug.explain._array_frames import column_names, frame_behind
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._violation import Violation, fmt, shape_of
 
@@ -216,6 +217,10 @@ def adapt_text_values(call: LiveCall, exc: BaseException) -> Violation | None:
     text, layer = call.text("data"), type(call.receiver).__name__
     example = next(v for v in sample[:, texts[0]] if isinstance(v, str | bytes))
     columns = ", ".join(str(j) for j in texts[:4])
+    behind = frame_behind(text, call.namespaces, call.filename, call.lineno)
+    names = column_names(behind[1], table.shape[1]) if behind is not None else None
+    if names is not None:
+        columns = ", ".join(f"'{names[j]}'" for j in texts[:4])
     return Violation(
         "S11",
         text,

@@ -44,6 +44,21 @@ def table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...])
     if dummies and call.method in ("predict", "evaluate", "predict_on_batch", "__call__"):
         # new data against a model fit on other columns: a table encoded on its own
         shown = ", ".join(dummies[0][:4])
+        peer = next(((n, c) for n, c in x.peers if len(c) == value), None)
+        if peer is not None:
+            name, columns = peer
+            lacks = [c for c in columns if c not in x.keys]
+            extra = [c for c in x.keys if c not in columns]
+            listed = ", ".join(repr(c) for c in lacks[:4]) + (", ..." if len(lacks) > 4 else "")
+            return (
+                f"`{x.text}` has {len(x.keys)} columns and the model takes {value}, the columns "
+                f"of `{name}`: `{x.text}` lacks {listed}"
+                + (f" and has {', '.join(repr(c) for c in extra[:4])} that `{name}` has not"
+                   if extra else "")
+                + " (one-hot encoded on its own, a table gets a column only for the values it "
+                f"holds): align it, `{x.text} = {x.text}.reindex(columns={name}.columns, "
+                "fill_value=0)`, or encode the tables together"
+            )
         return (
             f"`{x.text}` has {len(x.keys)} columns and the model takes {value}; its columns look "
             f"one-hot encoded per value ({shown}): encoded on its own (pd.get_dummies), a table "

@@ -88,10 +88,12 @@ def _time_columns(ctx: ErrorContext) -> Explained | None:
     dtypes = ", ".join(sorted({dtype for _, dtype in table.time_columns}))
     first = table.time_columns[0][0]
     what = "column" if len(table.time_columns) == 1 else "columns"
+    made = f" (made from the DataFrame `{table.frame}`)" if table.frame else ""
     return (
         finding(
             "S11",
-            f"`{table.text}` has the date/time {what} {columns} ({dtypes}); tensors need numbers",
+            f"`{table.text}`{made} has the date/time {what} {columns} ({dtypes}); tensors need "
+            "numbers",
             place=f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}",
             evidence=table.describe(),
             hint=(
@@ -310,14 +312,20 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
     labels = call.arg(1, "y") if call is not None and call.method in _FITS else None
     if text_arg is not None and labels is not None and text_arg.text == labels.text:
         return _text_labels(ctx, text_arg)
+    if text_arg is not None and text_arg.time_columns and not text_arg.text_columns:
+        return _time_columns(ctx)  # an array made from a table with dates: Timestamp objects
     if text_arg is not None and text_arg.text_columns:
-        quote = "'" if text_arg.kind in ("dataframe", "series") else ""
+        quote = "'" if text_arg.kind in ("dataframe", "series") or text_arg.frame else ""
         columns = ", ".join(f"{quote}{c}{quote}" for c in text_arg.text_columns[:6])
         what = "column" if len(text_arg.text_columns) == 1 else "columns"
         example = text_arg.text_example
         numeric_like = _numeric_marker(example)
         numbers = is_number(example)
-        message = f"`{text_arg.text}` has text in {what} {columns} (e.g. '{example}'); tensors need numbers"
+        made = f" (made from the DataFrame `{text_arg.frame}`)" if text_arg.frame else ""
+        message = (
+            f"`{text_arg.text}`{made} has text in {what} {columns} (e.g. '{example}'); tensors "
+            "need numbers"
+        )
         if missing_text_hint(text_arg):
             hint = missing_text_hint(text_arg)
             where = "" if text_arg.kind == "array" else f" in {what} {columns}"
