@@ -139,3 +139,19 @@ def test_the_probe_leaves_the_model_bit_identical(shell: InteractiveShell) -> No
     after = [v.numpy() for v in model.variables + model.optimizer.variables]
     assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
     assert np.array_equal(state, np.random.get_state()[1])
+
+
+def test_a_loss_learned_down_to_zero_is_not_a_stall(shell: InteractiveShell) -> None:
+    # a ReLU CNN that fits its training set exactly (the correct version of the benchmark's
+    # sigmoid CNN): its loss, gradients and steps reach 0, which is the end of training
+    # (G01/G06/G07 say nothing), not a vanishing gradient or a stalled loss
+    from tests.fault_bench.depth_flow import CASES
+
+    case = next(c for c in CASES if c.name == "conv2d_sigmoid_stack")
+    assert shell.run_cell(case.correct_setup).success
+    run_magic(shell, "%%tfgrad -o -v rep --no-live --no-trial", case.correct_train)
+    report = shell.user_ns["rep"]
+    history = report.history
+    loss = history.loss[history.loss_known]
+    assert loss[-1] < 1e-6 * loss[0]  # it did learn the set down to (about) zero
+    assert not _codes(report) & {"G01", "G06", "G07"}

@@ -952,6 +952,22 @@ BROKEN += [
         m.predict(test, verbose=0)
         """,
         "S01",
+        (
+            "the columns of `train`",
+            "lacks 'size_l'",
+            "reindex(columns=train.columns, fill_value=0)",
+        ),
+        ("target",),
+    ),
+    (
+        "one_hot_columns_without_the_training_table",
+        """
+        import pandas as pd
+        test = pd.get_dummies(pd.DataFrame({"size": ["s", "m"]}), dtype="float32")
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        m.predict(test, verbose=0)
+        """,
+        "S01",
         ("one-hot encoded per value", "reindex(columns=train_columns, fill_value=0)"),
         ("target",),
     ),

@@ -104,7 +104,7 @@ CASES = [
         model.predict(x, verbose=0)
         """,
         "S11",
-        must=("pd.to_numeric", "column 1", "missing value"),
+        must=("pd.to_numeric", "'horsepower'", "made from the DataFrame `cars`", "missing value"),
         must_not=("reshape", "one-hot"),
         fix="pd.to_numeric(..., errors='coerce')",
     ),

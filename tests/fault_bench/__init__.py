@@ -76,6 +76,7 @@ FAMILIES = (
     "data_order",
     "optimizer_settings",
     "lr_schedules",
+    "depth_flow",
 )
 
 

@@ -3,23 +3,29 @@ because of the hidden activations or the initialization.
 
 Each layer should keep the scale of the forward signal and of the backward gradient
 roughly constant (Glorot & Bengio 2010; He et al. 2015).  What breaks it here, in Dense,
-Conv1D and Conv2D stacks of 4 to 12 hidden layers: saturating activations stacked deep
-(sigmoid, whose derivative is at most 0.25, and ``hard_sigmoid``, whose slope is 1/6), a
-kernel spread so large that tanh, sigmoid or softsign units sit at their bounds
-(``RandomNormal(stddev=1.0 / 2.0 / 5.0)``), a spread so small that the signal shrinks by
-a constant factor per layer until nothing of the input is left
-(``TruncatedNormal(stddev=0.01)``, ``RandomUniform(-1e-3, 1e-3)``,
-``RandomNormal(stddev=0.01)`` in a VGG-like CNN), a constant ``"ones"`` kernel (all units
-of a layer identical and saturated, the symmetry never broken), and raw inputs around
-1000 fed into a tanh stack (every first-layer unit pinned at +1 or -1 for every example).
+Conv1D and Conv2D stacks of 4 to 12 hidden layers (Sequential and functional models,
+classification and regression, SGD, Adam and RMSprop): saturating activations stacked
+deep (sigmoid, whose derivative is at most 0.25, and ``hard_sigmoid``, whose slope is
+1/6); a kernel spread so large that tanh units sit at their bounds
+(``RandomNormal(stddev=1.0)``, "standard normal weights") or a non-centred one that pins
+every tanh unit at +1 or -1 (``RandomUniform(0, 1)``); a spread so small that the signal
+shrinks by a constant factor per layer until nothing of the input is left
+(``TruncatedNormal(stddev=0.01)``, ``RandomUniform(-1e-3, 1e-3)``, the
+``"random_normal"`` default of stddev 0.05 in a ten-layer softsign stack,
+``RandomNormal(stddev=0.01)`` in a VGG-like CNN without normalization); a constant
+``"ones"`` kernel (all filters of a layer identical and saturated, the symmetry never
+broken); and raw inputs around 1000 fed into a tanh stack (every first-layer unit pinned
+at +1 or -1, the same for every example).
 
-User reports: "my deep network with sigmoid activations does not learn"; "CNN with sigmoid
-activations does not train, accuracy at 25%"; "tanh network does not train when I
-initialize with RandomNormal(stddev=1)"; "deep network with weights initialized with
-stddev 0.01 is stuck, loss at log(10)"; "all neurons learn the same weights"; "the model
-predicts the mean of the targets"; "the network outputs the same value for every input
-when I feed the raw sensor readings".  Each correct version changes only the fix: ReLU
-with He initialization, a Glorot initializer, BatchNormalization, or scaling the input.
+User reports: "my deep network with sigmoid / hard_sigmoid activations does not learn";
+"CNN with sigmoid activations does not train, accuracy at 25%"; "tanh network does not
+train with large (standard normal) weights"; "I initialized the weights uniformly in
+[0, 1] and nothing learns"; "deep network with weights of stddev 0.01 is stuck, loss at
+log(10)"; "all neurons (filters) learn the same weights"; "the model predicts the mean of
+the targets / the same class for every input"; "the network outputs the same value for
+every input when I feed the raw sensor readings".  Each correct version changes only the
+fix: ReLU with He initialization, a Glorot initializer, BatchNormalization, or scaling
+the input.
 """
 
 from __future__ import annotations
@@ -235,10 +241,10 @@ CASES = [
         family=FAMILY,
         bug_summary="RandomNormal(stddev=1.0) kernels ('standard normal weights') in the eight "
         "Dense(64, tanh) layers of a functional regression model: with 64 inputs per unit the "
-        "pre-activations have a spread of ~8, most tanh units sit at -1 or +1 and the stack "
-        "scrambles its input (the gradient grows ~100x from the last hidden layer to the "
-        "first); the training loss falls by memorizing the 384 examples, but on held-out data "
-        "the model is worse than predicting the mean",
+        "pre-activations have a spread of ~8, about 60% of the tanh outputs sit within 1e-3 of "
+        "-1 or +1 and the stack scrambles its input (the kernel gradient grows ~80x from the "
+        "last hidden layer to the first); the training loss falls by memorizing the 384 "
+        "examples, but on held-out data the model is worse than predicting the mean",
         source="Stack Overflow: 'tanh network does not train / does not generalize with "
         "weights drawn from a standard normal' (answer: the units saturate; scale the "
         "weights by 1/sqrt(fan_in), i.e. Glorot/LeCun initialization); Glorot & Bengio 2010; "
@@ -330,7 +336,8 @@ CASES = [
         bug_summary="eight Dense(32, activation='hard_sigmoid') layers with SGD: hard_sigmoid's "
         "slope is 1/6 inside [-3, 3], so every layer shrinks the backward gradient (and the "
         "input-dependent part of the signal) about sixfold; the first kernel's gradient is "
-        "~1e-6 of the last one's and the binary classifier stays at the class ratio",
+        "a few millionths of the last hidden one's and the binary classifier stays at the "
+        "class ratio",
         source="Stack Overflow: 'deep network with hard_sigmoid activations not learning, "
         "accuracy stuck at the class ratio' (answer: hard_sigmoid has a small slope and "
         "saturates; use ReLU with He initialization); keras.io/api/layers/activations "
@@ -342,7 +349,7 @@ CASES = [
         symptom_codes=frozenset({"G01", "G07", "P16"}),
         places=tuple(f"h{i}" for i in range(1, 9)) + ("hard_sigmoid",),
         fixes=_RELU_FIXES,
-        bug=AllOf((LossStays(0.97), Accuracy(high=0.7))),
+        bug=AllOf((Metric("loss", low=0.67), Accuracy(high=0.6))),
         learns=AllOf((LossFalls(0.5), Accuracy(low=0.9))),
     ),
     Case(
@@ -350,17 +357,18 @@ CASES = [
         family=FAMILY,
         bug_summary="raw sensor readings around 1000 (spread 20) fed to a five-layer tanh MLP: "
         "the first layer's pre-activations are ~1000 x the sum of a unit's weights, hundreds "
-        "in size and almost the same for every example, so every tanh unit of the first "
-        "layer is pinned at +1 or -1, its gradient is 0 and the model predicts one value "
-        "(the mean of the targets)",
+        "in size and almost the same for every example, so 99% of the first layer's "
+        "outputs sit at +1 or -1 with the same sign for every example: the saturated units "
+        "pass no gradient, the layers above see a constant, and the model predicts one "
+        "value (the mean of the targets)",
         source="Stack Overflow: 'neural network outputs the same value for every input / "
         "predicts the mean' with unscaled features (answer: standardize the inputs, the tanh "
         "units saturate); keras.io/guides/preprocessing_layers (Normalization)",
         setup=_setup(_READINGS, _READINGS_TANH),
         fixed_setup=_setup(_READINGS, _READINGS_TANH, extra=_STANDARDIZE),
         train=_FIT.format(epochs=15),
-        codes=frozenset({"N03", "G01"}),
-        symptom_codes=frozenset({"N03", "G01", "G07"}),
+        codes=frozenset({"N03", "N04"}),
+        symptom_codes=frozenset({"N03", "N04"}),
         places=("tanh1", "input"),
         fixes=("scale the input", "standardi", "normaliz", "rescal"),
         bug=AllOf((Mse(low=0.9), ConstantOutput(tol=0.01))),
@@ -380,13 +388,13 @@ CASES = [
         "layer); Stack Overflow: 'deep network predicts the same class for every input'",
         setup=_setup(BINARY, _SOFTSIGN.format(init="random_normal")),
         fixed_setup=_setup(BINARY, _SOFTSIGN.format(init="glorot_uniform")),
-        train=_FIT.format(epochs=15),
+        train=_FIT.format(epochs=20),
         codes=frozenset({"G01", "G07"}),
         symptom_codes=frozenset({"G01", "G07", "P16"}),
         places=tuple(f"softsign{i}" for i in range(1, 11)) + ("random_normal",) + _INIT_PLACES,
         fixes=("glorot", "xavier", "lecun", "he_normal", "stddev"),
         bug=AllOf((LossStays(0.98), Accuracy(high=0.6), ConstantOutput(tol=1e-3))),
-        learns=AllOf((LossFalls(0.5), Accuracy(low=0.9))),
+        learns=AllOf((LossFalls(0.6), Accuracy(low=0.88))),
     ),
     Case(
         name="conv2d_tanh_ones_kernel",
@@ -415,7 +423,7 @@ CASES = [
         bug_summary="a VGG-like CNN of eight Conv2D(16, 3, relu) layers with "
         "RandomNormal(stddev=0.01) kernels and no normalization: each layer scales the "
         "signal by ~sqrt(144 / 2) x 0.01 = 0.085, so the last convolution sees ~1e-9 of the "
-        "input, the first ones get no gradient and the loss stays at log(4)",
+        "input, every kernel's gradient is ~5e-9 and the loss stays at log(4)",
         source="Simonyan & Zisserman 2015 (VGG: the deep configurations initialized from "
         "N(0, 0.01) could not be trained from scratch); Ioffe & Szegedy 2015 "
         "(BatchNormalization); Stack Overflow: 'deep CNN does not learn, loss stuck at "

@@ -49,7 +49,26 @@ def _finite(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(values), values, np.nan)
 
 
+#: a loss that fell to this share of its first value (or to 0) has been learned, not stalled
+CONVERGED_SHARE = 1e-6
+
+
+def converged(h: GradientHistory) -> bool:
+    """Whether the recorded loss fell from a real first value to (about) zero and stays
+    there: the model fits its training batches exactly, so gradients and steps of ~0 and a
+    loss that no longer moves are the end of training, not a fault (a loss that is 0 from
+    the first step, such as cross-entropy over one unit, is not converged)."""
+    known = h.loss_known & np.isfinite(h.loss)
+    values = np.abs(h.loss[known])
+    if len(values) < 4 or values[0] <= 1e-3:
+        return False
+    tail = values[len(values) // 2 :]
+    return bool(np.median(tail) <= CONVERGED_SHARE * values[0])
+
+
 def _vanishing(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    if converged(h):
+        return [], []
     norms = _finite(h.layer_grad_norms())
     if norms.size == 0 or np.all(np.isnan(norms)):
         return [], []
@@ -207,7 +226,7 @@ def _update_ratio(h: GradientHistory, th: GradThresholds, label: Callable[[str],
     # is too high: "too high" needs the loss to misbehave (or to be unrecorded)
     healthy = _loss_falls(h, th)
     high = [j for j in judged if medians[j] > th.update_ratio_high and not healthy]
-    low = [j for j in judged if medians[j] < th.update_ratio_low]
+    low = [j for j in judged if medians[j] < th.update_ratio_low and not converged(h)]
     window = _window(h, first)
     evidence = {
         j: f"median ratio {float(medians[j]):.3g} over {int(counts[j])} recorded steps "

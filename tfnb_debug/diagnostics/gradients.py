@@ -23,6 +23,7 @@ import numpy as np
 
 from tfnb_debug.diagnostics.grad_norm_rules import (
     _exploding,
+    converged,
     _finite,
     _nanmedian,
     _others,
@@ -375,6 +376,8 @@ def _collapsing(h: GradientHistory, th: GradThresholds, label: Callable[[str], s
 
 
 def _stagnant_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:
+    if converged(h):
+        return [], []  # fell to ~0 and stays: learned, not stalled
     found = _loss_stagnant(h.steps, h.loss, h.loss_known, th)
     if not found and h.fresh:
         found = _no_improvement(h, th)

@@ -73,8 +73,7 @@ def saturated_after_fit(reading: Any, thresholds: ShapeThresholds | None = None)
             f"after fit, {first.share:.1%} of the outputs of {first.activation} layer "
             f"'{first.layer}' sit within {th.saturation_epsilon:g} of its bounds on "
             f"{reading.source} (threshold {th.saturated_fraction:.0%}): its units stay pinned "
-            "and pass almost no gradient"
-            + (f"; also {others}" if others else ""),
+            "and pass almost no gradient" + (f"; also {others}" if others else ""),
             place=f"layer '{first.layer}'",
             target=Target("layer", first.layer),
             evidence="share of outputs at the bounds after fit: "

@@ -15,7 +15,7 @@ import linecache
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfnb_debug.explain._library_results import assigned_from
+from tfnb_debug.explain._assignments import assigned_from
 
 __all__ = ["column_names", "frame_behind"]
 

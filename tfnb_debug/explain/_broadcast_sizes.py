@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext
-from tfnb_debug.explain._library_results import assigned_before
 from tfnb_debug.ground.reports import Finding, finding
 
 _BROADCAST = re.compile(

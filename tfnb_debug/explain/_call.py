@@ -136,9 +136,7 @@ def failing_call(exc: BaseException, is_user_file: Any) -> CallInfo | None:
                     func=ast.unparse(node.func),
                     args=tuple(_describe(a, spaces, where) for a in node.args),
                     kwargs=tuple(
-                        (k.arg, _describe(k.value, spaces, where))
-                        for k in node.keywords
-                        if k.arg
+                        (k.arg, _describe(k.value, spaces, where)) for k in node.keywords if k.arg
                     ),
                     filename=frame.f_code.co_filename,
                     lineno=tb.tb_lineno,

@@ -24,6 +24,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._assignments import assigned_from
 from tfnb_debug.explain._violation import is_a
 
 # NumPy array methods and attributes a tensor lacks: the TensorFlow call that does the same
@@ -329,24 +330,6 @@ def _name_of(line: str, spaces: tuple[Any, ...], obj: Any) -> str:
         if isinstance(node, ast.Attribute) and _value(node.value, spaces) is obj:
             return ast.unparse(node.value)
     return ""
-
-
-def assigned_before(name: str, filename: str, lineno: int) -> str:
-    """The right-hand side of the last ``name = ...`` in the file above line ``lineno``."""
-    return assigned_from(name, linecache.getlines(filename)[: max(lineno - 1, 0)])
-
-
-def assigned_from(name: str, before: list[str]) -> str:
-    """The right-hand side of the last ``name = ...`` in the lines before the failing one."""
-    if not name.isidentifier():
-        return ""
-    pattern = re.compile(rf"^\s*{re.escape(name)}\s*=\s*(.+?)\s*$")
-    found = ""
-    for line in before:
-        match = pattern.match(line)
-        if match:
-            found = match.group(1)
-    return found
 
 
 def _is_tensor(value: Any) -> bool:

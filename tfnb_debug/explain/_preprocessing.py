@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfnb_debug.explain._array_frames import column_names, frame_behind
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._array_frames import column_names, frame_behind
 from tfnb_debug.explain._violation import Violation, fmt, shape_of
 
 _STRING_LAYERS = ("StringLookup", "TextVectorization")

@@ -53,8 +53,11 @@ def table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...])
             return (
                 f"`{x.text}` has {len(x.keys)} columns and the model takes {value}, the columns "
                 f"of `{name}`: `{x.text}` lacks {listed}"
-                + (f" and has {', '.join(repr(c) for c in extra[:4])} that `{name}` has not"
-                   if extra else "")
+                + (
+                    f" and has {', '.join(repr(c) for c in extra[:4])} that `{name}` has not"
+                    if extra
+                    else ""
+                )
                 + " (one-hot encoded on its own, a table gets a column only for the values it "
                 f"holds): align it, `{x.text} = {x.text}.reindex(columns={name}.columns, "
                 "fill_value=0)`, or encode the tables together"

@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall, evaluate
-from tfnb_debug.explain._library_results import assigned_before
+from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._violation import Violation, fmt, shape_of
 
 _NONE_USED = re.compile(r"\(None\)|NoneType|None values not supported")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
+from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
 from tfnb_debug.explain._evidence import Arg, CallInfo
 from tfnb_debug.explain._input_order import flat_element
-from tfnb_debug.explain._library_results import assigned_before
 from tfnb_debug.explain._operands import enclosing_parameters
 from tfnb_debug.explain._several_tensors import several_tensors_hint
 from tfnb_debug.explain._target_columns import TARGET_NAME, columns_for_one_input

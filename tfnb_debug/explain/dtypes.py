@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 import re
 
+from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext, dtype_name
 from tfnb_debug.explain._evidence import Arg, LayerDtypes
-from tfnb_debug.explain._library_results import assigned_before
 from tfnb_debug.explain._operands import listed_operand, odd_operand
 from tfnb_debug.explain._table_columns import (
     INVALID_EXTENSION,

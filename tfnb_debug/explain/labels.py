@@ -5,6 +5,7 @@ from __future__ import annotations
 import linecache
 import re
 
+from tfnb_debug.explain._assignments import assigned_before, assigned_from
 from tfnb_debug.explain._context import (
     ErrorContext,
     LabelInfo,
@@ -17,7 +18,6 @@ from tfnb_debug.explain._context import (
     target_output_shapes,
 )
 from tfnb_debug.explain._label_count import class_count
-from tfnb_debug.explain._library_results import assigned_before, assigned_from
 from tfnb_debug.explain._operands import enclosing_parameters, odd_operand
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
