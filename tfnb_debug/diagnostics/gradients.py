@@ -23,12 +23,12 @@ import numpy as np
 
 from tfnb_debug.diagnostics.grad_norm_rules import (
     _exploding,
-    converged,
     _finite,
     _nanmedian,
     _others,
     _update_ratio,
     _vanishing,
+    converged,
 )
 from tfnb_debug.diagnostics.grad_thresholds import GradThresholds, _Out, _step_of
 from tfnb_debug.ground.reports import Finding, Target, finding
