@@ -39,6 +39,7 @@ from tfnb_debug.collect.fit_args import is_dataset
 from tfnb_debug.collect.label_control import dataset_rows, name_counters_kept
 from tfnb_debug.collect.model_config import (
     bias_problem,
+    fan_in_of,
     hidden_saturating,
     hidden_saturating_layers,
     kernel_problem,
@@ -257,7 +258,10 @@ def _default_init(model: Any) -> Any:
         id(layer)
         for layer in getattr(model, "layers", [])
         if safe_config(layer) is not None
-        and (kernel_problem(safe_config(layer) or {}) or bias_problem(safe_config(layer) or {}))
+        and (
+            kernel_problem(safe_config(layer) or {}, fan_in_of(layer))
+            or bias_problem(safe_config(layer) or {})
+        )
     }
     if not chosen:
         return None

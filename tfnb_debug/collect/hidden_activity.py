@@ -27,6 +27,7 @@ import numpy as np
 from tfnb_debug.collect.fit_args import is_dataset
 from tfnb_debug.collect.model_config import (
     bias_problem,
+    fan_in_of,
     hidden_saturating,
     kernel_problem,
     safe_config,
@@ -177,7 +178,8 @@ def _initializers_up_to(model: Any, layer: Any) -> tuple[str, ...]:
     for each in getattr(model, "layers", []):
         config = safe_config(each)
         if config is not None:
-            why = [w for w in (kernel_problem(config), bias_problem(config)) if w]
+            kernel = kernel_problem(config, fan_in_of(each))
+            why = [w for w in (kernel, bias_problem(config)) if w]
             if why:
                 found.append(f"'{each.name}' ({', '.join(why)})")
         if each is layer:

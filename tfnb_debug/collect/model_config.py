@@ -8,6 +8,7 @@ changes them on a copy, :mod:`tfnb_debug.collect.fix_trial`) and by the fit outc
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tfnb_debug.records.trials import Schedule, Setting
@@ -104,15 +105,16 @@ def suspicious_initializers(model: Any) -> list[str]:
     """``'name' (what)`` for each layer of ``model`` whose kernel or bias initializer cannot
     start a layer that learns: a constant kernel (zeros, ones, ``Constant``: every unit
     starts the same and stays so), a random kernel with a spread of 1 or more or 1e-4 or
-    less (saturating or vanishing from the first step), a bias of magnitude 1 or more
-    (ReLUs dead, or sigmoids saturated, before training)."""
+    less (saturating or vanishing from the first step) or one too small for the layer's
+    fan-in (:data:`SMALL_GAIN`), a bias of magnitude 1 or more (ReLUs dead, or sigmoids
+    saturated, before training)."""
     found = []
     for layer in getattr(model, "layers", []):
         try:
             config = layer.get_config()
         except Exception:
             continue
-        why = [w for w in (kernel_problem(config), bias_problem(config)) if w]
+        why = [w for w in (kernel_problem(config, fan_in_of(layer)), bias_problem(config)) if w]
         if why:
             found.append(f"'{layer.name}' ({', '.join(why)})")
     return found
@@ -128,8 +130,24 @@ def init_of(config: dict[str, Any], key: str) -> tuple[str, dict[str, Any]] | No
     return None
 
 
-def kernel_problem(config: dict[str, Any]) -> str:
-    """Why the config's kernel initializer cannot start learning, or ''."""
+#: a random kernel whose std x sqrt(fan-in) is below this shrinks a signal (and its
+#: gradient) by half or more at every layer: Glorot's and LeCun's keep it at about 1
+SMALL_GAIN = 0.5
+
+
+def fan_in_of(layer: Any) -> int | None:
+    """The inputs each unit of ``layer``'s built kernel sums (all axes but the last)."""
+    shape = getattr(getattr(layer, "kernel", None), "shape", None)
+    try:
+        dims = [int(d) for d in shape] if shape is not None else []
+    except (TypeError, ValueError):
+        return None
+    return math.prod(dims[:-1]) if len(dims) >= 2 else None
+
+
+def kernel_problem(config: dict[str, Any], fan_in: int | None = None) -> str:
+    """Why the config's kernel initializer cannot start learning, or ''; with the layer's
+    ``fan_in``, also a random spread too small for it (:data:`SMALL_GAIN`)."""
     init = init_of(config, "kernel_initializer")
     if init is None:
         return ""
@@ -143,6 +161,14 @@ def kernel_problem(config: dict[str, Any]) -> str:
         spread = max(abs(float(args.get("minval", -0.05))), abs(float(args.get("maxval", 0.05))))
     if spread is not None and (spread >= 1.0 or spread <= 1e-4):
         return f"{name} kernel of spread {spread:g}"
+    if spread is not None and fan_in:
+        std = spread / math.sqrt(3.0) if name == "RandomUniform" else spread
+        gain = std * math.sqrt(fan_in)
+        if gain < SMALL_GAIN:
+            return (
+                f"{name} kernel of spread {spread:g}, {gain:.2g}x the 1/sqrt(fan_in) scale "
+                f"for its {fan_in} inputs"
+            )
     return ""
 
 
