@@ -37,8 +37,11 @@ __all__ = ["HiddenSaturation", "Saturated", "saturation_after_fit"]
 
 #: at most this many training examples are run through the probe
 MAX_EXAMPLES = 256
-#: seconds after which no further batch is run
+#: seconds after which no further batch is run (once MIN_ROWS examples were read)
 MAX_SECONDS = 1.0
+MIN_ROWS = 16
+#: input values per call of the probe (a large image model is read a few rows at a time)
+CALL_ELEMENTS = 1 << 20
 _BOUNDS = {
     "sigmoid": (0.0, 1.0),
     "hard_sigmoid": (0.0, 1.0),
@@ -161,8 +164,19 @@ def _run(probe: Any, x: Any, max_seconds: float) -> tuple[list[np.ndarray], Any,
         return None
     idx = np.unique(np.linspace(0, n - 1, min(n, MAX_EXAMPLES)).round().astype(np.int64))
     sample = keras.tree.map_structure(lambda a: np.asarray(a)[idx], x)
-    outputs = _outputs(probe(sample, training=False))
-    return outputs, sample, f"{len(idx)} of the {n} training examples, evenly spaced"
+    per_row = sum(int(np.prod(np.shape(a)[1:], dtype=np.int64)) for a in keras.tree.flatten(sample))
+    rows = max(MIN_ROWS, CALL_ELEMENTS // max(per_row, 1))
+    chunks: list[list[np.ndarray]] = []
+    done = 0
+    while done < len(idx):
+        part = keras.tree.map_structure(lambda a, s=done: a[s : s + rows], sample)
+        chunks.append(_outputs(probe(part, training=False)))
+        done += len(chunks[-1][0])
+        if done >= MIN_ROWS and time.monotonic() - start > max_seconds:
+            break
+    outputs = [np.concatenate(column) for column in zip(*chunks, strict=True)]
+    sample = keras.tree.map_structure(lambda a: a[:done], sample)
+    return outputs, sample, f"{done} of the {n} training examples, evenly spaced"
 
 
 def _outputs(value: Any) -> list[np.ndarray]:
