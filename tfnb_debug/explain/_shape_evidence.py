@@ -46,20 +46,20 @@ def table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...])
         shown = ", ".join(dummies[0][:4])
         peer = next(((n, c) for n, c in x.peers if len(c) == value), None)
         if peer is not None:
-            name, columns = peer
-            lacks = [c for c in columns if c not in x.keys]
-            extra = [c for c in x.keys if c not in columns]
+            peer_name, peer_columns = peer
+            lacks = [c for c in peer_columns if c not in x.keys]
+            surplus = [c for c in x.keys if c not in peer_columns]
             listed = ", ".join(repr(c) for c in lacks[:4]) + (", ..." if len(lacks) > 4 else "")
             return (
                 f"`{x.text}` has {len(x.keys)} columns and the model takes {value}, the columns "
-                f"of `{name}`: `{x.text}` lacks {listed}"
+                f"of `{peer_name}`: `{x.text}` lacks {listed}"
                 + (
-                    f" and has {', '.join(repr(c) for c in extra[:4])} that `{name}` has not"
-                    if extra
+                    f" and has {', '.join(repr(c) for c in surplus[:4])} that `{peer_name}` has not"
+                    if surplus
                     else ""
                 )
                 + " (one-hot encoded on its own, a table gets a column only for the values it "
-                f"holds): align it, `{x.text} = {x.text}.reindex(columns={name}.columns, "
+                f"holds): align it, `{x.text} = {x.text}.reindex(columns={peer_name}.columns, "
                 "fill_value=0)`, or encode the tables together"
             )
         return (
