@@ -27,7 +27,6 @@ import numpy as np
 from tfnb_debug.collect.fit_args import is_dataset
 from tfnb_debug.collect.model_config import (
     bias_problem,
-    fan_in_of,
     hidden_saturating,
     kernel_problem,
     safe_config,
@@ -192,7 +191,7 @@ def _initializers_up_to(model: Any, layer: Any) -> tuple[str, ...]:
     for each in getattr(model, "layers", []):
         config = safe_config(each)
         if config is not None:
-            kernel = kernel_problem(config, fan_in_of(each))
+            kernel = kernel_problem(config, small=False)  # what can pin a unit at its bounds
             why = [w for w in (kernel, bias_problem(config)) if w]
             if why:
                 found.append(f"'{each.name}' ({', '.join(why)})")

@@ -145,9 +145,11 @@ def fan_in_of(layer: Any) -> int | None:
     return math.prod(dims[:-1]) if len(dims) >= 2 else None
 
 
-def kernel_problem(config: dict[str, Any], fan_in: int | None = None) -> str:
+def kernel_problem(config: dict[str, Any], fan_in: int | None = None, *, small: bool = True) -> str:
     """Why the config's kernel initializer cannot start learning, or ''; with the layer's
-    ``fan_in``, also a random spread too small for it (:data:`SMALL_GAIN`)."""
+    ``fan_in``, also a random spread too small for it (:data:`SMALL_GAIN`).  ``small=False``
+    leaves out the spreads that are too small (they shrink a signal, they never pin a unit
+    at its bounds)."""
     init = init_of(config, "kernel_initializer")
     if init is None:
         return ""
@@ -159,9 +161,9 @@ def kernel_problem(config: dict[str, Any], fan_in: int | None = None) -> str:
         spread = float(args.get("stddev", 0.05))
     elif name == "RandomUniform":
         spread = max(abs(float(args.get("minval", -0.05))), abs(float(args.get("maxval", 0.05))))
-    if spread is not None and (spread >= 1.0 or spread <= 1e-4):
+    if spread is not None and (spread >= 1.0 or (small and spread <= 1e-4)):
         return f"{name} kernel of spread {spread:g}"
-    if spread is not None and fan_in:
+    if spread is not None and fan_in and small:
         std = spread / math.sqrt(3.0) if name == "RandomUniform" else spread
         gain = std * math.sqrt(fan_in)
         if gain < SMALL_GAIN:

@@ -340,14 +340,15 @@ def _collapsing(h: GradientHistory, th: GradThresholds, label: Callable[[str], s
     low = (norms < th.vanishing_rel * top) & ~np.isnan(norms)
     valid = (~np.isnan(norms)).sum(axis=0)
     share = np.where(valid > 0, low.sum(axis=0) / np.maximum(valid, 1), 0.0)
-    hit = [j for j in range(len(layers)) if valid[j] > 0 and share[j] > th.vanishing_share]
-    if not hit:
-        return [], []
     medians = _nanmedian(norms, axis=0)
     largest = int(np.nanargmax(np.where(np.isnan(medians), -np.inf, medians)))
+    # the layers the gradient passes on its way back from the largest norm to the input
+    hit = [j for j in range(largest) if valid[j] > 0 and share[j] > th.vanishing_share]
+    if not hit:
+        return [], []
     j = hit[0]
     ratio = float(medians[j] / medians[largest]) if medians[largest] > 0 else 0.0
-    between = abs(largest - j)
+    between = largest - j
     per_layer = ratio ** (1.0 / between) if between and ratio > 0 else 0.0
     shrink = (
         f"; it shrinks about {1 / per_layer:.3g}x per layer over the {between} layer(s) from "
