@@ -353,8 +353,8 @@ def test_predictions_after_a_fit_take_a_share_of_the_fits_own_time() -> None:
 
 
 def test_a_small_input_is_predicted_in_one_call_and_a_large_one_in_calls_of_at_least_16() -> None:
-    from tfnb_debug.collect.fit_outcome import _rows_per_call
+    from tfnb_debug.collect.fit_outcome import rows_per_call
 
-    assert _rows_per_call(np.zeros((512, 20), "float32")) == 256
-    assert _rows_per_call(np.zeros((512, 96, 96, 3), "float32")) == 37
-    assert _rows_per_call((np.zeros((8, 224, 224, 3)), np.zeros((8, 10)))) == 16
+    assert rows_per_call(np.zeros((512, 20), "float32")) == 256
+    assert rows_per_call(np.zeros((512, 96, 96, 3), "float32")) == 37
+    assert rows_per_call((np.zeros((8, 224, 224, 3)), np.zeros((8, 10)))) == 16

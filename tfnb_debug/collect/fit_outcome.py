@@ -41,8 +41,11 @@ __all__ = [
     "class_ids",
     "describe_outcome",
     "fit_budget",
+    "input_peak",
     "predict_classes",
     "predicted_ids",
+    "rows_per_call",
+    "scaling_layer",
 ]
 
 #: at most this many examples are run through the model
@@ -340,7 +343,7 @@ def _from_arrays(
     # over the whole array, also when the data is sorted; the global RNGs are not touched
     idx = np.random.default_rng(0).permutation(idx)
     xs = keras.tree.map_structure(lambda a: np.asarray(a)[idx], x)
-    rows = _rows_per_call(xs)
+    rows = rows_per_call(xs)
     outputs = []
     start = time.monotonic()
     for first in range(0, len(idx), rows):
@@ -352,7 +355,7 @@ def _from_arrays(
     done = sum(len(o) for o in outputs)
     what = f"{done} of the {n} {examples_of}, evenly spaced"
     xs = keras.tree.map_structure(lambda a: a[:done], xs)
-    return y[:n], y[idx[:done]], np.concatenate(outputs), _peak(xs), what
+    return y[:n], y[idx[:done]], np.concatenate(outputs), input_peak(xs), what
 
 
 def _from_dataset(model: Any, dataset: Any, examples: int, max_seconds: float) -> _Read | None:
@@ -367,7 +370,7 @@ def _from_dataset(model: Any, dataset: Any, examples: int, max_seconds: float) -
         x, y = element[0], element[1]
         outputs.append(_single_output(model(x, training=False)))
         labels.append(np.asarray(y))
-        peak = _peak(keras.tree.map_structure(np.asarray, x))
+        peak = input_peak(keras.tree.map_structure(np.asarray, x))
         if peak is not None:
             peaks.append(peak)
         seen += len(labels[-1])
@@ -384,7 +387,7 @@ def _from_dataset(model: Any, dataset: Any, examples: int, max_seconds: float) -
     return y, y, np.concatenate(outputs), (max(peaks) if peaks else None), what
 
 
-def _rows_per_call(xs: Any) -> int:
+def rows_per_call(xs: Any) -> int:
     """Examples per call of the model: as many as fit in :data:`_CALL_ELEMENTS` input values
     (all of them for a small input), at least :data:`_MIN_ROWS`."""
     import keras
@@ -409,7 +412,7 @@ def _single_output(value: Any) -> np.ndarray:
     return np.asarray(flat[0], dtype=np.float64)
 
 
-def _peak(x: Any) -> float | None:
+def input_peak(x: Any) -> float | None:
     import keras
 
     peaks = [
@@ -476,7 +479,7 @@ def _summarize(
         first_output=tuple(float(v) for v in outputs[0][:10]),
         spread=spread,
         input_peak=peak,
-        scaling_layer=_scaling_layer(model),
+        scaling_layer=scaling_layer(model),
         source=source,
         binary=head.kind == "binary",
         hidden=hidden_blockers(model)
@@ -485,7 +488,7 @@ def _summarize(
     )
 
 
-def _scaling_layer(model: Any) -> str | None:
+def scaling_layer(model: Any) -> str | None:
     from tfnb_debug.collect.keras_access import layer_paths
 
     for path, layer in layer_paths(model):

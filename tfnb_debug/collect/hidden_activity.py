@@ -25,12 +25,9 @@ from typing import Any
 import numpy as np
 
 from tfnb_debug.collect.fit_args import is_dataset
-from tfnb_debug.collect.model_config import (
-    bias_problem,
-    hidden_saturating,
-    kernel_problem,
-    safe_config,
-)
+from tfnb_debug.collect.fit_outcome import input_peak, rows_per_call, scaling_layer
+from tfnb_debug.collect.model_config import hidden_saturating, suspicious_initializers
+from tfnb_debug.collect.tensor_stats import host_stats
 
 __all__ = ["HiddenSaturation", "Saturated", "saturation_after_fit"]
 
@@ -39,13 +36,6 @@ MAX_EXAMPLES = 256
 #: seconds after which no further batch is run (once MIN_ROWS examples were read)
 MAX_SECONDS = 1.0
 MIN_ROWS = 16
-#: input values per call of the probe (a large image model is read a few rows at a time)
-CALL_ELEMENTS = 1 << 20
-_BOUNDS = {
-    "sigmoid": (0.0, 1.0),
-    "hard_sigmoid": (0.0, 1.0),
-    "tanh": (-1.0, 1.0),
-}
 _WEIGHTED = ("Dense", "Conv1D", "Conv2D", "Conv3D", "EinsumDense", "SeparableConv2D")
 
 
@@ -86,11 +76,7 @@ def saturation_after_fit(
     probed layer by layer."""
     from tfnb_debug.collect._patching import preserved
 
-    layers = [
-        layer
-        for layer in hidden_saturating(model)
-        if getattr(layer.activation, "__name__", None) in _BOUNDS
-    ]
+    layers = hidden_saturating(model)  # sigmoid, tanh, hard_sigmoid: host_stats' bounds
     inputs = getattr(model, "inputs", None)
     if not layers or not inputs or x is None:
         return None
@@ -108,29 +94,25 @@ def saturation_after_fit(
     found = []
     for layer, values in zip(layers, outputs, strict=True):
         name = layer.activation.__name__
-        low, high = _BOUNDS[name]
-        flat = values.reshape(-1)
-        if not flat.size:
+        stats = host_stats(values, saturating=name, epsilon=epsilon)
+        if stats is None or stats.saturated_fraction is None:
             continue
-        near = np.count_nonzero(flat <= low + epsilon) + np.count_nonzero(flat >= high - epsilon)
-        found.append(
-            Saturated(layer.name, name, near / flat.size, _initializers_up_to(model, layer))
-        )
+        initializers = suspicious_initializers(model, up_to=layer, small=False)
+        found.append(Saturated(layer.name, name, stats.saturated_fraction, tuple(initializers)))
     numbers = [
         np.asarray(a, dtype=np.float64)
         for a in keras.tree.flatten(sample)
         if np.asarray(a).size and np.issubdtype(np.asarray(a).dtype, np.number)
     ]
-    peak = max((float(np.max(np.abs(a))) for a in numbers), default=None)
     spread = max((float(np.std(a)) for a in numbers), default=None)
     return HiddenSaturation(
         tuple(found),
         int(len(outputs[0])),
         source,
-        peak,
+        input_peak(sample),
         spread,
         _first_weighted(model),
-        _scaling_layer(model),
+        scaling_layer(model),
     )
 
 
@@ -163,8 +145,7 @@ def _run(probe: Any, x: Any, max_seconds: float) -> tuple[list[np.ndarray], Any,
         return None
     idx = np.unique(np.linspace(0, n - 1, min(n, MAX_EXAMPLES)).round().astype(np.int64))
     sample = keras.tree.map_structure(lambda a: np.asarray(a)[idx], x)
-    per_row = sum(int(np.prod(np.shape(a)[1:], dtype=np.int64)) for a in keras.tree.flatten(sample))
-    rows = max(MIN_ROWS, CALL_ELEMENTS // max(per_row, 1))
+    rows = rows_per_call(sample)
     chunks: list[list[np.ndarray]] = []
     done = 0
     while done < len(idx):
@@ -184,36 +165,8 @@ def _outputs(value: Any) -> list[np.ndarray]:
     return [np.asarray(v, dtype=np.float64) for v in keras.tree.flatten(value)]
 
 
-def _initializers_up_to(model: Any, layer: Any) -> tuple[str, ...]:
-    """What cannot start learning in ``layer``'s initializers and in those of the weighted
-    layers before it (in the model's layer order)."""
-    found = []
-    for each in getattr(model, "layers", []):
-        config = safe_config(each)
-        if config is not None:
-            kernel = kernel_problem(config, small=False)  # what can pin a unit at its bounds
-            why = [w for w in (kernel, bias_problem(config)) if w]
-            if why:
-                found.append(f"'{each.name}' ({', '.join(why)})")
-        if each is layer:
-            break
-    return tuple(found)
-
-
 def _first_weighted(model: Any) -> str | None:
     for layer in getattr(model, "layers", []):
         if type(layer).__name__ in _WEIGHTED:
-            return str(layer.name)
-    return None
-
-
-def _scaling_layer(model: Any) -> str | None:
-    for layer in getattr(model, "layers", []):
-        if type(layer).__name__ in (
-            "Normalization",
-            "Rescaling",
-            "BatchNormalization",
-            "LayerNormalization",
-        ):
             return str(layer.name)
     return None

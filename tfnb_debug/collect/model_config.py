@@ -101,22 +101,25 @@ def optimizer_settings(model: Any) -> tuple[Setting, ...]:
     )
 
 
-def suspicious_initializers(model: Any) -> list[str]:
+def suspicious_initializers(model: Any, *, up_to: Any = None, small: bool = True) -> list[str]:
     """``'name' (what)`` for each layer of ``model`` whose kernel or bias initializer cannot
     start a layer that learns: a constant kernel (zeros, ones, ``Constant``: every unit
     starts the same and stays so), a random kernel with a spread of 1 or more or 1e-4 or
     less (saturating or vanishing from the first step) or one too small for the layer's
     fan-in (:data:`SMALL_GAIN`), a bias of magnitude 1 or more (ReLUs dead, or sigmoids
-    saturated, before training)."""
+    saturated, before training).  ``up_to``: stop after that layer (the layers that feed
+    it, in the model's order); ``small=False``: leave out the spreads that are too small
+    (they shrink a signal, they never pin a unit at its bounds)."""
     found = []
     for layer in getattr(model, "layers", []):
-        try:
-            config = layer.get_config()
-        except Exception:
-            continue
-        why = [w for w in (kernel_problem(config, fan_in_of(layer)), bias_problem(config)) if w]
-        if why:
-            found.append(f"'{layer.name}' ({', '.join(why)})")
+        config = safe_config(layer)
+        if config is not None:
+            kernel = kernel_problem(config, fan_in_of(layer), small=small)
+            why = [w for w in (kernel, bias_problem(config)) if w]
+            if why:
+                found.append(f"'{layer.name}' ({', '.join(why)})")
+        if layer is up_to:
+            break
     return found
 
 
