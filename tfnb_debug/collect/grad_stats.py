@@ -138,7 +138,9 @@ def _own_stats(
     nan_value = tf.constant(np.nan, tf.float32)
     for i, grad in enumerate(grads):
         g = _flat(grad)
-        size = tf.maximum(tf.cast(tf.size(g), tf.float32), 1.0)
+        n = g.shape.num_elements()  # static where known: fewer ops to trace
+        count = tf.size(g) if n is None else n
+        size = tf.maximum(tf.cast(count, tf.float32), 1.0) if n is None else float(max(n, 1))
         absg = tf.abs(g)  # a bit operation: subnormals stay non-zero
         nonzero = tf.reduce_sum(tf.minimum(tf.bitcast(absg, tf.int32), 1))
         square_sum = 2.0 * tf.nn.l2_loss(g)
@@ -157,7 +159,7 @@ def _own_stats(
                     tf.maximum(tf.reduce_max(absg), 0.0),  # 0 for an empty gradient
                     none,
                     none,
-                    tf.cast(tf.size(g) - nonzero, tf.float32) / size,
+                    tf.cast(count - nonzero, tf.float32) / size,
                     w_norm,
                     u_norm,
                 ]

@@ -386,24 +386,36 @@ GRAPH_SITES = 16
 
 
 class _SlotPool:
-    """``GRAPH_SITES`` x (min, max, largest |row sum - 1|) device variables, made eagerly.
+    """``GRAPH_SITES`` rows of (min, max, largest |row sum - 1|, fewest and most 1s per
+    target row, 1.0 once a target was not 0 or 1) in one device variable, made eagerly.
 
     A ``tf.function`` may not create variables after its first trace, so the
     slots exist before the cell runs; a traced call site takes the next free
-    one and its graph updates it (``assign``, XLA safe) every time it runs.
+    row and its graph folds its values into it (``assign``, XLA safe) every time
+    it runs.  One variable, not one per value: making them is part of every cell.
     """
+
+    #: a fresh row: nothing seen (min columns at +inf, max columns at -inf or 0)
+    EMPTY = (float("inf"), float("-inf"), 0.0, float("inf"), float("-inf"), 0.0)
+    #: the columns folded with a minimum (the others with a maximum)
+    MIN_COLUMNS = (True, False, False, True, False, False)
 
     def __init__(self) -> None:
         import tensorflow as tf
 
         self.free = list(range(GRAPH_SITES))
-        self.low = [tf.Variable(float("inf"), trainable=False) for _ in self.free]
-        self.high = [tf.Variable(float("-inf"), trainable=False) for _ in self.free]
-        self.rows = [tf.Variable(0.0, trainable=False) for _ in self.free]
-        # the fewest and most 1s per target row, and 1.0 once a target was not 0 or 1
-        self.ones_low = [tf.Variable(float("inf"), trainable=False) for _ in self.free]
-        self.ones_high = [tf.Variable(float("-inf"), trainable=False) for _ in self.free]
-        self.soft = [tf.Variable(0.0, trainable=False) for _ in self.free]
+        self.table = tf.Variable([list(self.EMPTY)] * GRAPH_SITES, trainable=False)
+
+    def fold(self, i: int, values: list[Any]) -> None:
+        """Fold one row of ``values`` (the columns' order, ``EMPTY``'s for what is absent)
+        into row ``i``, in the graph being traced."""
+        import tensorflow as tf
+
+        table = self.table.read_value()
+        new = tf.stack([tf.cast(v, tf.float32) for v in values])
+        old = table[i]
+        row = tf.where(tf.constant(self.MIN_COLUMNS), tf.minimum(old, new), tf.maximum(old, new))
+        self.table.assign(tf.tensor_scatter_nd_update(table, [[i]], row[None]))
 
 
 class _RangeSlot:
@@ -448,13 +460,8 @@ class _RangeSlot:
             return  # more traced call sites than slots: this one's values are not read
         i = pool.free.pop(0)
         self.graph_slots.append((pool, i, rows, targets))
-        pool.low[i].assign(tf.minimum(pool.low[i], low))
-        pool.high[i].assign(tf.maximum(pool.high[i], high))
-        pool.rows[i].assign(tf.maximum(pool.rows[i], row))
-        if targets:
-            pool.ones_low[i].assign(tf.minimum(pool.ones_low[i], few))
-            pool.ones_high[i].assign(tf.maximum(pool.ones_high[i], most))
-            pool.soft[i].assign(tf.maximum(pool.soft[i], soft))
+        empty = _SlotPool.EMPTY
+        pool.fold(i, [low, high, row, *((few, most, soft) if targets else empty[3:])])
 
     def _merge(self, low: float, high: float, row: float | None) -> None:
         self.low = low if self.low is None else min(self.low, low)
@@ -468,16 +475,15 @@ class _RangeSlot:
         self.ones = (few, most) if old is None else (min(old[0], few), max(old[1], most))
 
     def read(self) -> tuple[float | None, float | None, float | None]:
+        tables: dict[int, Any] = {}  # each pool's table read once
         for pool, i, rows, targets in self.graph_slots:
-            lo, hi = float(pool.low[i].numpy()), float(pool.high[i].numpy())
+            if id(pool) not in tables:
+                tables[id(pool)] = pool.table.numpy()
+            lo, hi, row, few, most, soft = (float(v) for v in tables[id(pool)][i])
             if lo <= hi:  # the graph ran at least once
-                self._merge(lo, hi, float(pool.rows[i].numpy()) if rows else None)
+                self._merge(lo, hi, row if rows else None)
                 if targets:
-                    self._merge_targets(
-                        float(pool.ones_low[i].numpy()),
-                        float(pool.ones_high[i].numpy()),
-                        bool(pool.soft[i].numpy()),
-                    )
+                    self._merge_targets(few, most, bool(soft))
         return self.low, self.high, self.row_error
 
     def target_ones(self) -> tuple[int, int] | None:

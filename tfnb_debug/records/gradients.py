@@ -50,7 +50,7 @@ HIST_EDGES = tuple(
 HIST_LO, HIST_HI = HIST_EDGES[0], HIST_EDGES[-1]
 #: most values of one variable a histogram counts: a larger gradient's histogram is
 #: counted on a strided sample of about this many values and scaled to its size
-HIST_SAMPLE = 1 << 16
+HIST_SAMPLE = 1 << 14
 #: what the bins are, for the report's titles
 HIST_BIN_NOTE = f"bins of a factor 4; above {HIST_SAMPLE:,} values per variable, from a sample"
 
