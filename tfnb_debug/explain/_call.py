@@ -17,6 +17,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._layer_made import MadeBy, made_by_layer
+
 _MAX_VALUES = 10_000_000  # arrays up to this size are scanned for their range
 _SAFE_ATTRS = frozenset({"values", "T"})
 
@@ -62,6 +64,9 @@ class Arg:
     #: a one-hot encoded DataFrame's peers in the user's namespace: other tables with columns
     #: of the same prefixes that this one lacks (the training table), as (name, columns)
     peers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the preprocessing layer whose call made the value and the setting behind each axis
+    #: it sized (``vec(texts)``, or ``x = vec(texts)`` above: explain/_layer_made.py)
+    made_by: MadeBy | None = None
 
     @property
     def samples(self) -> int | None:
@@ -317,9 +322,12 @@ def _describe(
         items = tuple(_describe(v, spaces, where) for v in node.values)
         return Arg(text, "dict", keys=keys, items=items)
     value = _evaluate(node, spaces)
+    made = made_by_layer(node, spaces, where) if isinstance(node, ast.Call | ast.Name) else None
     if value is _UNREAD:
-        return Arg(text, "unread")
+        return Arg(text, "unread", made_by=made)
     arg = describe_value(text, value)
+    if made is not None:
+        arg = dataclasses.replace(arg, made_by=made)
     if arg.kind == "array" and arg.dtype == "object" and arg.shape and len(arg.shape) == 2:
         return _with_frame_columns(arg, spaces, where)
     if arg.kind == "dataframe" and arg.binary_columns:

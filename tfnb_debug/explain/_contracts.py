@@ -13,7 +13,8 @@ reads it to build the coverage table of docs/diagnostics.md.
 This module holds the registry and the runner (which contracts apply to a call, the
 layers checked when the call itself breaks none); the checks live in sibling modules, one
 per family (:mod:`._layer_call_contracts`, :mod:`._data_shape_contracts`, the others imported
-below), and :mod:`._sparse_ragged` adds its own table (``SPARSE_RAGGED``).
+below), and :mod:`._sparse_ragged` and :mod:`._preprocessing` add their own tables
+(``SPARSE_RAGGED``, ``PREPROCESSING``).
 """
 
 from __future__ import annotations
@@ -123,13 +124,7 @@ from tfnb_debug.explain._optimizer_calls import (
     learning_rate_type,
     tape_gradient,
 )
-from tfnb_debug.explain._preprocessing import (
-    adapt_pairs,
-    adapt_table,
-    adapt_text_values,
-    lookup_dtype,
-    string_input_declared_numeric,
-)
+from tfnb_debug.explain._preprocessing import PREPROCESSING
 from tfnb_debug.explain._rank_asserts import rank_assert
 from tfnb_debug.explain._reshape_sizes import reshape_target
 from tfnb_debug.explain._saved_objects import load_custom_objects
@@ -541,26 +536,7 @@ CONTRACTS: tuple[Contract, ...] = (
         layer=True,
     ),
     Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),
-    Contract(("adapt",), adapt_pairs, ()),
-    Contract(("adapt",), adapt_table, (r"Got an element of type str",)),
-    Contract(("adapt",), adapt_text_values, (r"unsupported operand type\(s\) for",)),
-    Contract(
-        (
-            "StringLookup",
-            "IntegerLookup",
-            "TextVectorization",
-            "CategoryEncoding",
-            "Discretization",
-        ),
-        lookup_dtype,
-        (),
-        layer=True,
-    ),
-    Contract(
-        ("Model.fit", "Model.evaluate", "Model.predict"),
-        string_input_declared_numeric,
-        (r"Cast string to",),
-    ),
+    *(Contract(*spec) for spec in PREPROCESSING),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch", "keras.Model"),
         widened_by_normalization,

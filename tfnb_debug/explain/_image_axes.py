@@ -28,6 +28,7 @@ from tfnb_debug.explain._context import (
     parse_shape,
     same_shape,
 )
+from tfnb_debug.explain._layer_made import layer_sized_hint
 from tfnb_debug.explain._traceback_objects import DatasetInfo
 
 _COLOR_MODE = {1: "grayscale", 3: "rgb", 4: "rgba"}
@@ -105,6 +106,9 @@ def full_shape(
     built for the shape ``expected_text`` that got ``received_text`` (as the message writes
     them)."""
     expected, received = parse_shape(expected_text), parse_shape(received_text)
+    made = layer_sized_hint(ctx.evidence.call, expected or (), received or ())
+    if made is not None:
+        return made, False
     read = (
         _read_shapes(ctx, layer, expected, received, ctx.input_source(layer, index))
         if expected and received

@@ -7,7 +7,10 @@ inputs first; ``StringLookup`` and ``TextVectorization`` map strings,
 ``IntegerLookup`` maps integers, and each refuses (or cannot cast) the other
 kind.  These checks read the live arguments of the failing call
 (:class:`~tfnb_debug.explain._api.LiveCall`): the dataset's ``element_spec``,
-the dtype of what a lookup was given.
+the dtype of what a lookup was given or adapted on (``adapt`` reads what the layer will
+be called on, so the layer's own contract applies to it), and the pipeline of a dataset
+given to a numeric layer's ``adapt`` (which reads it as batches).  ``PREPROCESSING`` is
+this module's table, added to the contracts in order.
 """
 
 from __future__ import annotations
@@ -98,13 +101,75 @@ def adapt_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
 
 def lookup_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
     """A string lookup given integers, or an integer lookup given strings."""
-    layer = call.receiver
-    kind = _kind(layer)
     inputs = call.values.get("inputs", UNREAD)
-    if not kind or inputs is UNREAD:
+    if inputs is UNREAD:
         return None
-    dtype = _dtype(inputs)
-    text = call.text("inputs")
+    return _kind_against_dtype(call.receiver, inputs, _dtype(inputs), call.text("inputs"))
+
+
+def adapt_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``layer.adapt(data)`` with data of the other kind (integers for a StringLookup, strings
+    for an IntegerLookup or a numeric layer): adapt reads what the layer will be called on,
+    so the layer's own contract applies to it.  A dataset's dtype is its element_spec's."""
+    data = call.values.get("data", call.values.get("arg0", UNREAD))
+    spec = getattr(data, "element_spec", None)
+    if spec is not None:
+        if isinstance(spec, tuple | dict | list):
+            return None  # pairs or several inputs: adapt_pairs names what to map to
+        dtype = _dtype(spec)
+    elif data is UNREAD or isinstance(data, list | tuple):
+        return None
+    else:
+        dtype = _dtype(data)
+    if dtype == "string" and spec is None and _kind(call.receiver) in _NUMERIC_LAYERS:
+        return None  # a text array given to a numeric adapt: adapt_text_values reads it
+    text = call.text("data") if "data" in call.values else call.text("arg0")
+    found = _kind_against_dtype(call.receiver, data if spec is None else spec, dtype, text)
+    if found is None or spec is None:
+        return found
+    return Violation(
+        found.code,
+        found.argument,
+        found.problem.replace(f"`{text}` holds", f"`{text}` yields"),
+        found.hint,
+        f"element_spec: {getattr(getattr(spec, 'dtype', None), 'name', dtype)} "
+        f"{fmt(shape_of(spec))}",
+    )
+
+
+def adapt_unbatched(call: LiveCall, exc: BaseException) -> Violation | None:
+    """``Normalization``/``Discretization``'s ``adapt`` on a dataset that was never batched:
+    adapt reads a dataset as batches, so single scalars have no axis to reduce over (a
+    vector per element is read as a batch of its values)."""
+    from tfnb_debug.explain._evidence import dataset_stages
+
+    data = call.values.get("data", call.values.get("arg0", UNREAD))
+    spec = getattr(data, "element_spec", None)
+    kind = _kind(call.receiver)
+    if spec is None or isinstance(spec, tuple | dict | list) or kind not in _NUMERIC_LAYERS:
+        return None
+    shape = shape_of(spec)
+    kinds = [stage.kind for stage in dataset_stages(data)]
+    batched = [k for k in kinds if k in ("batch", "padded_batch", "ragged_batch")]
+    if shape is None or len(shape) != 0 or (batched and "unbatch" not in kinds[-1:]):
+        return None
+    text = call.text("data") if "data" in call.values else call.text("arg0")
+    return Violation(
+        "S12",
+        text,
+        f"`{kind}.adapt` reads a dataset as batches, but `{text}` is not batched: each "
+        f"element is a single value of shape (), with no batch axis to compute the "
+        "statistics over",
+        f"batch it first: `adapt({text}.batch(256))` (or adapt on the NumPy array of the column)",
+        f"element_spec: {getattr(getattr(spec, 'dtype', None), 'name', '?')} (); "
+        f"pipeline: {' -> '.join(kinds) or '?'}",
+    )
+
+
+def _kind_against_dtype(layer: Any, inputs: Any, dtype: str, text: str) -> Violation | None:
+    kind = _kind(layer)
+    if not kind:
+        return None
     name = getattr(layer, "name", kind)
     if kind in _STRING_LAYERS and dtype.startswith(("int", "uint")):
         if kind == "StringLookup":
@@ -247,3 +312,31 @@ def _source_input(tensor: Any, inputs: list[Any], limit: int = 50) -> Any:
         except Exception:
             return None
     return None
+
+
+#: this module's contracts, as ``Contract`` arguments (apis, check, explains, layer): added
+#: to ``_contracts.CONTRACTS`` in this order
+PREPROCESSING: tuple[tuple[Any, ...], ...] = (
+    (("adapt",), adapt_pairs, ()),
+    (("adapt",), adapt_table, (r"Got an element of type str",)),
+    (("adapt",), adapt_text_values, (r"unsupported operand type\(s\) for",)),
+    (("adapt",), adapt_dtype, (r"Cast \w+ to \w+ is not supported",)),
+    (("adapt",), adapt_unbatched, (r"values must be in the range \[-ndim, ndim\)",)),
+    (
+        (
+            "StringLookup",
+            "IntegerLookup",
+            "TextVectorization",
+            "CategoryEncoding",
+            "Discretization",
+        ),
+        lookup_dtype,
+        (),
+        True,
+    ),
+    (
+        ("Model.fit", "Model.evaluate", "Model.predict"),
+        string_input_declared_numeric,
+        (r"Cast string to",),
+    ),
+)

@@ -29,6 +29,7 @@ from tfnb_debug.explain._context import (
     same_shape,
 )
 from tfnb_debug.explain._image_axes import channel_hint
+from tfnb_debug.explain._layer_made import layer_sized_hint
 from tfnb_debug.explain._traceback_objects import SequentialBuild
 
 
@@ -42,6 +43,14 @@ def _feature_hint(
     channels = channel_hint(ctx, layer, value, received, source)
     if channels:
         return channels
+    direct = (
+        source is None or source.producer in ("", "input") or source.producer_class == "InputLayer"
+    )
+    made = (
+        layer_sized_hint(ctx.evidence.call, (*received[:-1], value), received) if direct else None
+    )
+    if made:
+        return made
     trailing = received[1:]
     if len(received) > 2 and all(d is not None for d in trailing) and math.prod(trailing) == value:  # type: ignore[arg-type]
         return (
