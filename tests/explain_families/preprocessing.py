@@ -298,4 +298,21 @@ m2.fit(enc, np.random.rand(40), epochs=1, verbose=0)
         must_not=("label",),
         fix="Input(shape=(look.vocabulary_size(),)): the one-hot columns include the OOV one",
     ),
+    Case(
+        "multi_hot_width_is_the_vocabulary",
+        FAMILY,
+        """
+texts = np.array(["the cat sat on the mat", "a dog ran", "birds fly south in winter"] * 10)
+vec = keras.layers.TextVectorization(max_tokens=1000, output_mode="multi_hot")
+vec.adapt(texts)
+x = vec(texts)
+model = keras.Sequential([keras.Input((1000,)), keras.layers.Dense(1)])
+model.compile("adam", "mse")
+model.fit(x, np.random.rand(30), epochs=1, verbose=0)
+""",
+        "S01",
+        must=("upper bound", "shape=(14,)"),
+        must_not=("output_sequence_length",),
+        fix="Input(shape=(vec.vocabulary_size(),)): max_tokens caps the vocabulary, adapt sizes it",
+    ),
 ]

@@ -14,6 +14,7 @@ multi-hot ``output_mode`` give one column per vocabulary entry (OOV and mask inc
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -69,26 +70,32 @@ def _sized_axes(layer: Any) -> MadeBy | None:
     )
     if not kind:
         return None
-    mode = str(getattr(layer, "output_mode", "int"))
+    try:
+        config = dict(layer.get_config())  # TextVectorization keeps no output_mode attribute
+    except Exception:
+        return None
+    mode = str(config.get("output_mode", "int"))
     axes: list[tuple[int, str, int | None]] = []
     if kind == "TextVectorization" and mode == "int":
-        length = getattr(layer, "output_sequence_length", None)
+        length = config.get("output_sequence_length")
         if length is None:
             axes.append((1, "output_sequence_length=None (the longest text of each call)", None))
         else:
             axes.append((1, f"output_sequence_length={length}", int(length)))
     elif kind in ("TextVectorization", "StringLookup", "IntegerLookup") and mode in _ENCODED:
         size = _vocabulary_size(layer)
-        axes.append((-1, f"its vocabulary ({size} entries with OOV/mask)", size))
+        cap = config.get("max_tokens")
+        bound = f"; max_tokens={cap} is only an upper bound" if cap and cap != size else ""
+        axes.append((-1, f"its adapted vocabulary ({size} entries with OOV/mask{bound})", size))
     elif kind == "CategoryEncoding":
-        tokens = getattr(layer, "num_tokens", None)
+        tokens = config.get("num_tokens")
         axes.append((-1, f"num_tokens={tokens}", tokens))
     elif kind == "Hashing" and mode in _ENCODED:
-        bins = getattr(layer, "num_bins", None)
+        bins = config.get("num_bins")
         axes.append((-1, f"num_bins={bins}", bins))
     elif kind == "Discretization" and mode in _ENCODED:
-        boundaries = getattr(layer, "bin_boundaries", None)
-        bins = len(boundaries) + 1 if boundaries is not None else getattr(layer, "num_bins", None)
+        boundaries = config.get("bin_boundaries")
+        bins = len(boundaries) + 1 if boundaries is not None else config.get("num_bins")
         axes.append((-1, f"its {bins} bins", bins))
     if not axes:
         return None
@@ -120,7 +127,8 @@ def layer_sized_hint(
             continue  # the axis does not hold what the setting says: another cause
         want = list(expected[1:])
         got = tuple(received[1:])
-        name = setting.partition("=")[0] if "=" in setting else ""
+        named = re.match(r"(\w+)=", setting)  # a layer argument, not a derived size
+        name = named.group(1) if named else ""
         declare = f"declare the Input for the data, `keras.Input(shape={got})`"
         if not name:  # a vocabulary's or the bins' size: the model follows the layer
             change = declare
