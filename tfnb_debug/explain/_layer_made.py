@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from tfnb_debug.explain._assignments import assigned_before
 
-__all__ = ["MadeBy", "made_by_layer"]
+__all__ = ["MadeBy", "layer_sized_hint", "made_by_layer"]
 
 _ENCODED = ("one_hot", "multi_hot", "count", "tf_idf")
 
@@ -125,8 +125,7 @@ def layer_sized_hint(
             continue
         if size is not None and size != received[at]:
             continue  # the axis does not hold what the setting says: another cause
-        want = list(expected[1:])
-        got = tuple(received[1:])
+        want, got = tuple(expected[1:]), tuple(received[1:])
         named = re.match(r"(\w+)=", setting)  # a layer argument, not a derived size
         name = named.group(1) if named else ""
         declare = f"declare the Input for the data, `keras.Input(shape={got})`"
@@ -138,7 +137,7 @@ def layer_sized_hint(
             change = f"set {name}={expected[at]} on {made.layer}, or {declare}"
         return (
             f"axis {at} of `{x.text}` is {received[at]} because {made.layer} made it with "
-            f"{setting}, and the model takes {expected[at]} there (shape={tuple(want)}): "
+            f"{setting}, and the model takes {expected[at]} there (shape={want}): "
             f"{change}"
         )
     return None

@@ -138,9 +138,9 @@ def adapt_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
 
 
 def adapt_unbatched(call: LiveCall, exc: BaseException) -> Violation | None:
-    """``Normalization``/``Discretization``'s ``adapt`` on a dataset that was never batched:
-    adapt reads a dataset as batches, so single scalars have no axis to reduce over (a
-    vector per element is read as a batch of its values)."""
+    """``Normalization``/``Discretization``'s ``adapt`` on a dataset of single values (never
+    batched, or mapped down to scalars): adapt reads a dataset as batches, and a value of
+    shape () has no axis to compute the statistics over."""
     from tfnb_debug.explain._evidence import dataset_stages
 
     data = call.values.get("data", call.values.get("arg0", UNREAD))
@@ -149,17 +149,16 @@ def adapt_unbatched(call: LiveCall, exc: BaseException) -> Violation | None:
     if spec is None or isinstance(spec, tuple | dict | list) or kind not in _NUMERIC_LAYERS:
         return None
     shape = shape_of(spec)
-    kinds = [stage.kind for stage in dataset_stages(data)]
-    batched = [k for k in kinds if k in ("batch", "padded_batch", "ragged_batch")]
-    if shape is None or len(shape) != 0 or (batched and "unbatch" not in kinds[-1:]):
+    if shape is None or len(shape) != 0:
         return None
+    kinds = [stage.kind for stage in dataset_stages(data)]
     text = call.text("data") if "data" in call.values else call.text("arg0")
     return Violation(
         "S12",
         text,
-        f"`{kind}.adapt` reads a dataset as batches, but `{text}` is not batched: each "
-        f"element is a single value of shape (), with no batch axis to compute the "
-        "statistics over",
+        f"`{kind}.adapt` reads a dataset as batches, but each element of `{text}` is a "
+        "single value of shape (), with no batch axis to compute the statistics over"
+        + ("" if "batch" in kinds else f": `{text}` is not batched"),
         f"batch it first: `adapt({text}.batch(256))` (or adapt on the NumPy array of the column)",
         f"element_spec: {getattr(getattr(spec, 'dtype', None), 'name', '?')} (); "
         f"pipeline: {' -> '.join(kinds) or '?'}",

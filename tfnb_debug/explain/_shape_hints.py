@@ -28,6 +28,7 @@ from tfnb_debug.explain._context import (
     parse_shape,
     same_shape,
 )
+from tfnb_debug.explain._data_origin import fed_by_data
 from tfnb_debug.explain._image_axes import channel_hint
 from tfnb_debug.explain._layer_made import layer_sized_hint
 from tfnb_debug.explain._traceback_objects import SequentialBuild
@@ -43,11 +44,10 @@ def _feature_hint(
     channels = channel_hint(ctx, layer, value, received, source)
     if channels:
         return channels
-    direct = (
-        source is None or source.producer in ("", "input") or source.producer_class == "InputLayer"
-    )
     made = (
-        layer_sized_hint(ctx.evidence.call, (*received[:-1], value), received) if direct else None
+        layer_sized_hint(ctx.evidence.call, (*received[:-1], value), received)
+        if fed_by_data(source)
+        else None
     )
     if made:
         return made
