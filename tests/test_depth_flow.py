@@ -62,9 +62,28 @@ def test_a_gradient_that_dies_through_a_sigmoid_stack_is_g01_at_its_first_layer(
     factor = float(g01.message.split("it shrinks about ")[1].split("x per layer")[0])
     assert 2.0 < factor < 10.0
     assert "while the loss does not fall" in g01.message and "loss from" in g01.evidence
+    # the hint names the model's own cause: its sigmoid layers, not its initializers
+    assert g01.hint.startswith("saturating activations in 'h1' (sigmoid)")
+    assert "initializers" not in g01.hint
     # the twin that trains (ReLU, He initialization) has no G01 and no stalled loss
     twin = _fit(shell, _deep("relu", "he_normal", 8), epochs=10)
     assert not _codes(twin) & {"G01", "G07", "N03"}
+
+
+def test_a_vanishing_gradient_in_a_relu_stack_names_its_initializers_not_relu(
+    shell: InteractiveShell,
+) -> None:
+    """ReLU layers whose kernels are far too small for their fan-in: G01's hint names the
+    initializers, and says nothing of saturating activations the model does not have."""
+    setup = _deep("relu", "PLACEHOLDER", 8).replace(
+        "'PLACEHOLDER'", "keras.initializers.RandomNormal(stddev=0.01)"
+    )
+    report = _fit(shell, setup, epochs=10)
+    g01 = next(f for f in report.findings if f.code == "G01")
+    assert g01.hint.startswith("initializers that keep the layers from learning: 'h1' (")
+    assert "0.045x the 1/sqrt(fan_in) scale for its 20 inputs" in g01.hint
+    assert "kernel_initializer='glorot_uniform'" in g01.hint
+    assert "sigmoid" not in g01.hint and "ReLU-family" not in g01.hint
 
 
 @pytest.mark.slow
@@ -155,3 +174,16 @@ def test_a_loss_learned_down_to_zero_is_not_a_stall(shell: InteractiveShell) -> 
     loss = history.loss[history.loss_known]
     assert loss[-1] < 1e-6 * loss[0]  # it did learn the set down to (about) zero
     assert not _codes(report) & {"G01", "G06", "G07"}
+
+
+def test_the_collapse_hint_says_what_the_model_has() -> None:
+    from tfnb_debug.diagnostics.gradients import collapse_hint
+
+    both = collapse_hint(["'h1' (tanh)"], ["'h2' (ones kernel)"])
+    assert both.startswith("two causes fit: saturating activations in 'h1' (tanh)")
+    assert "'h2' (ones kernel)" in both
+    neither = collapse_hint([], [])
+    assert neither.startswith("no hidden layer on the way uses a saturating activation")
+    assert "ReLU" not in neither
+    unread = collapse_hint(None, None)  # no model to read (a custom loop): both usual causes
+    assert "saturating" in unread and "fan-in" in unread

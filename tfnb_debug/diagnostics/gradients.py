@@ -37,10 +37,12 @@ from tfnb_debug.records.gradients import INF, NAN, W_NORM, GradientHistory
 
 __all__ = [
     "LIVE_RULES",
+    "THROUGH_DEPTH",
     "GradThresholds",
     "RuleResult",
     "check_gradients",
     "check_losses",
+    "collapse_hint",
     "live_findings",
     "loss_name",
     "no_gradient_at_all",
@@ -359,8 +361,8 @@ def _collapsing(h: GradientHistory, th: GradThresholds, label: Callable[[str], s
     return [
         finding(
             "G01",
-            f"the gradient of layer '{label(layers[j])}' is vanishing on its way back through "
-            f"the network: its norm is below {th.vanishing_rel:g} x the largest layer norm "
+            f"the gradient of layer '{label(layers[j])}' is vanishing {THROUGH_DEPTH}: "
+            f"its norm is below {th.vanishing_rel:g} x the largest layer norm "
             f"(layer '{label(layers[largest])}') on {share[j]:.0%} of the recorded steps, "
             f"while the loss does not fall{shrink} (first such layer in forward order)"
             + _others([label(layers[k]) for k in hit[1:]]),
@@ -368,12 +370,52 @@ def _collapsing(h: GradientHistory, th: GradThresholds, label: Callable[[str], s
             target=Target("layer", layers[j]),
             evidence=f"median norm {float(medians[j]):.3g} vs {float(medians[largest]):.3g} "
             f"at '{label(layers[largest])}' ({ratio:.2g} of it); {stalled[0].evidence}",
-            hint="each layer between passes on only a fraction of the gradient: a saturating "
-            "activation (sigmoid passes at most 0.25 of it, tanh at most 1) or weights too "
-            "small for their fan-in; use ReLU-family activations with He initialisation, or "
-            "add BatchNormalization or residual connections",
+            hint=collapse_hint(None, None),
         )
     ], [(layers[k], "G01") for k in hit]
+
+
+#: how G01 through the depth (:func:`_collapsing`) says where the gradient vanishes
+THROUGH_DEPTH = "on its way back through the network"
+
+
+def collapse_hint(saturating: list[str] | None, initializers: list[str] | None) -> str:
+    """The hint of G01 through the depth: with the model read (``saturating``: its hidden
+    sigmoid/tanh layers from the vanishing one on, ``initializers``: its layers whose
+    initializer is too small or constant), only the causes it has; without the model,
+    both usual causes."""
+    if saturating is None or initializers is None:
+        return (
+            "each layer between passes on only a fraction of the gradient: a saturating "
+            "activation (sigmoid passes at most 0.25 of it, tanh at most 1) or weights too "
+            "small for their fan-in; use ReLU-family activations with He initialisation, or "
+            "add BatchNormalization or residual connections"
+        )
+    causes = []
+    if saturating:
+        causes.append(
+            f"saturating activations in {_shown(saturating)} (sigmoid passes at most 0.25 of "
+            "the gradient, tanh at most 1): use activation='relu' with "
+            "kernel_initializer='he_normal' there, or BatchNormalization before them"
+        )
+    if initializers:
+        causes.append(
+            f"initializers that keep the layers from learning: {_shown(initializers)}; use "
+            "Keras' default kernel_initializer='glorot_uniform' ('he_normal' under ReLU)"
+        )
+    if not causes:
+        return (
+            "no hidden layer on the way uses a saturating activation and no initializer is too "
+            "small for its fan-in, so neither usual cause is in this model: add "
+            "BatchNormalization between the layers, or residual connections that give the "
+            "gradient a short path back"
+        )
+    return ("two causes fit: " if len(causes) > 1 else "") + "; and ".join(causes)
+
+
+def _shown(names: list[str], limit: int = 3) -> str:
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
 
 
 def _stagnant_loss(h: GradientHistory, th: GradThresholds, label: Callable[[str], str]) -> _Out:

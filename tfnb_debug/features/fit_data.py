@@ -290,6 +290,35 @@ def with_hidden_findings(report: R, fit: tuple[Any, dict[str, Any]] | None) -> R
     return dataclasses.replace(report, findings=sort_findings([*report.findings, *found]))
 
 
+def with_depth_causes(report: R, fit: tuple[Any, dict[str, Any]] | None) -> R:
+    """``report`` with each G01 at a layer naming only the causes the last ``fit``'s model
+    has: its hidden sigmoid/tanh layers from the vanishing one on, its initializers too
+    small or constant.  G01 through the depth (a gradient that collapses on its way back)
+    says so when the model has neither; the median rule's G01 keeps its own hint then."""
+    from tfnb_debug.collect.model_config import hidden_saturating, suspicious_initializers
+    from tfnb_debug.diagnostics.gradients import THROUGH_DEPTH, collapse_hint
+
+    vanishing = [f for f in report.findings if f.code == "G01" and f.target is not None]
+    if fit is None or not vanishing:
+        return report
+    model = fit[0]
+    names = [str(layer.name) for layer in getattr(model, "layers", [])]
+    initializers = suspicious_initializers(model)
+    changed = {}
+    for f in vanishing:
+        name = str(getattr(f.target, "path", "")).rpartition("/")[2]
+        start = names.index(name) if name in names else 0
+        saturating = [
+            f"'{layer.name}' ({layer.activation.__name__})"
+            for layer in hidden_saturating(model)
+            if str(layer.name) in names[start:]
+        ]
+        if saturating or initializers or THROUGH_DEPTH in f.message:
+            changed[id(f)] = dataclasses.replace(f, hint=collapse_hint(saturating, initializers))
+    findings = tuple(changed.get(id(f), f) for f in report.findings)
+    return dataclasses.replace(report, findings=findings)
+
+
 def with_fix_trial(report: R, fit: tuple[Any, dict[str, Any]] | None, allowed: bool | str) -> R:
     """``report`` with its training faults' fixes tried on a copy of the last ``fit``'s
     model (``fit``: ``(model, arguments)``; :mod:`tfnb_debug.collect.fix_trial`), each fault

@@ -205,6 +205,7 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
         from tfnb_debug.collect.loss_watch import nothing_watched
         from tfnb_debug.features.fit_data import (
             last_fit,
+            with_depth_causes,
             with_fit_findings,
             with_fix_trial,
             with_hidden_findings,
@@ -246,6 +247,9 @@ class _Recording(contextlib.AbstractContextManager[GradientRecording]):
                     )
                     self._recording.report = _or_unchanged(
                         with_hidden_findings, self._recording.report, fit
+                    )
+                    self._recording.report = _or_unchanged(
+                        with_depth_causes, self._recording.report, fit
                     )
                     self._recording.report = _or_unchanged(
                         with_fix_trial, self._recording.report, fit, self._fix_trial
