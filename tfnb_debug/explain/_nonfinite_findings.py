@@ -17,7 +17,14 @@ def gradient_hint(ctx: ErrorContext) -> str:
 
     code = loss_lines(ctx)
     for line in code.splitlines():
-        op = re.search(r"\b(sqrt|rsqrt|log|pow)\(", line)
+        op = re.search(r"\b(sqrt|rsqrt|log|pow|norm)\(", line)
+        if op is not None and op.group(1) == "norm":
+            return (
+                f"the loss code takes norm (`{line.strip()}`), whose gradient x / ||x|| is NaN "
+                "where its input is 0 (two identical points, a zero vector): use the squared "
+                "distance, `tf.reduce_sum(tf.square(d), axis=-1)`, or "
+                "`tf.sqrt(tf.reduce_sum(tf.square(d), axis=-1) + 1e-12)`"
+            )
         if op is not None:
             return (
                 f"the loss code takes {op.group(1)} (`{line.strip()}`), whose gradient is "
@@ -26,7 +33,7 @@ def gradient_hint(ctx: ErrorContext) -> str:
             )
     if code:
         return (
-            "the loss code takes no sqrt/log/pow: look for a division by a value that can be 0 "
+            "the loss code takes no sqrt/log/pow/norm: look for a division by a value that can be 0 "
             "(`tf.math.divide_no_nan`), then for a step size too large for the loss's scale"
         )
     return (

@@ -31,6 +31,7 @@ from tfnb_debug.explain._traced_checks import (
     LOGS,
     SQRTS,
     NonfiniteSource,
+    as_loss,
     checked_expression,
     traced_check_source_from,
 )
@@ -48,18 +49,12 @@ def read_nonfinite_source(exc: BaseException) -> NonfiniteSource | None:
     checked = checked_expression(line)
     spaces = (frame.f_locals, frame.f_globals)
     if checked is None:
-        return _check_elsewhere(str(exc), lines, spaces)
+        return _check_elsewhere(str(exc), lines, spaces) or _data_on_line(line, spaces)
     walk = _Walk(spaces, lines[: user.tb_lineno - 1])
     found = walk.source(checked)
     label = re.search(r"([\w .()-]{1,60}) : Tensor had", str(exc))
     named = ast.unparse(checked) + " " + (label.group(1) if label else "")
-    if found is not None and found.code == "N01" and _LOSSY.search(named):
-        # the value checked is a loss: the catalog's code for a NaN/Inf loss
-        return NonfiniteSource("G05", found.what, found.evidence, found.hint)
-    return found
-
-
-_LOSSY = re.compile(r"loss|cross.?entropy|xent|nll", re.I)
+    return as_loss(found, named) if found is not None else None
 
 
 class _Walk:
@@ -89,7 +84,11 @@ class _Walk:
                 continue
             made = _assigned(name, self.before)
             if made is not None and not _is_literal_data(made):
-                found = self.source(made, depth + 1) or self._trained_into_nan(made)
+                found = (
+                    self.source(made, depth + 1)
+                    or self._trained_into_nan(made)
+                    or self._float16_overflow(made)
+                )
                 if found is not None:
                     return found
             else:
@@ -157,6 +156,43 @@ class _Walk:
                     "with tf.debugging.check_numerics on the gradients, and clip gradients "
                     "(clipnorm=1.0)"
                 ),
+            )
+        return None
+
+    def _float16_overflow(self, made: ast.expr) -> NonfiniteSource | None:
+        """N01: a model that computes in float16 (mixed_float16) called on data beyond
+        float16's largest value, 65504: the first cast to float16 makes them Inf."""
+        import numpy as np
+
+        for call in _calls_innermost_first(made):
+            owner = evaluate(call.func, self.spaces)
+            model = getattr(owner, "__self__", owner)  # model.predict(x) or model(x)
+            layers = getattr(model, "layers", None)
+            if not isinstance(layers, list) or not call.args:
+                continue
+            half = [
+                layer
+                for layer in layers
+                if getattr(layer, "weights", None)
+                and str(getattr(layer, "compute_dtype", "")) == "float16"
+            ]
+            data = _values(evaluate(call.args[0], self.spaces))
+            if not half or data is None or not data.size:
+                continue
+            peak = float(np.nanmax(np.abs(data)))
+            if peak <= _FLOAT16_MAX:
+                continue
+            text = ast.unparse(call.args[0])
+            policy = str(getattr(getattr(half[0], "dtype_policy", None), "name", "float16"))
+            return NonfiniteSource(
+                "N01",
+                f"`{ast.unparse(call)}`: layer '{half[0].name}' computes in float16 "
+                f"({policy}) and `{text}` holds values up to {peak:.4g}, above float16's "
+                f"largest, {_FLOAT16_MAX:g}: the cast to float16 makes them Inf",
+                _ranged(text, data),
+                f"scale `{text}` before the model (a keras.layers.Normalization adapted on it, "
+                "or divide each column by its scale) so it stays far below 65504, or keep the "
+                f"first layers in float32 (dtype='float32' on '{half[0].name}')",
             )
         return None
 
@@ -418,6 +454,7 @@ def _ranged(text: str, value: Any) -> str:
 
 
 _LIBRARY_ROOTS = ("tensorflow", "keras", "numpy", "tf_keras", "builtins")
+_FLOAT16_MAX = 65504.0
 
 
 class _Rename(ast.NodeTransformer):
@@ -428,6 +465,24 @@ class _Rename(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         return self.bound.get(node.id, node)
+
+
+def _data_on_line(line: str, spaces: tuple[Any, ...]) -> NonfiniteSource | None:
+    """The one array or tensor named on the failing line (``model.fit(readings, y)`` under
+    ``enable_check_numerics``, whose check fires inside the fit) that already holds NaN/Inf:
+    the data, before any op."""
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return None
+    names = dict.fromkeys(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    held = [
+        (name, value)
+        for name in names
+        for value in [next((s[name] for s in spaces if name in s), None)]
+        if value is not None and _nonfinite(value)
+    ]
+    return _data_source(*held[0]) if len(held) == 1 else None
 
 
 def _check_elsewhere(

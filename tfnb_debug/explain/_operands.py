@@ -75,6 +75,17 @@ def listed_operand(source: str, index: int) -> str:
 def enclosing_parameters(filename: str, lineno: int) -> tuple[str, ...] | None:
     """The parameter names of the innermost ``def`` of ``filename`` around line ``lineno``;
     None when the source cannot be read or the line is in no function."""
+    best = enclosing_function(filename, lineno)
+    if best is None:
+        return None
+    args = best.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return tuple(a.arg for a in every)
+
+
+def enclosing_function(filename: str, lineno: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost ``def`` of ``filename`` around line ``lineno``, or None."""
     source = "".join(linecache.getlines(filename))
     if not source:
         return None
@@ -89,9 +100,4 @@ def enclosing_parameters(filename: str, lineno: int) -> tuple[str, ...] | None:
         end = node.end_lineno or node.lineno
         if node.lineno <= lineno <= end and (best is None or node.lineno >= best.lineno):
             best = node
-    if best is None:
-        return None
-    args = best.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    every += [a for a in (args.vararg, args.kwarg) if a is not None]
-    return tuple(a.arg for a in every)
+    return best

@@ -7,7 +7,7 @@ import re
 from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
 from tfnb_debug.explain._nonfinite_findings import gradient_hint, sourced
 from tfnb_debug.explain._symbolic_escapes import PY_CONVERT, conversion, escaped, layer_place
-from tfnb_debug.explain._traced_checks import traced_check_source
+from tfnb_debug.explain._traced_checks import as_loss, traced_check_source
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -438,6 +438,8 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
         source = traced_check_source(
             defined[0], defined[1], kind, linear[0] if len(linear) == 1 else ""
         )
+        if source is not None:  # a check in a compiled loss (its label, its graph node)
+            source = as_loss(source, f"{label} {node or ''}")
     source = source or ctx.nonfinite_source
     if source is not None and not gradient:
         return sourced(source, kind, place, evidence), ()
