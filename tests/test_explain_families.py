@@ -20,9 +20,6 @@ from tests.explain_fresh._score import run_case
 # passes): the split hint needs the model's input widths, which predict's error does not carry.
 KNOWN_GENERIC = {
     "model_two_inputs_one_array": "names both inputs but not the split of the one array",
-    # tf.debugging.assert_* (not a NaN/Inf check): no reader traces the asserted tensor yet
-    "numeric_assert_non_negative_unlabeled_sentinel": "the asserted labels are not traced",
-    "numeric_assert_near_noise_layer_active_in_predict": "random ops in a layer's call unread",
 }
 CASES = all_cases()
 PARAMS = [

@@ -24,6 +24,7 @@ from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._diverged_fit import DivergedFit, read_diverged
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
 from tfnb_debug.explain._library_results import Misuse, misused_result
+from tfnb_debug.explain._negative_ids import NegativeIds, read_negative_ids
 from tfnb_debug.explain._nonfinite_source import NonfiniteSource, read_nonfinite_source
 from tfnb_debug.explain._step_data import StepData, read_step_data
 from tfnb_debug.explain._traceback_objects import (
@@ -158,6 +159,9 @@ class ErrorContext:
     nonfinite_source: NonfiniteSource | None = None
     #: the element a user's overridden train_step/test_step gets from the failing fit call
     step_data: StepData | None = None
+    #: the integer arrays of the user's frames holding negatives (read only when an
+    #: assert_non_negative failed)
+    negative_ids: tuple[NegativeIds, ...] = ()
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -409,6 +413,11 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
             _safely(read_nonfinite_source, exc)
             if re.search(r"Tensor had [^\n]*values", "\n".join(messages))
             else None
+        ),
+        negative_ids=(
+            _safely(read_negative_ids, exc) or ()
+            if "Condition x >= 0 did not hold" in "\n".join(messages)
+            else ()
         ),
         step_data=(
             _safely(read_step_data, exc)

@@ -13,8 +13,8 @@ reads it to build the coverage table of docs/diagnostics.md.
 This module holds the registry and the runner (which contracts apply to a call, the
 layers checked when the call itself breaks none); the checks live in sibling modules, one
 per family (:mod:`._layer_call_contracts`, :mod:`._data_shape_contracts`, the others imported
-below), and :mod:`._sparse_ragged` and :mod:`._preprocessing` add their own tables
-(``SPARSE_RAGGED``, ``PREPROCESSING``).
+below), and :mod:`._sparse_ragged`, :mod:`._preprocessing` and :mod:`._inference_noise` add
+their own tables (``SPARSE_RAGGED``, ``PREPROCESSING``, ``INFERENCE_NOISE``).
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ from tfnb_debug.explain._dataset_structure import (
 )
 from tfnb_debug.explain._distribute_contracts import distribute_non_dataset, scalar_average_loss
 from tfnb_debug.explain._error_argument import argument_of_error
+from tfnb_debug.explain._inference_noise import INFERENCE_NOISE
 from tfnb_debug.explain._layer_call_contracts import (
     add_weight_shape,
     attention_inputs,
@@ -537,6 +538,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),
     *(Contract(*spec) for spec in PREPROCESSING),
+    *(Contract(*spec) for spec in INFERENCE_NOISE),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch", "keras.Model"),
         widened_by_normalization,

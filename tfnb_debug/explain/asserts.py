@@ -8,7 +8,10 @@ the values it compared.  The values are the evidence; the cause is upstream of t
   ``py_function``, a parse) really returns against the one declared (S10);
 - ``tf.debugging.assert_equal(tf.shape(a), tf.shape(b))`` that prints ``[16]`` and
   ``[16 1]``: two shapes that differ by a trailing axis of 1, which in a loss (``y_true`` and
-  ``y_pred``) broadcast to ``(16, 16)`` once the check is gone (S08).
+  ``y_pred``) broadcast to ``(16, 16)`` once the check is gone (S08);
+- ``assert_non_negative``/``assert_less`` on labels: class ids outside ``[0, n)`` (P12); in
+  traced code (``train_step(xb, yb)`` over a dataset), the labels array of the user's frames
+  that holds the negatives TensorFlow printed (:mod:`._negative_ids`).
 """
 
 from __future__ import annotations
@@ -56,12 +59,34 @@ def label_range_check(ctx: ErrorContext) -> Explained | None:
     if user is None:
         return None
     called = re.search(r"assert_(non_negative|less)\(\s*([\w.]+)", user[3])
-    if called is None or not _LABELS.match(called.group(2).rsplit(".", 1)[-1]):
+    if called is None:
         return None
     name = called.group(2)
     place = ctx.where(user[0], user[1], user[2])
     negative = _NON_NEGATIVE.search(ctx.text) if called.group(1) == "non_negative" else None
     traced = called.group(1) == "non_negative" and "Condition x >= 0 did not hold" in ctx.text
+    held = [d for d in ctx.negative_ids if d.name != name and _LABELS.match(d.name)]
+    data = held[0] if traced and negative is None and len(held) == 1 else None
+    if data is not None:
+        # a batch of a traced step (`yb`): the labels array it comes from holds the negatives
+        ids = ", ".join(str(v) for v in data.values)
+        return (
+            finding(
+                "P12",
+                f"the labels `{data.name}` hold {data.count} negative class id"
+                f"{'s' if data.count > 1 else ''} ({ids}), which reach the check as `{name}`",
+                place=place,
+                evidence=f"assert_non_negative on `{name}` failed; `{data.name}` holds "
+                f"{ids} at rows {list(data.rows)} of {data.size}",
+                hint=f"class ids run from 0 to n - 1, and {ids} often marks an unlabeled "
+                f"example: drop those examples before the dataset is made (`keep = {data.name} "
+                f">= 0`, then index the inputs and `{data.name}` with `keep`), or mask them out "
+                "of the loss",
+            ),
+            (),
+        )
+    if not _LABELS.match(name.rsplit(".", 1)[-1]):
+        return None
     if negative is None and traced:
         # inside a traced loss or step: the batch's values are not printed; fit's y is read
         call = ctx.evidence.call

@@ -100,4 +100,6 @@ def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Fin
         return finding("D01", problem, place=place, evidence=evidence, hint=hint)
     if code == "S09":
         return finding("S09", problem, place=place, evidence=evidence, hint=hint)
+    if code == "C01":
+        return finding("C01", problem, place=place, evidence=evidence, hint=hint)
     return finding("S12", problem, place=place, evidence=evidence, hint=hint)
