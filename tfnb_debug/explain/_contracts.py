@@ -13,8 +13,8 @@ reads it to build the coverage table of docs/diagnostics.md.
 This module holds the registry and the runner (which contracts apply to a call, the
 layers checked when the call itself breaks none); the checks live in sibling modules, one
 per family (:mod:`._layer_call_contracts`, :mod:`._data_shape_contracts`, the others imported
-below), and :mod:`._sparse_ragged`, :mod:`._preprocessing` and :mod:`._inference_noise` add
-their own tables (``SPARSE_RAGGED``, ``PREPROCESSING``, ``INFERENCE_NOISE``).
+below); :mod:`._sparse_ragged`, :mod:`._preprocessing` and :mod:`._inference_noise` add
+their own tables.
 """
 
 from __future__ import annotations

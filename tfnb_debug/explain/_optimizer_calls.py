@@ -127,7 +127,11 @@ _ZIP_TO_NAME = re.compile(r"^\s*zip\(\s*(.+?)\s*,\s*(\w+)\s*\)\s*$")
 
 def _empty_variables(call: LiveCall, text: str) -> Violation | None:
     """S04: ``zip(grads, params)`` gave no pairs because ``params`` is an empty list read from
-    a model's ``trainable_variables`` before the model had made its weights."""
+    a model's ``trainable_variables`` before the model had made its weights; G04 when the
+    model was called and its layers hold ``tf.Variable`` attributes Keras 3 does not track."""
+    untracked = _untracked_variables(call, text)
+    if untracked is not None:
+        return untracked
     zipped = _ZIP_TO_NAME.match(text)
     if zipped is None:
         return None
@@ -151,6 +155,46 @@ def _empty_variables(call: LiveCall, text: str) -> Violation | None:
         f"step, where the gradient is taken), or build it first: `{owner.group(1)}.build("
         "input_shape)` or one call on a batch",
         evidence=f"`{owner.group(1)}` now has {now} {owner.group(2).replace('_', ' ')}",
+    )
+
+
+def _untracked_variables(call: LiveCall, text: str) -> Violation | None:
+    """G04: ``zip(grads, model.trainable_variables)`` is empty because the model's layers made
+    their weights as ``tf.Variable`` attributes: Keras 3 tracks only ``add_weight`` (and
+    ``keras.Variable``) weights, where Keras 2 tracked any ``tf.Variable`` set on a layer."""
+    zipped = re.match(
+        r"^\s*zip\(\s*(.+?)\s*,\s*(\w+)\.(trainable_variables|trainable_weights)\s*\)", text
+    )
+    if zipped is None:
+        return None
+    model = value_of(call, zipped.group(2))
+    if getattr(model, zipped.group(3), None) != [] or not getattr(model, "built", False):
+        return None
+    try:
+        layers = list(model._flatten_layers(include_self=True, recursive=True))
+    except Exception:
+        return None
+    found = [
+        (layer, key)
+        for layer in layers
+        for key, value in list(vars(layer).items())[:200]
+        if type(value).__name__ in ("ResourceVariable", "UninitializedVariable")
+        and getattr(value, "trainable", False)
+    ]
+    if not found:
+        return None
+    layer = found[0][0]
+    names = ", ".join(f"self.{key}" for lay, key in found if lay is layer)
+    return Violation(
+        "G04",
+        text,
+        f"`{zipped.group(2)}.{zipped.group(3)}` is empty although the model was called: layer "
+        f"'{layer.name}' ({type(layer).__name__}) keeps its weights as tf.Variable attributes "
+        f"({names}), which Keras 3 does not track, so no gradient and no update reaches them",
+        f"make them with `self.add_weight(shape=..., initializer=..., name=...)` in "
+        f"{type(layer).__name__}.build (or `keras.Variable`), so the layer tracks them",
+        evidence=f"{len(found)} tf.Variable attribute(s) on the model's layers; "
+        f"`{zipped.group(2)}.{zipped.group(3)}` = []",
     )
 
 

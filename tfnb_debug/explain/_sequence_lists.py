@@ -17,6 +17,14 @@ from tfnb_debug.explain._violation import Violation
 _SAMPLE = 2000  # lists read at most (a corpus of reviews can be long)
 
 
+def _replaced(text: str, converted: str) -> str:
+    """The conversion as code: assigned back to a name (``x = np.asarray(x)``), or in place of
+    a literal or an expression the call was given (``[10.0]`` is no name to assign to)."""
+    if text.isidentifier():
+        return f"`{text} = {converted}`"
+    return f"`{converted}` in place of `{text}`"
+
+
 def sequence_lists(call: LiveCall) -> Violation | None:
     """S13: an argument is a list of sequences, which Keras does not convert."""
     for name in ("x", "y", "validation_data"):
@@ -29,8 +37,8 @@ def sequence_lists(call: LiveCall) -> Violation | None:
                 text,
                 f"`{text}` is a Python list of {len(value)} numbers; Keras takes arrays "
                 "(or tensors, DataFrames, datasets), not lists, for x and y",
-                f"convert it once: `{text} = np.asarray({text})` (one value per sample; "
-                f"`np.asarray({text}, 'float32')` for float targets)",
+                f"convert it once: {_replaced(text, f'np.asarray({text})')} (one value per "
+                f"sample; `np.asarray({text}, 'float32')` for float targets)",
             )
         if lengths is None:
             continue
@@ -43,8 +51,9 @@ def sequence_lists(call: LiveCall) -> Violation | None:
                 text,
                 f"`{text}` is a Python list of {len(lengths)} sequences of different lengths "
                 f"({distinct[0]} to {distinct[-1]}), which Keras cannot stack into one array",
-                f"pad them to one length first: `{text} = keras.utils.pad_sequences({text}, "
-                f"padding='post')` (0 as padding; `maxlen=` to cut long ones; with an Embedding, "
+                "pad them to one length first: "
+                + _replaced(text, f"keras.utils.pad_sequences({text}, padding='post')")
+                + " (0 as padding; `maxlen=` to cut long ones; with an Embedding, "
                 "`mask_zero=True` keeps the padding out)",
                 f"lengths {shown}",
             )
@@ -53,8 +62,8 @@ def sequence_lists(call: LiveCall) -> Violation | None:
             text,
             f"`{text}` is a Python list of {len(lengths)} sequences, which Keras does not "
             "convert: it takes arrays",
-            f"stack them into one array: `{text} = np.array({text})` (they all have length "
-            f"{distinct[0]})",
+            f"stack them into one array: {_replaced(text, f'np.array({text})')} (they all have "
+            f"length {distinct[0]})",
             f"{len(lengths)} lists of length {distinct[0]}",
         )
     return None

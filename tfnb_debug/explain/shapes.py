@@ -203,10 +203,13 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
 
 
 # a layer validating its constructor arguments ("Argument `padding` must be either 'valid' or
-# 'same'. Received: padding=causal"): not a shape the layers before it gave
+# 'same'. Received: padding=causal"), or Keras refusing a positional argument in the layer's
+# own code ("`name` must be passed as a keyword argument"): not a shape the layers before it gave
 # a filter, not a message rule: a plain string, which the coverage table does not count
 _SHAPE_WORDS = r"(?i)shape|dimension|ndim|rank|\baxi|size|incompatible|received"
-_ARGUMENT_CHECK = re.compile(r"Argument `\w+` must|Invalid value for argument")
+_ARGUMENT_CHECK = re.compile(
+    r"Argument `\w+` must|Invalid value for argument|`\w+` must be passed as a keyword argument"
+)
 
 
 def _from(producer: str) -> str:
