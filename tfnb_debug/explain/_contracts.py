@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.collect.keras_access import all_sublayers
 from tfnb_debug.explain._api import UNREAD, LiveCall, layer_frames, unpacked_call, user_call
 from tfnb_debug.explain._argument_contracts import (
     batch_size_argument,
@@ -224,11 +225,7 @@ def _named_layers(call: LiveCall, exc: BaseException) -> list[LiveCall]:
     if not names or not _is_a(model, "Model"):
         return []
     out = []
-    try:
-        layers = list(model._flatten_layers(include_self=False, recursive=True))
-    except Exception:
-        return []
-    for layer in layers:
+    for layer in all_sublayers(model):
         # the named class, or the RNN whose cell it is (Keras names GRUCell.call, not GRU)
         cell = getattr(layer, "cell", None)
         if type(layer).__name__ not in names and type(cell).__name__ not in names:

@@ -18,6 +18,7 @@ import re
 import textwrap
 from typing import Any
 
+from tfnb_debug.collect.keras_access import all_sublayers
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._violation import Violation
@@ -41,7 +42,7 @@ def repeated_inference_differs(call: LiveCall, exc: BaseException) -> Violation 
     (model_text, model, arg), (other_text, other, other_arg) = made  # type: ignore[misc]
     if model is not other or arg != other_arg:
         return None
-    noisy = [layer for layer in _layers(model) if _random_without_training(layer)]
+    noisy = [layer for layer in all_sublayers(model) if _random_without_training(layer)]
     if not noisy:
         return None
     layer = noisy[0]
@@ -75,16 +76,9 @@ def _inference_call(text: str, call: LiveCall) -> tuple[str, Any, str] | None:
     if not isinstance(func, ast.Name):
         return None
     model = next((s[func.id] for s in call.namespaces if func.id in s), None)
-    if model is None or not _layers(model):
+    if model is None or not all_sublayers(model):
         return None
     return func.id, model, ast.unparse(node.args[0])
-
-
-def _layers(model: Any) -> list[Any]:
-    try:
-        return list(model._flatten_layers(include_self=False, recursive=True))
-    except Exception:
-        return []
 
 
 def _random_without_training(layer: Any) -> bool:

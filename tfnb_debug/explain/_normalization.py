@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tfnb_debug.collect.keras_access import all_sublayers
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._violation import (
     Violation,
@@ -92,11 +93,7 @@ def widened_by_normalization(call: LiveCall, exc: BaseException) -> Violation | 
     model = call.receiver
     if not is_a(model, "Model"):
         return None
-    try:
-        layers = list(model._flatten_layers(include_self=False, recursive=True))
-    except Exception:
-        return None
-    for layer in layers:
+    for layer in all_sublayers(model):
         if not is_a(layer, "Normalization"):
             continue
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tfnb_debug.collect.keras_access import all_sublayers
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._tape_results import last_assignment, value_of
 from tfnb_debug.explain._violation import (
@@ -170,10 +171,7 @@ def _untracked_variables(call: LiveCall, text: str) -> Violation | None:
     model = value_of(call, zipped.group(2))
     if getattr(model, zipped.group(3), None) != [] or not getattr(model, "built", False):
         return None
-    try:
-        layers = list(model._flatten_layers(include_self=True, recursive=True))
-    except Exception:
-        return None
+    layers = [model, *all_sublayers(model)]
     found = [
         (layer, key)
         for layer in layers

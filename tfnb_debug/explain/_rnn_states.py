@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfnb_debug.collect.keras_access import all_sublayers
 from tfnb_debug.explain._api import LiveCall
 from tfnb_debug.explain._violation import Violation, is_a, models_in
 
@@ -49,11 +50,7 @@ def flag_as_initial_state(call: LiveCall, layer: Any, states: Any) -> Violation 
 def wrapping_bidirectional(call: LiveCall, layer: Any) -> Any:
     """The Bidirectional whose forward or backward layer ``layer`` is (found in the user's models)."""
     for _, model in models_in(call):
-        try:
-            inner = list(model._flatten_layers(include_self=False, recursive=True))
-        except Exception:
-            continue
-        for candidate in inner:
+        for candidate in all_sublayers(model):
             if is_a(candidate, "Bidirectional") and layer in (
                 getattr(candidate, "forward_layer", None),
                 getattr(candidate, "backward_layer", None),

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.collect.keras_access import all_sublayers
 from tfnb_debug.explain._evidence import DatasetStage, dataset_stages
 from tfnb_debug.ground.files import is_user_file
 
@@ -191,11 +192,9 @@ def _fixed_batch(model: Any) -> tuple[int | None, tuple[str, ...]]:
         size = model.inputs[0].shape[0]
     except Exception:
         size = None
-    try:
-        layers = list(model._flatten_layers(include_self=False, recursive=True))
-    except Exception:
-        layers = []
-    stateful = tuple(str(layer.name) for layer in layers if getattr(layer, "stateful", False))
+    stateful = tuple(
+        str(layer.name) for layer in all_sublayers(model) if getattr(layer, "stateful", False)
+    )
     return (int(size) if isinstance(size, int) else None), stateful
 
 
