@@ -271,7 +271,7 @@ CASES += [
         model.predict(x[0], verbose=0)
         """,
         "S12",
-        must=("x[None]", "batch axis"),
+        must=("x[0:1]", "batch axis"),
         must_not=("padding='same'",),
         fix="x[None] or x[:1]",
     ),

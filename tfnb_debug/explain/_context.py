@@ -75,6 +75,9 @@ class Frame:
     function: str
     source: str
     user: bool
+    #: the parameter names of the frame's function (a user frame only): a symbolic tensor
+    #: that arrives through one was made by the trace running now
+    params: tuple[str, ...] = ()
 
 
 _FIT_METHODS = ("fit", "evaluate", "train_on_batch", "test_on_batch")
@@ -501,7 +504,8 @@ def _frames(exc: BaseException) -> tuple[tuple[Frame, ...], tuple[tuple[str, str
             owner_cls = type(tb.tb_frame.f_locals.get("self")).__name__
             if owner_cls != "NoneType":
                 function = f"{owner_cls}.{function}"
-        frames.append(Frame(code.co_filename, lineno, function, source, user))
+        params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount] if user else ()
+        frames.append(Frame(code.co_filename, lineno, function, source, user, tuple(params)))
         owner = tb.tb_frame.f_locals.get("self") if layer_cls is not None else None
         if layer_cls is not None and isinstance(owner, layer_cls):
             owner = _wrapping_model(owner, user_locals, layer_cls)

@@ -360,7 +360,7 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(
         ("Optimizer.apply_gradients", "Optimizer.apply"),
         apply_gradients,
-        (r"Unknown variable", r"_unique_id"),
+        (r"Unknown variable", r"_unique_id", r"No gradients provided for any variable"),
     ),
     Contract(("Model.fit", "Model.train_on_batch"), fit_optimizer, (r"Unknown variable",)),
     Contract(("keras.optimizers.",), learning_rate_type, (r"`learning_rate` should be float",)),

@@ -15,8 +15,11 @@ dataset never batched (batch it) or an array indexed to one example (``x[None]``
 
 from __future__ import annotations
 
+import linecache
+import re
 from typing import NamedTuple
 
+from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext, InputInfo, fmt_shape, same_shape
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -182,6 +185,9 @@ def padded_single_example(
     if len(ctx.model_inputs) != 1 or not ctx.model_inputs[0] or not received:
         return None
     expected = ctx.model_inputs[0]
+    given = _one_example(ctx, expected)
+    if given is not None:  # the data itself is one example (Keras padded it; any layer fails)
+        return given
     if len(received) != len(expected) or received[-1] != 1:
         return None
     if not same_shape(received[:-1], expected[1:]):
@@ -200,6 +206,89 @@ def padded_single_example(
             f"added an axis at the end, {fmt_shape(received)}, and a later layer failed on it",
             place=f"layer '{ctx.layer_names[0]}'" if ctx.layer_names else "the model",
             evidence=evidence,
+            hint=hint,
+        ),
+        (),
+    )
+
+
+def _one_example(
+    ctx: ErrorContext, expected: tuple[int | None, ...]
+) -> tuple[Finding, tuple[()]] | None:
+    """S12 read from the call itself: the data given to fit/evaluate/predict has exactly the
+    model's per-example shape (its rank one less), whichever layer later failed on it."""
+    call = ctx.evidence.call
+    if call is None or call.method not in _DATA_METHODS:
+        return None
+    x = call.arg(0, "x")
+    if x is None or x.kind not in ("array", "tensor") or not x.shape:
+        return None
+    if len(x.shape) != len(expected) - 1 or None in x.shape:
+        return None
+    if not same_shape(x.shape, expected[1:]):
+        return None
+    name = x.text
+    batch = f"`{name}[None]` or `np.expand_dims({name}, 0)`"
+    source = assigned_before(name, call.filename, call.lineno) if name.isidentifier() else ""
+    index = _INDEXED.fullmatch(source) or _INDEXED.fullmatch(name)
+    if index is not None:  # digit = x_test[3]: a slice keeps the batch axis
+        batch = f"`{index.group(1)}[{index.group(2)}:{int(index.group(2)) + 1}]`, {batch}"
+    return (
+        finding(
+            "S12",
+            f"`{name}` is one example of shape {fmt_shape(x.shape)}, the model's Input "
+            f"{fmt_shape(expected)} without its batch axis: {call.method} reads the first axis "
+            "as the batch, so the model got something else and a later layer failed on it",
+            place=f"`{call.func}`",
+            evidence=f"`{name}`: {fmt_shape(x.shape)}; the model expects {fmt_shape(expected)}"
+            + (f"; `{name} = {source}`" if source else ""),
+            hint=f"pass a batch of one: {batch}",
+        ),
+        (),
+    )
+
+
+_INDEXED = re.compile(r"([A-Za-z_][\w.]*)\[\s*(\d+)\s*\]")
+
+
+_TEXT_LAYER = re.compile(r"^\s*(\w+)\s*=\s*(?:[\w.]+\.)?(TextVectorization|StringLookup|Hashing)\(")
+
+
+def raw_text(
+    ctx: ErrorContext, expected: tuple[int | None, ...]
+) -> tuple[Finding, tuple[()]] | None:
+    """S11: raw text given to a model whose Input takes numbers (the ids or vectors a text
+    layer makes): the shape error only says that strings are not what the model reads."""
+    call = ctx.evidence.call
+    if call is None or call.method not in _DATA_METHODS:
+        return None
+    x = call.arg(0, "x")
+    if x is None or not x.dtype.startswith(("str", "bytes")) or "string" in call.input_dtypes:
+        return None
+    lines = linecache.getlines(call.filename)[: max(call.lineno - 1, 0)]
+    made = [m for m in map(_TEXT_LAYER.match, lines) if m is not None]
+    if made:
+        layer, kind = made[-1].group(1), made[-1].group(2)
+        hint = (
+            f"turn the text into what the model was trained on with the same {kind}: "
+            f"`{call.func}({layer}({x.text}))`, or put the layer in the model behind "
+            "keras.Input(shape=(), dtype='string')"
+        )
+    else:
+        hint = (
+            "vectorize the text with the layer that made the training data (a TextVectorization "
+            "adapted on the training texts), or put that layer in the model behind "
+            "keras.Input(shape=(), dtype='string')"
+        )
+    return (
+        finding(
+            "S11",
+            f"`{x.text}` holds raw text ({x.dtype}), but the model's Input takes "
+            f"{'/'.join(call.input_dtypes) or 'numbers'} of shape {fmt_shape(expected)}: no "
+            "layer of the model reads strings",
+            place=f"`{call.func}`",
+            evidence=f"{x.describe()}"
+            + (f"; `{made[-1].group(1)}` is a {made[-1].group(2)}" if made else ""),
             hint=hint,
         ),
         (),

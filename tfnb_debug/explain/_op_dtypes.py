@@ -134,6 +134,10 @@ def allowed_dtypes(call: LiveCall, exc: BaseException) -> Violation | None:
     elif traced is not None:  # traced in a tf.function or Dataset.map: the line, not values
         api, text, line = traced
         value = None
+    elif param in call.texts and call.values.get(param, UNREAD) is UNREAD:
+        # the user's call binds the refused input itself, to an expression not evaluated
+        # (a slice of a traced tensor): the message's dtype is its dtype
+        api, text, value = f"`{call.api}`", call.texts[param], None
     else:
         return None
     runs = f" (it runs {op})" if op and op.lower() not in api.replace("_", "").lower() else ""
@@ -152,12 +156,33 @@ def allowed_dtypes(call: LiveCall, exc: BaseException) -> Violation | None:
         if have in _FLOATS and target in _INTS:
             what = " first (ids held as floats, e.g. parsed from text or read from a float array)"
         hint = f"cast it to {target}{what}: {_cast(text, value, target)}"
+        loss = _compiled_loss(call) if re.search(r"\by_true\b", text) else ""
+        if loss and have in _FLOATS:
+            hint = (
+                f"`{loss}` is the model's compiled loss, and Keras casts `y_true` to the "
+                f"predictions' dtype ({have}) before it calls a loss, whatever the labels' "
+                f"dtype: cast it back inside `{loss}`, {_cast(text, value, target)}"
+            )
     evidence = f"{f'op {op} ' if op else ''}input '{param}' refuses {have}"
     if len(allowed) <= 4:
         evidence += f" (it takes {', '.join(allowed)})"
     if traced is not None:
         evidence += f"; traced in {traced[2]}"
     return Violation("S11", text, problem, hint, evidence=evidence)
+
+
+def _compiled_loss(call: LiveCall) -> str:
+    """The name of the function the user's call is in when a model in the user's namespace was
+    compiled with it as its loss (Keras casts the labels for a loss; a metric function gets
+    them as they are), else ""."""
+    from tfnb_debug.explain._operands import enclosing_function
+    from tfnb_debug.explain._violation import models_in
+
+    function = enclosing_function(call.filename, call.lineno) if call.filename else None
+    if function is None:
+        return ""
+    losses = (getattr(getattr(m, "loss", None), "__name__", None) for _, m in models_in(call))
+    return function.name if function.name in losses else ""
 
 
 # the innermost line of the user's code a tf.function or Dataset.map traced ("in user code:")

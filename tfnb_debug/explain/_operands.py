@@ -27,19 +27,39 @@ def odd_operand(source: str, op: str, have: str, want: str) -> str:
     """The name on the odd side of the line's one ``op`` (the integer operand of an int/float
     clash, the float64 one of a float64/float32 clash), or "" when it is not a plain name."""
     kind = _BINOPS.get(op)
-    if not source or kind is None:
+    if not source or (kind is None and op not in _CALLED):
         return ""
     try:
         tree = ast.parse(source.strip().removeprefix("return ").rstrip(":"))
     except SyntaxError:
         return ""
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, kind)]
-    if len(found) != 1:
-        return ""
     # the message names the second operand ('y', input #1) as the odd one: ``have`` is the right
     wanted = "int" if {have, want} & {"float64"} == set() else "float64"
-    side = found[0].right if wanted in have else found[0].left
-    return side.id if isinstance(side, ast.Name) else ""
+    found = [
+        n
+        for n in ast.walk(tree)
+        if kind is not None and isinstance(n, ast.BinOp) and isinstance(n.op, kind)
+    ]
+    if len(found) == 1:
+        side = found[0].right if wanted in have else found[0].left
+        return side.id if isinstance(side, ast.Name) else ""
+    # the op written as a call, ``tf.pow(0.5, step // every)``: its x or y argument, or the
+    # one plain name inside that argument (``step``)
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and call_name(n.func) == _CALLED.get(op) and len(n.args) == 2
+    ]
+    if len(calls) != 1:
+        return ""
+    side = calls[0].args[1] if wanted in have else calls[0].args[0]
+    names = {n.id for n in ast.walk(side) if isinstance(n, ast.Name) and n.id not in _NOT_OPERANDS}
+    return names.pop() if len(names) == 1 else ""
+
+
+# ops that are written as calls, by the function's name
+_CALLED = {"Pow": "pow", "Maximum": "maximum", "Minimum": "minimum", "FloorMod": "mod"}
+_NOT_OPERANDS = frozenset({"self", "tf", "np", "numpy", "keras", "ops", "math"})
 
 
 def call_name(func: ast.expr) -> str:

@@ -24,6 +24,7 @@ from tfnb_debug.explain._violation import (
     is_variable,
     items_of,
     models_in,
+    name_in,
     shape_of,
 )
 
@@ -65,6 +66,8 @@ def apply_given_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
 def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
     pairs = _pairs(call.value("grads_and_vars"))
     text = call.text("grads_and_vars")
+    if "No gradients provided" in str(exc):
+        return integer_variables(call, text, [v for _, v in pairs or []])
     empty = _empty_variables(call, text) if "got 0" in str(exc) else None
     if empty is not None:
         return empty
@@ -118,6 +121,45 @@ def apply_gradients(call: LiveCall, exc: BaseException) -> Violation | None:
             "zip the gradients first: `apply_gradients(zip(grads, model.trainable_variables))`",
         )
     return _misaligned_pairs(call, pairs, text) or _unknown_variables(call, [v for _, v in pairs])
+
+
+def integer_variables(call: LiveCall, text: str, variables: list[Any]) -> Violation | None:
+    """G04: every variable given is an integer ``tf.Variable`` (``tf.Variable(0)``): a tape
+    differentiates floating-point values only, so each gradient is None."""
+    if not variables:  # the pairs were a consumed zip: the optimizer's frame unzipped them
+        variables = list(call.receiver_locals.get("trainable_variables") or [])
+    ints = [v for v in variables if is_variable(v) and _integer(v)]
+    if not ints or len(ints) != len(variables):
+        return None
+    names = [name_in(call, v) or str(getattr(v, "name", "?")) for v in ints]
+    dtypes = sorted({str(getattr(v.dtype, "name", v.dtype)) for v in ints})
+    made = [(n, last_assignment(call, n)) for n in names if n.isidentifier()]
+    floats = [
+        f"`{n} = {_INT_VARIABLE.sub(_AS_FLOAT, rhs)}`"
+        for n, rhs in made
+        if _INT_VARIABLE.search(rhs)
+    ]
+    shown = ", ".join(f"`{n}`" for n in names[:4]) + (" and more" if len(names) > 4 else "")
+    return Violation(
+        "G04",
+        text,
+        f"{shown} {'is an' if len(ints) == 1 else 'are'} {'/'.join(dtypes)} variable"
+        f"{'' if len(ints) == 1 else 's'}: a GradientTape differentiates only floating-point "
+        "values, so every gradient is None and the optimizer has nothing to apply",
+        "create the variables as floats"
+        + (f", {', '.join(floats[:2])}" if floats else ", `tf.Variable(..., dtype=tf.float32)`")
+        + " (integer data they meet must then be cast to float32 too)",
+        evidence=f"{', '.join(f'`{n}`' for n in names[:4])}: {', '.join(dtypes)} tf.Variable",
+    )
+
+
+_INT_VARIABLE = re.compile(r"Variable\(\s*(-?\d+)\s*([,)])")
+_AS_FLOAT = r"Variable(\1.0\2"
+
+
+def _integer(variable: Any) -> bool:
+    dtype = getattr(variable, "dtype", None)
+    return str(getattr(dtype, "name", dtype)).startswith(("int", "uint", "bool"))
 
 
 _ZIP = re.compile(r"^\s*zip\(\s*(\w+)\s*,\s*(.+?)\s*\)\s*$")

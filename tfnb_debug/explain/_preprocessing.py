@@ -15,6 +15,7 @@ this module's table, added to the contracts in order.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
@@ -75,15 +76,20 @@ def string_input_declared_numeric(call: LiveCall, exc: BaseException) -> Violati
 
 def adapt_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
     """``layer.adapt(ds)`` where ``ds`` yields (inputs, labels) pairs: adapt reads inputs only."""
-    data = call.values.get("data", call.values.get("arg0", UNREAD))
+    key = "dataset" if "dataset" in call.values else "data"  # FeatureSpace.adapt(dataset)
+    data = call.values.get(key, call.values.get("arg0", UNREAD))
     spec = getattr(data, "element_spec", None)
     if spec is None or not isinstance(spec, tuple | dict) or len(spec) < 2:
         return None
-    text = call.text("data")
+    if isinstance(spec, dict) and key == "dataset":
+        return None  # a FeatureSpace adapts to a dict of features: one per key
+    text = call.text(key)
     parts = list(spec) if isinstance(spec, dict) else [f"component {i}" for i in range(len(spec))]
     items = list(spec.values()) if isinstance(spec, dict) else list(spec)
     shown = ", ".join(
-        f"{p}: {getattr(getattr(s, 'dtype', None), 'name', '?')} {fmt(shape_of(s))}"
+        f"{p}: a dict of {len(s)} ({', '.join(list(s)[:4])})"
+        if isinstance(s, dict)
+        else f"{p}: {getattr(getattr(s, 'dtype', None), 'name', '?')} {fmt(shape_of(s))}"
         for p, s in zip(parts, items, strict=True)
     )
     layer = type(call.receiver).__name__
@@ -285,6 +291,8 @@ def adapt_text_values(call: LiveCall, exc: BaseException) -> Violation | None:
     names = column_names(behind[1], table.shape[1]) if behind is not None else None
     if names is not None:
         columns = ", ".join(f"'{names[j]}'" for j in texts[:4])
+    if _kind(call.receiver) in _STRING_LAYERS:
+        return _missing_among_strings(text, layer, table, texts, columns, behind)
     return Violation(
         "S11",
         text,
@@ -293,6 +301,39 @@ def adapt_text_values(call: LiveCall, exc: BaseException) -> Violation | None:
         f"adapt `{layer}` on the numeric columns only, and encode the text column"
         f"{'s' if len(texts) > 1 else ''} separately (keras.layers.StringLookup with "
         "output_mode='one_hot', or pd.get_dummies) before joining them",
+    )
+
+
+def _missing_among_strings(
+    text: str, layer: str, table: Any, texts: list[int], columns: str, behind: Any
+) -> Violation | None:
+    """N05: a string layer adapted on text that also holds missing values (a NaN or None
+    where pandas had no value): the array is neither strings nor numbers."""
+    import math
+
+    def missing(v: Any) -> bool:
+        return v is None or (isinstance(v, float) and math.isnan(v))
+
+    gaps = [j for j in texts if any(missing(v) for v in table[:, j])]
+    if not gaps:
+        return None
+    count = sum(1 for j in gaps for v in table[:, j] if missing(v))
+    column = columns.split(", ")[0].strip("'")
+    if behind is not None and re.fullmatch(r".+\[\s*['\"][^'\"]+['\"]\s*\]", behind[0]):
+        fill = f"`{behind[0]} = {behind[0]}.fillna('unknown')`"
+    elif behind is not None and not column.isdigit():
+        fill = f"`{behind[0]}['{column}'] = {behind[0]}['{column}'].fillna('unknown')`"
+    else:
+        fill = f"`np.where(pd.isna({text}), 'unknown', {text})`"
+    return Violation(
+        "N05",
+        text,
+        f"`{text}` mixes text with {count} missing value(s) (NaN/None) in column "
+        f"{columns}: `{layer}.adapt` takes strings, and a NaN is a float, so the array is "
+        "neither strings nor numbers",
+        f"fill the gaps with a string of their own before adapting (and before the model sees "
+        f"the column): {fill}",
+        evidence=f"{count} NaN/None among the strings of {columns}",
     )
 
 

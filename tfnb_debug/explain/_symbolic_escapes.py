@@ -44,13 +44,19 @@ def conversion(ctx: ErrorContext, match: re.Match[str]) -> tuple[str, str]:
     return what, hint
 
 
-def escaped(ctx: ErrorContext) -> str:
+def escaped(ctx: ErrorContext, method: str) -> str:
     """The hint for a graph tensor used where nothing traces (it escaped from a traced
-    function), naming the container the failing line reads; "" while something traces."""
+    function), naming the container the failing line reads; "" while something traces:
+    a tracing frame in the traceback, or (Keras filters those frames out) the tensor asked
+    for ``.method()`` is a parameter of the user's function, so the trace passed it in."""
     if any(any(t in f.filename.replace("\\", "/") for t in _TRACING) for f in ctx.frames):
         return ""
     line = ctx.user_code_line()
     source = line[3] if line else ""
+    users = [f for f in ctx.frames if f.user]
+    receivers = re.findall(rf"\b([A-Za-z_]\w*)\.{re.escape(method)}\s*\(", source)
+    if users and any(name in users[-1].params for name in receivers):
+        return ""
     container = _iterated_name(source)
     held = f"`{container}` holds" if container else "this holds"
     return (

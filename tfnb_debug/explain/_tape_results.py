@@ -175,6 +175,8 @@ def _why_none(
     source = value_of(call, sources)
     if source is UNREAD:
         return None
+    if isinstance(source, list | tuple):
+        return _none_entries(call, result, target, sources, source, given)
     dtype = _dtype(source)
     if _is_variable(source):
         return Violation(
@@ -238,6 +240,51 @@ def _why_none(
             f"no `{tape}.watch({sources})` in the cell",
         )
     return None
+
+
+def _none_entries(
+    call: LiveCall, result: str, target: str, sources: str, source: Any, given: str
+) -> Violation | None:
+    """G04 for a list of variables of which some got None: the layers that do not reach the
+    target, and whether they make an output of the model the target leaves out."""
+    grads = value_of(call, result)
+    variables = list(source)
+    if not isinstance(grads, list | tuple) or len(grads) != len(variables):
+        return None
+    none = [v for g, v in zip(grads, variables, strict=True) if g is None and _is_variable(v)]
+    if not none or len(none) == len(variables):
+        return None
+    paths = [str(getattr(v, "path", None) or getattr(v, "name", "?")) for v in none]
+    layers = list(dict.fromkeys(p.rsplit("/", 1)[0].rsplit("/", 1)[-1] for p in paths))
+    owner = value_of(call, sources.rpartition(".")[0]) if "." in sources else UNREAD
+    outputs = [n for n in getattr(owner, "output_names", None) or [] if n in layers]
+    shown = ", ".join(f"'{n}'" for n in layers[:4]) + (" and more" if len(layers) > 4 else "")
+    if outputs:
+        why = (
+            f"the model's output{'s' if len(outputs) > 1 else ''} "
+            f"{', '.join(repr(n) for n in outputs)} {'are' if len(outputs) > 1 else 'is'} not "
+            f"part of `{target}`"
+        )
+        fix = (
+            f"add a loss term for {', '.join(repr(n) for n in outputs)} to `{target}` if it is "
+            "meant to train; otherwise skip the None gradients before using them, "
+            f"`pairs = [(g, v) for g, v in zip({result}, {sources}) if g is not None]`"
+        )
+    else:
+        why = f"`{target}` does not depend on layer{'s' if len(layers) > 1 else ''} {shown}"
+        fix = (
+            f"compute `{target}` through those layers inside the tape, or leave them out of the "
+            f"variables (set `trainable = False`, or skip None gradients: `[(g, v) for g, v in "
+            f"zip({result}, {sources}) if g is not None]`)"
+        )
+    return Violation(
+        "G04",
+        result,
+        f"`{result}` holds None for {len(none)} of {len(variables)} variables "
+        f"(layer{'s' if len(layers) > 1 else ''} {shown}): {given} for them, because {why}",
+        fix,
+        f"None for {', '.join(paths[:4])}" + (" and more" if len(paths) > 4 else ""),
+    )
 
 
 def _with_block(call: LiveCall, tape: str, before: int) -> list[str]:

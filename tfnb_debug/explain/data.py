@@ -401,7 +401,9 @@ def _layer_inputs(
     )
 
 
-def _input_count(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str]) -> Explained:
+def _input_count(
+    ctx: ErrorContext, call: CallInfo | None, match: re.Match[str]
+) -> Explained | None:
     model, expected, received = match.group(1), int(match.group(2)), int(match.group(4))
     layered = _layer_inputs(ctx, call, model, expected, received)
     if layered is not None:
@@ -413,6 +415,8 @@ def _input_count(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
         for k, s in zip(keys or [""] * len(shapes), shapes, strict=False)
     )
     given = call.arg(0, "x") or call.arg(0, "inputs") if call is not None else None
+    if given is not None and given.kind == "dataframe" and "Pass inputs as a dict" in ctx.text:
+        return None  # Keras names the inputs' keys and says to pass a dict: nothing to add
     evidence = f"model inputs: {inputs or expected}"
     if given is not None:
         evidence += f"; given {given.describe()}"
@@ -462,7 +466,8 @@ def _input_count(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
         cuts, start = [], 0
         for w in widths:
             assert isinstance(w, int)
-            cuts.append(f"{given.text}[:, {start}:{start + w}]")
+            rows = ".iloc" if given.kind == "dataframe" else ""  # a DataFrame slices by .iloc
+            cuts.append(f"{given.text}{rows}[:, {start}:{start + w}]")
             start += w
         hint = (
             f"`{given.text}` holds all {given.shape[-1]} features in one array but the model "

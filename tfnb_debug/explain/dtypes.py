@@ -229,11 +229,14 @@ def _cast_hint(have: str, want: str, in_map: bool, operand: str = "", made: str 
     where = " at the top of the mapped function" if in_map else ""
     if ints and floats:
         target = next((d for d in floats if not d.startswith("Python")), "float32")
-        name = operand or "x"
+        if operand:
+            return (
+                f"`{operand}` is {ints[0]}, and TensorFlow does not mix integers with floats: cast "
+                f"it first{where}, `{operand} = tf.cast({operand}, tf.{target})`"
+            )
         return (
             f"integer data ({ints[0]}, e.g. image pixels) cannot be mixed with floats in TensorFlow: "
-            f"cast it first{where}, e.g. `{name} = tf.cast({name}, tf.{target})`, then subtract "
-            "or divide"
+            f"cast it first{where}, e.g. `x = tf.cast(x, tf.{target})`, then subtract or divide"
         )
     if set(pair) == {"float64", "float32"}:
         return _float64_hint(operand, made)

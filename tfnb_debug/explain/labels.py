@@ -17,7 +17,7 @@ from tfnb_debug.explain._context import (
     split_node,
     target_output_shapes,
 )
-from tfnb_debug.explain._label_count import class_count
+from tfnb_debug.explain._label_count import class_count, dropped_class
 from tfnb_debug.explain._operands import enclosing_parameters, odd_operand
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -372,7 +372,9 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
                     "num_classes it counts up to the largest id present in that split)",
                 )
             )
-        return _categorical(labels, output, units, loss, place, evidence, info)
+        return dropped_class(ctx, labels, output, place, evidence) or _categorical(
+            labels, output, units, loss, place, evidence, info
+        )
     shifted = _steps_off_by_one(ctx, labels, output)
     if shifted is not None:
         return _explained(

@@ -91,7 +91,7 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             "TensorFlow ops (tf.reduce_max, tf.where, ...) or debug eagerly with "
             "tf.config.run_functions_eagerly(True)"
         )
-        outside = escaped(ctx)
+        outside = escaped(ctx, attr.group(2))
         hint = outside or hint
         if attr.group(1) == "KerasTensor":
             hint = (

@@ -1,9 +1,8 @@
 """Shape errors: a Keras layer rejecting its input (S01), an op or loss on incompatible shapes (S07).
 
-The rules here read the shapes in the exception's message and build the finding.  Where
-the data's axes came from (S12 when the data's structure is the cause) is read by
-:mod:`tfnb_debug.explain._data_origin`; the hints that need only the shapes are in
-:mod:`tfnb_debug.explain._shape_hints`.
+The rules read the shapes in the exception's message.  Where the data's axes came from (S12,
+or S11 for raw text) is read by :mod:`tfnb_debug.explain._data_origin`, the hints that need
+only the shapes by :mod:`tfnb_debug.explain._shape_hints`.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from tfnb_debug.explain._data_origin import (
     _unbatched_dataset,
     fed_by_data,
     padded_single_example,
+    raw_text,
 )
 from tfnb_debug.explain._example_axes import example_axes
 from tfnb_debug.explain._image_axes import full_shape
@@ -102,6 +102,8 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
         layer = (ctx.layer_of_class(calling.group(1)) if calling else None) or "the model"
         if expected is None or received is None:
             return None
+        if (text_data := raw_text(ctx, expected)) is not None:
+            return text_data
         # the catalog's S12: a single example passed without its batch axis
         single = len(received) == len(expected) - 1 and same_shape(received, expected[1:])
         unbatched = _data_origin(
@@ -316,8 +318,7 @@ def _s01(
     origin: DataOrigin | None = None,
     structure: bool = False,
 ) -> Explained:
-    """S01 at a layer, or S12 when the data's origin shows its structure is the cause (or the
-    data is one example without its batch axis: ``structure``)."""
+    """S01 at a layer, or S12 when the data's origin or ``structure`` (one example) is the cause."""
     received = ctx.inputs_text()
     if received:
         evidence = f"{evidence}; input dtype {received}" if evidence else f"input dtype {received}"
