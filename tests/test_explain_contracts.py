@@ -505,7 +505,7 @@ BROKEN += [
         model.predict(x[0], verbose=0)
         """,
         "S12",  # the catalog: a single example passed without its batch axis
-        ("single example without its batch axis", "x[None]"),
+        ("single example without its batch axis", "x[0:1]"),
         ("folded", "flatten", "reshape(-1, 1)"),
     ),
 ]

@@ -39,6 +39,8 @@ def frame_behind(
         return None
     before = linecache.getlines(filename)[: max(lineno - 1, 0)] if filename else []
     for _ in range(depth):
+        while isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            node = node.value  # a slice of its rows (x[:-6], x[10:]) keeps the columns
         base = _array_base(node)
         target = base if base is not None else node
         value = _lookup(target, namespaces)

@@ -205,6 +205,11 @@ def _evaluate(node: ast.expr, spaces: tuple[Mapping[str, Any], ...]) -> Any:
     """The value of a name, a constant, or a subscript/attribute of NumPy or pandas data."""
     if isinstance(node, ast.Constant):
         return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        number = _evaluate(node.operand, spaces)  # x[:-6]: a negative bound is a UnaryOp
+        if isinstance(number, int | float) and not isinstance(number, bool):
+            return -number if isinstance(node.op, ast.USub) else number
+        return _UNREAD
     if isinstance(node, ast.Name):
         for names in spaces:
             if node.id in names:

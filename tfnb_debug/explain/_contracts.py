@@ -107,6 +107,7 @@ from tfnb_debug.explain._model_contracts import (
     user_function_arity,
     xla_unsupported,
 )
+from tfnb_debug.explain._model_outputs import MODEL_OUTPUTS
 from tfnb_debug.explain._normalization import (
     given_statistics,
     normalization_statistics,
@@ -142,6 +143,7 @@ from tfnb_debug.explain._tape_results import (
     numpy_sources,
     numpy_target,
 )
+from tfnb_debug.explain._tensor_ops import TENSOR_OPS
 from tfnb_debug.explain._unbuilt_weights import load_weights_unbuilt
 from tfnb_debug.explain._unknown_axis import unknown_axis_weight
 from tfnb_debug.explain._value_kinds import (
@@ -536,6 +538,8 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Normalization",), given_statistics, (r"Unable to broadcast",), layer=True),
     *(Contract(*spec) for spec in PREPROCESSING),
     *(Contract(*spec) for spec in INFERENCE_NOISE),
+    *(Contract(*spec) for spec in MODEL_OUTPUTS),
+    *(Contract(*spec) for spec in TENSOR_OPS),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch", "keras.Model"),
         widened_by_normalization,

@@ -227,8 +227,8 @@ def _one_example(
         return None
     if not same_shape(x.shape, expected[1:]):
         return None
-    name = x.text
-    batch = f"`{name}[None]` or `np.expand_dims({name}, 0)`"
+    name = x.text if re.fullmatch(r"[\w.]+(?:\[[^\]]*\])*", x.text) else f"({x.text})"
+    batch = f"`{name}[None]` or `np.expand_dims({x.text}, 0)`"
     source = assigned_before(name, call.filename, call.lineno) if name.isidentifier() else ""
     index = _INDEXED.fullmatch(source) or _INDEXED.fullmatch(name)
     if index is not None:  # digit = x_test[3]: a slice keeps the batch axis
@@ -236,11 +236,11 @@ def _one_example(
     return (
         finding(
             "S12",
-            f"`{name}` is one example of shape {fmt_shape(x.shape)}, the model's Input "
-            f"{fmt_shape(expected)} without its batch axis: {call.method} reads the first axis "
-            "as the batch, so the model got something else and a later layer failed on it",
+            f"`{x.text}` is a single example without its batch axis: its shape "
+            f"{fmt_shape(x.shape)} is the model's Input {fmt_shape(expected)} without the batch "
+            f"axis, and {call.method} reads the first axis as the batch",
             place=f"`{call.func}`",
-            evidence=f"`{name}`: {fmt_shape(x.shape)}; the model expects {fmt_shape(expected)}"
+            evidence=f"`{x.text}`: {fmt_shape(x.shape)}; the model expects {fmt_shape(expected)}"
             + (f"; `{name} = {source}`" if source else ""),
             hint=f"pass a batch of one: {batch}",
         ),
@@ -293,3 +293,11 @@ def raw_text(
         ),
         (),
     )
+
+
+def data_itself(
+    ctx: ErrorContext, expected: tuple[int | None, ...]
+) -> tuple[Finding, tuple[()]] | None:
+    """What the data given to the call shows on its own, for a model's input check: raw text
+    for a model of numbers (S11), or one example without its batch axis (S12)."""
+    return raw_text(ctx, expected) or _one_example(ctx, expected)

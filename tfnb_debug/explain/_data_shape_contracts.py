@@ -27,6 +27,7 @@ from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
+from tfnb_debug.explain._sequence_steps import steps_against_input
 from tfnb_debug.explain._spatial import differing_axis, size_fix
 from tfnb_debug.explain._string_values import kind_of_strings, source_strings
 from tfnb_debug.explain._target_columns import TARGET_NAME, columns_for_one_input
@@ -436,8 +437,10 @@ def data_against_input(call: LiveCall, exc: BaseException) -> Violation | None:
     if data is None or len(declared) != 1 or declared[0] is None:
         return None
     want = declared[0]
+    if len(want) == len(data) == 3:
+        return steps_against_input(call, model, want, data, spec, str(exc))
     if len(want) != len(data) or len(want) != 4:
-        return None  # images only: a sequence's other length is not a size to resize
+        return None  # images and sequences only
     differ = [i for i in range(1, len(want) - 1) if want[i] is not None and data[i] != want[i]]
     if not differ or data[-1] != want[-1]:
         return None  # another channel count or order (channels first) is not a size to resize

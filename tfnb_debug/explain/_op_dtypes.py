@@ -138,6 +138,10 @@ def allowed_dtypes(call: LiveCall, exc: BaseException) -> Violation | None:
         # the user's call binds the refused input itself, to an expression not evaluated
         # (a slice of a traced tensor): the message's dtype is its dtype
         api, text, value = f"`{call.api}`", call.texts[param], None
+    elif (local := _local_of_dtype(call, have)) is not None:
+        # an operand inside an expression of the line (``vectors * mask[..., None]``): the
+        # one name on the line whose value has the refused dtype
+        api, (text, value) = f"an op on the line `{call.source}`", local
     else:
         return None
     runs = f" (it runs {op})" if op and op.lower() not in api.replace("_", "").lower() else ""
@@ -169,6 +173,23 @@ def allowed_dtypes(call: LiveCall, exc: BaseException) -> Violation | None:
     if traced is not None:
         evidence += f"; traced in {traced[2]}"
     return Violation("S11", text, problem, hint, evidence=evidence)
+
+
+def _local_of_dtype(call: LiveCall, dtype: str) -> tuple[str, Any] | None:
+    """The one name on the call's line whose value (a local of the user's frame) has
+    ``dtype``, or None when none or several do."""
+    import ast
+
+    if not call.namespaces:
+        return None
+    try:
+        tree = ast.parse(call.source.strip())
+    except SyntaxError:
+        return None
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    local = call.namespaces[0]
+    found = [(n, local[n]) for n in sorted(names) if n in local and _dtype_of(local[n]) == dtype]
+    return found[0] if len(found) == 1 else None
 
 
 def _compiled_loss(call: LiveCall) -> str:

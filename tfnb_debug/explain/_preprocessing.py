@@ -307,8 +307,9 @@ def adapt_text_values(call: LiveCall, exc: BaseException) -> Violation | None:
 def _missing_among_strings(
     text: str, layer: str, table: Any, texts: list[int], columns: str, behind: Any
 ) -> Violation | None:
-    """N05: a string layer adapted on text that also holds missing values (a NaN or None
-    where pandas had no value): the array is neither strings nor numbers."""
+    """S11 (as for text with gaps given to a model): a string layer adapted on text that also
+    holds missing values (a NaN or None where pandas had no value), so the array is neither
+    strings nor numbers."""
     import math
 
     def missing(v: Any) -> bool:
@@ -326,7 +327,7 @@ def _missing_among_strings(
     else:
         fill = f"`np.where(pd.isna({text}), 'unknown', {text})`"
     return Violation(
-        "N05",
+        "S11",
         text,
         f"`{text}` mixes text with {count} missing value(s) (NaN/None) in column "
         f"{columns}: `{layer}.adapt` takes strings, and a NaN is a float, so the array is "

@@ -238,10 +238,11 @@ def _rank_hint(
             f"the input is a single example without its batch axis ({fmt_shape(received)} where "
             f"{fmt_shape(expected)} is expected): pass a batch, e.g. x[None] or x[:1] instead of x[0]"
         )
-    if len(received) == 1:
+    if len(received) == 1:  # the data was not read here: both ways to one axis fit
         return (
-            "the batch axis was folded into the features (e.g. a reshape to (-1,)); keep it: "
-            "use keras.layers.Reshape / Flatten, which leave the batch axis alone"
+            "the tensor has one axis: either the data is 1-D (one value per example: "
+            "x.reshape(-1, 1); or one example: x[None]), or a reshape to (-1,) folded the "
+            "batch axis into the features (keras.layers.Reshape / Flatten keep it)"
         )
     if len(received) == expected_ndim - 1 and received and received[0] is None:
         # batched (Keras traced the batch size as None): each example lacks one axis

@@ -102,6 +102,4 @@ def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Fin
         return finding("S09", problem, place=place, evidence=evidence, hint=hint)
     if code == "C01":
         return finding("C01", problem, place=place, evidence=evidence, hint=hint)
-    if code == "N05":
-        return finding("N05", problem, place=place, evidence=evidence, hint=hint)
     return finding("S12", problem, place=place, evidence=evidence, hint=hint)

@@ -341,6 +341,13 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
                 f"the {what} {columns} holds numbers stored as text ('{example}'): convert with "
                 f"pd.to_numeric(df[col]) or astype('float32')"
             )
+        elif _DATE_TEXT.match(example):
+            hint = (
+                f"the {what} {columns} holds dates as text ('{example}', e.g. read_csv without "
+                "parse_dates): drop it from the features (the rows' order already carries the "
+                "time), or turn it into numbers first, e.g. pd.to_datetime(df[col]).dt.hour / "
+                ".dt.dayofweek, then astype('float32')"
+            )
         elif numeric_like:
             hint = (
                 f"'{example}' marks a missing value in a numeric {what}: convert with "
@@ -492,6 +499,9 @@ def _strings_for_a_string_input(ctx: ErrorContext, arg: Arg | None, error: str) 
         ),
         (),
     )
+
+
+_DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?$")
 
 
 def _numeric_marker(example: str) -> bool:

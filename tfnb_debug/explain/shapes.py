@@ -27,9 +27,9 @@ from tfnb_debug.explain._data_origin import (
     _data_origin,
     _sample_count_width,
     _unbatched_dataset,
+    data_itself,
     fed_by_data,
     padded_single_example,
-    raw_text,
 )
 from tfnb_debug.explain._example_axes import example_axes
 from tfnb_debug.explain._image_axes import full_shape
@@ -102,8 +102,8 @@ def layer_rejects_input(ctx: ErrorContext) -> Explained | None:
         layer = (ctx.layer_of_class(calling.group(1)) if calling else None) or "the model"
         if expected is None or received is None:
             return None
-        if (text_data := raw_text(ctx, expected)) is not None:
-            return text_data
+        if (given := data_itself(ctx, expected)) is not None:
+            return given
         # the catalog's S12: a single example passed without its batch axis
         single = len(received) == len(expected) - 1 and same_shape(received, expected[1:])
         unbatched = _data_origin(
