@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._assignments import assigned_before
-from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain._context import ErrorContext, fmt_shape, same_shape
 from tfnb_debug.explain._evidence import Arg, CallInfo
 from tfnb_debug.explain._input_order import flat_element
 from tfnb_debug.explain._operands import enclosing_parameters
@@ -508,6 +508,9 @@ def _bad_tuple(ctx: ErrorContext, call: CallInfo) -> Explained | None:
             (),
         )
     x, y = call.arg(0, "x"), call.arg(1, "y")
+    flat = _flat_elements(ctx, x)
+    if flat is not None:
+        return flat
     if (
         _NONE_VALUES in ctx.text
         and y is None
@@ -528,3 +531,49 @@ def _bad_tuple(ctx: ErrorContext, call: CallInfo) -> Explained | None:
             (),
         )
     return None
+
+
+def _flat_elements(ctx: ErrorContext, x: Arg | None) -> Explained | None:
+    """S12: a dataset whose elements are one flat tuple of more parts than (x, y, weights),
+    for a model of several inputs: fit reads the first part as x and the second as y, so the
+    inputs and the targets must each be nested in their own tuple."""
+    if x is None or x.kind != "dataset":
+        return None
+    found = next((d for d in ctx.datasets if d.name == x.text), None)
+    inputs = [s for s in ctx.model_inputs if s is not None]
+    if found is None or len(found.shapes) <= 3 or not 1 < len(inputs) < len(found.shapes):
+        return None
+    k, n = len(inputs), len(found.shapes)
+    first = found.shapes[:k]
+    if not all(
+        s is not None and same_shape(s[1:], i[1:]) for s, i in zip(first, inputs, strict=True)
+    ):
+        return None  # the first parts are not the inputs in order: no nesting to give
+    names = [chr(ord("a") + i) for i in range(n)]
+    ins, outs = ", ".join(names[:k]), ", ".join(names[k:])
+    outs = f"({outs})" if n - k > 1 else outs
+    call = ctx.evidence.call
+    made = (
+        assigned_before(x.text, call.filename, call.lineno)
+        if call and x.text.isidentifier()
+        else ""
+    )
+    parts = re.search(r"from_tensor_slices\(\s*\(([\w\s,]+)\)\s*\)", made)
+    given = [p.strip() for p in parts.group(1).split(",") if p.strip()] if parts else []
+    build = f"`(({ins}), {outs})` in from_tensor_slices"
+    if len(given) == n:  # the user's own arrays, nested
+        rest = ", ".join(given[k:])
+        build = f"`from_tensor_slices((({', '.join(given[:k])}), {f'({rest})' if n - k > 1 else rest}))`"
+    shown = ", ".join(fmt_shape(s) if s is not None else "(?)" for s in found.shapes)
+    return (
+        finding(
+            "S12",
+            f"`{x.text}` yields flat tuples of {n} parts ({shown}); fit reads an element as "
+            f"(x, y) or (x, y, sample_weight), and this model takes {k} inputs",
+            place=f"dataset `{x.text}`",
+            evidence=f"the first {k} parts have the shapes of the model's {k} inputs",
+            hint=f"nest the inputs and the targets: `{x.text}.map(lambda {', '.join(names)}: "
+            f"(({ins}), {outs}))`, or build it nested: {build}",
+        ),
+        (),
+    )
