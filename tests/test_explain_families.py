@@ -35,6 +35,9 @@ KNOWN_GENERIC = {
     # the error is scikit-learn's (a scaler's inverse_transform): the call contracts read calls
     # into Keras and TensorFlow only
     "fc_scaler_inverse_transform_one_column": "silent on a scikit-learn call",
+    # an IndexError from tf.random.categorical's out-of-range sample after a NaN update: the
+    # chain (std 0 -> NaN loss -> NaN weights -> NaN logits -> index 3 of 3) is not read
+    "ns_reinforce_single_return_std_zero": "silent on an IndexError two steps after the NaN",
 }
 CASES = all_cases()
 PARAMS = [

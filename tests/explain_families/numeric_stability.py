@@ -288,7 +288,7 @@ model = keras.Sequential([keras.Input((16, 16, 1)),
                           keras.layers.Conv2D(8, 3, padding="same", activation="relu"),
                           keras.layers.Conv2D(1, 1, activation="sigmoid")])
 model.compile("adam", "binary_crossentropy")
-history = model.fit(images, masks, epochs=3, batch_size=8, verbose=0)
+history = model.fit(images, masks, epochs=8, batch_size=8, verbose=0)
 loss = history.history["loss"][-1]
 assert loss >= 0, f"binary cross-entropy went negative: {loss:.2f}"
 """,

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain._metric_labels import metric_label_encoding
+from tfnb_debug.explain._nonfinite_findings import nonfinite_consequence
 from tfnb_debug.explain.asserts import failed_check, label_range_check
 from tfnb_debug.explain.contracts import broken_contract, internal_error
 from tfnb_debug.explain.custom_layers import (
@@ -65,6 +66,7 @@ from tfnb_debug.explain.shapes import (
 )
 from tfnb_debug.explain.step_data import step_data_structure
 from tfnb_debug.explain.tape import tape_misuse
+from tfnb_debug.explain.targets import targets_outside_loss
 from tfnb_debug.ground.reports import Finding, sort_findings
 
 __all__ = ["ExplainReport", "NextStep", "explain_exception"]
@@ -110,6 +112,8 @@ RULES: tuple[Rule, ...] = (
     symbolic_value,
     library_result,
     nonfinite_check,
+    nonfinite_consequence,
+    targets_outside_loss,
     tape_misuse,
     no_gradients,
     unbuilt_model,

@@ -24,8 +24,13 @@ from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._diverged_fit import DivergedFit, read_diverged
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
 from tfnb_debug.explain._library_results import Misuse, misused_result
+from tfnb_debug.explain._loss_targets import read_target_range
 from tfnb_debug.explain._negative_ids import NegativeIds, read_negative_ids
-from tfnb_debug.explain._nonfinite_source import NonfiniteSource, read_nonfinite_source
+from tfnb_debug.explain._nonfinite_source import (
+    NonfiniteSource,
+    consequence_source,
+    read_nonfinite_source,
+)
 from tfnb_debug.explain._step_data import StepData, read_step_data
 from tfnb_debug.explain._traceback_objects import (
     DatasetInfo,
@@ -160,6 +165,10 @@ class ErrorContext:
     #: the op (or data) that made the value a failed eager numeric check held (N01, M02, N05,
     #: G03, G05)
     nonfinite_source: NonfiniteSource | None = None
+    #: what made the NaN/Inf a line of the user's own code failed on, outside TensorFlow
+    consequence: NonfiniteSource | None = None
+    #: (model, loss, labels, lowest, highest): a fit's targets outside its loss's range
+    target_range: tuple[str, str, str, float, float] | None = None
     #: the element a user's overridden train_step/test_step gets from the failing fit call
     step_data: StepData | None = None
     #: the integer arrays of the user's frames holding negatives (read only when an
@@ -409,13 +418,22 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         diverged=(
             _safely(read_diverged, exc)
             if type(exc).__name__ == "AssertionError"
-            or re.search(r"had (?:NaN|Inf) values|not finite", "\n".join(messages))
+            or re.search(r"had (?:NaN|Inf) values|not finite|All-NaN", "\n".join(messages))
             else None
         ),
         nonfinite_source=(
             _safely(read_nonfinite_source, exc)
             if re.search(r"Tensor had [^\n]*values", "\n".join(messages))
             else None
+        ),
+        consequence=(
+            _safely(consequence_source, exc)
+            if re.search(r"(?i)\bnan\b|\binf\b|not finite|non-finite", "\n".join(messages))
+            or type(exc).__name__ == "AssertionError"
+            else None
+        ),
+        target_range=(
+            _safely(read_target_range, exc) if type(exc).__name__ == "AssertionError" else None
         ),
         negative_ids=(
             _safely(read_negative_ids, exc) or ()

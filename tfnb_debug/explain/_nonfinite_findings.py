@@ -43,10 +43,16 @@ def gradient_hint(ctx: ErrorContext) -> str:
     )
 
 
-def sourced(source: NonfiniteSource, kind: str, place: str, evidence: str) -> Finding:
+def sourced(
+    source: NonfiniteSource,
+    kind: str,
+    place: str,
+    evidence: str,
+    subject: str = "the checked value",
+) -> Finding:
     """The check's finding under the code of what made its value non-finite (literal codes:
     the catalog test reads them)."""
-    what = f"the checked value holds {kind} values: it comes from {source.what}"
+    what = f"{subject} holds {kind} values: it comes from {source.what}"
     evidence = f"{evidence}; {source.evidence}"
     if source.code == "M02":
         return finding("M02", what, place=place, evidence=evidence, hint=source.hint)
@@ -57,3 +63,18 @@ def sourced(source: NonfiniteSource, kind: str, place: str, evidence: str) -> Fi
     if source.code == "G05":
         return finding("G05", what, place=place, evidence=evidence, hint=source.hint)
     return finding("N01", what, place=place, evidence=evidence, hint=source.hint)
+
+
+def nonfinite_consequence(ctx: ErrorContext) -> tuple[Finding, tuple[()]] | None:
+    """A line of the user's own code failed on NaN/Inf outside TensorFlow (np.random.choice
+    given NaN probabilities, int(nan), an assert, a tolerance check): what made the value."""
+    source = ctx.consequence
+    if source is None or ctx.diverged is not None or "Tensor had" in ctx.text:
+        return None
+    line = ctx.user_code_line()
+    place = ctx.where(line[0], line[1], line[2]) if line else ""
+    said = ctx.messages[0].strip().splitlines()[0][:120] if ctx.messages else ""
+    evidence = f"`{line[3]}` raised {ctx.type_names[0]}" if line else ctx.type_names[0]
+    if said:
+        evidence += f": {said}"
+    return sourced(source, "NaN/Inf", place, evidence, subject="the value this line reads"), ()

@@ -24,6 +24,7 @@ from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, evaluate
 from tfnb_debug.explain._diverged_fit import nonfinite_weights
+from tfnb_debug.explain._layer_probe import loop_source, probe_made
 from tfnb_debug.explain._operands import call_name
 from tfnb_debug.explain._traced_checks import (
     CHECKS,
@@ -64,6 +65,7 @@ class _Walk:
         self.spaces = spaces
         self.before = before
         self.data: list[tuple[str, Any]] = []  # non-finite values read that no op above made
+        self.probe = False  # run the models the expression calls (a failure caused by NaN)
 
     def source(self, node: ast.expr, depth: int = 0) -> NonfiniteSource | None:
         if depth > 4:
@@ -82,12 +84,13 @@ class _Walk:
             bad = _nonfinite(value)
             if not bad:
                 continue
-            made = _assigned(name, self.before)
+            made = _assigned(name, self.before) or loop_source(name, self.before)
             if made is not None and not _is_literal_data(made):
                 found = (
                     self.source(made, depth + 1)
                     or self._trained_into_nan(made)
                     or self._float16_overflow(made)
+                    or probe_made(made, self.spaces)
                 )
                 if found is not None:
                     return found
@@ -95,7 +98,7 @@ class _Walk:
                 self.data.append(self._stored(name, value, made))
         if depth == 0 and self.data:
             return _data_source(*self.data[0])
-        return None
+        return probe_made(node, self.spaces) if depth == 0 and self.probe else None
 
     def _inside_user_function(self, call: ast.Call, depth: int) -> NonfiniteSource | None:
         """A call of the user's own function (``cross_entropy(y, probs)``): its body's ops,
@@ -285,6 +288,41 @@ class _Walk:
         )
 
 
+def consequence_source(exc: BaseException) -> NonfiniteSource | None:
+    """Where the NaN/Inf came from that made a line of the user's own code fail outside
+    TensorFlow (a NaN probability for np.random.choice, int(nan), an assert on a loss, a
+    tolerance check): the line's expression walked as a checked one, its model calls run
+    again when nothing else explains the value."""
+    user = innermost_user_traceback(exc)
+    if user is None:
+        return None
+    frame = user.tb_frame
+    lines = linecache.getlines(frame.f_code.co_filename)
+    node = _statement_at(lines, user.tb_lineno)
+    expr = node.test if isinstance(node, ast.Assert) else getattr(node, "value", None)
+    if not isinstance(expr, ast.expr):
+        return None
+    walk = _Walk((frame.f_locals, frame.f_globals), lines[: user.tb_lineno - 1])
+    walk.probe = True
+    return walk.source(expr)
+
+
+def _statement_at(lines: list[str], lineno: int) -> ast.stmt | None:
+    """The innermost statement of the source that spans line ``lineno`` (a call written over
+    several lines is one statement)."""
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError:
+        return None
+    best: ast.stmt | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or not node.lineno <= lineno <= (node.end_lineno or 0):
+            continue
+        if best is None or node.lineno >= best.lineno:
+            best = node
+    return best
+
+
 def _log_of_logits(operand: ast.expr, spaces: tuple[Any, ...], text: str) -> NonfiniteSource | None:
     """``log(model(x))`` where the model's last layer has no activation: log of logits."""
     if not isinstance(operand, ast.Call):
@@ -394,7 +432,9 @@ def _is_literal_data(node: ast.expr) -> bool:
             "genfromtxt",
             "read_csv",
         )
-    return isinstance(node, ast.List | ast.Subscript)
+    if isinstance(node, ast.Subscript):  # rows of stored data, not of a call's result
+        return isinstance(node.value, ast.Name | ast.Attribute) or _is_literal_data(node.value)
+    return isinstance(node, ast.List)
 
 
 def _values(value: Any) -> Any:
@@ -404,6 +444,8 @@ def _values(value: Any) -> Any:
         return None
     if type(value).__name__ == "EagerTensor":
         value = np.asarray(value.numpy())
+    if isinstance(value, np.generic | float) and not isinstance(value, bool):
+        value = np.asarray(value)  # one number (a NumPy scalar, a float): a 0-d array
     if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiub":
         return None
     return value

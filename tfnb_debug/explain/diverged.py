@@ -62,6 +62,12 @@ def diverged_fit(ctx: ErrorContext) -> Explained | None:
         )
     if fit.label_nonfinite:
         rows = f" (rows {list(fit.label_rows)})" if fit.label_rows else ""
+        column = _label_column(ctx, fit.labels)
+        drop = (
+            f"`{column[0]}.dropna(subset=['{column[1]}'])`"
+            if column
+            else "`df.dropna(subset=[<label column>])`"
+        )
         return (
             finding(
                 "N05",
@@ -73,7 +79,7 @@ def diverged_fit(ctx: ErrorContext) -> Explained | None:
                 evidence=f"`{fit.model}.history.history['loss']`; np.isfinite({fit.labels}) is "
                 f"False {fit.label_nonfinite} time(s)",
                 hint=f"drop the examples whose label is missing (the same rows of x and "
-                f"`{fit.labels}`, e.g. `df.dropna(subset=[<label column>])` before splitting), "
+                f"`{fit.labels}`, e.g. {drop} before splitting), "
                 "or fill them if a value is known",
             ),
             (),
@@ -144,3 +150,17 @@ def diverged_fit(ctx: ErrorContext) -> Explained | None:
         ),
         (),
     )
+
+
+def _label_column(ctx: ErrorContext, labels: str) -> tuple[str, str] | None:
+    """(the frame, the column) the labels were taken from, ``y = df["demand"]...``."""
+    import re
+
+    from tfnb_debug.explain._assignments import assigned_before
+
+    line = ctx.user_code_line()
+    if line is None or not labels.isidentifier():
+        return None
+    made = assigned_before(labels, line[0], line[1])
+    match = re.match(r"\s*(\w+)\[\s*['\"]([^'\"]+)['\"]\s*\]", made)
+    return (match.group(1), match.group(2)) if match else None

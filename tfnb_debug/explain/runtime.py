@@ -461,6 +461,15 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
                 ),
             ),
         )
+    loss_op = re.match(r"compile_loss/(\w+)/(?:.*/)?(\w+)/CheckNumerics", node or "")
+    if loss_op is not None:  # an op of the compiled loss: the loss itself went non-finite
+        return finding(
+            "G05",
+            f"the loss '{loss_op.group(1)}' is {kind} at its {loss_op.group(2)} op",
+            place=place,
+            evidence=evidence,
+            hint=_LOSS_OP_HINTS.get(loss_op.group(2), _LOSS_OP_HINTS[""]),
+        ), ()
     return (
         finding(
             "N01",
@@ -481,6 +490,21 @@ def nonfinite_check(ctx: ErrorContext) -> Explained | None:
             ),
         ),
     )
+
+
+# what makes each op of a hand-written loss non-finite, and the fix
+_LOSS_OP_HINTS = {
+    "Log": "log of a probability that reached 0 (a saturated sigmoid or softmax): clip it, "
+    "`tf.math.log(tf.clip_by_value(p, 1e-7, 1.0))`, or use keras.losses.BinaryCrossentropy / "
+    "CategoricalCrossentropy, which clip (from_logits=True on a linear output is stabler)",
+    "Sqrt": "sqrt of a negative value, or its gradient at 0: `tf.sqrt(tf.maximum(x, 1e-12))`",
+    "RealDiv": "a division by 0 in the loss: `tf.math.divide_no_nan(a, b)` or divide by "
+    "`tf.maximum(b, 1e-7)`",
+    "Exp": "exp of a large value overflows above 88.7: compute it in log space "
+    "(`tf.reduce_logsumexp`, a from_logits loss)",
+    "": "find the op in the loss that makes it (log of 0, sqrt of a negative, a division by "
+    "0, exp overflow) and clip its input",
+}
 
 
 def no_gradients(ctx: ErrorContext) -> Explained | None:

@@ -40,6 +40,8 @@ def is_user_file(filename: str) -> bool:
         return True
     if filename.startswith("<") or any(marker in filename for marker in _LIBRARY_MARKERS):
         return False
+    if filename.endswith((".pyx", ".pxd", ".pxi")) and not os.path.isabs(filename):
+        return False  # a compiled (Cython) module of a package: "numpy/random/mtrand.pyx"
     path = os.path.normpath(os.path.abspath(filename))
     return not any(path.startswith(root) for root in _ROOTS)
 
