@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from tfnb_debug.explain._context import ErrorContext, build_context
-from tfnb_debug.explain._metric_labels import metric_label_encoding
+from tfnb_debug.explain._metric_labels import metric_label_encoding, metric_on_class_ids
 from tfnb_debug.explain._nonfinite_findings import nonfinite_consequence
 from tfnb_debug.explain.asserts import failed_check, label_range_check
 from tfnb_debug.explain.contracts import broken_contract, internal_error
@@ -95,6 +95,7 @@ RULES: tuple[Rule, ...] = (
     index_out_of_range,
     loss_output_mismatch,
     metric_label_encoding,
+    metric_on_class_ids,
     label_dtype,
     list_dtypes,
     dtype_mismatch,

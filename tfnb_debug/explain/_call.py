@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._binary_tables import binary_columns
 from tfnb_debug.explain._layer_made import MadeBy, made_by_layer
 
 _MAX_VALUES = 10_000_000  # arrays up to this size are scanned for their range
@@ -59,6 +60,8 @@ class Arg:
     numeric_text: bool = False
     #: a 2-D array of 0/1 values: how many rows hold more than one 1 (multi-hot rows)
     multi_hot_rows: int = 0
+    #: a 2-D array of 0/1 values: the columns that hold no 1 (an id that never occurs)
+    empty_columns: tuple[int, ...] = ()
     #: the DataFrame an object array was made from (``df`` of ``x = df.values``), as written
     frame: str = ""
     #: a one-hot encoded DataFrame's peers in the user's namespace: other tables with columns
@@ -440,19 +443,12 @@ def describe_value(text: str, value: Any, depth: int = 0) -> Arg:
             numeric_text=bool(sample) and all(_reads_as_number(v) for v in sample),
         )
     low, high, whole = _range(value, dims)
-    multi = _multi_hot_rows(value) if (low, high, whole, len(dims)) == (0, 1, True, 2) else 0
-    return Arg(text, kind, dims, dtype_name, low, high, whole, multi_hot_rows=multi)
-
-
-def _multi_hot_rows(value: Any) -> int:
-    """How many rows of a 2-D 0/1 array hold more than one 1 (0 when it cannot be read)."""
-    import numpy as np
-
-    try:
-        array = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
-        return int(np.count_nonzero(array.sum(axis=1) > 1))
-    except Exception:
-        return 0
+    if (low, high, whole, len(dims)) != (0, 1, True, 2):
+        return Arg(text, kind, dims, dtype_name, low, high, whole)
+    multi, empty = binary_columns(value)
+    return Arg(
+        text, kind, dims, dtype_name, low, high, whole, multi_hot_rows=multi, empty_columns=empty
+    )
 
 
 def _reads_as_number(text: str) -> bool:

@@ -80,3 +80,80 @@ def dropped_class(
         ),
         (),
     )
+
+
+_TO_CATEGORICAL = re.compile(r"to_categorical\(\s*([\w.\[\]]+?)\s*\)")
+
+
+def shifted_ids(
+    ctx: ErrorContext,
+    labels: tuple[int | None, ...],
+    output: tuple[int | None, ...],
+    place: str,
+    evidence: str,
+) -> tuple[Finding, tuple[NextStep, ...]] | None:
+    """P12 when one-hot labels have one column more than the output's units and their first
+    column is never set: class ids that start at 1, one-hot encoded from 0."""
+    call = ctx.evidence.call
+    if call is None:
+        return None
+    y = call.arg(1, "y")
+    units = output[-1] if output else None
+    if y is None or units is None or len(labels) != len(output) or labels[-1] != units + 1:
+        return None
+    if y.empty_columns[:1] != (0,):
+        return None
+    made = assigned_before(y.text, call.filename, call.lineno) if y.text.isidentifier() else ""
+    source = _TO_CATEGORICAL.search(made)
+    ids = source.group(1) if source else "the class ids"
+    fix = (
+        f"`{y.text} = keras.utils.to_categorical({ids} - 1, num_classes={units})`"
+        if source
+        else f"one-hot encode `ids - 1` with num_classes={units}"
+    )
+    return (
+        finding(
+            "P12",
+            f"the one-hot labels `{y.text}` have {labels[-1]} columns and column 0 is never set: "
+            f"the class ids run 1..{units}, so id {units} is past the {units}-unit output",
+            place=place,
+            evidence=f"{evidence}; column 0 of `{y.text}` holds no 1"
+            + (f"; `{y.text} = {made}`" if made else ""),
+            hint=f"make the ids start at 0: {fix} (or give the output {labels[-1]} units only "
+            "if there really is a class 0)",
+        ),
+        (),
+    )
+
+
+def label_mode(ctx: ErrorContext) -> tuple[str, str] | None:
+    """(dataset, label_mode) when the fit's data is a dataset the cell made with a
+    ``label_mode=`` (``image_dataset_from_directory(..., label_mode="categorical")``)."""
+    import ast
+    import linecache
+
+    call = ctx.evidence.call
+    x = call.arg(0, "x") if call is not None else None
+    if call is None or x is None or x.kind != "dataset" or not x.text.isidentifier():
+        return None
+    try:
+        tree = ast.parse("".join(linecache.getlines(call.filename)))
+    except SyntaxError:
+        return None
+    found = None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == x.text for t in node.targets)
+            and isinstance(node.value, ast.Call)
+        ):
+            for keyword in node.value.keywords:
+                if keyword.arg == "label_mode" and isinstance(keyword.value, ast.Constant):
+                    found = (x.text, str(keyword.value.value))
+    return found
+
+
+def output_head(ctx: ErrorContext) -> str:
+    """`` 'predictions'``: the name of the one trained model's output layer, or ""."""
+    layer = ctx.trained[0].output_layer if len(ctx.trained) == 1 else ""
+    return f" '{layer}'" if layer else ""

@@ -6,6 +6,11 @@ shapes.  With two or more output columns the labels are class ids where the metr
 one-hot rows (M05); with one sigmoid column they are 0/1 values that lack only their column
 axis (S07), and the metric's default threshold (None, each row's largest value) would count
 every row as positive.
+
+A metric that compares labels and predictions element by element (``AUC``, ``Precision``,
+``Recall``, ``CategoricalAccuracy``) fails inside its own ops when it gets class ids for a
+multi-class output: the graph error's stack names the metric's module, and the labels of
+the fit are 1-D class ids (M07, :func:`metric_on_class_ids`).
 """
 
 from __future__ import annotations
@@ -67,6 +72,61 @@ def metric_label_encoding(ctx: ErrorContext) -> Explained | None:
             hint=f"one-hot encode the labels (`keras.utils.to_categorical(y, {units})`) with "
             "loss='categorical_crossentropy'; or keep the class ids and the sparse loss, and drop "
             f"{metric} (compute it after training on argmax predictions)",
+        ),
+        (),
+    )
+
+
+# the metrics that need labels shaped like the predictions (no sparse form)
+_ELEMENTWISE = (
+    "AUC",
+    "Precision",
+    "Recall",
+    "CategoricalAccuracy",
+    "TopKCategoricalAccuracy",
+    "PrecisionAtRecall",
+    "RecallAtPrecision",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
+    "TruePositives",
+    "FalsePositives",
+)
+_METRIC_FILE = re.compile(r"keras/src/metrics/(\w+)\.py\", line \d+, in update_state")
+
+
+def metric_on_class_ids(ctx: ErrorContext) -> Explained | None:
+    """M07: a compiled metric that needs labels shaped like the output failed in its own ops on
+    a fit whose labels are class ids."""
+    import keras
+
+    where = _METRIC_FILE.search(ctx.text)
+    labels = ctx.labels
+    if where is None or labels is None or len(labels.shape) != 1 or not labels.whole:
+        return None
+    compiled = [m for model in ctx.trained for m in model.metrics if m in _ELEMENTWISE]
+    failed = [
+        m
+        for m in compiled
+        if getattr(getattr(keras.metrics, m, None), "__module__", "").endswith(where.group(1))
+    ]
+    if len(failed) != 1:
+        return None
+    metric = failed[0]
+    high = int(labels.high) if labels.high is not None else None
+    classes = f" 0..{high}" if high is not None else ""
+    return (
+        finding(
+            "M07",
+            f"{metric} compares the labels with the predictions element by element, so it needs "
+            f"labels shaped like the output (one-hot rows); the labels `{labels.name}` are class "
+            f"ids{classes} of shape {fmt_shape(labels.shape)}",
+            place=f"metric {metric}",
+            evidence=f"the error is raised in keras/src/metrics/{where.group(1)}.py "
+            f"(update_state); `{labels.name}`: {labels.dtype} {fmt_shape(labels.shape)}",
+            hint=f"one-hot encode the labels (`keras.utils.to_categorical({labels.name})`) with "
+            "loss='categorical_crossentropy', or keep the class ids and the sparse loss and drop "
+            f"{metric} (SparseCategoricalAccuracy reads ids; compute {metric} after training on "
+            "one-hot ids)",
         ),
         (),
     )

@@ -53,6 +53,12 @@ class TrainedModel:
     outputs: tuple[tuple[str, tuple[int | None, ...], str], ...] = ()
     batch_size: int | None = None  # the batch size its Input fixes (batch_shape, stateful RNNs)
     stateful: tuple[str, ...] = ()  # its stateful layers
+    #: the metrics given to compile, as written ("accuracy") or by class name ("AUC")
+    metrics: tuple[str, ...] = ()
+    output_layer: str = ""  # the name of the layer that makes its (last) output
+    #: its optimizer's learning-rate schedule when a list in its config mixes Python ints with
+    #: floats: ("PiecewiseConstantDecay", "values", "[0.01, 0.001, 0]")
+    schedule_ints: tuple[str, str, str] | None = None
 
     def output_of_shape(self, shape: tuple[int | None, ...]) -> tuple[str, str] | None:
         """(name, activation) of the one output of a multi-output model with ``shape``'s rank
@@ -181,9 +187,47 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
             _user_source(m.loss),
             _outputs(m),
             *_fixed_batch(m),
+            _compiled_metrics(m),
+            _output_layer(m),
+            _schedule_ints(m),
         )
         for m in models
     )
+
+
+def _compiled_metrics(model: Any) -> tuple[str, ...]:
+    """The metrics given to compile: names as written, metric objects by their class."""
+    config = getattr(model, "_compile_config", None)
+    given = getattr(config, "config", {}).get("metrics") if config is not None else None
+    items = given if isinstance(given, list | tuple) else [given] if given else []
+    return tuple(i if isinstance(i, str) else type(i).__name__ for i in items[:12])
+
+
+def _schedule_ints(model: Any) -> tuple[str, str, str] | None:
+    """A list of the optimizer's schedule config that mixes Python ints with floats (an int
+    there becomes an int32 tensor that the float32 update cannot use)."""
+    schedule = getattr(getattr(model, "optimizer", None), "_learning_rate", None)
+    config = getattr(schedule, "get_config", None)
+    if config is None or not callable(config):
+        return None
+    try:
+        items = dict(config())
+    except Exception:
+        return None
+    for key, value in items.items():
+        if not isinstance(value, list | tuple):
+            continue
+        kinds = {type(v) for v in value}
+        if int in kinds and float in kinds:
+            return type(schedule).__name__, str(key), str(list(value))
+    return None
+
+
+def _output_layer(model: Any) -> str:
+    try:
+        return str(model.layers[-1].name)
+    except Exception:
+        return ""
 
 
 def _fixed_batch(model: Any) -> tuple[int | None, tuple[str, ...]]:

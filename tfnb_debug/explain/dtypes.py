@@ -180,6 +180,14 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
         if set((have, want)) == {"float64", "float32"} and user is not None:
             operand_name, made = _float64_origin(operand_name, source, user[0], user[1])
         hint = _cast_hint(have, want, in_map, operand_name, made)
+        ints = next((m.schedule_ints for m in ctx.trained if m.schedule_ints), None)
+        if ints is not None and not operand_name and {have, want} >= {"int32", "float32"}:
+            kind, key, listed = ints
+            message += f": the learning-rate schedule's `{key}` {listed} holds a Python int"
+            hint = (
+                f"{kind}'s `{key}` mixes floats with ints, and an int there becomes an int32 "
+                f"tensor that meets the float32 update: write every value as a float (0 -> 0.0)"
+            )
         integer = have if have.startswith(("int", "uint")) else want
         variable = _integer_variable(ctx, source, integer)
         if variable:
@@ -235,8 +243,9 @@ def _cast_hint(have: str, want: str, in_map: bool, operand: str = "", made: str 
                 f"it first{where}, `{operand} = tf.cast({operand}, tf.{target})`"
             )
         return (
-            f"integer data ({ints[0]}, e.g. image pixels) cannot be mixed with floats in TensorFlow: "
-            f"cast it first{where}, e.g. `x = tf.cast(x, tf.{target})`, then subtract or divide"
+            f"an {ints[0]} operand (integer data such as image pixels, or a Python int turned "
+            f"into a tensor) cannot be mixed with floats in TensorFlow: cast the integer one "
+            f"first{where}, `tf.cast(t, tf.{target})`, or write the number as a float"
         )
     if set(pair) == {"float64", "float32"}:
         return _float64_hint(operand, made)

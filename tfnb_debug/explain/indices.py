@@ -6,12 +6,13 @@ import re
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._evidence import Arg, CallInfo
+from tfnb_debug.explain._operands import enclosing_parameters
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 
-_INDEX = re.compile(r"indices\[([\d,]*)\] = (-?\d+) is not in \[0, (\d+)\)")
+_INDEX = re.compile(r"indices(?:\[([\d,]*)\])? = (-?\d+) is not in \[0, (\d+)\)")
 
 
 def _scope_layer(ctx: ErrorContext, names: list[str]) -> str | None:
@@ -92,7 +93,8 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
     low = int(data.low) if data is not None and data.low is not None else None
     high = int(data.high) if data is not None and data.high is not None else None
     word = ("id", "ids") if layer is not None else ("index", "indices")
-    evidence = f"{word[0]} {value} at indices[{match.group(1)}], valid {word[1]} 0..{size - 1}"
+    at = f"indices[{match.group(1)}]" if match.group(1) is not None else "indices"
+    evidence = f"{word[0]} {value} at {at}, valid {word[1]} 0..{size - 1}"
     if data is not None:
         evidence += f"; {word[1]} in `{data.text}` run from {low} to {high}"
     if layer is None:
@@ -192,10 +194,32 @@ def _gather_out_of_range(
         place += f" at {ctx.where(user[0], user[1], user[2])}"
         if user[3]:
             evidence += f"; `{user[3]}`"
+    defined = ctx.defined_at()  # a graph error: the user's line that made the op
+    params = enclosing_parameters(defined[0], defined[1]) if defined is not None else None
+    schedule = defined is not None and defined[2] == "__call__" and "step" in (params or ())
     if value < 0:
         hint = (
             f"index {value} is negative: tf.gather does not wrap negative indices; map them to "
             f"0..{size - 1} (or mask them) first"
+        )
+    elif schedule:  # a learning-rate schedule's table, indexed by the optimizer's step
+        assert defined is not None
+        owner = _class_at(defined[0], defined[1])
+        place = f"the schedule {owner}.__call__ ({ctx.where(defined[0], defined[1])})"
+        import linecache
+
+        floor = re.search(r"//\s*batch", "".join(linecache.getlines(defined[0])))
+        hint = (
+            f"the schedule indexes a table of {size} values with the optimizer's step, and fit "
+            f"reached step {value}: "
+            + (
+                "the cell counts the steps with `// batch_size`, which misses the last, "
+                "partial batch"
+                if floor
+                else "the table holds fewer values than the steps fit runs"
+            )
+            + " (fit runs math.ceil(len(x) / batch_size) steps an epoch); size the table for "
+            f"every step, or clamp the step, `tf.minimum(step, {size - 1})`"
         )
     else:
         hint = (
@@ -213,3 +237,18 @@ def _gather_out_of_range(
         ),
         (),
     )
+
+
+def _class_at(filename: str, lineno: int) -> str:
+    """The name of the class whose method holds line ``lineno`` ("the schedule" if none)."""
+    import ast
+    import linecache
+
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except SyntaxError:
+        return "the schedule"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.lineno <= lineno <= (node.end_lineno or 0):
+            return node.name
+    return "the schedule"

@@ -17,7 +17,13 @@ from tfnb_debug.explain._context import (
     split_node,
     target_output_shapes,
 )
-from tfnb_debug.explain._label_count import class_count, dropped_class
+from tfnb_debug.explain._label_count import (
+    class_count,
+    dropped_class,
+    label_mode,
+    output_head,
+    shifted_ids,
+)
 from tfnb_debug.explain._operands import enclosing_parameters, odd_operand
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -372,8 +378,10 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
                     "num_classes it counts up to the largest id present in that split)",
                 )
             )
-        return dropped_class(ctx, labels, output, place, evidence) or _categorical(
-            labels, output, units, loss, place, evidence, info
+        return (
+            dropped_class(ctx, labels, output, place, evidence)
+            or shifted_ids(ctx, labels, output, place, evidence)
+            or _categorical(labels, output, units, loss, place, evidence, info, output_head(ctx))
         )
     shifted = _steps_off_by_one(ctx, labels, output)
     if shifted is not None:
@@ -418,7 +426,12 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
                 place=place,
                 evidence=evidence,
                 hint="use loss='categorical_crossentropy' with these one-hot labels, or keep the sparse "
-                f"loss and pass class ids (`np.argmax({_name(info)}, axis=-1)`)",
+                + (
+                    f"loss and make `{mode[0]}` with label_mode='int' (it has "
+                    f"label_mode='{mode[1]}')"
+                    if (mode := label_mode(ctx)) and mode[1] == "categorical"
+                    else f"loss and pass class ids (`np.argmax({_name(info)}, axis=-1)`)"
+                ),
             )
         )
     if loss in _BINARY:
@@ -473,6 +486,7 @@ def _categorical(
     place: str,
     evidence: str,
     info: LabelInfo | None,
+    head: str = "",
 ) -> Explained | None:
     ids = same_shape(labels, output[:-1])
     column = len(labels) == len(output) and labels[-1] == 1 and units > 1
@@ -492,7 +506,8 @@ def _categorical(
         return _explained(
             finding(
                 "M04",
-                f"the output layer has {units} units but the one-hot labels have {labels[-1]} classes",
+                f"the output layer{head} has {units} units but the one-hot labels have "
+                f"{labels[-1]} classes",
                 place=place,
                 evidence=evidence,
                 hint=(
