@@ -227,6 +227,9 @@ def _one_example(
         return None
     if not same_shape(x.shape, expected[1:]):
         return None
+    y = call.arg(1, "y") if call.method != "predict" else None
+    if y is not None and y.shape and y.shape[0] == x.shape[0] and x.shape[0] != 1:
+        return None  # as many labels as rows: x holds examples, without another axis
     name = x.text if re.fullmatch(r"[\w.]+(?:\[[^\]]*\])*", x.text) else f"({x.text})"
     batch = f"`{name}[None]` or `np.expand_dims({x.text}, 0)`"
     source = assigned_before(name, call.filename, call.lineno) if name.isidentifier() else ""
