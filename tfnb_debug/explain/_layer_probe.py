@@ -24,7 +24,9 @@ from tfnb_debug.explain._violation import is_a
 
 ROWS = 64
 _FLOAT16_MAX = 65504.0
-_RISKY = re.compile(r"\b(?:tf\.|ops\.|keras\.ops\.|math\.)*(exp|log|sqrt|rsqrt)\s*\(|/")
+_RISKY = re.compile(r"\b(?:tf\.|ops\.|keras\.ops\.|math\.)*(exp|log|sqrt|rsqrt)\s*\(")
+# a division by something that can be 0 (not by a number written in the code, not //)
+_DIVISION = re.compile(r"(?<!/)/(?![/=])(?!\s*[\d.]+\b(?!\s*[*/]))")
 _LITERAL = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?e\+?(\d+)\b|(?<![\w.])-?(\d{6,})(?:\.\d*)?\b")
 
 
@@ -97,7 +99,9 @@ def _layer_source(layer: Any, args: tuple[Any, ...], text: str) -> NonfiniteSour
         else "its inputs are finite"
     )
     lines = _call_lines(layer)
-    risky = [line for line in lines if _RISKY.search(line)]
+    risky = [line for line in lines if _RISKY.search(line)] or [
+        line for line in lines if _DIVISION.search(line.split("#")[0])
+    ]
     big = [line for line in lines if _past_float16(line)] if dtype == "float16" else []
     what = f"layer '{name}' ({kind}), whose output is the first to hold NaN/Inf when `{text}` runs again"
     if big:
