@@ -261,14 +261,14 @@ def _none_entries(
     shown = ", ".join(f"'{n}'" for n in layers[:4]) + (" and more" if len(layers) > 4 else "")
     if outputs:
         why = (
-            f"the model's output{'s' if len(outputs) > 1 else ''} "
-            f"{', '.join(repr(n) for n in outputs)} {'are' if len(outputs) > 1 else 'is'} not "
-            f"part of `{target}`"
+            f"`{target}` does not reach the model's output{'s' if len(outputs) > 1 else ''} "
+            f"{', '.join(repr(n) for n in outputs)} through ops with a gradient (it is left out "
+            "of the loss, or reaches it only through argmax, round or a cast)"
         )
         fix = (
-            f"add a loss term for {', '.join(repr(n) for n in outputs)} to `{target}` if it is "
-            "meant to train; otherwise skip the None gradients before using them, "
-            f"`pairs = [(g, v) for g, v in zip({result}, {sources}) if g is not None]`"
+            f"add a differentiable loss term for {', '.join(repr(n) for n in outputs)} to "
+            f"`{target}` if it is meant to train; otherwise skip the None gradients before "
+            f"using them, `pairs = [(g, v) for g, v in zip({result}, {sources}) if g is not None]`"
         )
     else:
         why = f"`{target}` does not depend on layer{'s' if len(layers) > 1 else ''} {shown}"
