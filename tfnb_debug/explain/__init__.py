@@ -48,6 +48,7 @@ from tfnb_debug.explain.pipelines import (
     unknown_shape,
     unknown_shape_in_map,
 )
+from tfnb_debug.explain.probabilities import doubled_outputs, probabilities_checked
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.results import library_result
 from tfnb_debug.explain.runtime import (
@@ -115,6 +116,8 @@ RULES: tuple[Rule, ...] = (
     nonfinite_check,
     nonfinite_consequence,
     targets_outside_loss,
+    probabilities_checked,
+    doubled_outputs,
     tape_misuse,
     no_gradients,
     unbuilt_model,

@@ -31,6 +31,10 @@ from tfnb_debug.explain._nonfinite_source import (
     consequence_source,
     read_nonfinite_source,
 )
+from tfnb_debug.explain._probability_checks import (
+    read_doubled_outputs,
+    read_probability_source,
+)
 from tfnb_debug.explain._step_data import StepData, read_step_data
 from tfnb_debug.explain._traceback_objects import (
     DatasetInfo,
@@ -169,6 +173,11 @@ class ErrorContext:
     consequence: NonfiniteSource | None = None
     #: (model, loss, labels, lowest, highest): a fit's targets outside its loss's range
     target_range: tuple[str, str, str, float, float] | None = None
+    #: (name, model, output layer, activation, units, "sum"/"range"): a probability check of
+    #: a model's outputs that failed
+    probability_source: tuple[str, str, str, str, int, str] | None = None
+    #: the models the failing statement calls that squash an output twice (M08)
+    doubled: tuple[Any, ...] = ()
     #: the element a user's overridden train_step/test_step gets from the failing fit call
     step_data: StepData | None = None
     #: the integer arrays of the user's frames holding negatives (read only when an
@@ -434,6 +443,17 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         ),
         target_range=(
             _safely(read_target_range, exc) if type(exc).__name__ == "AssertionError" else None
+        ),
+        probability_source=(
+            _safely(read_probability_source, exc)
+            if re.search(r"did not hold|to be true|tolerance", "\n".join(messages))
+            or type(exc).__name__ == "AssertionError"
+            else None
+        ),
+        doubled=(
+            _safely(read_doubled_outputs, exc) or ()
+            if type(exc).__name__ == "AssertionError" or "tolerance" in "\n".join(messages)
+            else ()
         ),
         negative_ids=(
             _safely(read_negative_ids, exc) or ()

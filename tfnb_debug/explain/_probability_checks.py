@@ -1,0 +1,106 @@
+"""What made the values a user's probability check rejected (M02, M03), and a model squashed
+twice behind a failed comparison of its outputs (M08).
+
+``tf.debugging.assert_non_negative(probs)``, ``assert_less_equal(probs, 1.0)`` or
+``assert_near(tf.reduce_sum(probs, -1), 1.0)`` fail when ``probs`` are not probabilities.
+When the checked name was assigned from a call of a Keras model (``model(x)``,
+``model.predict(x)``), the model's output layer says why: no activation (logits, M02), or a
+sigmoid over several units checked to sum to 1 (independent yes/no probabilities where the
+classes exclude each other, M03).  A comparison that fails between models' outputs
+(``np.allclose(serving.predict(x), model.predict(x))``) reads each model's output chain for
+an activation applied on top of the same one (an export wrapper's extra sigmoid, M08).
+Only names, the lines above and the models' layers are read; nothing runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+from typing import Any
+
+from tfnb_debug.collect.output_chain import DoubleActivation, double_activations
+from tfnb_debug.explain._api import evaluate
+from tfnb_debug.explain._nonfinite_source import _assigned, _statement_at
+from tfnb_debug.explain._operands import call_name
+from tfnb_debug.explain._violation import is_a
+from tfnb_debug.ground.files import innermost_user_traceback
+
+_RANGE_CHECKS = (
+    "assert_non_negative",
+    "assert_less_equal",
+    "assert_less",
+    "assert_greater_equal",
+    "assert_positive",
+)
+_SUM_CHECKS = ("assert_near", "assert_equal", "assert_allclose", "allclose")
+
+
+def read_probability_source(exc: BaseException) -> tuple[str, str, str, str, int, str] | None:
+    """(checked name, model name, output layer, its activation, its units, "sum" or "range")
+    for a failed check of a model's output as probabilities."""
+    user = innermost_user_traceback(exc)
+    if user is None:
+        return None
+    frame = user.tb_frame
+    lines = linecache.getlines(frame.f_code.co_filename)
+    statement = _statement_at(lines, user.tb_lineno)
+    if statement is None:
+        return None
+    checks = [
+        n
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Call) and call_name(n.func) in (*_RANGE_CHECKS, *_SUM_CHECKS)
+    ]
+    if len(checks) != 1 or not checks[0].args:
+        return None
+    check = checks[0]
+    kind = "sum" if call_name(check.func) in _SUM_CHECKS else "range"
+    if kind == "sum" and not any(
+        isinstance(n, ast.Call) and call_name(n.func) == "reduce_sum" for n in ast.walk(check)
+    ):
+        return None  # a comparison of two tensors, not a check that rows sum to 1
+    spaces = (frame.f_locals, frame.f_globals)
+    before = lines[: statement.lineno - 1]
+    for name in dict.fromkeys(n.id for n in ast.walk(check.args[0]) if isinstance(n, ast.Name)):
+        made = _assigned(name, before)
+        found = _model_output(made, spaces) if made is not None else None
+        if found is not None:
+            model, layer = found
+            activation = getattr(getattr(layer, "activation", None), "__name__", "")
+            units = getattr(layer, "units", None)
+            if isinstance(units, int):
+                return name, str(model.name), str(layer.name), str(activation), units, kind
+    return None
+
+
+def _model_output(made: ast.expr, spaces: tuple[Any, ...]) -> tuple[Any, Any] | None:
+    """(model, its output layer) when ``made`` calls a Keras model (``m(x)``, ``m.predict``)."""
+    for call in (n for n in ast.walk(made) if isinstance(n, ast.Call)):
+        owner = evaluate(call.func, spaces)
+        model = getattr(owner, "__self__", owner)
+        if is_a(model, "Model"):
+            try:
+                return model, model.layers[-1]
+            except Exception:
+                return None
+    return None
+
+
+def read_doubled_outputs(exc: BaseException) -> tuple[DoubleActivation, ...]:
+    """The double activations of the models the failing statement calls (a comparison of
+    their outputs that failed)."""
+    user = innermost_user_traceback(exc)
+    if user is None:
+        return ()
+    frame = user.tb_frame
+    statement = _statement_at(linecache.getlines(frame.f_code.co_filename), user.tb_lineno)
+    if statement is None:
+        return ()
+    spaces = (frame.f_locals, frame.f_globals)
+    found: list[DoubleActivation] = []
+    for call in (n for n in ast.walk(statement) if isinstance(n, ast.Call)):
+        owner = evaluate(call.func, spaces)
+        model = getattr(owner, "__self__", owner)
+        if is_a(model, "Model"):
+            found.extend(f for f in double_activations(model) if f not in found)
+    return tuple(found)
