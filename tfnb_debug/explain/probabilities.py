@@ -14,7 +14,7 @@ def probabilities_checked(ctx: ErrorContext) -> tuple[Finding, tuple[()]] | None
         return None
     name, model, layer, activation, units, kind = found
     place = f"output layer '{layer}' of model '{model}'"
-    if activation in ("linear", ""):
+    if activation == "linear":
         return (
             finding(
                 "M02",
