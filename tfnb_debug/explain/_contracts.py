@@ -96,6 +96,7 @@ from tfnb_debug.explain._layer_inputs import (
 from tfnb_debug.explain._map_contracts import (
     binary_metric_two_columns,
     map_after_batch,
+    map_element_dtype,
     positional_into_training,
 )
 from tfnb_debug.explain._model_contracts import (
@@ -564,6 +565,7 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(("*",), positional_into_training, (r"got multiple values for argument",)),
     Contract(("Dataset.map",), map_after_batch, ()),
+    Contract(("Dataset.map",), map_element_dtype, (r"must be of type tf\.\w+; got",)),
     Contract(("update_state",), binary_metric_two_columns, ()),
     Contract(("*",), keras2_argument, (r"Unrecognized keyword arguments passed to",)),
     *(Contract(*spec) for spec in SPARSE_RAGGED),

@@ -278,3 +278,49 @@ def binary_metric_two_columns(call: LiveCall, exc: BaseException) -> Violation |
         f"give it the positive class's column: `{text}[:, 1]` (or make the model end in "
         "Dense(1, activation='sigmoid'))",
     )
+
+
+_ASSERTED_TYPE = re.compile(r"must be of type tf\.(\w+); got tf\.(\w+)")
+
+
+def map_element_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
+    """S11: a dtype check in the mapped function (``tf.debugging.assert_type``) refused a
+    component of the dataset's elements: the array the dataset was made from has that dtype
+    (NumPy's default float64), so the cast belongs where the dataset is made."""
+    import ast
+
+    import numpy as np
+
+    from tfnb_debug.explain._assignments import assigned_before
+
+    match = _ASSERTED_TYPE.search(str(exc))
+    made = call.source.partition(".map(")[0].strip()
+    if made.isidentifier() and call.filename:  # ds.map(check): where ds was made
+        made = assigned_before(made, call.filename, call.lineno)
+    if match is None or "from_tensor_slices" not in made:
+        return None
+    wanted, got = match.group(1), match.group(2)
+    try:
+        tree = ast.parse(made.strip())
+    except SyntaxError:
+        return None
+    names = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
+    space = call.namespaces
+    found = [
+        name
+        for name in dict.fromkeys(names)
+        for value in [next((s[name] for s in space if name in s), None)]
+        if isinstance(value, np.ndarray) and value.dtype.name == got
+    ]
+    if len(found) != 1:
+        return None
+    name = found[0]
+    return Violation(
+        "S11",
+        name,
+        f"the mapped function checks for {wanted}, and `{name}`, which the dataset is made "
+        f"from, is {got}" + (" (NumPy's default float type)" if got == "float64" else ""),
+        f"cast it where the dataset is made: `{name}.astype('{wanted}')` in "
+        "from_tensor_slices (or tf.cast in the mapped function)",
+        evidence=f'`{name}`: {got}; TensorFlow: "must be of type tf.{wanted}; got tf.{got}"',
+    )
