@@ -396,6 +396,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         current = current.__cause__ or current.__context__
     messages = tuple(strip_ansi(_message(e)) for e in chain)
     frames, layers = _frames(exc)
+    nan_words = bool(re.search(r"(?i)\bnan\b|\binf\b|not finite|non-finite", "\n".join(messages)))
     # Each reader looks at live objects the error left behind, some half-built (a Functional
     # whose __init__ raised has no name yet): one that fails leaves its piece empty.
     return ErrorContext(
@@ -436,9 +437,8 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
             else None
         ),
         consequence=(
-            _safely(consequence_source, exc)
-            if re.search(r"(?i)\bnan\b|\binf\b|not finite|non-finite", "\n".join(messages))
-            or type(exc).__name__ == "AssertionError"
+            _safely(consequence_source, exc, nan_words)
+            if nan_words or type(exc).__name__ == "AssertionError"
             else None
         ),
         target_range=(

@@ -30,13 +30,23 @@ _DIVISION = re.compile(r"(?<!/)/(?![/=])(?!\s*[\d.]+\b(?!\s*[*/]))")
 _LITERAL = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?e\+?(\d+)\b|(?<![\w.])-?(\d{6,})(?:\.\d*)?\b")
 
 
+def called_models(node: ast.AST, spaces: tuple[Any, ...]) -> list[tuple[ast.Call, Any]]:
+    """Each call in ``node`` of a Keras model (``model(x)``, ``model.predict(x)``), with the
+    model, read from the user's namespaces (nothing runs)."""
+    found = []
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+        owner = evaluate(call.func, spaces)
+        model = getattr(owner, "__self__", owner)  # model.predict -> the model
+        if is_a(model, "Model"):
+            found.append((call, model))
+    return found
+
+
 def probe_made(made: ast.expr, spaces: tuple[Any, ...]) -> NonfiniteSource | None:
     """N01 for ``model.predict(x)`` / ``model(x)`` in ``made``: the first layer that makes
     NaN/Inf from finite inputs when the model runs on ``x`` again."""
-    for call in (n for n in ast.walk(made) if isinstance(n, ast.Call)):
-        owner = evaluate(call.func, spaces)
-        model = getattr(owner, "__self__", owner)  # model.predict -> the model
-        if not is_a(model, "Model") or not call.args:
+    for call, model in called_models(made, spaces):
+        if not call.args:
             continue
         data = evaluate(call.args[0], spaces)
         found = first_bad_layer(model, data, ast.unparse(call))

@@ -25,7 +25,7 @@ from typing import Any
 from tfnb_debug.explain._api import UNREAD, evaluate
 from tfnb_debug.explain._diverged_fit import nonfinite_weights
 from tfnb_debug.explain._layer_probe import loop_source, probe_made
-from tfnb_debug.explain._operands import call_name
+from tfnb_debug.explain._operands import call_name, innermost_node
 from tfnb_debug.explain._traced_checks import (
     CHECKS,
     EXP_LIMIT,
@@ -288,23 +288,38 @@ class _Walk:
         )
 
 
-def consequence_source(exc: BaseException) -> NonfiniteSource | None:
+def consequence_source(exc: BaseException, probe_calls: bool) -> NonfiniteSource | None:
     """Where the NaN/Inf came from that made a line of the user's own code fail outside
     TensorFlow (a NaN probability for np.random.choice, int(nan), an assert on a loss, a
-    tolerance check): the line's expression walked as a checked one, its model calls run
-    again when nothing else explains the value."""
+    tolerance check): the line's expression walked as a checked one; with ``probe_calls``
+    (the error speaks of NaN/Inf) its model calls are run again when nothing else explains
+    the value."""
+    failing = failing_statement(exc)
+    if failing is None:
+        return None
+    spaces, before, node = failing
+    expr = node.test if isinstance(node, ast.Assert) else getattr(node, "value", None)
+    if not isinstance(expr, ast.expr):
+        return None
+    walk = _Walk(spaces, before)
+    walk.probe = probe_calls
+    return walk.source(expr)
+
+
+def failing_statement(
+    exc: BaseException,
+) -> tuple[tuple[Any, Any], list[str], ast.stmt] | None:
+    """(the innermost user frame's namespaces, the lines above the statement that failed
+    there, that whole statement) for the readers of the user's own failing line."""
     user = innermost_user_traceback(exc)
     if user is None:
         return None
     frame = user.tb_frame
     lines = linecache.getlines(frame.f_code.co_filename)
     node = _statement_at(lines, user.tb_lineno)
-    expr = node.test if isinstance(node, ast.Assert) else getattr(node, "value", None)
-    if not isinstance(expr, ast.expr):
+    if node is None:
         return None
-    walk = _Walk((frame.f_locals, frame.f_globals), lines[: user.tb_lineno - 1])
-    walk.probe = True
-    return walk.source(expr)
+    return (frame.f_locals, frame.f_globals), lines[: node.lineno - 1], node
 
 
 def _statement_at(lines: list[str], lineno: int) -> ast.stmt | None:
@@ -314,13 +329,8 @@ def _statement_at(lines: list[str], lineno: int) -> ast.stmt | None:
         tree = ast.parse("".join(lines))
     except SyntaxError:
         return None
-    best: ast.stmt | None = None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or not node.lineno <= lineno <= (node.end_lineno or 0):
-            continue
-        if best is None or node.lineno >= best.lineno:
-            best = node
-    return best
+    found = innermost_node(tree, lineno, (ast.stmt,))
+    return found if isinstance(found, ast.stmt) else None
 
 
 def _log_of_logits(operand: ast.expr, spaces: tuple[Any, ...], text: str) -> NonfiniteSource | None:

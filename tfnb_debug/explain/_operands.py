@@ -106,18 +106,37 @@ def enclosing_parameters(filename: str, lineno: int) -> tuple[str, ...] | None:
 
 def enclosing_function(filename: str, lineno: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The innermost ``def`` of ``filename`` around line ``lineno``, or None."""
+    found = innermost_node(_parsed(filename), lineno, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
+
+
+def enclosing_class(filename: str, lineno: int) -> str:
+    """The name of the innermost ``class`` of ``filename`` around line ``lineno``, or ""."""
+    found = innermost_node(_parsed(filename), lineno, (ast.ClassDef,))
+    return found.name if isinstance(found, ast.ClassDef) else ""
+
+
+def innermost_node(
+    tree: ast.AST | None, lineno: int, kinds: tuple[type[ast.AST], ...]
+) -> ast.AST | None:
+    """The innermost node of one of ``kinds`` in ``tree`` that spans line ``lineno``."""
+    best: ast.AST | None = None
+    best_start = -1
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, kinds):
+            continue
+        start = getattr(node, "lineno", 0)
+        end = getattr(node, "end_lineno", None) or start
+        if start <= lineno <= end and start >= best_start:
+            best, best_start = node, start
+    return best
+
+
+def _parsed(filename: str) -> ast.Module | None:
     source = "".join(linecache.getlines(filename))
     if not source:
         return None
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except SyntaxError:
         return None
-    best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        end = node.end_lineno or node.lineno
-        if node.lineno <= lineno <= end and (best is None or node.lineno >= best.lineno):
-            best = node
-    return best

@@ -15,15 +15,11 @@ Only names, the lines above and the models' layers are read; nothing runs.
 from __future__ import annotations
 
 import ast
-import linecache
-from typing import Any
 
 from tfnb_debug.collect.output_chain import DoubleActivation, double_activations
-from tfnb_debug.explain._api import evaluate
-from tfnb_debug.explain._nonfinite_source import _assigned, _statement_at
+from tfnb_debug.explain._layer_probe import called_models
+from tfnb_debug.explain._nonfinite_source import _assigned, failing_statement
 from tfnb_debug.explain._operands import call_name
-from tfnb_debug.explain._violation import is_a
-from tfnb_debug.ground.files import innermost_user_traceback
 
 _RANGE_CHECKS = (
     "assert_non_negative",
@@ -38,14 +34,10 @@ _SUM_CHECKS = ("assert_near", "assert_equal", "assert_allclose", "allclose")
 def read_probability_source(exc: BaseException) -> tuple[str, str, str, str, int, str] | None:
     """(checked name, model name, output layer, its activation, its units, "sum" or "range")
     for a failed check of a model's output as probabilities."""
-    user = innermost_user_traceback(exc)
-    if user is None:
+    failing = failing_statement(exc)
+    if failing is None:
         return None
-    frame = user.tb_frame
-    lines = linecache.getlines(frame.f_code.co_filename)
-    statement = _statement_at(lines, user.tb_lineno)
-    if statement is None:
-        return None
+    spaces, before, statement = failing
     checks = [
         n
         for n in ast.walk(statement)
@@ -59,13 +51,12 @@ def read_probability_source(exc: BaseException) -> tuple[str, str, str, str, int
         isinstance(n, ast.Call) and call_name(n.func) == "reduce_sum" for n in ast.walk(check)
     ):
         return None  # a comparison of two tensors, not a check that rows sum to 1
-    spaces = (frame.f_locals, frame.f_globals)
-    before = lines[: statement.lineno - 1]
     for name in dict.fromkeys(n.id for n in ast.walk(check.args[0]) if isinstance(n, ast.Name)):
         made = _assigned(name, before)
-        found = _model_output(made, spaces) if made is not None else None
-        if found is not None:
-            model, layer = found
+        models = called_models(made, spaces) if made is not None else []
+        layers = getattr(models[0][1], "layers", None) if models else None
+        if layers:
+            model, layer = models[0][1], layers[-1]
             activation = getattr(getattr(layer, "activation", None), "__name__", "")
             units = getattr(layer, "units", None)
             if isinstance(units, int):
@@ -73,34 +64,14 @@ def read_probability_source(exc: BaseException) -> tuple[str, str, str, str, int
     return None
 
 
-def _model_output(made: ast.expr, spaces: tuple[Any, ...]) -> tuple[Any, Any] | None:
-    """(model, its output layer) when ``made`` calls a Keras model (``m(x)``, ``m.predict``)."""
-    for call in (n for n in ast.walk(made) if isinstance(n, ast.Call)):
-        owner = evaluate(call.func, spaces)
-        model = getattr(owner, "__self__", owner)
-        if is_a(model, "Model"):
-            try:
-                return model, model.layers[-1]
-            except Exception:
-                return None
-    return None
-
-
 def read_doubled_outputs(exc: BaseException) -> tuple[DoubleActivation, ...]:
     """The double activations of the models the failing statement calls (a comparison of
     their outputs that failed)."""
-    user = innermost_user_traceback(exc)
-    if user is None:
+    failing = failing_statement(exc)
+    if failing is None:
         return ()
-    frame = user.tb_frame
-    statement = _statement_at(linecache.getlines(frame.f_code.co_filename), user.tb_lineno)
-    if statement is None:
-        return ()
-    spaces = (frame.f_locals, frame.f_globals)
+    spaces, _, statement = failing
     found: list[DoubleActivation] = []
-    for call in (n for n in ast.walk(statement) if isinstance(n, ast.Call)):
-        owner = evaluate(call.func, spaces)
-        model = getattr(owner, "__self__", owner)
-        if is_a(model, "Model"):
-            found.extend(f for f in double_activations(model) if f not in found)
+    for _, model in called_models(statement, spaces):
+        found.extend(f for f in double_activations(model) if f not in found)
     return tuple(found)

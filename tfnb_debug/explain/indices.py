@@ -6,7 +6,7 @@ import re
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._evidence import Arg, CallInfo
-from tfnb_debug.explain._operands import enclosing_parameters
+from tfnb_debug.explain._operands import enclosing_class, enclosing_parameters
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -204,7 +204,7 @@ def _gather_out_of_range(
         )
     elif schedule:  # a learning-rate schedule's table, indexed by the optimizer's step
         assert defined is not None
-        owner = _class_at(defined[0], defined[1])
+        owner = enclosing_class(defined[0], defined[1]) or "the schedule"
         place = f"the schedule {owner}.__call__ ({ctx.where(defined[0], defined[1])})"
         import linecache
 
@@ -237,18 +237,3 @@ def _gather_out_of_range(
         ),
         (),
     )
-
-
-def _class_at(filename: str, lineno: int) -> str:
-    """The name of the class whose method holds line ``lineno`` ("the schedule" if none)."""
-    import ast
-    import linecache
-
-    try:
-        tree = ast.parse("".join(linecache.getlines(filename)))
-    except SyntaxError:
-        return "the schedule"
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.lineno <= lineno <= (node.end_lineno or 0):
-            return node.name
-    return "the schedule"
