@@ -212,11 +212,11 @@ def _bind(
 ) -> tuple[dict[str, Any] | None, dict[str, str]]:
     """The values and texts of a lambda's one op call: the parameter is the layer's input,
     the other arguments literals; None when another expression is passed."""
-    first = {"concatenate": "xs", "concat": "values", "einsum": "subscripts"}.get(op, "x")
+    names = _POSITIONAL.get(op, ())
     values: dict[str, Any] = {}
     texts: dict[str, str] = {}
     for i, arg in enumerate(node.args):
-        key = first if i == 0 else _POSITIONAL.get(op, ("",))[min(i - 1, 0)]
+        key = names[i] if i < len(names) else ""
         if not key:
             return None, {}
         if isinstance(arg, ast.Name) and arg.id == param:
@@ -236,7 +236,15 @@ def _bind(
     return values, texts
 
 
-_POSITIONAL = {"squeeze": ("axis",), "reshape": ("newshape",), "split": ("indices_or_sections",)}
+# each op's positional parameters, by the names its check reads
+_POSITIONAL = {
+    "concatenate": ("xs", "axis"),
+    "concat": ("values", "axis"),
+    "squeeze": ("x", "axis"),
+    "reshape": ("x", "newshape"),
+    "split": ("x", "indices_or_sections", "axis"),
+    "einsum": ("subscripts", "arg1", "arg2", "arg3"),
+}
 
 
 def _name(func: ast.expr) -> str:
