@@ -45,11 +45,6 @@ KNOWN_GENERIC = {
     # output (M02/M03) and a failed comparison of two models' outputs (M08); not yet read
     # behind an assert: a lookup's OOV shift, 1-based labels, one-hot labels for a sparse
     # loss, a window/target count, a (B,) - (B, 1) error
-    "as_stringlookup_oov_shift_assert_less_vocab_size": "silent: not built yet",
-    "as_one_based_star_labels_assert_output_shape": "silent: not built yet",
-    "as_to_categorical_labels_sparse_loss_assert_rank": "silent: not built yet",
-    "as_window_target_offsets_assert_equal_shape": "silent: not built yet",
-    "as_flat_targets_minus_column_predictions_assert_shapes": "silent: not built yet",
 }
 CASES = all_cases()
 PARAMS = [

@@ -16,6 +16,7 @@ from tfnb_debug.explain._context import ErrorContext, build_context
 from tfnb_debug.explain._metric_labels import metric_label_encoding, metric_on_class_ids
 from tfnb_debug.explain._nonfinite_findings import nonfinite_consequence
 from tfnb_debug.explain.asserts import failed_check, label_range_check
+from tfnb_debug.explain.checks import checked_upstream
 from tfnb_debug.explain.contracts import broken_contract, internal_error
 from tfnb_debug.explain.custom_layers import (
     build_given_shapes,
@@ -84,6 +85,7 @@ RULES: tuple[Rule, ...] = (
     broken_contract,
     step_data_structure,
     diverged_fit,
+    checked_upstream,
     failed_check,
     label_range_check,
     removed_keras2_method,

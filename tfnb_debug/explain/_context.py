@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug.explain._batch_fixers import BatchFixer, batch_fixing_layer
+from tfnb_debug.explain._checked_values import FailedCheck, read_failed_check
 from tfnb_debug.explain._condition import condition_rank
 from tfnb_debug.explain._contracts import ContractReport, read_contract
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
@@ -183,6 +184,8 @@ class ErrorContext:
     #: the integer arrays of the user's frames holding negatives (read only when an
     #: assert_non_negative failed)
     negative_ids: tuple[NegativeIds, ...] = ()
+    # what the user's failed check compared, read from the live values
+    failed_check: FailedCheck | None = None
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -454,6 +457,14 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
             _safely(read_doubled_outputs, exc) or ()
             if type(exc).__name__ == "AssertionError" or "tolerance" in "\n".join(messages)
             else ()
+        ),
+        failed_check=(
+            _safely(read_failed_check, exc)
+            if type(exc).__name__ == "AssertionError"
+            or re.search(
+                r"did not hold|must have rank|Tensor \w+ must|not compatible", "\n".join(messages)
+            )
+            else None
         ),
         negative_ids=(
             _safely(read_negative_ids, exc) or ()
