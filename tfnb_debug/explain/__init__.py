@@ -40,7 +40,7 @@ from tfnb_debug.explain.labels import (
 from tfnb_debug.explain.list_dtypes import list_dtypes
 from tfnb_debug.explain.list_input import list_into_one_input
 from tfnb_debug.explain.model import unbuilt_model
-from tfnb_debug.explain.padded_widths import padded_to_longest
+from tfnb_debug.explain.padded_widths import padded_arrays_differ, padded_to_longest
 from tfnb_debug.explain.pipelines import (
     generator_shape,
     padded_too_small,
@@ -124,6 +124,7 @@ RULES: tuple[Rule, ...] = (
     no_gradients,
     unbuilt_model,
     padded_to_longest,
+    padded_arrays_differ,
     spatial_and_size,
     layer_rejects_input,
     variable_shape,
@@ -153,6 +154,7 @@ EVIDENCE_RULES: frozenset[Rule] = frozenset(
         broken_contract,
         step_data_structure,
         padded_to_longest,
+        padded_arrays_differ,
         weight_without_input_size,
         build_given_shapes,
         call_returns_nothing,

@@ -210,9 +210,10 @@ def _range_check(
                 ids_node, bound_node = test.comparators[0], test.left
     if ids_node is None:
         return None
-    name = _array_name(ids_node)
-    if name is None:
+    array = _array_name(ids_node)
+    if array is None:
         return None
+    name = array
     value = evaluate(ast.Name(id=name), spaces)
     shape = _shape_of(value)
     if shape is None:
@@ -481,7 +482,7 @@ def _after(filename: str, statement: ast.stmt) -> list[ast.stmt]:
         tree = ast.parse("".join(linecache.getlines(filename)))
     except SyntaxError:
         return []
-    end = getattr(statement, "end_lineno", None) or getattr(statement, "lineno", 0)
+    end = int(getattr(statement, "end_lineno", None) or getattr(statement, "lineno", 0))
     return [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and getattr(n, "lineno", 0) > end]
 
 

@@ -21,6 +21,7 @@ from tfnb_debug.explain._batch_fixers import BatchFixer, batch_fixing_layer
 from tfnb_debug.explain._checked_values import FailedCheck, read_failed_check
 from tfnb_debug.explain._condition import condition_rank
 from tfnb_debug.explain._contracts import ContractReport, read_contract
+from tfnb_debug.explain._data_makers import DataMaker, read_data_makers
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._diverged_fit import DivergedFit, read_diverged
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
@@ -184,8 +185,8 @@ class ErrorContext:
     #: the integer arrays of the user's frames holding negatives (read only when an
     #: assert_non_negative failed)
     negative_ids: tuple[NegativeIds, ...] = ()
-    # what the user's failed check compared, read from the live values
-    failed_check: FailedCheck | None = None
+    failed_check: FailedCheck | None = None  # what the user's failed check compared
+    data_makers: tuple[DataMaker, ...] = ()  # the keras.utils builders of the line's data
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -466,6 +467,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
             )
             else None
         ),
+        data_makers=_safely(read_data_makers, exc) or (),
         negative_ids=(
             _safely(read_negative_ids, exc) or ()
             if "Condition x >= 0 did not hold" in "\n".join(messages)

@@ -78,6 +78,7 @@ from tfnb_debug.explain._dataset_structure import (
 from tfnb_debug.explain._distribute_contracts import distribute_non_dataset, scalar_average_loss
 from tfnb_debug.explain._error_argument import argument_of_error
 from tfnb_debug.explain._inference_noise import INFERENCE_NOISE
+from tfnb_debug.explain._key_contracts import missing_key
 from tfnb_debug.explain._layer_call_contracts import (
     add_weight_shape,
     attention_inputs,
@@ -485,6 +486,7 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), override_signature, (r"got an unexpected keyword argument",)),
     Contract(("*",), shared_layer_width, (r"expected axis -1 of input shape",)),
     Contract(("*",), method_not_called, (r"object of type 'method'",)),
+    Contract(("*",), missing_key, (r"^'?\w+'?$",)),
     Contract(("*",), receiver_is_class, (r"missing 1 required positional argument",)),
     Contract(("*",), list_into_layer, (r"Only input tensors may be passed",)),
     Contract(("*",), ragged_list, (r"non-rectangular Python sequence", r"inhomogeneous shape")),

@@ -51,6 +51,8 @@ def _data_origin(
         return None
     if expected is not None and len(received) == len(expected) - 1:
         return _unbatched_dataset(ctx, received)
+    if expected is not None and not received and len(expected) == 2:
+        return _unbatched_dataset(ctx, received)  # scalar columns: Keras adds their feature axis
     for ds in ctx.datasets if extra_axis else ():
         first = ds.shapes[0] if ds.shapes else None
         at = [i for i, stage in enumerate(ds.stages) if stage.kind in _BATCHING]
@@ -148,6 +150,15 @@ def _unbatched_dataset(ctx: ErrorContext, received: tuple[int | None, ...]) -> D
     """(evidence, hint) when a tf.data dataset given to the call yields unbatched examples of that shape."""
     for ds in ctx.datasets:
         first = ds.shapes[0] if ds.shapes else None
+        # dict features (no one shape): their values lack the Inputs' batch axis (a scalar
+        # column also its feature axis, which Keras adds to a batch of them)
+        if (
+            first is None
+            and ds.shapes
+            and not any(s.kind in _BATCHING for s in ds.stages)
+            and any(m and len(m) > len(received) for m in ctx.model_inputs)
+        ):
+            first = received
         if first is None or not same_shape(first, received):
             continue
         if any(stage.kind in _BATCHING for stage in ds.stages) and "unbatch" not in {

@@ -29,7 +29,12 @@ from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
 from tfnb_debug.explain._sequence_steps import steps_against_input
 from tfnb_debug.explain._spatial import differing_axis, size_fix
-from tfnb_debug.explain._string_values import kind_of_strings, source_strings
+from tfnb_debug.explain._string_values import (
+    TEXT_LAYERS,
+    kind_of_strings,
+    source_strings,
+    text_layer_in,
+)
 from tfnb_debug.explain._target_columns import TARGET_NAME, columns_for_one_input
 from tfnb_debug.explain._violation import Violation, features_spec, fmt, item_text, shape_of
 
@@ -531,9 +536,6 @@ def dataset_columns_for_one_input(call: LiveCall, exc: BaseException) -> Violati
     return Violation("S12", call.text("x"), problem, hint)
 
 
-_TEXT_LAYERS = ("TextVectorization", "StringLookup", "Hashing", "HashedCrossing")
-
-
 def text_dataset_into_numeric_model(call: LiveCall, exc: BaseException) -> Violation | None:
     """A dataset of raw text (tf.string features) given to a model with no layer that turns
     text into numbers (TextVectorization, StringLookup, Hashing)."""
@@ -546,7 +548,7 @@ def text_dataset_into_numeric_model(call: LiveCall, exc: BaseException) -> Viola
         layers = list(call.receiver.layers)
     except Exception:
         return None
-    if not layers or any(type(layer).__name__ in _TEXT_LAYERS for layer in layers):
+    if not layers or any(type(layer).__name__ in TEXT_LAYERS for layer in layers):
         return None
     first = layers[0]
     text = call.text("x")
@@ -563,6 +565,19 @@ def text_dataset_into_numeric_model(call: LiveCall, exc: BaseException) -> Viola
             + text
             + ".map(lambda x, y: x))`, then `keras.layers.Embedding(lookup.vocabulary_size(), "
             "8)(lookup(ids))`",
+        )
+    made = text_layer_in(call.namespaces)
+    if made is not None:  # the user's own text layer exists: it is not applied to the data
+        name, layer = made
+        return Violation(
+            "S11",
+            text,
+            f"`{text}` yields raw text (tf.string), and the model has no layer that turns text "
+            f"into numbers; `{name}` ({type(layer).__name__}) is made but neither in the model "
+            f"nor mapped over `{text}`: its first layer, '{first.name}' "
+            f"({type(first).__name__}), takes numbers",
+            f"map `{name}` over the data, `{text}.map(lambda x, y: ({name}(x), y))`, or make "
+            f"`{name}` the model's first layer (after `keras.Input(shape=(), dtype='string')`)",
         )
     vectorize = (
         "`vectorize = keras.layers.TextVectorization(max_tokens=10000, "

@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._assignments import assigned_before
-from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain._context import ErrorContext, LabelInfo, fmt_shape, same_shape
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
 
 
 def class_count(
@@ -127,33 +129,77 @@ def shifted_ids(
 
 
 def label_mode(ctx: ErrorContext) -> tuple[str, str] | None:
-    """(dataset, label_mode) when the fit's data is a dataset the cell made with a
-    ``label_mode=`` (``image_dataset_from_directory(..., label_mode="categorical")``)."""
-    import ast
-    import linecache
-
-    call = ctx.evidence.call
-    x = call.arg(0, "x") if call is not None else None
-    if call is None or x is None or x.kind != "dataset" or not x.text.isidentifier():
-        return None
-    try:
-        tree = ast.parse("".join(linecache.getlines(call.filename)))
-    except SyntaxError:
-        return None
-    found = None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == x.text for t in node.targets)
-            and isinstance(node.value, ast.Call)
-        ):
-            for keyword in node.value.keywords:
-                if keyword.arg == "label_mode" and isinstance(keyword.value, ast.Constant):
-                    found = (x.text, str(keyword.value.value))
-    return found
+    """(dataset, label_mode) when the failing line's data is a dataset the cell made with a
+    directory builder: its ``label_mode=`` as written, or the builder's default "int"."""
+    for maker in ctx.data_makers:
+        if maker.used and maker.api.endswith("_dataset_from_directory"):
+            mode = maker.keyword("label_mode")
+            if mode is None:
+                return maker.name, "int"
+            if mode[:1] in "'\"":
+                return maker.name, mode.strip("'\"")
+    return None
 
 
 def output_head(ctx: ErrorContext) -> str:
     """`` 'predictions'``: the name of the one trained model's output layer, or ""."""
     layer = ctx.trained[0].output_layer if len(ctx.trained) == 1 else ""
     return f" '{layer}'" if layer else ""
+
+
+def categorical_labels(
+    labels: tuple[int | None, ...],
+    output: tuple[int | None, ...],
+    units: int,
+    loss: str,
+    place: str,
+    evidence: str,
+    info: LabelInfo | None,
+    head: str = "",
+    mode: tuple[str, str] | None = None,
+) -> Explained | None:
+    """M05 for class ids given to a categorical loss, M04 for one-hot labels of another width;
+    ``mode`` is the (dataset, label_mode) of a directory builder that made the labels."""
+    ids = same_shape(labels, output[:-1])
+    column = len(labels) == len(output) and labels[-1] == 1 and units > 1
+    if ids or column:
+        return (
+            finding(
+                "M05",
+                f"{loss} got integer class ids {fmt_shape(labels)} where it wants one-hot labels "
+                f"{fmt_shape(output)}",
+                place=place,
+                evidence=evidence,
+                hint=(
+                    f"build `{mode[0]}` with label_mode='categorical' (its label_mode "
+                    "'int' gives class ids), or use loss='sparse_categorical_crossentropy'"
+                    if mode is not None and mode[1] == "int"
+                    else "use loss='sparse_categorical_crossentropy' with these class ids, or "
+                    "one-hot encode them "
+                    f"(`keras.utils.to_categorical({info.name if info else 'y'}, {units})`)"
+                ),
+            ),
+            (),
+        )
+    if len(labels) == len(output) and labels[-1] is not None and labels[-1] != units:
+        return (
+            finding(
+                "M04",
+                f"the output layer{head} has {units} units but the one-hot labels have "
+                f"{labels[-1]} classes",
+                place=place,
+                evidence=evidence,
+                hint=(
+                    f"give the output layer {labels[-1]} units (one per class); only if there "
+                    f"are just {units} classes, one-hot encode the labels with "
+                    f"`keras.utils.to_categorical(ids, num_classes={units})`"
+                    if labels[-1] > units
+                    else f"one-hot encode the labels with the class count: "
+                    f"`keras.utils.to_categorical(ids, num_classes={units})` (without "
+                    "num_classes it counts up to the largest id present); or, if there are only "
+                    f"{labels[-1]} classes, give the output layer {labels[-1]} units"
+                ),
+            ),
+            (),
+        )
+    return None

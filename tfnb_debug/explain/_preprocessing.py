@@ -63,13 +63,16 @@ def string_input_declared_numeric(call: LiveCall, exc: BaseException) -> Violati
     else:
         return None
     shape = tuple(shape_of(tensor) or ())[1:]
+    history = getattr(tensor, "_keras_history", None)
+    name = getattr(getattr(history, "operation", None), "name", "") if len(inputs) > 1 else ""
+    named = f", name='{name}'" if name else ""
     return Violation(
         "S11",
         "keras.Input",
-        f"the model's Input {fmt(shape_of(tensor))} is {_dtype(tensor)} (Keras' default), but "
-        f"it feeds {type(layer).__name__} '{layer.name}', which takes strings: the text is "
-        "cast to numbers on the way in and fails",
-        f"declare the input as text: `keras.Input(shape={shape}, dtype='string')`",
+        f"the model's Input{f' {name!r}' if name else ''} {fmt(shape_of(tensor))} is "
+        f"{_dtype(tensor)} (Keras' default), but it feeds {type(layer).__name__} "
+        f"'{layer.name}', which takes strings: the text is cast to numbers on the way in and fails",
+        f"declare the input as text: `keras.Input(shape={shape}{named}, dtype='string')`",
         f"Input dtype {_dtype(tensor)}; {type(layer).__name__} '{layer.name}' after it",
     )
 
@@ -84,6 +87,21 @@ def adapt_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
     if isinstance(spec, dict) and key == "dataset":
         return None  # a FeatureSpace adapts to a dict of features: one per key
     text = call.text(key)
+    layer = type(call.receiver).__name__
+    if isinstance(spec, dict) and not any(isinstance(s, dict | tuple) for s in spec.values()):
+        # a dict of feature columns (no labels beside it): one layer adapts to one array
+        keys = [str(k) for k in spec]
+        stacked = ", ".join(f"x['{k}']" for k in keys[:3])
+        return Violation(
+            "S12",
+            text,
+            f"`{layer}.adapt` takes one tensor per element, but `{text}` yields a dict of "
+            f"{len(keys)} feature columns ({', '.join(keys[:5])}): it cannot adapt to a dict",
+            f"adapt one {layer} per column, `adapt({text}.map(lambda x: x['{keys[0]}']))`, or "
+            f"stack the columns into one tensor first, `{text}.map(lambda x: "
+            f"tf.stack([{stacked}], axis=-1))`",
+            "element_spec: a dict of " + ", ".join(keys[:5]),
+        )
     parts = list(spec) if isinstance(spec, dict) else [f"component {i}" for i in range(len(spec))]
     items = list(spec.values()) if isinstance(spec, dict) else list(spec)
     shown = ", ".join(
@@ -92,7 +110,6 @@ def adapt_pairs(call: LiveCall, exc: BaseException) -> Violation | None:
         else f"{p}: {getattr(getattr(s, 'dtype', None), 'name', '?')} {fmt(shape_of(s))}"
         for p, s in zip(parts, items, strict=True)
     )
-    layer = type(call.receiver).__name__
     pick = "lambda x, y: x" if len(items) == 2 and isinstance(spec, tuple) else "lambda *e: e[0]"
     return Violation(
         "S12",

@@ -32,7 +32,11 @@ def source_tensors(ds: Any) -> list[Any]:
 
 def source_strings(ds: Any, limit: int = 200) -> list[str]:
     """Up to ``limit`` string values of the first string component at the pipeline's source;
-    [] when the source holds no string tensor that can be read without iterating."""
+    [] when the source holds no string tensor that can be read without iterating, or when a
+    ``map`` on the way may change them (``text_dataset_from_directory`` starts from file paths
+    and maps them to the files' texts)."""
+    if _mapped(ds):
+        return []
     for tensor in source_tensors(ds):
         if getattr(getattr(tensor, "dtype", None), "name", "") == "string":
             try:
@@ -55,3 +59,32 @@ def kind_of_strings(values: list[str]) -> str:
     if spaced == 0 and all(len(v) <= 32 for v in values):
         return "ids"
     return ""
+
+
+def _mapped(ds: Any) -> bool:
+    """A ``map``/``flat_map``/``interleave`` lies between the dataset and its source."""
+    current, depth = ds, 0
+    while current is not None and depth < 30:
+        kind = type(current).__name__
+        if "Map" in kind or "Interleave" in kind:
+            return True
+        try:
+            inputs = current._inputs()
+        except Exception:
+            return False
+        current = inputs[0] if inputs else None
+        depth += 1
+    return False
+
+
+TEXT_LAYERS = ("TextVectorization", "StringLookup", "Hashing", "HashedCrossing")
+
+
+def text_layer_in(namespaces: Any) -> tuple[str, Any] | None:
+    """The user's own text layer (TextVectorization, StringLookup, ...), by its name in the
+    namespaces of the failing call; the first one defined."""
+    for names in namespaces[:2]:
+        for name, value in list(names.items()):
+            if not name.startswith("_") and type(value).__name__ in TEXT_LAYERS:
+                return name, value
+    return None

@@ -18,6 +18,7 @@ from tfnb_debug.explain._context import (
     target_output_shapes,
 )
 from tfnb_debug.explain._label_count import (
+    categorical_labels,
     class_count,
     dropped_class,
     label_mode,
@@ -74,6 +75,8 @@ def label_out_of_range(ctx: ErrorContext) -> Explained | None:
             f"the labels look 1-based (they run from {low} to {high}): subtract 1 so they run "
             f"from 0 to {classes - 1}"
         )
+    elif (ids := _id_column(ctx, labels, classes)) is not None:
+        hint = ids
     elif value >= classes:
         hint = (
             f"the output layer has {classes} units but the labels go up to at least {value}: give "
@@ -98,6 +101,24 @@ def label_out_of_range(ctx: ErrorContext) -> Explained | None:
                 "tf.data pipeline) and compare with the number of output units"
             ),
         ),
+    )
+
+
+def _id_column(ctx: ErrorContext, labels: list[int], classes: int) -> str | None:
+    """The hint when every label of the batch differs, far more values than classes: the labels
+    are a column of ids (or another column), not class ids."""
+    if len(labels) < 8 or len(set(labels)) != len(labels) or len(labels) <= 2 * classes:
+        return None
+    call = ctx.evidence.call
+    y = call.arg(1, "y") if call is not None else None
+    name = f" `{y.text}`" if y is not None else ""
+    column = (
+        f" (the column '{y.keys[0]}')" if y is not None and y.kind == "series" and y.keys else ""
+    )
+    return (
+        f"every label in the batch is different ({len(labels)} of {len(labels)}): the "
+        f"labels{name}{column} look like ids or another column, not class ids of a "
+        f"{classes}-class output: take the target column (by name, `df['<target>']`)"
     )
 
 
@@ -381,7 +402,17 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
         return (
             dropped_class(ctx, labels, output, place, evidence)
             or shifted_ids(ctx, labels, output, place, evidence)
-            or _categorical(labels, output, units, loss, place, evidence, info, output_head(ctx))
+            or categorical_labels(
+                labels,
+                output,
+                units,
+                loss,
+                place,
+                evidence,
+                info,
+                output_head(ctx),
+                label_mode(ctx),
+            )
         )
     shifted = _steps_off_by_one(ctx, labels, output)
     if shifted is not None:
@@ -476,53 +507,6 @@ def _validation_y(ctx: ErrorContext) -> str:
     ):
         return validation.items[1].text
     return "y_val"
-
-
-def _categorical(
-    labels: tuple[int | None, ...],
-    output: tuple[int | None, ...],
-    units: int,
-    loss: str,
-    place: str,
-    evidence: str,
-    info: LabelInfo | None,
-    head: str = "",
-) -> Explained | None:
-    ids = same_shape(labels, output[:-1])
-    column = len(labels) == len(output) and labels[-1] == 1 and units > 1
-    if ids or column:
-        return _explained(
-            finding(
-                "M05",
-                f"{loss} got integer class ids {fmt_shape(labels)} where it wants one-hot labels "
-                f"{fmt_shape(output)}",
-                place=place,
-                evidence=evidence,
-                hint="use loss='sparse_categorical_crossentropy' with these class ids, or one-hot "
-                f"encode them (`keras.utils.to_categorical({_name(info)}, {units})`)",
-            )
-        )
-    if len(labels) == len(output) and labels[-1] is not None and labels[-1] != units:
-        return _explained(
-            finding(
-                "M04",
-                f"the output layer{head} has {units} units but the one-hot labels have "
-                f"{labels[-1]} classes",
-                place=place,
-                evidence=evidence,
-                hint=(
-                    f"give the output layer {labels[-1]} units (one per class); only if there "
-                    f"are just {units} classes, one-hot encode the labels with "
-                    f"`keras.utils.to_categorical(ids, num_classes={units})`"
-                    if labels[-1] > units
-                    else f"one-hot encode the labels with the class count: "
-                    f"`keras.utils.to_categorical(ids, num_classes={units})` (without "
-                    "num_classes it counts up to the largest id present); or, if there are only "
-                    f"{labels[-1]} classes, give the output layer {labels[-1]} units"
-                ),
-            )
-        )
-    return None
 
 
 def _binary(

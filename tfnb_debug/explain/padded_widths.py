@@ -1,4 +1,10 @@
-"""``padded_batch`` without ``padded_shapes`` feeding a model with a fixed width (S01).
+"""Padded data whose length is not the one the model was built for (S01).
+
+``pad_sequences`` without ``maxlen`` pads to the longest sequence of the data it is given:
+the training and test arrays come out of different lengths, and a model built on one (a
+``Flatten`` before a ``Dense``) fails on the other.  The builders' calls as written
+(:mod:`._data_makers`) and the widths of Keras' check give both lengths.
+
 
 ``Dataset.padded_batch(n)`` pads each batch to the longest element *of that batch*: one
 batch is 5 wide, the next 6.  A model whose ``Input`` fixes that axis (``Input((6,))``,
@@ -14,6 +20,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._data_makers import DataMaker
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -70,6 +77,75 @@ def padded_to_longest(ctx: ErrorContext) -> Explained | None:
             (),
         )
     return None
+
+
+_WIDTH = re.compile(
+    r"expected axis -1 of input shape to have value (\d+), but received input with shape "
+    r"\(([^)]*)\)"
+)
+_INPUT = re.compile(r"expected shape=\(None, (\d+)\), found shape=\(\w+, (\d+)\)")
+
+
+def padded_arrays_differ(ctx: ErrorContext) -> Explained | None:
+    """S01: the array the failing line gives the model was padded by ``pad_sequences`` to
+    another length than the model was built for (one of them without ``maxlen``, which pads to
+    the longest sequence of that call's data)."""
+    makers = [
+        m for m in ctx.data_makers if m.api == "pad_sequences" and m.shape and len(m.shape) == 2
+    ]
+    given = [m for m in makers if m.used]
+    shape = given[0].shape if len(given) == 1 else None
+    if shape is None or not shape[1]:
+        return None
+    now, length = given[0], int(shape[1])
+    built = _built_length(ctx.text, length)
+    if built is None or built == length:
+        return None
+    trained = next((m for m in makers if not m.used and m.shape and m.shape[1] == built), None)
+    padded = [m for m in (now, trained) if m is not None]
+    user = ctx.user_code_line()
+    return (
+        finding(
+            "S01",
+            f"`{now.name}` is padded to {length} steps and the model was built for {built}"
+            + (f", the length of `{trained.name}`" if trained else "")
+            + ": pad_sequences pads to `maxlen`, and without it to the longest sequence of the "
+            "data it is given",
+            place=ctx.where(user[0], user[1], user[2]) if user else f"`{now.name}`",
+            evidence="; ".join(_padded(m) for m in padded),
+            hint=f"pad every array to one length: `maxlen={built}` for `{now.name}` (longer "
+            "sequences are cut)"
+            + (
+                f", or the same maxlen for `{trained.name}` too and fit again"
+                if trained is not None
+                else ""
+            ),
+        ),
+        (),
+    )
+
+
+def _built_length(text: str, length: int) -> int | None:
+    """The sequence length the model was built for, from Keras' width check after a Flatten
+    (features = steps x per-step width) or from its Input check."""
+    width = _WIDTH.search(text)
+    if width is not None:
+        expected = int(width.group(1))
+        received = width.group(2).replace(" ", "").rstrip(",").split(",")[-1]
+        if not received.isdigit() or int(received) % length:
+            return None
+        per = int(received) // length
+        return expected // per if per and expected % per == 0 else None
+    shapes = _INPUT.search(text)
+    if shapes is not None and int(shapes.group(2)) == length:
+        return int(shapes.group(1))
+    return None
+
+
+def _padded(maker: DataMaker) -> str:
+    maxlen = maker.keyword("maxlen")
+    why = f"maxlen={maxlen}" if maxlen else "no maxlen: the longest sequence of its data"
+    return f"`{maker.name} = {maker.call}` pads to {maker.shape[1] if maker.shape else '?'} ({why})"
 
 
 def _shape(shape: tuple[int | None, ...]) -> str:
