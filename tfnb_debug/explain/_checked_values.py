@@ -482,7 +482,7 @@ def _after(filename: str, statement: ast.stmt) -> list[ast.stmt]:
         tree = ast.parse("".join(linecache.getlines(filename)))
     except SyntaxError:
         return []
-    end = int(getattr(statement, "end_lineno", None) or getattr(statement, "lineno", 0))
+    end = statement.end_lineno or statement.lineno
     return [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and getattr(n, "lineno", 0) > end]
 
 
