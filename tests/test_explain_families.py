@@ -41,10 +41,9 @@ KNOWN_GENERIC = {
     # Keras says the schedule's output should be a float; the finding adds that the value
     # comes from tf.math.exp (a tensor) in the user's function, where this writer asked silence
     "sch_lr_scheduler_returns_tensor": "S11 naming tf.math.exp, where silence was asked",
-    # the debugging-asserts family (2026-12-05): built for probability checks of a model's
-    # output (M02/M03) and a failed comparison of two models' outputs (M08); not yet read
-    # behind an assert: a lookup's OOV shift, 1-based labels, one-hot labels for a sparse
-    # loss, a window/target count, a (B,) - (B, 1) error
+    # the same mistake in Keras 2 GAN code (keras2_more): this writer also ruled Keras' "recreate
+    # a new optimizer instance" enough; the finding names both models, as the issue asks
+    "k2b_gan_one_optimizer_two_models": "S12 naming both models, where silence was asked",
 }
 CASES = all_cases()
 PARAMS = [

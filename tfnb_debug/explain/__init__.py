@@ -37,6 +37,7 @@ from tfnb_debug.explain.labels import (
     label_out_of_range,
     loss_output_mismatch,
 )
+from tfnb_debug.explain.layouts import channels_first_data
 from tfnb_debug.explain.list_dtypes import list_dtypes
 from tfnb_debug.explain.list_input import list_into_one_input
 from tfnb_debug.explain.model import unbuilt_model
@@ -84,6 +85,7 @@ RULES: tuple[Rule, ...] = (
     unsupported_distribution,
     broken_contract,
     step_data_structure,
+    channels_first_data,
     diverged_fit,
     checked_upstream,
     failed_check,
@@ -155,6 +157,7 @@ EVIDENCE_RULES: frozenset[Rule] = frozenset(
         step_data_structure,
         padded_to_longest,
         padded_arrays_differ,
+        channels_first_data,
         weight_without_input_size,
         build_given_shapes,
         call_returns_nothing,

@@ -25,6 +25,7 @@ from tfnb_debug.explain._data_makers import DataMaker, read_data_makers
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._diverged_fit import DivergedFit, read_diverged
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
+from tfnb_debug.explain._input_data import InputData, read_input_data
 from tfnb_debug.explain._library_results import Misuse, misused_result
 from tfnb_debug.explain._loss_targets import read_target_range
 from tfnb_debug.explain._negative_ids import NegativeIds, read_negative_ids
@@ -33,10 +34,7 @@ from tfnb_debug.explain._nonfinite_source import (
     consequence_source,
     read_nonfinite_source,
 )
-from tfnb_debug.explain._probability_checks import (
-    read_doubled_outputs,
-    read_probability_source,
-)
+from tfnb_debug.explain._probability_checks import read_doubled_outputs, read_probability_source
 from tfnb_debug.explain._step_data import StepData, read_step_data
 from tfnb_debug.explain._traceback_objects import (
     DatasetInfo,
@@ -187,6 +185,7 @@ class ErrorContext:
     negative_ids: tuple[NegativeIds, ...] = ()
     failed_check: FailedCheck | None = None  # what the user's failed check compared
     data_makers: tuple[DataMaker, ...] = ()  # the keras.utils builders of the line's data
+    input_data: tuple[InputData, ...] = ()  # Inputs shaped by an array: Input(x.shape[1:])
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -392,6 +391,9 @@ def fmt_shape(shape: tuple[int | None, ...]) -> str:
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
+_CHECKS = r"did not hold|must have rank|Tensor \w+ must|not compatible"
+
+
 def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None) -> ErrorContext:
     chain: list[BaseException] = []
     current: BaseException | None = exc
@@ -461,13 +463,11 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         ),
         failed_check=(
             _safely(read_failed_check, exc)
-            if type(exc).__name__ == "AssertionError"
-            or re.search(
-                r"did not hold|must have rank|Tensor \w+ must|not compatible", "\n".join(messages)
-            )
+            if type(exc).__name__ == "AssertionError" or re.search(_CHECKS, "\n".join(messages))
             else None
         ),
         data_makers=_safely(read_data_makers, exc) or (),
+        input_data=_safely(read_input_data, exc) or (),
         negative_ids=(
             _safely(read_negative_ids, exc) or ()
             if "Condition x >= 0 did not hold" in "\n".join(messages)

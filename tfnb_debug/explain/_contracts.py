@@ -130,6 +130,7 @@ from tfnb_debug.explain._optimizer_calls import (
     tape_gradient,
 )
 from tfnb_debug.explain._preprocessing import PREPROCESSING
+from tfnb_debug.explain._py_dataset import py_dataset_batches
 from tfnb_debug.explain._rank_asserts import rank_assert
 from tfnb_debug.explain._reshape_sizes import reshape_target
 from tfnb_debug.explain._saved_objects import load_custom_objects
@@ -487,6 +488,7 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shared_layer_width, (r"expected axis -1 of input shape",)),
     Contract(("*",), method_not_called, (r"object of type 'method'",)),
     Contract(("*",), missing_key, (r"^'?\w+'?$",)),
+    Contract(("Model.fit", "Model.evaluate"), py_dataset_batches, (r"same first dimension",)),
     Contract(("*",), receiver_is_class, (r"missing 1 required positional argument",)),
     Contract(("*",), list_into_layer, (r"Only input tensors may be passed",)),
     Contract(("*",), ragged_list, (r"non-rectangular Python sequence", r"inhomogeneous shape")),

@@ -372,10 +372,41 @@ def _source_input(tensor: Any, inputs: list[Any], limit: int = 50) -> Any:
     return None
 
 
+_CROSSABLE = ("StringLookup", "IntegerLookup", "Discretization", "Hashing")
+
+
+def feature_space_cross(call: LiveCall, exc: BaseException) -> Violation | None:
+    """A FeatureSpace cross of a feature that is not categorical: ``HashedCrossing`` takes the
+    integer or string ids of lookup, hashing or discretized features, not a normalized float."""
+    space = call.receiver
+    features = getattr(space, "features", None)
+    if not isinstance(features, dict):
+        return None
+    for cross in getattr(space, "crosses", None) or []:
+        for name in getattr(cross, "feature_names", ()):
+            feature = features.get(name)
+            kind = type(getattr(feature, "preprocessor", None)).__name__
+            if feature is None or kind in _CROSSABLE:
+                continue
+            names = " x ".join(f"'{n}'" for n in cross.feature_names)
+            return Violation(
+                "S11",
+                call.text("data") if "data" in call.texts else call.source,
+                f"the FeatureSpace crosses {names}, and '{name}' is a {kind} feature "
+                f"({getattr(feature, 'dtype', '?')}): a cross hashes integer or string ids, "
+                "not float values",
+                f"cross a discretized '{name}': declare it "
+                f"`'{name}': FeatureSpace.float_discretized(num_bins=...)` (or add such a "
+                f"feature beside it) and cross that, or drop '{name}' from the cross",
+            )
+    return None
+
+
 #: this module's contracts, as ``Contract`` arguments (apis, check, explains, layer): added
 #: to ``_contracts.CONTRACTS`` in this order
 PREPROCESSING: tuple[tuple[Any, ...], ...] = (
     (("adapt",), adapt_pairs, ()),
+    (("FeatureSpace",), feature_space_cross, (r"inputs should have an integer or string dtype",)),
     (("adapt",), adapt_table, (r"Got an element of type str",)),
     (("adapt",), adapt_text_values, (r"unsupported operand type\(s\) for",)),
     (("adapt",), adapt_dtype, (r"Cast \w+ to \w+ is not supported",)),

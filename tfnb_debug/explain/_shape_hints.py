@@ -12,6 +12,7 @@ moved, a projection) come from :mod:`tfnb_debug.diagnostics.shape_hints`.
 
 from __future__ import annotations
 
+import linecache
 import math
 import re
 
@@ -87,6 +88,21 @@ def sequence_rank_hint(
         f"give them their feature axis (the channel axis): `x[..., None]` and "
         f"`keras.Input(({steps}, 1))`"
     )
+    copied = next((d for d in ctx.input_data if d.shape[1:] == (steps,)), None)
+    if copied is not None:  # the Input copies the array's shape: the axis goes on the array
+        name = copied.name
+        features = (
+            f"give `{name}` its feature axis before the model is built, `{name} = "
+            f"{name}[..., None]`: `keras.Input(shape={copied.expression})` then reads "
+            f"({steps}, 1)"
+        )
+        if copied.fractional:
+            return (
+                f"'{layer}' ({cls}) reads (batch, steps, features) and got "
+                f"{fmt_shape(received)}: `{name}` {fmt_shape(copied.shape)} holds {steps} "
+                f"measurements per example (fractional values, not token ids), one feature "
+                f"per step: {features}"
+            )
     call = ctx.evidence.call
     x = call.arg(0, "x") if call is not None else None
     if x is not None and x.kind in ("array", "tensor") and x.low is not None and not x.whole:
@@ -369,3 +385,46 @@ def merge_shapes(text: str) -> tuple[str, list[tuple[int | None, ...]], bool] | 
         if a is not None and b is not None:
             return "merge", [a, b], True
     return None
+
+
+_DILATED = re.compile(r"kernel shape=\((\d+),[^)]*\)`?, `?dilation_rate=\[(\d+)")
+
+
+def dilated_window(
+    text: str, layer: str, received: tuple[int | None, ...]
+) -> tuple[str, str, str] | None:
+    """(problem, evidence, hint) when the window that no longer fits is a dilated kernel whose
+    span, not its size, exceeds the positions it gets."""
+    dilated = _DILATED.search(text)
+    size = received[1] if len(received) >= 3 else None
+    if dilated is None or int(dilated.group(2)) <= 1 or not size:
+        return None
+    k, d = int(dilated.group(1)), int(dilated.group(2))
+    span, most = (k - 1) * d + 1, (size - 1) // max(k - 1, 1)
+    if span <= size:
+        return None
+    return (
+        f"'{layer}' has dilation_rate={d}: its {k}-wide kernel spans {span} positions, more "
+        f"than the {size} it gets",
+        f"received {fmt_shape(received)}; kernel {k}, dilation_rate {d}",
+        (f"a dilation_rate of at most {most} on '{layer}'" if most >= 1 else "a smaller kernel")
+        + ", padding='same' on it, or place it earlier, where the map is larger",
+    )
+
+
+def failing_layer(ctx: ErrorContext, class_name: str) -> str:
+    """The layer that raised: the one Sequential.build was adding, else the innermost seen."""
+    if ctx.sequential_build is not None:
+        return ctx.sequential_build.layer
+    if class_name and any(cls == class_name for _, cls in ctx.layers):
+        return ctx.layer_of_class(class_name) or class_name
+    return ctx.layer_names[0] if ctx.layer_names else "a layer"
+
+
+def written_argument(ctx: ErrorContext) -> bool:
+    """Keras' message names an argument with the value the user wrote in the cell ("Received
+    groups=4, but the input has 3 channels" for ``Conv2D(32, 3, groups=4)``)."""
+    frames = ctx.user_frames()
+    source = "".join(linecache.getlines(frames[-1].filename)).replace(" ", "") if frames else ""
+    named = re.findall(r"Received:? `?(\w+)=([\w.]+)", ctx.text)
+    return any(f"{name}={value}" in source for name, value in named)

@@ -43,10 +43,13 @@ from tfnb_debug.explain._shape_hints import (
     _loss_shape_hint,
     _merge_hint,
     _rank_hint,
+    dilated_window,
+    failing_layer,
     image_layer_on_sequence_hint,
     merge_shapes,
     sequence_rank_hint,
     shrunk_hint,
+    written_argument,
 )
 from tfnb_debug.explain._weight_operand import weight_operand
 from tfnb_debug.explain.report import NextStep
@@ -167,7 +170,7 @@ def sequential_build_fails(ctx: ErrorContext) -> Explained | None:
     build = ctx.sequential_build
     if build is None or ctx.is_a("ResourceExhaustedError") or ctx.is_a("MemoryError"):
         return None  # running out of memory is R03's, not a shape problem
-    if _ARGUMENT_CHECK.search(ctx.key_sentence() or ""):
+    if _ARGUMENT_CHECK.search(ctx.key_sentence() or "") or written_argument(ctx):
         return None  # the layer refused one of its own arguments, and its message names it
     if not re.search(_SHAPE_WORDS, ctx.text):
         return None  # not about what the layer was given (a variable made in call, a bug)
@@ -571,24 +574,18 @@ def spatial_and_size(ctx: ErrorContext) -> Explained | None:
     return None
 
 
-def _failing_layer(ctx: ErrorContext, class_name: str) -> str:
-    """The layer that raised: the one Sequential.build was adding, else the innermost seen."""
-    if ctx.sequential_build is not None:
-        return ctx.sequential_build.layer
-    if class_name and any(cls == class_name for _, cls in ctx.layers):
-        return ctx.layer_of_class(class_name) or class_name
-    return ctx.layer_names[0] if ctx.layer_names else "a layer"
-
-
 def _shrunk(
     ctx: ErrorContext, kernel: int | None, left: int | None, received: tuple[int | None, ...]
 ) -> Explained:
-    layer = _failing_layer(ctx, "")
+    layer = failing_layer(ctx, "")
     detail = (
         f"a {kernel}-wide window does not fit in the {left} positions left"
         if kernel is not None
         else f"its output size would be zero or negative for input {fmt_shape(received)}"
     )
+    dilated = dilated_window(ctx.text, layer, received)
+    if dilated is not None:
+        return _s01(ctx, layer, dilated[0], evidence=dilated[1], hint=dilated[2])
     return _s01(
         ctx,
         layer,

@@ -1,0 +1,67 @@
+"""Images stored channels first reaching image layers that read channels last (S01).
+
+Arrays saved from PyTorch loaders (and many medical or satellite formats) hold images as
+``(N, C, H, W)``; Keras' image layers read ``(N, H, W, C)`` by default.  A model built on
+such an array (``keras.Input(shape=x.shape[1:])``, or ``fit(x, ...)`` on an Input of that
+shape) sees C rows of W channels, and the first pooling or convolution that shrinks the
+C-sized axis fails.  The evidence is the array's shape (a small axis 1 of 1, 3 or 4 channels
+before two large spatial axes) and the cell, which sets no ``data_format``; the fix is the
+transpose on the array, which the Input copies when it was made from the array's shape.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+
+from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.ground.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_SHRUNK = r"zero or negative|Negative dimension|incompatible with the layer|expected axis -1"
+
+
+def channels_first_data(ctx: ErrorContext) -> Explained | None:
+    """S01: the data is (N, C, H, W) with C in 1, 3, 4, and the model reads channels last."""
+    if not re.search(_SHRUNK, ctx.text):
+        return None
+    frames = ctx.user_frames()
+    source = "".join(linecache.getlines(frames[-1].filename)) if frames else ""
+    if "channels_first" in source or not re.search(r"Conv[23]D|Pooling[23]D", source):
+        return None
+    candidates = [(d.name, d.expression, d.shape) for d in ctx.input_data]
+    call = ctx.evidence.call
+    x = call.arg(0, "x") if call is not None else None
+    if x is not None and x.shape and all(isinstance(d, int) for d in x.shape):
+        candidates.append((x.text, "", tuple(int(d) for d in x.shape if d is not None)))
+    for name, expression, shape in candidates:
+        if len(shape) not in (4, 5) or shape[1] not in (1, 3, 4):
+            continue
+        spatial = shape[2:]
+        if min(spatial) < 8 or shape[-1] <= 4:
+            continue
+        order = (0, *range(2, len(shape)), 1)
+        last = (shape[0], *shape[2:], shape[1])
+        copied = (
+            f" (then `keras.Input(shape={expression})` reads {fmt_shape(last[1:])})"
+            if expression
+            else f"; the model's Input then takes {fmt_shape(last[1:])}"
+        )
+        return (
+            finding(
+                "S01",
+                f"`{name}` {fmt_shape(shape)} holds images channels first ({shape[1]} channels "
+                f"on axis 1), and Keras' image layers read channels last: they see "
+                f"{shape[1]} rows of {shape[-1]} channels",
+                place=f"`{name}`",
+                evidence=f"`{name}` {fmt_shape(shape)}; no data_format='channels_first' in "
+                "the cell",
+                hint=f"move the channels last before the model is built: `{name} = "
+                f"np.transpose({name}, {order})`{copied}; or give each image layer "
+                "data_format='channels_first'",
+            ),
+            (),
+        )
+    return None
