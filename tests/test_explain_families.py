@@ -44,6 +44,15 @@ KNOWN_GENERIC = {
     # the same mistake in Keras 2 GAN code (keras2_more): this writer also ruled Keras' "recreate
     # a new optimizer instance" enough; the finding names both models, as the issue asks
     "k2b_gan_one_optimizer_two_models": "S12 naming both models, where silence was asked",
+    # code disagreements of the 2026-12-05 families, where the finding names the cause and the
+    # fix the writer asked for: an op inside the user's layer is S07 with the layer named (the
+    # catalog's S07: "name the op and ... the layer it belongs to"), a layer's tuple or list
+    # result given to a layer that takes one tensor is S12 (like return_state), and a stateful
+    # model's last partial batch is S12 (the data does not split into its fixed batch size)
+    "at_encoder_block_ffn_returns_ff_dim": "S07 naming the layer, where S01 was asked",
+    "at_attention_scores_tuple_into_residual": "S01 (the tuple unpacked), where S12 was asked",
+    "rn_stateful_lstm_partial_last_batch": "S12 (the fixed batch size), where S07 was asked",
+    "rn_bidirectional_merge_mode_none_into_dense": "S12 naming merge_mode, where S01 was asked",
 }
 CASES = all_cases()
 PARAMS = [

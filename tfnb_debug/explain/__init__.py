@@ -21,6 +21,7 @@ from tfnb_debug.explain.contracts import broken_contract, internal_error
 from tfnb_debug.explain.custom_layers import (
     build_given_shapes,
     call_returns_nothing,
+    cell_state_count,
     static_batch_in_call,
     weight_without_input_size,
 )
@@ -37,7 +38,7 @@ from tfnb_debug.explain.labels import (
     label_out_of_range,
     loss_output_mismatch,
 )
-from tfnb_debug.explain.layouts import channels_first_data
+from tfnb_debug.explain.layouts import backbone_too_small, channels_first_data
 from tfnb_debug.explain.list_dtypes import list_dtypes
 from tfnb_debug.explain.list_input import list_into_one_input
 from tfnb_debug.explain.model import unbuilt_model
@@ -86,6 +87,7 @@ RULES: tuple[Rule, ...] = (
     broken_contract,
     step_data_structure,
     channels_first_data,
+    backbone_too_small,
     diverged_fit,
     checked_upstream,
     failed_check,
@@ -95,6 +97,7 @@ RULES: tuple[Rule, ...] = (
     weight_without_input_size,
     build_given_shapes,
     call_returns_nothing,
+    cell_state_count,
     static_batch_in_call,
     label_out_of_range,
     index_out_of_range,
@@ -158,6 +161,7 @@ EVIDENCE_RULES: frozenset[Rule] = frozenset(
         padded_to_longest,
         padded_arrays_differ,
         channels_first_data,
+        backbone_too_small,
         weight_without_input_size,
         build_given_shapes,
         call_returns_nothing,

@@ -17,10 +17,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._array_values import array_range, few_values
 from tfnb_debug.explain._binary_tables import binary_columns
 from tfnb_debug.explain._layer_made import MadeBy, made_by_layer
 
-_MAX_VALUES = 10_000_000  # arrays up to this size are scanned for their range
 _SAFE_ATTRS = frozenset({"values", "T"})
 
 
@@ -67,6 +67,8 @@ class Arg:
     #: a one-hot encoded DataFrame's peers in the user's namespace: other tables with columns
     #: of the same prefixes that this one lacks (the training table), as (name, columns)
     peers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the distinct values of a whole-numbered array when there are at most 8 (0 and 255)
+    values: tuple[float, ...] = ()
     #: the preprocessing layer whose call made the value and the setting behind each axis
     #: it sized (``vec(texts)``, or ``x = vec(texts)`` above: explain/_layer_made.py)
     made_by: MadeBy | None = None
@@ -442,9 +444,10 @@ def describe_value(text: str, value: Any, depth: int = 0) -> Arg:
             text_example=_example(sample) if sample else "",
             numeric_text=bool(sample) and all(_reads_as_number(v) for v in sample),
         )
-    low, high, whole = _range(value, dims)
+    low, high, whole = array_range(value, dims)
     if (low, high, whole, len(dims)) != (0, 1, True, 2):
-        return Arg(text, kind, dims, dtype_name, low, high, whole)
+        values = few_values(value) if whole and high is not None and high > 1 else ()
+        return Arg(text, kind, dims, dtype_name, low, high, whole, values=values)
     multi, empty = binary_columns(value)
     return Arg(
         text, kind, dims, dtype_name, low, high, whole, multi_hot_rows=multi, empty_columns=empty
@@ -457,30 +460,6 @@ def _reads_as_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _range(value: Any, dims: tuple[int | None, ...]) -> tuple[float | None, float | None, bool]:
-    """(lowest, highest finite value, every finite value whole) of a numeric array."""
-    import numpy as np
-
-    if any(d is None for d in dims):
-        return None, None, False
-    size = 1
-    for d in dims:
-        size *= int(d or 0)
-    if size == 0 or size > _MAX_VALUES:
-        return None, None, False
-    try:
-        array = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
-    except Exception:
-        return None, None, False
-    if array.dtype.kind not in "biuf":
-        return None, None, False
-    finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
-    if finite.size == 0:
-        return None, None, False
-    whole = array.dtype.kind != "f" or bool(np.all(np.mod(finite, 1) == 0))
-    return float(finite.min()), float(finite.max()), whole
 
 
 def _text_columns(array: Any, rows: int = 1000) -> tuple[tuple[str, ...], str]:
@@ -556,7 +535,7 @@ def _pandas(text: str, value: Any, name: str) -> Arg:
     dtype = dtypes.pop() if len(dtypes) == 1 else "mixed"
     dims = tuple(int(d) for d in value.shape)
     low, high, whole = (
-        _range(value.to_numpy(), dims)
+        array_range(value.to_numpy(), dims)
         if name == "Series" and value.dtype.kind in "biuf"
         else (None, None, False)
     )

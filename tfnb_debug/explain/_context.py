@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfnb_debug.explain._applications import Backbone, read_backbone
 from tfnb_debug.explain._batch_fixers import BatchFixer, batch_fixing_layer
 from tfnb_debug.explain._checked_values import FailedCheck, read_failed_check
 from tfnb_debug.explain._condition import condition_rank
@@ -103,6 +104,7 @@ class LabelInfo:
     high: float | None
     whole: bool  # every value is a whole number (class ids, also when stored as floats)
     multi_hot_rows: int = 0  # rows of 0/1 labels with more than one 1 (multi-label targets)
+    values: tuple[float, ...] = ()  # the distinct values, when at most 8
 
 
 # layers whose output has their input's shape: what made a wrong shape is before them
@@ -164,28 +166,22 @@ class ErrorContext:
     condition_rank: int | None = None
     #: the layer of the model that fixes the batch axis (read only for incompatible shapes)
     batch_fixer: BatchFixer | None = None
-    #: a model of the cell whose fit went non-finite (read only for failed checks)
-    diverged: DivergedFit | None = None
-    #: the op (or data) that made the value a failed eager numeric check held (N01, M02, N05,
-    #: G03, G05)
+    diverged: DivergedFit | None = None  # a model of the cell whose fit went non-finite
+    #: the op (or data) that made the value a failed eager numeric check held (N01, M02, N05...)
     nonfinite_source: NonfiniteSource | None = None
-    #: what made the NaN/Inf a line of the user's own code failed on, outside TensorFlow
-    consequence: NonfiniteSource | None = None
+    consequence: NonfiniteSource | None = None  # what made the NaN/Inf a user's line met
     #: (model, loss, labels, lowest, highest): a fit's targets outside its loss's range
     target_range: tuple[str, str, str, float, float] | None = None
-    #: (name, model, output layer, activation, units, "sum"/"range"): a probability check of
-    #: a model's outputs that failed
+    #: (name, model, output layer, activation, units, "sum"/"range"): a failed probability check
     probability_source: tuple[str, str, str, str, int, str] | None = None
-    #: the models the failing statement calls that squash an output twice (M08)
-    doubled: tuple[Any, ...] = ()
+    doubled: tuple[Any, ...] = ()  # models of the failing statement squashing twice (M08)
     #: the element a user's overridden train_step/test_step gets from the failing fit call
     step_data: StepData | None = None
-    #: the integer arrays of the user's frames holding negatives (read only when an
-    #: assert_non_negative failed)
-    negative_ids: tuple[NegativeIds, ...] = ()
+    negative_ids: tuple[NegativeIds, ...] = ()  # integer arrays with negatives (user frames)
     failed_check: FailedCheck | None = None  # what the user's failed check compared
     data_makers: tuple[DataMaker, ...] = ()  # the keras.utils builders of the line's data
     input_data: tuple[InputData, ...] = ()  # Inputs shaped by an array: Input(x.shape[1:])
+    backbone: Backbone | None = None  # a keras.applications model of a minimum size, called
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -241,7 +237,9 @@ class ErrorContext:
         y = call.arg(1, "y")
         if y is None or y.shape is None or y.kind not in ("array", "tensor", "series"):
             return None
-        return LabelInfo(y.text, y.dtype, y.shape, y.low, y.high, y.whole, y.multi_hot_rows)
+        return LabelInfo(
+            y.text, y.dtype, y.shape, y.low, y.high, y.whole, y.multi_hot_rows, y.values
+        )
 
     def inputs_text(self) -> str:
         """``float32 from layer 'flatten'`` per input of the failed input check."""
@@ -391,6 +389,7 @@ def fmt_shape(shape: tuple[int | None, ...]) -> str:
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
+_SHRUNK = r"zero or negative|Negative dimension"
 _CHECKS = r"did not hold|must have rank|Tensor \w+ must|not compatible"
 
 
@@ -468,6 +467,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         ),
         data_makers=_safely(read_data_makers, exc) or (),
         input_data=_safely(read_input_data, exc) or (),
+        backbone=_safely(read_backbone, exc) if re.search(_SHRUNK, "\n".join(messages)) else None,
         negative_ids=(
             _safely(read_negative_ids, exc) or ()
             if "Condition x >= 0 did not hold" in "\n".join(messages)

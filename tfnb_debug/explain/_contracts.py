@@ -100,6 +100,7 @@ from tfnb_debug.explain._map_contracts import (
     map_element_dtype,
     positional_into_training,
 )
+from tfnb_debug.explain._merge_sizes import merge_sizes
 from tfnb_debug.explain._model_contracts import (
     compile_keys,
     fit_class_weight,
@@ -485,10 +486,15 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Model.fit", "Model.evaluate", "Model.predict"), ragged_data, (r"ragged",)),
     Contract(("*",), image_layer_rank, (r"Expected image tensor to have rank 3",), layer=True),
     Contract(("*",), override_signature, (r"got an unexpected keyword argument",)),
-    Contract(("*",), shared_layer_width, (r"expected axis -1 of input shape",)),
+    Contract(("*",), shared_layer_width, (r"expected axis -1 of input shape",), layer=True),
     Contract(("*",), method_not_called, (r"object of type 'method'",)),
     Contract(("*",), missing_key, (r"^'?\w+'?$",)),
     Contract(("Model.fit", "Model.evaluate"), py_dataset_batches, (r"same first dimension",)),
+    Contract(
+        ("Model.fit", "Model.evaluate", "Model.predict"),
+        merge_sizes,
+        (r"requires inputs with matching shapes", r"Dimension \d+ in both shapes must be equal"),
+    ),
     Contract(("*",), receiver_is_class, (r"missing 1 required positional argument",)),
     Contract(("*",), list_into_layer, (r"Only input tensors may be passed",)),
     Contract(("*",), ragged_list, (r"non-rectangular Python sequence", r"inhomogeneous shape")),

@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._dataset_parts import labels_left_by_map
 from tfnb_debug.explain._output_axes import dataset_labels, extra_output_axes
 from tfnb_debug.explain._sequence_steps import steps_against_input
 from tfnb_debug.explain._spatial import differing_axis, size_fix
@@ -343,6 +344,9 @@ def target_shape(call: LiveCall, exc: BaseException) -> Violation | None:
     else:
         named = f"of `{text_x}`" if from_dataset else f"`{text_y}`"
         what = f"the labels {named} have {labels[axis]} on axis {axis}"
+        left = labels_left_by_map(call.filename, text_x) if from_dataset else None
+        if left is not None:  # a map that changes the inputs and not the labels
+            what, fix = what + left[0], left[1]
     if not fix:
         fix = (
             f"the model's input has {chain[0].size} on axis {axis} and the layers change it to "

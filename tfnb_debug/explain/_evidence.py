@@ -74,6 +74,7 @@ class Evidence:
 
     call: CallInfo | None = None
     embeddings: tuple[tuple[str, int], ...] = ()  # (layer name, input_dim) in the models involved
+    masked: tuple[str, ...] = ()  # the Embeddings among them with mask_zero=True (id 0: padding)
     vocabularies: tuple[tuple[str, int], ...] = ()  # (name, vocabulary_size()) of lookup layers
     layer_dtypes: tuple[LayerDtypes, ...] = ()  # layers seen as ``self``, innermost first
     user_classes: tuple[str, ...] = ()  # names bound to classes in the user's namespaces
@@ -93,6 +94,7 @@ def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
     return Evidence(
         call=safely(failing_call, exc, is_user_file),
         embeddings=safely(_embeddings, exc, is_user_file) or (),
+        masked=safely(_masked, exc, is_user_file) or (),
         vocabularies=safely(_vocabularies, exc, is_user_file) or (),
         layer_dtypes=safely(_layer_dtypes, exc, is_user_file) or (),
         user_classes=safely(_user_classes, exc, is_user_file) or (),
@@ -126,6 +128,15 @@ def _embeddings(exc: BaseException, is_user_file: Any) -> tuple[tuple[str, int],
         if embedding and isinstance(dim, int):
             found.setdefault(str(layer.name), dim)
     return tuple(found.items())
+
+
+def _masked(exc: BaseException, is_user_file: Any) -> tuple[str, ...]:
+    """The names of the Embedding layers involved that reserve id 0 for padding (mask_zero)."""
+    return tuple(
+        str(layer.name)
+        for layer in _involved_layers(exc, is_user_file)
+        if hasattr(layer, "output_dim") and getattr(layer, "mask_zero", False) is True
+    )
 
 
 def _id_count(layer: Any) -> int | None:

@@ -27,6 +27,9 @@ def class_count(
 ) -> tuple[Finding, tuple[NextStep, ...]] | None:
     """M04 when the call's labels are class ids 0..k with k >= the output's units."""
     labels = ctx.labels
+    coded = _coded_classes(labels, value, classes, place)
+    if coded is not None:
+        return coded
     if labels is None or not labels.whole or labels.low != 0 or labels.high is None:
         return None
     high = int(labels.high)
@@ -43,6 +46,36 @@ def class_count(
             f"against [0, {classes})",
             hint=f"give the last layer {count} units, one per class: the number of classes is "
             f"`{labels.name}.max() + 1` ({count}), not the largest id ({high})",
+        ),
+        (),
+    )
+
+
+def _coded_classes(
+    labels: LabelInfo | None, value: int, classes: int, place: str
+) -> tuple[Finding, tuple[NextStep, ...]] | None:
+    """P12 when the labels take no more distinct values than the output has units, but other
+    values than 0..n-1 (a mask stored 0/255, ids 1..n, codes 10/20/30): they need a remap,
+    not more units."""
+    if labels is None or not labels.values or value not in labels.values:
+        return None
+    values = [int(v) for v in labels.values]
+    if len(values) > classes or max(values) < classes or values == list(range(1, classes + 1)):
+        return None  # ids 1..n: the rule's own branches name a lookup's OOV index or the shift
+    name, shown = labels.name, ", ".join(str(v) for v in values)
+    if values == [0, 255]:
+        remap = f"`{name} // 255` (or `({name} > 0).astype('int32')`)"
+    else:
+        remap = f"`np.unique({name}, return_inverse=True)[1]` (then 0..{len(values) - 1})"
+    return (
+        finding(
+            "P12",
+            f"the labels `{name}` take {len(values)} values ({shown}) for an output of {classes} "
+            f"units, but not the ids 0..{classes - 1}: {value} is a code, not a class id",
+            place=place,
+            evidence=f"`{name}` holds only {shown}; the loss rejected label {value} against "
+            f"[0, {classes})",
+            hint=f"map the values to class ids: {remap}; the output keeps {classes} units",
         ),
         (),
     )

@@ -225,7 +225,8 @@ def attention_inputs(call: LiveCall, exc: BaseException) -> Violation | None:
         return Violation(
             "S01",
             text,
-            f"{kind} scores query against key by a dot product, so their last axes must agree: "
+            f"{kind} '{layer.name}' scores query against key by a dot product, so their last "
+            "axes must agree: "
             f"query {fmt(query)}, {which} {fmt(key)}" + (f" ({made})" if made else ""),
             ("give the layers that make them the same units, or " if made else "")
             + "project one of them to the other's size with a Dense layer first, or use "
@@ -363,22 +364,29 @@ def add_weight_shape(call: LiveCall, exc: BaseException) -> Violation | None:
 # weights ---------------------------------------------------------------------------------
 
 
+_DEEP = r"Input to reshape|[Ii]ncompatible shapes|must be equal"
+
+
 def shared_layer_width(call: LiveCall, exc: BaseException) -> Violation | None:
     """A layer reused on a tensor of another width than the one it was first called (and
     built) on: its weights were sized by that first call."""
     layer = call.callee
-    if call.method != "__call__" or "expected axis -1" not in str(exc):
+    message = str(exc)
+    kernel = getattr(layer, "kernel", None)
+    if kernel is None and type(layer).__name__ in ("LayerNormalization", "BatchNormalization"):
+        # a normalization reused at another width fails deep in its call (a reshape of gamma)
+        kernel = getattr(layer, "gamma", None) if re.search(_DEEP, message) else None
+    elif "expected axis -1" not in message:
         return None
     nodes = list(getattr(layer, "_inbound_nodes", []) or [])
-    kernel = getattr(layer, "kernel", None)
     inputs = next(iter(call.values.values()), UNREAD)
     width = shape_of(inputs)
-    if not nodes or kernel is None or width is None or not width:
+    if call.method != "__call__" or kernel is None or not width or not kernel.shape:
         return None
     built = int(kernel.shape[0])
-    if width[-1] == built:
+    if width[-1] is None or width[-1] == built:
         return None
-    first = getattr(nodes[0], "arguments", None)
+    first = getattr(nodes[0], "arguments", None) if nodes else None
     first_args = list(getattr(first, "args", ()) or ())
     first_input = first_args[0] if first_args else None
     source = getattr(getattr(first_input, "_keras_history", None), "operation", None)
@@ -393,7 +401,7 @@ def shared_layer_width(call: LiveCall, exc: BaseException) -> Violation | None:
         "input must have the width of the first",
         f"give this branch its own layer (`{type(layer).__name__}(...)` per branch), or project "
         f"`{text}` to {built} features first (a Dense({built})) if the weights must be shared",
-        f"kernel {fmt(tuple(int(d) for d in kernel.shape))}; this input {fmt(width)}",
+        f"{kernel.name} {fmt(tuple(int(d) for d in kernel.shape))}; this input {fmt(width)}",
     )
 
 

@@ -22,6 +22,13 @@ def batch_axis_hint(ctx: ErrorContext, *shapes: str) -> str:
     if len(shapes) != 2:
         return ""
     a, b = parse_shape(shapes[0]), parse_shape(shapes[1])
+    if a is not None and b is not None and (a == (*b, 1) or b == (*a, 1)) and len(a) + len(b) > 2:
+        return (
+            f"one operand has a trailing axis of 1 that the other lacks ({shapes[0]} vs "
+            f"{shapes[1]}); for labels (or masks) against a model's output, the labels lack the "
+            "channel axis the output has: add it where they are made (`y[..., None]`, "
+            "`tf.expand_dims(y_true, -1)`), or drop it from the output (`tf.squeeze(y_pred, -1)`)"
+        )
     if a is None or b is None or len(a) != len(b) or not a or None in (a[0], b[0]):
         return ""
     if a[0] == b[0] or any(x != y for x, y in zip(a[1:], b[1:], strict=True)):

@@ -428,3 +428,13 @@ def written_argument(ctx: ErrorContext) -> bool:
     source = "".join(linecache.getlines(frames[-1].filename)).replace(" ", "") if frames else ""
     named = re.findall(r"Received:? `?(\w+)=([\w.]+)", ctx.text)
     return any(f"{name}={value}" in source for name, value in named)
+
+
+def with_user_line(ctx: ErrorContext, evidence: str) -> str:
+    """The evidence, with the user's line that led into the failure (``model.fit(X_test)`` at
+    Cell In[5], line 2) when the evidence does not quote it yet."""
+    line = ctx.user_code_line()
+    if line is None or not line[3] or line[3] in evidence:
+        return evidence
+    at = f"`{line[3]}` at {ctx.where(line[0], line[1], line[2])}"
+    return f"{evidence}; {at}" if evidence else at

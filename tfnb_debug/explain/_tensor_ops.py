@@ -30,7 +30,7 @@ def op_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
     found = check(call.values, call.texts)
     if found is None:
         return None
-    layer = _enclosing_layer(exc) or _lambda_on_line(call)
+    layer = _enclosing_layer(exc) or (f"Lambda '{n}'" if (n := _lambda_on_line(call)) else "")
     keras = any(_is_keras_tensor(v) for v in _operands(call.values))
     return _violation(found, call.source, layer, keras or bool(layer))
 
@@ -63,12 +63,12 @@ def lambda_op(call: LiveCall, exc: BaseException) -> Violation | None:
     if found is None:
         return None
     name = str(getattr(layer, "name", "lambda"))
-    return _violation(found, ast.unparse(lam.body), name, True)
+    return _violation(found, ast.unparse(lam.body), f"Lambda '{name}'", True)
 
 
 def _violation(found: tuple[str, str], source: str, layer: str, graph: bool) -> Violation:
     problem, hint = found
-    where = f" in Lambda '{layer}'" if layer else ""
+    where = f" in {layer}" if layer else ""
     return Violation(
         "S01" if graph else "S07",
         source,
@@ -107,6 +107,14 @@ def _concatenate(values: dict[str, Any], texts: dict[str, str]) -> tuple[str, st
         hint = (
             f"they agree on axis {axis} and differ only on axis {differ[0]}: to join them "
             f"there, `axis={other}`"
+        )
+    elif differ == [0] and at != 0 and 1 in {s[0] for s in shapes if s is not None}:
+        one = names[[s[0] if s else None for s in shapes].index(1)]
+        full = next(n for n, s in zip(names, shapes, strict=True) if s and s[0] != 1)
+        hint = (
+            f"axis 0 is the batch: {one} has 1 there and is not repeated for each example: "
+            f"broadcast it to the batch first, `tf.repeat({one.strip('`')}, "
+            f"tf.shape({full.strip('`')})[0], axis=0)`"
         )
     else:
         hint = f"make axes {', '.join(str(i) for i in differ)} equal before joining them"
@@ -302,13 +310,15 @@ def _lambda_on_line(call: LiveCall) -> str:
 
 
 def _enclosing_layer(exc: BaseException) -> str:
-    """The name of the innermost Lambda whose function raised, "" when none."""
+    """ "Lambda 'name'" (or "AddCLSToken 'name'" for the user's own layer class) of the
+    innermost layer whose call ran the op, "" when none."""
     found = ""
     tb = exc.__traceback__
     while tb is not None:
         owner = tb.tb_frame.f_locals.get("self")
-        if is_a(owner, "Lambda"):
-            found = str(getattr(owner, "name", ""))
+        mine = is_a(owner, "Layer") and not type(owner).__module__.startswith(("keras", "tf"))
+        if is_a(owner, "Lambda") or mine and tb.tb_frame.f_code.co_name == "call":
+            found = f"{type(owner).__name__} '{getattr(owner, 'name', '')}'"
         tb = tb.tb_next
     return found
 

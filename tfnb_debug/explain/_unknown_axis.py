@@ -91,6 +91,15 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
             f"declare the features each step has: `keras.Input(shape=({steps}, n_features))` "
             "(the data's last axis); only the steps axis may stay None"
         )
+    elif kind == "InputLayer" and len(dims) == 4 and dims[1] is None and dims[2] is None:
+        source = f"the model's Input {shape} has no fixed height and width"
+        backbone = _backbone_without_size(call.filename)
+        size = f"input_shape=(height, width, {dims[-1]})"
+        fixes = (
+            f"give the backbone its image size, `{backbone}(..., {size})`"
+            if backbone
+            else f"give the Input its image size, `keras.Input(shape=(height, width, {dims[-1]}))`"
+        )
     elif kind == "InputLayer":
         fixed = ", ".join("maxlen" if d is None else str(d) for d in dims[1:])
         fixed = f"({fixed},)" if len(dims) == 2 else f"({fixed})"
@@ -107,7 +116,9 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
         fixes = f"fix that length at '{origin.name}'"
     if flattened:
         fixes += (
-            ", or replace the Flatten with GlobalAveragePooling1D (or an RNN), which "
+            ", or replace the Flatten with GlobalAveragePooling2D, which works for any size"
+            if len(dims) == 4
+            else ", or replace the Flatten with GlobalAveragePooling1D (or an RNN), which "
             "works for any length"
         )
         sequences = [
@@ -129,3 +140,20 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
         f"weight shape ({match.group(1)}); input {fmt(shape_of(tensor))}",
         quote_call=False,  # the layer list adds nothing to the shapes
     )
+
+
+def _backbone_without_size(filename: str) -> str:
+    """``keras.applications.VGG16`` when the cell builds such a backbone without input_shape."""
+    import ast
+    import linecache
+
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or ".applications." not in ast.unparse(node.func):
+            continue
+        if not any(k.arg in ("input_shape", "input_tensor") for k in node.keywords):
+            return ast.unparse(node.func)
+    return ""

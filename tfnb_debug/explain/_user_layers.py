@@ -44,6 +44,8 @@ class UserLayer:
     #: the shapes the frame's first argument holds when it is a list of shapes (a build() of a
     #: layer called on several tensors), else ()
     shapes_given: tuple[tuple[int | None, ...], ...] = ()
+    #: an RNN cell's ``state_size`` as the class declares it (repr), "" for other layers
+    state_size: str = ""
 
 
 def _shapes_in(value: Any) -> tuple[tuple[int | None, ...], ...]:
@@ -121,6 +123,7 @@ def read_user_layers(
                     shape_of(frame.f_locals.get(first)) if first else None,
                     build_source,
                     _shapes_in(frame.f_locals.get(first)) if first else (),
+                    repr(owner.__dict__["state_size"]) if "state_size" in vars(owner) else "",
                 ),
             )
         tb = tb.tb_next

@@ -183,3 +183,40 @@ def build_given_shapes(ctx: ErrorContext) -> Explained | None:
             (),
         )
     return None
+
+
+_UNPACKED = r"not enough values to unpack \(expected (\d+), got (\d+)\)"
+
+
+def cell_state_count(ctx: ErrorContext) -> Explained | None:
+    """S01: the user's RNN cell unpacks more states than its ``state_size`` declares (the RNN
+    hands a cell one state per entry of state_size)."""
+    import ast
+
+    match = re.search(_UNPACKED, ctx.text)
+    cells = [u for u in ctx.user_layers if u.state_size and u.method == "call"]
+    if match is None or not cells:
+        return None
+    cell, want = cells[0], int(match.group(1))
+    try:
+        declared = ast.literal_eval(cell.state_size)
+    except (ValueError, SyntaxError):
+        return None
+    sizes = list(declared) if isinstance(declared, list | tuple) else [declared]
+    if len(sizes) >= want or not all(isinstance(s, int) for s in sizes):
+        return None
+    fix = "[" + ", ".join(str(sizes[0]) for _ in range(want)) + "]"
+    return (
+        finding(
+            "S01",
+            f"{cell.class_name} '{cell.name}' declares state_size={cell.state_size} "
+            f"({len(sizes)} state{'s' if len(sizes) > 1 else ''}), and its call unpacks {want}: "
+            "the RNN hands a cell one state per entry of state_size",
+            place=_call_frame(ctx, cell),
+            evidence=f"state_size {cell.state_size}; unpacking expected {want}, got "
+            f"{match.group(2)}",
+            hint=f"declare one size per state, `self.state_size = {fix}` (e.g. [units, units] "
+            f"for h and c), and return the {want} new states as a list",
+        ),
+        (),
+    )

@@ -224,6 +224,16 @@ def _cardinality(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
             "(a split, filter or shuffle applied to only one of them?), e.g. split once with "
             "one index for both"
         )
+        names = [n for n in (*x_names[:1], y_name) if n.isidentifier()] if call else []
+        made = {n: assigned_before(n, call.filename, call.lineno) for n in names} if call else {}
+        stepped = [n for n, m in made.items() if "steps=" in m.replace(" ", "")]
+        evidence += "".join(f"; `{n} = {m}`" for n, m in made.items() if m and len(m) < 100)
+        if stepped:  # predict(..., steps=n // batch) leaves out the last, partial batch
+            hint = (
+                f"`{stepped[0]}` comes from a predict with `steps=`, which reads only that many "
+                "batches (the last, partial batch is left out): drop steps= so it covers every "
+                "example, or take the same first rows of the other array"
+            )
     return (
         finding(
             "S12",
@@ -354,6 +364,15 @@ def _layer_inputs(
             f"'{layer}' on the output (or drop return_{several.group(1)}=True)"
         )
         what = f"{cls} '{layer}' takes one tensor but got the {received} that one layer returned"
+    elif split := next((t for t in (*texts, made) if "merge_mode=None" in t.replace(" ", "")), ""):
+        hint = (
+            f"`{split}` returns the forward and backward outputs as {received} separate tensors "
+            "(merge_mode=None): give it merge_mode='concat' (the default), 'sum', 'ave' or 'mul' "
+            "for one tensor, or use the two outputs apart"
+        )
+        what = (
+            f"{cls} '{layer}' takes one tensor, and the Bidirectional before it returns {received}"
+        )
     elif stateful and ctx.sequential_build is not None:
         hint = (
             f"`{stateful}` returns {received} tensors (the output and its states), and a "

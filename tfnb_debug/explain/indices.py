@@ -152,6 +152,12 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
             f"input_dim = max id + 1 = {high + 1} (row 0 then serves padding), or subtract 1 from "
             "the ids"
         )
+    elif high is not None and layer in ctx.evidence.masked:
+        hint = (
+            f"'{layer}' has mask_zero=True, so id 0 is its padding and the real ids start at 1: "
+            f"the table needs max id + 1 = {high + 1} rows, `input_dim={high + 1}` (e.g. "
+            "len(vocabulary) + 1)"
+        )
     elif high is not None:
         hint = (
             f"the ids go up to {high} but '{layer}' has input_dim={size}: set input_dim = max id "

@@ -419,6 +419,21 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
         return _explained(
             finding("S07", shifted[0], place=place, evidence=evidence, hint=shifted[1])
         )
+    ids = info is not None and info.whole and (info.high or 0) > 1  # class ids, not one-hot
+    if loss in _SPARSE and same_shape(labels, output) and info is not None and ids:
+        classes, layer = int(info.high or 0) + 1, output_head(ctx) or " of the model"
+        return _explained(  # Keras squeezed the axis of a 1-unit output
+            finding(
+                "M04",
+                f"the output layer{layer} makes 1 unit per example (Keras drops that axis: "
+                f"{fmt_shape(output)}), but `{info.name}` holds {classes} classes "
+                f"(ids 0..{classes - 1})",
+                place=place,
+                evidence=evidence,
+                hint=f"give the output layer{layer} {classes} units with "
+                "activation='softmax': the sparse loss takes the class ids as they are",
+            )
+        )
     if loss in _SPARSE and len(labels) == len(output) and labels[-1] == units and units > 1:
         if info is not None and info.multi_hot_rows and info.shape and len(info.shape) == 2:
             # rows with several 1s: each example has several labels, not one class

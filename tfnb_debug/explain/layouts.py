@@ -65,3 +65,31 @@ def channels_first_data(ctx: ErrorContext) -> Explained | None:
             (),
         )
     return None
+
+
+def backbone_too_small(ctx: ErrorContext) -> Explained | None:
+    """S01: images smaller than the keras.applications backbone's documented minimum shrink
+    to nothing inside it."""
+    backbone = ctx.backbone
+    if backbone is None or not re.search(_SHRUNK, ctx.text):
+        return None
+    given = backbone.given
+    sides = [d for d in (given or ())[1:3] if d is not None]
+    if len(sides) != 2 or min(sides) >= backbone.minimum:
+        return None
+    m = backbone.minimum
+    return (
+        finding(
+            "S01",
+            f"`{backbone.variable}` holds keras.applications.{backbone.kind} "
+            f"('{backbone.name}'), which takes images of at least {m}x{m}, and gets "
+            f"{sides[0]}x{sides[1]}: its strided layers shrink them to nothing",
+            place=f"model '{backbone.name}'",
+            evidence=f"input {fmt_shape(given or ())}; {backbone.kind}'s documented minimum "
+            f"{m}x{m}",
+            hint=f"resize the images to at least {m}x{m} before it (`keras.layers.Resizing("
+            f"{m}, {m})` after the Input, or larger input images), or use a backbone that "
+            f"takes {sides[0]}x{sides[1]} (ResNet50 and MobileNetV2 take 32x32)",
+        ),
+        (),
+    )

@@ -49,6 +49,7 @@ from tfnb_debug.explain._shape_hints import (
     merge_shapes,
     sequence_rank_hint,
     shrunk_hint,
+    with_user_line,
     written_argument,
 )
 from tfnb_debug.explain._weight_operand import weight_operand
@@ -286,6 +287,9 @@ def _input_spec(ctx: ErrorContext, spec: re.Match[str]) -> Explained | None:
             origin=unbatched,
         )
     shapes = _SPEC_SHAPE.search(detail)
+    expected = parse_shape(shapes.group(1)) if shapes is not None else None
+    if expected and (given := data_itself(ctx, expected)) is not None:
+        return given  # the data itself is one example (Keras batched its first axis)
     if shapes is not None:
         order = input_order(ctx)
         hint, structure = (
@@ -325,7 +329,7 @@ def _s01(
     received = ctx.inputs_text()
     if received:
         evidence = f"{evidence}; input dtype {received}" if evidence else f"input dtype {received}"
-    evidence = _with_user_line(ctx, evidence)
+    evidence = with_user_line(ctx, evidence)
     variable = ctx.variable_of(layer)
     place = f"layer '{layer}'" + (f" (`{variable}`)" if variable else "")
     if structure or origin is not None and origin.code == "S12":
@@ -333,16 +337,6 @@ def _s01(
     else:
         found = finding("S01", message, place=place, evidence=evidence, hint=hint)
     return (found, (_tfshape_step(f"'{layer}'"),))
-
-
-def _with_user_line(ctx: ErrorContext, evidence: str) -> str:
-    """The evidence, with the user's line that led into the failure (``model.fit(X_test)`` at
-    Cell In[5], line 2) when the evidence does not quote it yet."""
-    line = ctx.user_code_line()
-    if line is None or not line[3] or line[3] in evidence:
-        return evidence
-    at = f"`{line[3]}` at {ctx.where(line[0], line[1])}"
-    return f"{evidence}; {at}" if evidence else at
 
 
 def op_shapes(ctx: ErrorContext) -> Explained | None:
@@ -502,8 +496,11 @@ def _s07(
     hint: str = "",
 ) -> Explained:
     place = f"op {op}"
-    if owner:
-        place += f" in {owner}"
+    inside = [u for u in ctx.user_layers if u.method == "call"]
+    if owner or inside:  # the user's own layer whose call ran the op
+        place += (
+            f" in {owner}" if owner else f" in layer '{inside[0].name}' ({inside[0].class_name})"
+        )
     if node:
         evidence = f"{evidence}; node {node}" if evidence else f"node {node}"
     if not hint:
@@ -518,7 +515,7 @@ def _s07(
     if defined is not None:
         evidence += f"; defined at {ctx.where(*defined)}"
     else:
-        evidence = _with_user_line(ctx, evidence)
+        evidence = with_user_line(ctx, evidence)
     return (
         finding("S07", message, place=place, evidence=evidence, hint=hint),
         (_tfshape_step("the loss" if loss else "the failing op"),),
