@@ -9,6 +9,7 @@ are kept, and no TensorFlow import).
 from __future__ import annotations
 
 import linecache
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,11 @@ class Evidence:
     user_classes: tuple[str, ...] = ()  # names bound to classes in the user's namespaces
     # (embedding, producer, class, ids it makes): an Embedding fed by a preprocessing layer
     id_sources: tuple[tuple[str, str, str, int], ...] = ()
+    #: (name, dtype) of the tensors and arrays the user's failing line names (dtype clashes)
+    line_dtypes: tuple[tuple[str, str], ...] = ()
+
+
+_CLASH = r"expected to be a \w+ tensor but is a|does not match type|have types \["
 
 
 def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
@@ -99,7 +105,28 @@ def read_evidence(exc: BaseException, is_user_file: Any) -> Evidence:
         layer_dtypes=safely(_layer_dtypes, exc, is_user_file) or (),
         user_classes=safely(_user_classes, exc, is_user_file) or (),
         id_sources=safely(_id_sources, exc, is_user_file) or (),
+        line_dtypes=(safely(_line_dtypes, exc) or ()) if re.search(_CLASH, str(exc)) else (),
     )
+
+
+def _line_dtypes(exc: BaseException) -> tuple[tuple[str, str], ...]:
+    """The dtype of each tensor or array named on the user's failing line (its own frame)."""
+    import ast
+
+    from tfnb_debug.explain._nonfinite_source import failing_statement
+
+    failing = failing_statement(exc)
+    if failing is None:
+        return ()
+    spaces, _, statement = failing
+    found: dict[str, str] = {}
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and node.id not in found:
+            value = next((names[node.id] for names in spaces if node.id in names), None)
+            dtype = getattr(getattr(value, "dtype", None), "name", None)
+            if isinstance(dtype, str) and hasattr(value, "shape"):
+                found[node.id] = dtype
+    return tuple(found.items())[:12]
 
 
 # models and layers ---------------------------------------------------------------------

@@ -15,7 +15,13 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._assignments import assigned_before
-from tfnb_debug.explain._context import ErrorContext, LabelInfo, fmt_shape, same_shape
+from tfnb_debug.explain._context import (
+    ErrorContext,
+    LabelInfo,
+    dtype_name,
+    fmt_shape,
+    same_shape,
+)
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -236,3 +242,73 @@ def categorical_labels(
             (),
         )
     return None
+
+
+def half_precision_output(ctx: ErrorContext, have: str, want: str) -> Explained | None:
+    """S05: under a mixed precision policy the model's output layer computes in float16 (or
+    bfloat16), and the float32 labels meet it in the loss."""
+    pair = {dtype_name(have), dtype_name(want)}  # the eager message writes "half", "float"
+    half = next((d for d in ("float16", "bfloat16") if d in pair), None)
+    if half is None or "float32" not in pair:
+        return None
+    for model in ctx.evidence.layer_dtypes:
+        halves = [name for name, dtype in model.outputs if dtype == half]
+        if not model.policy.startswith("mixed") or not halves:
+            continue
+        layer = halves[0]
+        return (
+            finding(
+                "S05",
+                f"under the {model.policy} policy the output layer '{layer}' of model "
+                f"'{model.name}' computes in {half}, and the float32 labels meet its {half} "
+                "predictions in the loss",
+                place=f"layer '{layer}'",
+                evidence=f"{model.name} policy {model.policy}; outputs "
+                + ", ".join(f"'{n}' {d}" for n, d in model.outputs),
+                hint=f"keep the output in float32: give layer '{layer}' `dtype=\"float32\"` "
+                f'(e.g. `keras.layers.Dense(..., name="{layer}", dtype="float32")`), or end '
+                'the model with `keras.layers.Activation("linear", dtype="float32")`; the loss '
+                "is then computed in float32, as mixed precision needs",
+            ),
+            (),
+        )
+    return None
+
+
+def odd_named_operand(
+    ctx: ErrorContext, op: str, have: str, want: str, place: str
+) -> Explained | None:
+    """S11: the one name on the failing line whose dtype is the odd one of a float clash
+    (``class_weights`` float64 from NumPy, ``logits`` float16 from a mixed-precision model)."""
+    pair = {dtype_name(have), dtype_name(want)}
+    odd = next((d for d in pair if d != "float32"), None)
+    if "float32" not in pair or odd not in ("float64", "float16", "bfloat16"):
+        return None
+    named = [n for n, d in ctx.evidence.line_dtypes if d == odd]
+    if len(named) != 1:
+        return None
+    name = named[0]
+    if odd == "float64":
+        hint = (
+            f"make `{name}` float32 where it is made (`tf.constant(..., dtype=tf.float32)`, "
+            f"`.astype('float32')` on the NumPy array), or cast it, `tf.cast({name}, tf.float32)`"
+        )
+        why = "NumPy's default float type"
+    else:
+        hint = (
+            f"give the layer that makes `{name}` dtype='float32' (the output layer, under a "
+            f"mixed precision policy), or cast it before the loss, `tf.cast({name}, tf.float32)`"
+        )
+        why = "a mixed precision computation's dtype"
+    return (
+        finding(
+            "S11",
+            f"{op} in a loss mixes {have} and {want} tensors: `{name}` is {odd} ({why}), the "
+            "other operand float32",
+            place=place,
+            evidence=f"{op}: {have} vs {want}; "
+            + ", ".join(f"`{n}` {d}" for n, d in ctx.evidence.line_dtypes[:6]),
+            hint=hint,
+        ),
+        (),
+    )

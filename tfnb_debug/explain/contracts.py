@@ -26,7 +26,15 @@ def broken_contract(ctx: ErrorContext) -> Explained | None:
     if report is None or not report.violations:
         return None
     violation = report.violations[0]
-    where = ctx.where(report.filename, report.lineno)
+    function = next(  # the user's function (a layer's call) the failing call is made in
+        (
+            f.function
+            for f in ctx.frames
+            if (f.filename, f.lineno) == (report.filename, report.lineno)
+        ),
+        "",
+    )
+    where = ctx.where(report.filename, report.lineno, "" if function == "<module>" else function)
     evidence = f"`{report.source}` at {where}" if violation.quote_call else f"called at {where}"
     if violation.evidence:
         evidence += f"; {violation.evidence}"

@@ -12,7 +12,7 @@ import re
 from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext, dtype_name
 from tfnb_debug.explain._evidence import Arg, LayerDtypes
-from tfnb_debug.explain._operands import listed_operand, odd_operand
+from tfnb_debug.explain._operands import enclosing_function, listed_operand, odd_operand
 from tfnb_debug.explain._table_columns import (
     INVALID_EXTENSION,
     extension_column,
@@ -136,6 +136,23 @@ def _clash(text: str) -> tuple[str, str, str, str] | None:
     return None
 
 
+def _variable_dtype_value(ctx: ErrorContext) -> tuple[str, str] | None:
+    """(name, its assignment) of a value the user's layer ``call`` makes with
+    ``dtype=self.dtype`` (the variable dtype, float32 under a mixed policy)."""
+    import ast
+
+    for frame in reversed(ctx.user_frames()):
+        if not frame.function.endswith(".call"):
+            continue
+        found = enclosing_function(frame.filename, frame.lineno)
+        for node in ast.walk(found) if found is not None else ():
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                text = ast.unparse(node.value)
+                if re.search(r"dtype=self\.dtype\b", text):
+                    return node.targets[0].id, f"{node.targets[0].id} = {text}"
+    return None
+
+
 def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) -> Explained:
     layer = _mixed_layer(ctx.evidence.layer_dtypes, have, want)
     user = ctx.user_code_line()
@@ -160,6 +177,13 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
                 f"self.{attr} is a plain tf.Variable in {layer.raw_variables[0][1]}, which Keras does not cast "
                 f"to {layer.compute_dtype}: create it with self.add_weight(...) (Keras casts weights "
                 f"to the compute dtype in call), or use tf.cast(self.{attr}, self.compute_dtype)"
+            )
+        elif made := _variable_dtype_value(ctx):
+            evidence += f"; `{made[1]}`"
+            hint = (
+                f"`{made[0]}` is made with dtype=self.dtype, the layer's variable dtype (float32 "
+                f"under {layer.policy}), while its inputs are {layer.compute_dtype}: make it with "
+                "dtype=self.compute_dtype"
             )
         else:
             hint = (

@@ -21,7 +21,9 @@ from tfnb_debug.explain._label_count import (
     categorical_labels,
     class_count,
     dropped_class,
+    half_precision_output,
     label_mode,
+    odd_named_operand,
     output_head,
     shifted_ids,
 )
@@ -146,7 +148,7 @@ def label_dtype(ctx: ErrorContext) -> Explained | None:
     loss = _loss_evidence(ctx)
     if loss is None:
         return None  # a dtype clash that is not about labels and a loss: not S06
-    half = half_precision_output(ctx, have, want)
+    half = half_precision_output(ctx, have, want) or odd_named_operand(ctx, op, have, want, loss)
     if half is not None:
         return half
     if have.startswith("int") or want.startswith("int"):
@@ -188,37 +190,6 @@ def _label_lookup(ctx: ErrorContext) -> tuple[str, int] | None:
     if found is None:
         return None
     return next(((n, size) for n, size in ctx.evidence.vocabularies if n == found.group(1)), None)
-
-
-def half_precision_output(ctx: ErrorContext, have: str, want: str) -> Explained | None:
-    """S05: under a mixed precision policy the model's output layer computes in float16 (or
-    bfloat16), and the float32 labels meet it in the loss."""
-    pair = {dtype_name(have), dtype_name(want)}  # the eager message writes "half", "float"
-    half = next((d for d in ("float16", "bfloat16") if d in pair), None)
-    if half is None or "float32" not in pair:
-        return None
-    for model in ctx.evidence.layer_dtypes:
-        halves = [name for name, dtype in model.outputs if dtype == half]
-        if not model.policy.startswith("mixed") or not halves:
-            continue
-        layer = halves[0]
-        return (
-            finding(
-                "S05",
-                f"under the {model.policy} policy the output layer '{layer}' of model "
-                f"'{model.name}' computes in {half}, and the float32 labels meet its {half} "
-                "predictions in the loss",
-                place=f"layer '{layer}'",
-                evidence=f"{model.name} policy {model.policy}; outputs "
-                + ", ".join(f"'{n}' {d}" for n, d in model.outputs),
-                hint=f"keep the output in float32: give layer '{layer}' `dtype=\"float32\"` "
-                f'(e.g. `keras.layers.Dense(..., name="{layer}", dtype="float32")`), or end '
-                'the model with `keras.layers.Activation("linear", dtype="float32")`; the loss '
-                "is then computed in float32, as mixed precision needs",
-            ),
-            (),
-        )
-    return None
 
 
 _LIBRARY_LOSS_CALL = re.compile(
