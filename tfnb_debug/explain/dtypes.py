@@ -178,10 +178,10 @@ def _op_clash(ctx: ErrorContext, op: str, have: str, want: str, operand: str) ->
                 f"to {layer.compute_dtype}: create it with self.add_weight(...) (Keras casts weights "
                 f"to the compute dtype in call), or use tf.cast(self.{attr}, self.compute_dtype)"
             )
-        elif made := _variable_dtype_value(ctx):
-            evidence += f"; `{made[1]}`"
+        elif typed := _variable_dtype_value(ctx):
+            evidence += f"; `{typed[1]}`"
             hint = (
-                f"`{made[0]}` is made with dtype=self.dtype, the layer's variable dtype (float32 "
+                f"`{typed[0]}` is made with dtype=self.dtype, the layer's variable dtype (float32 "
                 f"under {layer.policy}), while its inputs are {layer.compute_dtype}: make it with "
                 "dtype=self.compute_dtype"
             )
