@@ -390,7 +390,7 @@ def fmt_shape(shape: tuple[int | None, ...]) -> str:
 
 
 _SHRUNK = r"zero or negative|Negative dimension"
-_CHECKS = r"did not hold|must have rank|Tensor \w+ must|not compatible"
+_CHECKS = r"did not hold|must have rank|Tensor \w+ must|not compatible|[Dd]imension|shape|[Ll]ength"
 
 
 def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None) -> ErrorContext:
@@ -451,13 +451,14 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         ),
         probability_source=(
             _safely(read_probability_source, exc)
-            if re.search(r"did not hold|to be true|tolerance", "\n".join(messages))
+            if re.search(r"did not hold|to be true|tolerance|probabilities", "\n".join(messages))
             or type(exc).__name__ == "AssertionError"
             else None
         ),
         doubled=(
             _safely(read_doubled_outputs, exc) or ()
-            if type(exc).__name__ == "AssertionError" or "tolerance" in "\n".join(messages)
+            if type(exc).__name__ in ("AssertionError", "IndexError")
+            or "tolerance" in "".join(messages[:1])
             else ()
         ),
         failed_check=(

@@ -41,9 +41,10 @@ from tfnb_debug.explain._argument_contracts import (
 )
 from tfnb_debug.explain._call import describe_value
 from tfnb_debug.explain._callback_contracts import logs_key, schedule_return
+from tfnb_debug.explain._config_contracts import config_drops_argument
+from tfnb_debug.explain._confusion_contracts import confusion_matrix_ids
 from tfnb_debug.explain._data_contracts import (
     class_weight_type,
-    confusion_matrix_ids,
     fit_argument_kinds,
     fit_targets,
     image_channels,
@@ -141,6 +142,7 @@ from tfnb_debug.explain._spatial import (
     merge_shapes,
     shrunk_input,
 )
+from tfnb_debug.explain._step_contracts import default_step, predict_step_unpacks
 from tfnb_debug.explain._tape_results import (
     consumed_pairs,
     none_gradient,
@@ -338,6 +340,7 @@ def _kind(value: Any) -> str:
 
 
 CONTRACTS: tuple[Contract, ...] = (
+    Contract(("Model.fit", "Model.evaluate"), default_step, ()),
     Contract(("RNN", "Bidirectional"), rnn_initial_state, (r"initial_state", r"state"), layer=True),
     Contract(("RNN", "Bidirectional", "MultiHeadAttention"), unpacked_result),
     Contract(
@@ -451,7 +454,11 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("Layer.set_weights",), set_weights_unbuilt, (r"was expecting 0 weights",)),
     Contract(("Model.load_weights",), load_weights_unbuilt, (r"has not yet been built",)),
     Contract(("Lambda",), lambda_function, (r"could not automatically infer the shape",)),
-    Contract(("confusion_matrix",), confusion_matrix_ids, (r"Shapes of all inputs must match",)),
+    Contract(
+        ("confusion_matrix",),
+        confusion_matrix_ids,
+        (r"Shapes of all inputs must match", r"`labels` out of bound"),
+    ),
     Contract(("keras.Model", "keras.Function"), model_graph, (r"is not connected to `inputs`",)),
     Contract(
         ("Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Dot"),
@@ -489,6 +496,8 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shared_layer_width, (r"expected axis -1 of input shape",), layer=True),
     Contract(("*",), method_not_called, (r"object of type 'method'",)),
     Contract(("*",), missing_key, (r"^'?\w+'?$",)),
+    Contract(("load_model",), config_drops_argument, ()),
+    Contract(("Model.predict",), predict_step_unpacks, (r"Iterating over a symbolic",)),
     Contract(("Model.fit", "Model.evaluate"), py_dataset_batches, (r"same first dimension",)),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict"),

@@ -217,38 +217,6 @@ def set_weights_unbuilt(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
-def confusion_matrix_ids(call: LiveCall, exc: BaseException) -> Violation | None:
-    """``tf.math.confusion_matrix(labels, predictions)`` given probabilities or one-hot rows."""
-    labels, predictions = shape_of(call.value("labels")), shape_of(call.value("predictions"))
-    for name, shape in (("predictions", predictions), ("labels", labels)):
-        if shape is not None and len(shape) == 2 and (shape[-1] or 0) > 1:
-            text = call.text(name)
-            return Violation(
-                "S07",
-                text,
-                f"`{call.api}` takes one class id per example for labels and predictions; "
-                f"`{text}` {fmt(shape)} has a row of {shape[-1]} per example "
-                f"({_rows_of(call.value(name))})",
-                f"pass class ids: `tf.argmax({text}, axis=-1)`",
-            )
-    return None
-
-
-def _rows_of(value: Any) -> str:
-    """What the rows of a (batch, classes) array hold: one-hot labels, probabilities or scores."""
-    try:
-        import numpy as np
-
-        rows = np.asarray(value, dtype="float64")
-        if np.isin(rows, (0.0, 1.0)).all():
-            return "one-hot rows"
-        if (rows >= 0).all() and np.allclose(rows.sum(axis=-1), 1.0, atol=1e-3):
-            return "probabilities: each row sums to 1"
-    except Exception:
-        return "a score per class"
-    return "a score per class"
-
-
 def _target_count(y: Any) -> int | None:
     """How many targets ``y`` holds: 1 for an array or tensor, its length for a list/tuple/dict."""
     if isinstance(y, dict):

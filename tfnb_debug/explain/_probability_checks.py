@@ -15,6 +15,7 @@ Only names, the lines above and the models' layers are read; nothing runs.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from tfnb_debug.collect.output_chain import DoubleActivation, double_activations
 from tfnb_debug.explain._layer_probe import called_models
@@ -43,10 +44,21 @@ def read_probability_source(exc: BaseException) -> tuple[str, str, str, str, int
         for n in ast.walk(statement)
         if isinstance(n, ast.Call) and call_name(n.func) in (*_RANGE_CHECKS, *_SUM_CHECKS)
     ]
+    # NumPy's own check of a distribution: np.random.choice(n, p=preds), rng.choice(..., p=)
+    sampled = [
+        k.value
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Call) and call_name(n.func) in ("choice", "multinomial")
+        for k in n.keywords
+        if k.arg in ("p", "pvals")
+    ]
+    if not checks and len(sampled) == 1:
+        checks = [ast.Call(func=ast.Name(id="choice"), args=[sampled[0]], keywords=[])]
     if len(checks) != 1 or not checks[0].args:
         return None
     check = checks[0]
     kind = "sum" if call_name(check.func) in _SUM_CHECKS else "range"
+    kind = "sample" if call_name(check.func) == "choice" and not check.keywords else kind
     if kind == "sum" and not any(
         isinstance(n, ast.Call) and call_name(n.func) == "reduce_sum" for n in ast.walk(check)
     ):
@@ -70,8 +82,51 @@ def read_doubled_outputs(exc: BaseException) -> tuple[DoubleActivation, ...]:
     failing = failing_statement(exc)
     if failing is None:
         return ()
-    spaces, _, statement = failing
+    spaces, before, statement = failing
     found: list[DoubleActivation] = []
     for _, model in called_models(statement, spaces):
         found.extend(f for f in double_activations(model) if f not in found)
-    return tuple(found)
+    return tuple(found) or _squashed_in_code(statement, spaces, before)
+
+
+_SQUASH = ("sigmoid", "softmax")
+
+
+def _squashed_in_code(
+    statement: ast.stmt, spaces: tuple[Any, ...], before: list[str]
+) -> tuple[DoubleActivation, ...]:
+    """``tf.sigmoid(model.predict(x))`` in the statements that made the failing line's values
+    (followed back up to four assignments) on a model whose output layer already squashes."""
+    pending = [n.id for n in ast.walk(statement) if isinstance(n, ast.Name)]
+    seen: set[str] = set()
+    nodes: list[ast.AST] = [statement]
+    for _ in range(4):
+        made = [(n, _assigned(n, before)) for n in pending if n not in seen]
+        seen.update(pending)
+        nodes += [m for _, m in made if m is not None]
+        pending = [
+            x.id for _, m in made if m is not None for x in ast.walk(m) if isinstance(x, ast.Name)
+        ]
+    for node in nodes:
+        for call in (c for c in ast.walk(node) if isinstance(c, ast.Call)):
+            outer = call_name(call.func)
+            if outer not in _SQUASH or not call.args:
+                continue
+            for _, model in called_models(call.args[0], spaces):
+                layers = getattr(model, "layers", None) or []
+                last = layers[-1] if layers else None
+                inner = getattr(getattr(last, "activation", None), "__name__", "")
+                if last is not None and inner in _SQUASH:
+                    return (
+                        DoubleActivation(
+                            0,
+                            ast.unparse(call.func),
+                            "call",
+                            outer,
+                            str(last.name),
+                            type(last).__name__,
+                            inner,
+                            getattr(last, "units", None),
+                        ),
+                    )
+    return ()

@@ -27,7 +27,7 @@ Explained = tuple[Finding, tuple[NextStep, ...]]
 def checked_upstream(ctx: ErrorContext) -> Explained | None:
     """A finding for the mistake behind the user's failed check, from its live operands."""
     check = ctx.failed_check
-    if check is None or not check.operands:
+    if check is None or not check.operands and check.kind != "outputs":
         return None
     place = ctx.where(check.filename, check.lineno, check.function)
     found = {
@@ -35,6 +35,8 @@ def checked_upstream(ctx: ErrorContext) -> Explained | None:
         "count": _count,
         "shape": _broadcast,
         "rank": _encoding,
+        "outputs": _several,
+        "axis": _reduced,
     }[check.kind](check, place)
     return (found, ()) if found is not None else None
 
@@ -105,6 +107,36 @@ def _range(check: FailedCheck, place: str) -> Finding | None:
             hint="; or ".join(causes),
         )
     return None
+
+
+def _reduced(check: FailedCheck, place: str) -> Finding | None:
+    mine, theirs = check.operands
+    axis = int(check.bound or 0)
+    array, _, shape = check.bound_text.partition(" ")
+    return finding(
+        "S07",
+        f"`{mine.name} = {mine.made}` reduces axis {axis} of `{array}` {shape}, so it holds "
+        f"{fmt_shape(mine.shape)}, while `{theirs.name}` {fmt_shape(theirs.shape)} has one value "
+        f"per item of that axis: the reduction took the axis the other operand keeps",
+        place=place,
+        evidence=f"`{array}` {shape}; `{mine.name}` {fmt_shape(mine.shape)}; `{theirs.name}` "
+        f"{fmt_shape(theirs.shape)}",
+        hint=f"reduce the other axis, `axis=-1` (for {array} of (examples, classes): one value "
+        "per example)",
+    )
+
+
+def _several(check: FailedCheck, place: str) -> Finding | None:
+    first = check.bound_text.split(" (")[0].strip("'")
+    return finding(
+        "S12",
+        f"`{check.source}` returns one array per output of the model ({check.bound_text}), a "
+        "list, and NumPy cannot make one array of arrays of different shapes",
+        place=place,
+        evidence=f"the model's outputs: {check.bound_text}",
+        hint=f"unpack the outputs and use the one you need: `{first}_pred, *rest = "
+        f"{check.source}` (or index the list, `[0]`), then work on that array",
+    )
 
 
 def _s(singular: bool) -> str:

@@ -23,9 +23,15 @@ def probabilities_checked(ctx: ErrorContext) -> tuple[Finding, tuple[()]] | None
                 "them as probabilities fails",
                 place=place,
                 evidence=f"'{layer}': {units} unit(s), activation linear",
-                hint=f"give '{layer}' activation='sigmoid' (one unit or independent labels) or "
-                "'softmax' (one class of several); or keep the logits, use the loss with "
-                f"from_logits=True, and check `tf.sigmoid({name})` instead",
+                hint=(
+                    f"turn the logits into probabilities before sampling, `p = "
+                    f"tf.nn.softmax({name}).numpy()`, or sample from the logits with "
+                    f"`tf.random.categorical({name}[None], 1)`"
+                    if kind == "sample" and units > 1
+                    else f"give '{layer}' activation='sigmoid' (one unit or independent labels) "
+                    "or 'softmax' (one class of several); or keep the logits, use the loss with "
+                    f"from_logits=True, and check `tf.sigmoid({name})` instead"
+                ),
             ),
             (),
         )

@@ -518,14 +518,14 @@ def no_gradients(ctx: ErrorContext) -> Explained | None:
     if "No gradients provided for any variable" not in ctx.text:
         return None
     from tfnb_debug.diagnostics.gradients import no_gradient_at_all
-    from tfnb_debug.explain.tape import late_loss, loss_lines
+    from tfnb_debug.explain.tape import gradient_target, late_loss, loss_lines
 
     if late_loss(ctx) is not None:
         return None
     model = ctx.trained[0] if len(ctx.trained) == 1 else None
     source = model.loss_source if model and model.loss_source else loss_lines(ctx)
     found = no_gradient_at_all(
-        loss=model.loss if model else None,
+        loss=model.loss if model and model.loss else gradient_target(ctx),
         model=model.name if model else None,
         variables=model.variables if model else None,
         cuts=gradient_cuts(source),

@@ -522,3 +522,13 @@ def _mentions_computation(expr: ast.expr) -> bool:
 
 def _line(source: list[str], lineno: int) -> str:
     return re.sub(r"\s+", " ", source[lineno - 1].strip()) if 0 < lineno <= len(source) else ""
+
+
+def gradient_target(ctx: ErrorContext) -> str | None:
+    """The name the cell passes to ``tape.gradient`` first (``error_rate``), or None."""
+    import linecache
+
+    frames = ctx.user_frames()
+    cell = "".join(linecache.getlines(frames[-1].filename)) if frames else ""
+    found = re.search(r"\.gradient\(\s*(\w+)", cell)
+    return found.group(1) if found else None
