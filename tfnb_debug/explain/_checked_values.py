@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, evaluate
-from tfnb_debug.explain._layer_probe import called_models, loop_source
+from tfnb_debug.explain._layer_probe import loop_source
 from tfnb_debug.explain._nonfinite_source import _assigned, failing_statement
 from tfnb_debug.explain._operands import call_name
-from tfnb_debug.explain._violation import is_a, output_names
+from tfnb_debug.explain._violation import is_a
 from tfnb_debug.ground.files import innermost_user_traceback
 
 _RANGE = ("assert_less", "assert_less_equal", "assert_non_negative", "assert_greater_equal")
@@ -114,80 +114,9 @@ def read_failed_check(exc: BaseException) -> FailedCheck | None:
         return FailedCheck(
             "range", filename, where[0], text, (operand,), bound, bound_text, is_output, feeds
         )
-    shaped = _shape_check(statement, spaces, before) or _broadcast_name(statement, spaces, before)
+    shaped = _shape_check(statement, spaces, before)
     if shaped is not None:
         return FailedCheck("shape", filename, where[0], text, (shaped,))
-    if re.search(r"inhomogeneous|setting an array element with a sequence", str(exc)):
-        return _several_outputs(statement, spaces, filename, where[0])
-    reduced = _reduced_axis(statement, spaces, before)
-    if reduced is not None:
-        pair, axis, source = reduced
-        return FailedCheck("axis", filename, where[0], text, pair, float(axis), source)
-    return None
-
-
-_REDUCTIONS = ("argmax", "argmin", "reduce_max", "reduce_mean", "reduce_sum", "max", "mean")
-
-
-def _reduced_axis(
-    statement: ast.stmt, spaces: tuple[Any, ...], before: list[str]
-) -> tuple[tuple[Operand, Operand], int, str] | None:
-    """(the reduced operand, the other, the axis, the reduced array's name and shape) when a
-    name on the failing line was made by a reduction over the axis whose size the other
-    operand has: ``pred_ids = tf.argmax(probs, axis=0)`` against ``y_test``, one per example."""
-    names = list(dict.fromkeys(n.id for n in ast.walk(statement) if isinstance(n, ast.Name)))
-    shapes = {n: _shape_of(evaluate(ast.Name(id=n), spaces)) for n in names}
-    for name in names:
-        made = _assigned(name, before)
-        if not isinstance(made, ast.Call) or call_name(made.func) not in _REDUCTIONS:
-            continue
-        axis_node = next((k.value for k in made.keywords if k.arg == "axis"), None)
-        if axis_node is None and len(made.args) > 1:
-            axis_node = made.args[1]
-        axis = evaluate(axis_node, spaces) if axis_node is not None else None
-        source = made.args[0] if made.args else ast.Name(id="")
-        full = _shape_of(evaluate(source, spaces)) if isinstance(source, ast.Name) else None
-        if not isinstance(axis, int) or full is None or not -len(full) <= axis < len(full):
-            continue
-        for other, shape in shapes.items():
-            if other == name or not shape or shapes[name] is None:
-                continue
-            if shape[0] == full[axis] and shape[0] != (shapes[name] or (None,))[0]:
-                mine = Operand(name, shapes[name] or (), "", made=ast.unparse(made))
-                theirs = Operand(other, shape, "")
-                return (mine, theirs), axis, f"{ast.unparse(source)} {full}"
-    return None
-
-
-def _several_outputs(
-    statement: ast.stmt, spaces: tuple[Any, ...], filename: str, lineno: int
-) -> FailedCheck | None:
-    """NumPy given the list a model with several outputs returns (``np.argmax(model.predict(x))``):
-    the call, and each output's name and shape as ``bound_text``."""
-    for call, model in called_models(statement, spaces):
-        try:
-            outputs = list(model.outputs)
-        except Exception:
-            continue
-        if len(outputs) < 2:
-            continue
-        names = output_names(model) or [f"output {i}" for i in range(len(outputs))]
-        shown = ", ".join(f"'{n}' {tuple(o.shape)}" for n, o in zip(names, outputs, strict=False))
-        return FailedCheck("outputs", filename, lineno, ast.unparse(call), (), bound_text=shown)
-    return None
-
-
-def _broadcast_name(
-    statement: ast.stmt, spaces: tuple[Any, ...], before: list[str]
-) -> Operand | None:
-    """Any name the failing line reads (not only a checked one) that an element-wise op of a
-    (B,) and a (B, 1) tensor made: ``residuals = y_test - preds`` given to a DataFrame."""
-    for name in dict.fromkeys(n.id for n in ast.walk(statement) if isinstance(n, ast.Name)):
-        made = _assigned(name, before)
-        combined = _combined(made, spaces) if made is not None else None
-        shape = _shape_of(evaluate(ast.Name(id=name), spaces)) if combined else None
-        if made is not None and combined is not None and shape is not None:
-            return Operand(name, shape, "", made=ast.unparse(made), combined=combined)
     return None
 
 

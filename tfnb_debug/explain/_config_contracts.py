@@ -23,7 +23,8 @@ _REBUILT = r"[Ss]hape|incompatible|expected axis|missing \d+ required|could not 
 
 
 def config_drops_argument(call: LiveCall, exc: BaseException) -> Violation | None:
-    """C05: a user layer's get_config lacks a constructor argument that has a default."""
+    """C05: a user layer's get_config lacks a constructor argument that has a default (the
+    layer reloads with the default, silently, until its weights do not fit)."""
     if not call.api.endswith("load_model") or not re.search(_REBUILT, str(exc)):
         return None
     for layer in _user_layers(call.namespaces):
@@ -37,16 +38,14 @@ def config_drops_argument(call: LiveCall, exc: BaseException) -> Violation | Non
             for name, p in parameters.items()
             if name != "self"
             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.default is not p.empty  # a required one fails with its own TypeError
             and name not in config
         ]
         if not missing:
             continue
         cls = type(layer).__name__
         shown = ", ".join(
-            f"{p.name}={getattr(layer, p.name, '?')!r} (default {p.default!r})"
-            if p.default is not p.empty
-            else p.name
-            for p in missing
+            f"{p.name}={getattr(layer, p.name, '?')!r} (default {p.default!r})" for p in missing
         )
         update = ", ".join(f"'{p.name}': self.{p.name}" for p in missing)
         return Violation(
@@ -80,3 +79,28 @@ def _user_layers(namespaces: Any) -> list[Any]:
                 ):
                     found.append(layer)
     return found[:16]
+
+
+def integer_layer_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
+    """S11: a weighted layer given an integer ``dtype=``: its weights would be integers, which
+    its initializer cannot fill (and no gradient could train)."""
+    layers = call.values.get("layers")
+    candidates = list(layers) if isinstance(layers, list | tuple) else []
+    candidates += list(getattr(call.receiver, "layers", []) or [])
+    for layer in candidates:
+        policy = getattr(layer, "dtype_policy", None)
+        dtype = str(getattr(policy, "variable_dtype", "") or "")
+        if not dtype.startswith(("int", "uint")) or not hasattr(layer, "kernel_initializer"):
+            continue
+        name, cls = getattr(layer, "name", "?"), type(layer).__name__
+        return Violation(
+            "S11",
+            f"{cls}(..., dtype='{dtype}')",
+            f"{cls} '{name}' was given dtype='{dtype}': its weights would be {dtype}, which its "
+            "initializer cannot fill and no gradient could train (dtype= sets the layer's own "
+            "computation, not what it accepts)",
+            f"drop dtype='{dtype}' from '{name}': integer data is declared on the Input "
+            f"(keras.Input(..., dtype='{dtype}')), and the layer casts what it gets to its "
+            "float32 compute dtype",
+        )
+    return None

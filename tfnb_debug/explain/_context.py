@@ -19,7 +19,6 @@ from typing import Any
 
 from tfnb_debug.explain._applications import Backbone, read_backbone
 from tfnb_debug.explain._batch_fixers import BatchFixer, batch_fixing_layer
-from tfnb_debug.explain._checked_values import FailedCheck, read_failed_check
 from tfnb_debug.explain._condition import condition_rank
 from tfnb_debug.explain._contracts import ContractReport, read_contract
 from tfnb_debug.explain._data_makers import DataMaker, read_data_makers
@@ -28,6 +27,7 @@ from tfnb_debug.explain._diverged_fit import DivergedFit, read_diverged
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
 from tfnb_debug.explain._input_data import InputData, read_input_data
 from tfnb_debug.explain._library_results import Misuse, misused_result
+from tfnb_debug.explain._line_origins import FailedCheck, read_failed_line
 from tfnb_debug.explain._loss_targets import read_target_range
 from tfnb_debug.explain._negative_ids import NegativeIds, read_negative_ids
 from tfnb_debug.explain._nonfinite_source import (
@@ -390,7 +390,7 @@ def fmt_shape(shape: tuple[int | None, ...]) -> str:
 
 
 _SHRUNK = r"zero or negative|Negative dimension"
-_CHECKS = r"did not hold|must have rank|Tensor \w+ must|not compatible|[Dd]imension|shape|[Ll]ength"
+_CHECKS = r"did not hold|must have rank|Tensor \w+ must|not compatible|[Dd]imension|shape|[Ll]ength|float16"
 
 
 def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None) -> ErrorContext:
@@ -462,7 +462,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
             else ()
         ),
         failed_check=(
-            _safely(read_failed_check, exc)
+            _safely(read_failed_line, exc)
             if type(exc).__name__ == "AssertionError" or re.search(_CHECKS, "\n".join(messages))
             else None
         ),

@@ -41,7 +41,7 @@ from tfnb_debug.explain._argument_contracts import (
 )
 from tfnb_debug.explain._call import describe_value
 from tfnb_debug.explain._callback_contracts import logs_key, schedule_return
-from tfnb_debug.explain._config_contracts import config_drops_argument
+from tfnb_debug.explain._config_contracts import config_drops_argument, integer_layer_dtype
 from tfnb_debug.explain._confusion_contracts import confusion_matrix_ids
 from tfnb_debug.explain._data_contracts import (
     class_weight_type,
@@ -497,6 +497,9 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), method_not_called, (r"object of type 'method'",)),
     Contract(("*",), missing_key, (r"^'?\w+'?$",)),
     Contract(("load_model",), config_drops_argument, ()),
+    Contract(
+        ("Sequential", "Model.fit", "Model.build"), integer_layer_dtype, (r"minval < maxval",)
+    ),
     Contract(("Model.predict",), predict_step_unpacks, (r"Iterating over a symbolic",)),
     Contract(("Model.fit", "Model.evaluate"), py_dataset_batches, (r"same first dimension",)),
     Contract(

@@ -27,7 +27,7 @@ Explained = tuple[Finding, tuple[NextStep, ...]]
 def checked_upstream(ctx: ErrorContext) -> Explained | None:
     """A finding for the mistake behind the user's failed check, from its live operands."""
     check = ctx.failed_check
-    if check is None or not check.operands and check.kind != "outputs":
+    if check is None or not check.operands and check.kind not in ("outputs", "training", "ckpt"):
         return None
     place = ctx.where(check.filename, check.lineno, check.function)
     found = {
@@ -37,6 +37,9 @@ def checked_upstream(ctx: ErrorContext) -> Explained | None:
         "rank": _encoding,
         "outputs": _several,
         "axis": _reduced,
+        "half": _half,
+        "training": _training,
+        "ckpt": _renamed,
     }[check.kind](check, place)
     return (found, ()) if found is not None else None
 
@@ -107,6 +110,47 @@ def _range(check: FailedCheck, place: str) -> Finding | None:
             hint="; or ".join(causes),
         )
     return None
+
+
+def _renamed(check: FailedCheck, place: str) -> Finding | None:
+    saved, given = check.bound_text, check.source
+    first = saved.split(", ")[0]
+    return finding(
+        "C04",
+        f"the checkpoint holds its objects under {saved!r}, and the Checkpoint that restores "
+        f"it names them {given!r}: a restore matches objects by these names, so nothing of "
+        "it is restored",
+        place=place,
+        evidence=f"saved names: {saved}; restoring names: {given}",
+        hint=f"restore under the name it was saved with, `tf.train.Checkpoint({first}=...)`",
+    )
+
+
+def _training(check: FailedCheck, place: str) -> Finding | None:
+    function, _, call = check.source.partition(": ")
+    return finding(
+        "C01",
+        f"`{function}` calls `{call}`: with training=True the model's {check.bound_text} "
+        "stay active, so its outputs are random and differ from predict's on the same input",
+        place=f"`{function}`",
+        evidence=f"`{call}` in {function}; random layers: {check.bound_text}",
+        hint="call the model in inference mode for serving and comparisons: training=False "
+        "(the default of model(x) and of predict)",
+    )
+
+
+def _half(check: FailedCheck, place: str) -> Finding | None:
+    value, layer = check.operands[0], check.bound_text
+    return finding(
+        "S05",
+        f"`{value.name}` is {value.dtype}: under the {check.source or 'mixed precision'} policy "
+        f"the model's output layer '{layer}' computes in {value.dtype}, and `{value.made}` "
+        "returns that dtype, which NumPy and pandas handle poorly",
+        place=f"layer '{layer}'",
+        evidence=f"`{value.name}` {value.dtype} {fmt_shape(value.shape)}; policy {check.source}",
+        hint=f"keep the output in float32: give '{layer}' dtype='float32' (mixed precision "
+        f"needs a float32 output for the loss too), or cast, `{value.name}.astype('float32')`",
+    )
 
 
 def _reduced(check: FailedCheck, place: str) -> Finding | None:
