@@ -189,8 +189,9 @@ def _half_output(
         value = evaluate(ast.Name(id=name), spaces)
         dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
         made = _assigned(name, before)
-        if dtype not in ("float16", "bfloat16") or made is None:
-            continue
+        numpy = type(value).__module__.split(".")[0] in ("numpy", "ml_dtypes")
+        if dtype not in ("float16", "bfloat16") or made is None or not numpy:
+            continue  # a NumPy result (predict's) handed to NumPy or pandas code
         for _, model in called_models(made, spaces):
             layers = getattr(model, "layers", None) or []
             policy = str(getattr(getattr(model, "dtype_policy", None), "name", ""))
