@@ -279,6 +279,14 @@ def no_gradient_at_all(
             f"`{c.rsplit('.', 1)[0]}(x, training=True)` inside the tape instead"
             for c in predicts
         ]
+        stopped = [c for c in ops if "stop_gradient(" in c]  # with what it stops
+        ops = [c for c in ops if c not in stopped]
+        parts += [
+            f"{c if '`' in c else f'`{c}`'} blocks the gradient through what the loss trains: "
+            "keep stop_gradient on "
+            "the target side only (the values the prediction is compared with)"
+            for c in stopped
+        ]
         if ops:
             parts.append(
                 f"{', '.join(ops)} in the loss cut the gradient: compute the loss with "

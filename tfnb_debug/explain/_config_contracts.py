@@ -104,3 +104,10 @@ def integer_layer_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
             "float32 compute dtype",
         )
     return None
+
+
+#: this module's contracts, as ``Contract`` arguments (apis, check, explains)
+CONFIG_CONTRACTS: tuple[tuple[Any, ...], ...] = (
+    (("load_model",), config_drops_argument, ()),
+    (("Sequential", "Model.fit", "Model.build"), integer_layer_dtype, (r"minval < maxval",)),
+)

@@ -41,7 +41,7 @@ from tfnb_debug.explain._argument_contracts import (
 )
 from tfnb_debug.explain._call import describe_value
 from tfnb_debug.explain._callback_contracts import logs_key, schedule_return
-from tfnb_debug.explain._config_contracts import config_drops_argument, integer_layer_dtype
+from tfnb_debug.explain._config_contracts import CONFIG_CONTRACTS
 from tfnb_debug.explain._confusion_contracts import confusion_matrix_ids
 from tfnb_debug.explain._data_contracts import (
     class_weight_type,
@@ -95,6 +95,7 @@ from tfnb_debug.explain._layer_inputs import (
     key_value_sources,
     steps_axis_dropped,
 )
+from tfnb_debug.explain._loop_contracts import LOOP_CONTRACTS
 from tfnb_debug.explain._map_contracts import (
     binary_metric_two_columns,
     map_after_batch,
@@ -496,10 +497,6 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract(("*",), shared_layer_width, (r"expected axis -1 of input shape",), layer=True),
     Contract(("*",), method_not_called, (r"object of type 'method'",)),
     Contract(("*",), missing_key, (r"^'?\w+'?$",)),
-    Contract(("load_model",), config_drops_argument, ()),
-    Contract(
-        ("Sequential", "Model.fit", "Model.build"), integer_layer_dtype, (r"minval < maxval",)
-    ),
     Contract(("Model.predict",), predict_step_unpacks, (r"Iterating over a symbolic",)),
     Contract(("Model.fit", "Model.evaluate"), py_dataset_batches, (r"same first dimension",)),
     Contract(
@@ -563,6 +560,8 @@ CONTRACTS: tuple[Contract, ...] = (
     *(Contract(*spec) for spec in INFERENCE_NOISE),
     *(Contract(*spec) for spec in MODEL_OUTPUTS),
     *(Contract(*spec) for spec in TENSOR_OPS),
+    *(Contract(*spec) for spec in CONFIG_CONTRACTS),
+    *(Contract(*spec) for spec in LOOP_CONTRACTS),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch", "keras.Model"),
         widened_by_normalization,

@@ -518,7 +518,7 @@ def no_gradients(ctx: ErrorContext) -> Explained | None:
     if "No gradients provided for any variable" not in ctx.text:
         return None
     from tfnb_debug.diagnostics.gradients import no_gradient_at_all
-    from tfnb_debug.explain.tape import gradient_target, late_loss, loss_lines
+    from tfnb_debug.explain.tape import gradient_cuts, gradient_target, late_loss, loss_lines
 
     if late_loss(ctx) is not None:
         return None
@@ -537,37 +537,6 @@ def no_gradients(ctx: ErrorContext) -> Explained | None:
             "model.trainable_variables)` is all None until the loss is differentiable"
         ),
     )
-
-
-_CUTS = re.compile(
-    r"\b(?:tf\.|keras\.ops\.|ops\.|np\.|numpy\.)?(argmax|argmin|argsort|round|floor|ceil|"
-    r"sign|equal|greater|less|cast|numpy|stop_gradient)\b(?:\s*\()?"
-)
-
-
-_PREDICT = re.compile(r"\b([A-Za-z_][\w.]*)\.(predict(?:_on_batch)?)\s*\(")
-
-
-def gradient_cuts(source: str) -> tuple[str, ...]:
-    """The ops in ``source`` that have no gradient (or cut it), as written, first seen first
-    (``model.predict`` too: it returns NumPy arrays, outside any tape)."""
-    found: list[str] = []
-    for line in source.splitlines():
-        code = line.split("#", 1)[0]
-        for match in _PREDICT.finditer(code):
-            token = f"{match.group(1)}.{match.group(2)}"
-            if token not in found:
-                found.append(token)
-        code = _PREDICT.sub("", code)
-        for match in _CUTS.finditer(code):
-            token = match.group(0).rstrip("( ")
-            if token == "numpy" and ".numpy" not in code:
-                continue
-            if token.endswith("cast") and not re.search(r"int|bool", code):
-                continue  # a cast between float types keeps the gradient
-            if token not in found:
-                found.append(token)
-    return tuple(found)
 
 
 _ASSIGN_SHAPE = re.compile(

@@ -532,3 +532,44 @@ def gradient_target(ctx: ErrorContext) -> str | None:
     cell = "".join(linecache.getlines(frames[-1].filename)) if frames else ""
     found = re.search(r"\.gradient\(\s*(\w+)", cell)
     return found.group(1) if found else None
+
+
+_CUTS = re.compile(
+    r"\b(?:tf\.|keras\.ops\.|ops\.|np\.|numpy\.)?(argmax|argmin|argsort|round|floor|ceil|"
+    r"sign|equal|greater|less|cast|numpy|stop_gradient)\b(?:\s*\()?"
+)
+
+
+_PREDICT = re.compile(r"\b([A-Za-z_][\w.]*)\.(predict(?:_on_batch)?)\s*\(")
+
+
+def gradient_cuts(source: str) -> tuple[str, ...]:
+    """The ops in ``source`` that have no gradient (or cut it), as written, first seen first
+    (``model.predict`` too: it returns NumPy arrays, outside any tape)."""
+    found: list[str] = []
+    for line in source.splitlines():
+        code = line.split("#", 1)[0]
+        for match in _PREDICT.finditer(code):
+            token = f"{match.group(1)}.{match.group(2)}"
+            if token not in found:
+                found.append(token)
+        code = _PREDICT.sub("", code)
+        for match in _CUTS.finditer(code):
+            token = match.group(0).rstrip("( ")
+            if token == "numpy" and ".numpy" not in code:
+                continue
+            if token.endswith("cast") and not re.search(r"int|bool", code):
+                continue  # a cast between float types keeps the gradient
+            if token.endswith("stop_gradient"):  # what it stops: tf.stop_gradient(q_values)
+                stopped = re.search(r"stop_gradient\(\s*([\w.\[\]]+)\s*\)", code)
+                made = re.match(r"\s*(\w+)\s*=[^=]", code)
+                token += (
+                    f"({stopped.group(1)})"
+                    if stopped
+                    else f"(...) that makes `{made.group(1)}`"
+                    if made
+                    else ""
+                )
+            if token not in found:
+                found.append(token)
+    return tuple(found)
