@@ -285,6 +285,9 @@ SAME_LAST_AXIS = frozenset(
 )
 
 
+_ID_MAKERS = ("TextVectorization", "StringLookup", "IntegerLookup")
+
+
 def producer_rank_hint(
     layer: str,
     expected_ndim: int,
@@ -300,6 +303,12 @@ def producer_rank_hint(
     from tfnb_debug.ground.values import format_shape
 
     made_by = f"layer '{producer}' ({producer_class})"
+    if len(received) < expected_ndim and producer_class in _ID_MAKERS:
+        return (
+            f"{made_by} makes integer token ids {format_shape(received)}, one per token, and "
+            f"'{layer}' reads a vector per step: embed the ids between them, "
+            f"`keras.layers.Embedding({producer}.vocabulary_size(), 64)` after '{producer}'"
+        )
     if len(received) < expected_ndim and inner_last in AXIS_DROPPERS:
         return (
             f"{made_by} already ends in {inner_last} (a keras.applications base built with "

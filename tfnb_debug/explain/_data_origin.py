@@ -57,6 +57,17 @@ def _data_origin(
         first = ds.shapes[0] if ds.shapes else None
         at = [i for i, stage in enumerate(ds.stages) if stage.kind in _BATCHING]
         batches = [ds.stages[i] for i in at]
+        whole = ds.stages and ds.stages[0].kind == "from_tensors" and batches
+        if whole and first is not None and same_shape(first, received):
+            name = f"`{ds.name}`" if ds.name else "the dataset"
+            return DataOrigin(
+                f"{name} is made with from_tensors, which makes the whole array one element "
+                f"{fmt_shape(tuple(ds.stages[0].shapes[0] or ()))}; .{batches[0].kind}() then "
+                "adds an axis over it",
+                "make one element per example: `tf.data.Dataset.from_tensor_slices(...)` in place "
+                "of from_tensors",
+                "S12",
+            )
         if first is None or not same_shape(first, received) or len(batches) < 2:
             continue
         what = f"dataset `{ds.name}`" if ds.name else "the tf.data dataset given to this call"

@@ -105,6 +105,22 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
         fixed = f"({fixed},)" if len(dims) == 2 else f"({fixed})"
         source = f"the model's Input {shape} has no fixed length"
         fixes = f"give the Input its fixed length, `keras.Input(shape={fixed})` (the data's length)"
+    elif (
+        kind == "TextVectorization"
+        and getattr(origin, "_output_mode", "int") != "int"
+        and (
+            _vocabulary_size(origin) <= 2  # only the padding/OOV tokens: never adapted
+        )
+    ):
+        mode = getattr(origin, "_output_mode", "")
+        source = (
+            f"TextVectorization '{origin.name}' (output_mode='{mode}') has no vocabulary yet, "
+            "so its output width (one column per token) is unknown"
+        )
+        fixes = (
+            f"adapt '{origin.name}' on the texts before the model is built "
+            "(`vectorizer.adapt(texts)`), or give it `vocabulary=`"
+        )
     elif kind == "TextVectorization":
         source = (
             f"TextVectorization '{origin.name}' has no output_sequence_length, so each batch is "
@@ -157,3 +173,10 @@ def _backbone_without_size(filename: str) -> str:
         if not any(k.arg in ("input_shape", "input_tensor") for k in node.keywords):
             return ast.unparse(node.func)
     return ""
+
+
+def _vocabulary_size(layer: Any) -> int:
+    try:
+        return int(layer.vocabulary_size())
+    except Exception:
+        return 0

@@ -401,11 +401,18 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         evidence = text_arg.describe()
     elif text_arg is not None and text_arg.dtype.startswith(("str", "bytes")):
         message = f"`{text_arg.text}` is an array of strings (NumPy dtype {text_arg.dtype}); the model takes numbers"
+        ids = call is not None and any(d.startswith("int") for d in call.input_dtypes)
+        vocab = [n for n, _ in ctx.evidence.vocabularies]
         hint = (
             "encode the text as numbers before the model (one-hot, category codes), or give the "
             "model a string Input with a keras.layers.StringLookup / TextVectorization and pass "
             f"tf.constant({text_arg.text})"
         )
+        if ids and call is not None:  # a model of token ids: the texts need the same ids
+            message += f" (its Input takes {call.input_dtypes[0]} token ids)"
+            hint = "turn the texts into ids with the layer that made the training ids" + (
+                f", `model.predict({vocab[0]}({text_arg.text}))`" if len(vocab) == 1 else ""
+            )
         evidence = text_arg.describe()
     elif text_arg is not None and len(text_arg.row_lengths) > 1:
         lengths = ", ".join(str(n) for n in text_arg.row_lengths[:4])
