@@ -151,6 +151,7 @@ from tfnb_debug.explain._tape_results import (
     numpy_target,
 )
 from tfnb_debug.explain._tensor_ops import TENSOR_OPS
+from tfnb_debug.explain._text_data_contracts import TEXT_DATA_CONTRACTS
 from tfnb_debug.explain._unbuilt_weights import load_weights_unbuilt
 from tfnb_debug.explain._unknown_axis import unknown_axis_weight
 from tfnb_debug.explain._value_kinds import (
@@ -560,8 +561,7 @@ CONTRACTS: tuple[Contract, ...] = (
     *(Contract(*spec) for spec in INFERENCE_NOISE),
     *(Contract(*spec) for spec in MODEL_OUTPUTS),
     *(Contract(*spec) for spec in TENSOR_OPS),
-    *(Contract(*spec) for spec in CONFIG_CONTRACTS),
-    *(Contract(*spec) for spec in LOOP_CONTRACTS),
+    *(Contract(*spec) for spec in (*CONFIG_CONTRACTS, *LOOP_CONTRACTS, *TEXT_DATA_CONTRACTS)),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch", "keras.Model"),
         widened_by_normalization,

@@ -74,8 +74,30 @@ def accumulated_variables(call: LiveCall, exc: BaseException) -> Violation | Non
     )
 
 
+def filter_after_batch(call: LiveCall, exc: BaseException) -> Violation | None:
+    """S07: ``Dataset.filter`` on a batched dataset: its predicate sees a batch and returns one
+    bool per example, where filter takes one bool per element."""
+    if "must return a `tf.bool` scalar" not in str(exc):
+        return None
+    spec = getattr(call.receiver, "element_spec", None)
+    first = spec[0] if isinstance(spec, tuple) and spec else spec
+    shape = shape_of(first)
+    if not shape or shape[0] is not None:
+        return None  # the elements are not batches (no leading unknown batch axis)
+    return Violation(
+        "S07",
+        call.source or "filter",
+        f"filter runs once per element, and the elements of this dataset are batches "
+        f"{fmt(shape)}: the predicate returns one bool per example, where filter takes one "
+        "per element",
+        "filter the examples before they are batched, `.filter(predicate).batch(n)`; "
+        "reducing the predicate to one bool would drop or keep whole batches",
+    )
+
+
 #: this module's contracts, as ``Contract`` arguments (apis, check, explains)
 LOOP_CONTRACTS: tuple[tuple[Any, ...], ...] = (
     (("GradientTape.batch_jacobian",), batch_jacobian_source, (r"Need first dimension",)),
     (("assign_add", "assign_sub", "assign"), accumulated_variables, (r"Cannot update variable",)),
+    (("Dataset.filter",), filter_after_batch, (r"must return a `tf.bool` scalar",)),
 )

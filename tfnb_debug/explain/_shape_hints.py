@@ -438,3 +438,22 @@ def with_user_line(ctx: ErrorContext, evidence: str) -> str:
         return evidence
     at = f"`{line[3]}` at {ctx.where(line[0], line[1], line[2])}"
     return f"{evidence}; {at}" if evidence else at
+
+
+def frame_target_hint(ctx: ErrorContext, pair: list[str]) -> str:
+    """The hint when the labels are a DataFrame whose columns are one of the two widths: its
+    columns named, and both fixes (drop the columns that are not targets, or more units)."""
+    call = ctx.evidence.call
+    y = call.arg(1, "y") if call is not None else None
+    if y is None or y.kind != "dataframe" or not y.keys or len(pair) != 2:
+        return ""
+    widths = [p.strip("[]").split(",")[-1].strip() for p in pair]
+    if str(len(y.keys)) not in widths:
+        return ""
+    units = next((w for w in widths if w != str(len(y.keys))), "?")
+    shown = ", ".join(f"'{k}'" for k in y.keys[:8])
+    return (
+        f"`{y.text}` holds {len(y.keys)} columns ({shown}) and the output has {units} units: "
+        f"drop the columns that are not targets (`{y.text} = df[[...the {units} targets...]]`), "
+        f"or give the output {len(y.keys)} units if all of them are"
+    )

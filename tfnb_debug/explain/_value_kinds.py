@@ -150,7 +150,16 @@ def ragged_list(call: LiveCall, exc: BaseException) -> Violation | None:
     (resize them)."""
     if not re.search(r"non-rectangular Python sequence|inhomogeneous shape", str(exc)):
         return None
+    values = dict(call.values)
     for name, value in call.values.items():
+        written = call.text(name).strip()
+        if isinstance(value, tuple) and len(value) <= 4 and written[:1] == "(":
+            # from_tensor_slices((sentences, labels)): each part, by its own name
+            parts = [t.strip() for t in written[1:-1].split(",")]
+            for part, item in zip(parts, value, strict=False):
+                if isinstance(item, list) and part.isidentifier():
+                    values[part] = item
+    for name, value in values.items():
         if not isinstance(value, list | tuple) or len(value) < 2:
             continue
         every = [_item_shape(v) for v in value[:20000]]

@@ -49,6 +49,7 @@ def broken_contract(ctx: ErrorContext) -> Explained | None:
 # table does not count it as a rule that explains those messages
 _SELF_EXPLAINED = (
     r"\bIf you (?:need|want)\b|\bDid you mean\b|\b[Uu]se `[^`]+` instead\b|\bTo fix this\b"
+    r"|\bmust be [^\n]{3,80}? but (?:are|is|got)\b"  # "must be scalar tf.int64 tensors but are ..."
 )
 
 

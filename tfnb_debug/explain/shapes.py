@@ -45,6 +45,7 @@ from tfnb_debug.explain._shape_hints import (
     _rank_hint,
     dilated_window,
     failing_layer,
+    frame_target_hint,
     image_layer_on_sequence_hint,
     merge_shapes,
     sequence_rank_hint,
@@ -362,7 +363,9 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op} got inputs with shapes {in_shapes} ({dims.group(1)} vs {dims.group(2)} on one axis)",
             evidence=f"inputs {inputs.strip()}",
             loss=owner.startswith("the loss") or owner.startswith("the metric"),
-            hint=batch_axis_hint(ctx, *pair) or _label_width_hint(inputs, pair, owner),
+            hint=batch_axis_hint(ctx, *pair)
+            or frame_target_hint(ctx, pair)
+            or _label_width_hint(inputs, pair, owner),
         )
     incompatible = _INCOMPATIBLE.search(text)
     matmul = _MATMUL.search(text)
@@ -504,9 +507,11 @@ def _s07(
     if node:
         evidence = f"{evidence}; node {node}" if evidence else f"node {node}"
     if not hint:
+        head = ctx.trained[0].output_layer if len(ctx.trained) == 1 else ""
         hint = (
-            "the labels and the model output disagree: compare y.shape with model.output_shape "
-            "(output units, one-hot vs integer labels, extra axes)"
+            f"the labels and the model output{f' (layer {head!r})' if head else ''} disagree: "
+            "compare y.shape with model.output_shape (output units, one-hot vs integer labels, "
+            "extra axes, and any constant in the loss's own code)"
             if loss
             else "the two operands must have equal sizes on every axis (or size 1 to broadcast): "
             "print their shapes just before this op"
