@@ -570,7 +570,7 @@ def text_dataset_into_numeric_model(call: LiveCall, exc: BaseException) -> Viola
             + ".map(lambda x, y: x))`, then `keras.layers.Embedding(lookup.vocabulary_size(), "
             "8)(lookup(ids))`",
         )
-    made = text_layer_in(call.namespaces)
+    made = text_layer_in(call.namespaces, call.filename)
     if made is not None:  # the user's own text layer exists: it is not applied to the data
         name, layer = made
         return Violation(

@@ -80,11 +80,20 @@ def _mapped(ds: Any) -> bool:
 TEXT_LAYERS = ("TextVectorization", "StringLookup", "Hashing", "HashedCrossing")
 
 
-def text_layer_in(namespaces: Any) -> tuple[str, Any] | None:
+def text_layer_in(namespaces: Any, filename: str = "") -> tuple[str, Any] | None:
     """The user's own text layer (TextVectorization, StringLookup, ...), by its name in the
-    namespaces of the failing call; the first one defined."""
-    for names in namespaces[:2]:
-        for name, value in list(names.items()):
-            if not name.startswith("_") and type(value).__name__ in TEXT_LAYERS:
-                return name, value
-    return None
+    namespaces of the failing call: the one the failing cell (``filename``) names, else the
+    only one."""
+    import linecache
+    import re
+
+    source = "".join(linecache.getlines(filename)) if filename else ""
+    found = [
+        (name, value)
+        for names in namespaces[:2]
+        for name, value in list(names.items())
+        if not name.startswith("_") and type(value).__name__ in TEXT_LAYERS
+    ]
+    named = [f for f in found if re.search(rf"\b{re.escape(f[0])}\b", source)]
+    chosen = named or found
+    return chosen[0] if len({id(v) for _, v in chosen}) == 1 else None
