@@ -17,21 +17,21 @@ def _dtype(value: Any) -> str:
 
 
 def string_labels(call: LiveCall, exc: BaseException) -> Violation | None:
-    """S11: the labels are text ("positive"/"negative") and the loss casts them to float."""
+    """S11: a dataset's labels are text ("positive"/"negative"), and the loss casts them to
+    float."""
     if "Cast string to" not in str(exc) or "loss" not in str(exc):
         return None
     x, y = call.values.get("x", UNREAD), call.values.get("y", UNREAD)
-    labels = dataset_labels(x) if y is UNREAD or y is None else y
+    if y is not UNREAD and y is not None:
+        return None  # labels given as an array: the label rules read their values
+    labels = dataset_labels(x)
     dtype = _dtype(labels)
     if labels is UNREAD or not (dtype == "string" or dtype.startswith(("<U", "str", "object"))):
         return None
-    where = (
-        f"the labels of `{call.text('x')}`" if y is UNREAD or y is None else f"`{call.text('y')}`"
-    )
     return Violation(
         "S11",
-        call.text("x") if y is UNREAD or y is None else call.text("y"),
-        f"{where} are strings ({dtype}), and the loss casts its labels to float: text labels "
+        call.text("x"),
+        f"the labels of `{call.text('x')}` are strings ({dtype}), and the loss casts its labels to float: text labels "
         "cannot be cast",
         "map the labels to numbers before fit: 0/1 for two classes (`(labels == "
         "'<the positive class>').astype(int)`), class ids for several (a "
