@@ -275,8 +275,9 @@ def _node_arguments(layer: Any) -> list[dict[str, Any]]:
 
 def _check(call: LiveCall, exc: BaseException, contracts: tuple[Contract, ...]) -> list[Violation]:
     violations: list[Violation] = []
+    names = _api_names(call)  # once per call: the MRO walk is the costly part
     for contract in contracts:
-        if not _applies(contract, call):
+        if not _applies(contract, names):
             continue
         try:
             found = contract.check(call, exc)
@@ -287,12 +288,12 @@ def _check(call: LiveCall, exc: BaseException, contracts: tuple[Contract, ...]) 
     return violations
 
 
-def _applies(contract: Contract, call: LiveCall) -> bool:
-    """``Layer.add_weight`` matches ``keras.Layer.add_weight`` and the same method of a subclass;
-    ``tf.image.`` (ending in a dot) every API under it; ``*`` every call."""
+def _applies(contract: Contract, names: set[str]) -> bool:
+    """``Layer.add_weight`` matches ``keras.Layer.add_weight`` and the same method of a subclass
+    (``names``: the call's :func:`_api_names`); ``tf.image.`` (ending in a dot) every API under
+    it; ``*`` every call."""
     if "*" in contract.apis:
         return True
-    names = _api_names(call)
     for api in contract.apis:
         for name in names:
             if api.endswith(".") and name.startswith(api):

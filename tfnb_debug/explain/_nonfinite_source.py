@@ -17,6 +17,7 @@ the data (N05).  Nothing runs: only names, attributes and subscripts are read.
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 import re
 import textwrap
@@ -325,8 +326,15 @@ def failing_statement(
 def _statement_at(lines: list[str], lineno: int) -> ast.stmt | None:
     """The innermost statement of the source that spans line ``lineno`` (a call written over
     several lines is one statement)."""
+    return _statement_in("".join(lines), lineno)
+
+
+@functools.lru_cache(maxsize=16)
+def _statement_in(source: str, lineno: int) -> ast.stmt | None:
+    """Cached: the readers of one failing line each ask for it (the node is shared: read it,
+    do not change it)."""
     try:
-        tree = ast.parse("".join(lines))
+        tree = ast.parse(source)
     except SyntaxError:
         return None
     found = innermost_node(tree, lineno, (ast.stmt,))
