@@ -11,7 +11,12 @@ the cause:
 - two arrays of different lengths checked to have one row per example (S12);
 - a tensor made by ``a - b`` of ``(B,)`` and ``(B, 1)`` checked for its shape: broadcast to
   ``(B, B)`` (S08);
-- one-hot labels checked for rank 1 in a step that gives them to a sparse cross-entropy (M05).
+- one-hot labels checked for rank 1 in a step that gives them to a sparse cross-entropy (M05);
+
+and, for a failing line that is not a check (:mod:`._line_origins`), the list a multi-output
+model returns given to NumPy (S12), a reduction over the axis the other operand keeps (S07),
+a float16 predict result (S05), a function calling the model with ``training=True`` (C01),
+a checkpoint restored under other names (C04).
 """
 
 from __future__ import annotations
