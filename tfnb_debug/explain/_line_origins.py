@@ -72,7 +72,7 @@ def read_failed_line(exc: BaseException) -> FailedCheck | None:
         half = _half_output(statement, spaces, before, filename, where[0])
         if half is not None:
             return half
-    reduced = _reduced_axis(statement, spaces, before)
+    reduced = _reduced_axis(statement, spaces, before, str(exc))
     if reduced is not None:
         pair, axis, source = reduced
         return FailedCheck("axis", filename, where[0], text, pair, float(axis), source)
@@ -205,7 +205,7 @@ def _half_output(
 
 
 def _reduced_axis(
-    statement: ast.stmt, spaces: tuple[Any, ...], before: list[str]
+    statement: ast.stmt, spaces: tuple[Any, ...], before: list[str], message: str
 ) -> tuple[tuple[Operand, Operand], int, str] | None:
     """(the reduced operand, the other, the axis, the reduced array's name and shape) when a
     name on the failing line was made by a reduction over the axis whose size the other
@@ -227,7 +227,13 @@ def _reduced_axis(
         for other, shape in shapes.items():
             if other == name or not shape or shapes[name] is None:
                 continue
-            if shape[0] == full[axis] and shape[0] != (shapes[name] or (None,))[0]:
+            mine_size = (shapes[name] or (None,))[0]
+            # the error's own sizes are these two (``Incompatible shapes: [3] vs. [20]``): a
+            # reduction on the line for another purpose (a feature mean) is not blamed
+            pair = re.search(
+                rf"\[{mine_size}\].*\[{shape[0]}\]|\[{shape[0]}\].*\[{mine_size}\]", message
+            )
+            if shape[0] == full[axis] and shape[0] != mine_size and pair is not None:
                 mine = Operand(name, shapes[name] or (), "", made=ast.unparse(made))
                 theirs = Operand(other, shape, "")
                 return (mine, theirs), axis, f"{ast.unparse(source)} {full}"
