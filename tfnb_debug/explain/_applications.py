@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from tfnb_debug.explain._api import evaluate
 from tfnb_debug.explain._layer_probe import called_models
 from tfnb_debug.explain._nonfinite_source import failing_statement
+from tfnb_debug.explain._violation import shape_of
 
 #: Keras' name of a backbone -> (its keras.applications class, the smallest side it takes)
 MINIMUM = {
@@ -45,12 +46,7 @@ def read_backbone(exc: BaseException) -> Backbone | None:
         if found is None:
             continue
         kind, minimum = MINIMUM[found.name]
-        given = evaluate(call.args[0], spaces) if call.args else None
-        shape = getattr(given, "shape", None)
-        try:
-            dims = tuple(None if d is None else int(d) for d in shape) if shape else None
-        except (TypeError, ValueError):
-            dims = None
+        dims = shape_of(evaluate(call.args[0], spaces)) if call.args else None
         variable = ast.unparse(call.func).split(".")[0]
         return Backbone(variable, found.name, kind, minimum, dims)
     return None

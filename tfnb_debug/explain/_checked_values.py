@@ -30,8 +30,8 @@ from typing import Any
 from tfnb_debug.explain._api import UNREAD, evaluate
 from tfnb_debug.explain._layer_probe import loop_source
 from tfnb_debug.explain._nonfinite_source import _assigned, failing_statement
-from tfnb_debug.explain._operands import call_name
-from tfnb_debug.explain._violation import is_a
+from tfnb_debug.explain._operands import call_name, parsed_file
+from tfnb_debug.explain._violation import is_a, shape_of
 from tfnb_debug.ground.files import innermost_user_traceback
 
 _RANGE = ("assert_less", "assert_less_equal", "assert_non_negative", "assert_greater_equal")
@@ -398,17 +398,9 @@ def _traced_rank(
 def _shape_of(value: Any) -> tuple[int | None, ...] | None:
     if value is UNREAD or value is None:
         return None
-    shape = getattr(value, "shape", None)
-    if shape is None or type(value).__module__.split(".")[0] not in (
-        "numpy",
-        "tensorflow",
-        "pandas",
-    ):
-        return None
-    try:
-        return tuple(None if d is None else int(d) for d in shape)
-    except (TypeError, ValueError):
-        return None
+    if type(value).__module__.split(".")[0] not in ("numpy", "tensorflow", "pandas"):
+        return None  # arrays, tensors and tables only (no user object's shape attribute)
+    return shape_of(value)
 
 
 def _operand(
@@ -476,11 +468,8 @@ def _lookup(made: ast.expr | None, spaces: tuple[Any, ...]) -> Lookup | None:
 
 def _after(filename: str, statement: ast.stmt) -> list[ast.stmt]:
     """The statements of the cell after the check, at any depth (read, never run)."""
-    import linecache
-
-    try:
-        tree = ast.parse("".join(linecache.getlines(filename)))
-    except SyntaxError:
+    tree = parsed_file(filename)
+    if tree is None:
         return []
     end = statement.end_lineno or statement.lineno
     return [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and getattr(n, "lineno", 0) > end]

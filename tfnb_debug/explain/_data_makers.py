@@ -16,8 +16,10 @@ import ast
 import textwrap
 from dataclasses import dataclass
 
+from tfnb_debug.explain._api import evaluate
 from tfnb_debug.explain._nonfinite_source import failing_statement
 from tfnb_debug.explain._operands import call_name
+from tfnb_debug.explain._violation import shape_of
 
 BUILDERS = (
     "pad_sequences",
@@ -71,12 +73,7 @@ def read_data_makers(exc: BaseException) -> tuple[DataMaker, ...]:
         if api not in BUILDERS:
             continue
         name = node.targets[0].id
-        value = next((names[name] for names in spaces if name in names), None)
-        shape = getattr(value, "shape", None)
-        try:
-            shape = tuple(None if d is None else int(d) for d in shape) if shape else None
-        except (TypeError, ValueError):
-            shape = None
+        shape = shape_of(evaluate(ast.Name(id=name), spaces))
         found.append(
             DataMaker(
                 name=name,

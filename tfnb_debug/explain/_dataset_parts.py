@@ -9,9 +9,8 @@ output.  Only the cell's source is read (the dataset's own assignment); nothing 
 from __future__ import annotations
 
 import ast
-import linecache
 
-from tfnb_debug.explain._operands import call_name
+from tfnb_debug.explain._operands import call_name, parsed_file
 
 
 def dataset_parts(filename: str, name: str) -> tuple[str, str, str] | None:
@@ -20,9 +19,8 @@ def dataset_parts(filename: str, name: str) -> tuple[str, str, str] | None:
     labels through unchanged."""
     if not name.isidentifier():
         return None
-    try:
-        tree = ast.parse("".join(linecache.getlines(filename)))
-    except SyntaxError:
+    tree = parsed_file(filename)
+    if tree is None:
         return None
     made = None
     for node in ast.walk(tree):

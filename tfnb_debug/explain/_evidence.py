@@ -113,6 +113,7 @@ def _line_dtypes(exc: BaseException) -> tuple[tuple[str, str], ...]:
     """The dtype of each tensor or array named on the user's failing line (its own frame)."""
     import ast
 
+    from tfnb_debug.explain._api import evaluate
     from tfnb_debug.explain._nonfinite_source import failing_statement
 
     failing = failing_statement(exc)
@@ -122,7 +123,7 @@ def _line_dtypes(exc: BaseException) -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
     for node in ast.walk(statement):
         if isinstance(node, ast.Name) and node.id not in found:
-            value = next((names[node.id] for names in spaces if node.id in names), None)
+            value = evaluate(node, spaces)
             dtype = getattr(getattr(value, "dtype", None), "name", None)
             if isinstance(dtype, str) and hasattr(value, "shape"):
                 found[node.id] = dtype

@@ -32,7 +32,7 @@ from tfnb_debug.explain._checked_values import (
     read_failed_check,
 )
 from tfnb_debug.explain._layer_probe import called_models
-from tfnb_debug.explain._nonfinite_source import _assigned, failing_statement
+from tfnb_debug.explain._nonfinite_source import _assigned, _names, failing_statement
 from tfnb_debug.explain._operands import call_name
 from tfnb_debug.explain._violation import output_names
 
@@ -84,7 +84,7 @@ def _broadcast_name(
 ) -> Operand | None:
     """Any name the failing line reads (not only a checked one) that an element-wise op of a
     (B,) and a (B, 1) tensor made: ``residuals = y_test - preds`` given to a DataFrame."""
-    for name in dict.fromkeys(n.id for n in ast.walk(statement) if isinstance(n, ast.Name)):
+    for name in _names(statement):
         made = _assigned(name, before)
         combined = _combined(made, spaces) if made is not None else None
         shape = _shape_of(evaluate(ast.Name(id=name), spaces)) if combined else None
@@ -185,7 +185,7 @@ def _half_output(
     """A float16/bfloat16 value on the failing line that a model's predict (or call) returned:
     the model's output layer computes in that dtype (``bound_text``: the layer; ``source``:
     the model's dtype policy)."""
-    for name in dict.fromkeys(n.id for n in ast.walk(statement) if isinstance(n, ast.Name)):
+    for name in _names(statement):
         value = evaluate(ast.Name(id=name), spaces)
         dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
         made = _assigned(name, before)
@@ -210,7 +210,7 @@ def _reduced_axis(
     """(the reduced operand, the other, the axis, the reduced array's name and shape) when a
     name on the failing line was made by a reduction over the axis whose size the other
     operand has: ``pred_ids = tf.argmax(probs, axis=0)`` against ``y_test``, one per example."""
-    names = list(dict.fromkeys(n.id for n in ast.walk(statement) if isinstance(n, ast.Name)))
+    names = _names(statement)
     shapes = {n: _shape_of(evaluate(ast.Name(id=n), spaces)) for n in names}
     for name in names:
         made = _assigned(name, before)

@@ -389,7 +389,7 @@ def _calls_innermost_first(node: ast.expr) -> list[ast.Call]:
     return calls[::-1]
 
 
-def _names(node: ast.expr) -> list[str]:
+def _names(node: ast.AST) -> list[str]:
     called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
     seen: list[str] = []
     for sub in ast.walk(node):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+from typing import Any
 
 _BINOPS: dict[str, type[ast.operator]] = {
     "Sub": ast.Sub,
@@ -106,13 +107,13 @@ def enclosing_parameters(filename: str, lineno: int) -> tuple[str, ...] | None:
 
 def enclosing_function(filename: str, lineno: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The innermost ``def`` of ``filename`` around line ``lineno``, or None."""
-    found = innermost_node(_parsed(filename), lineno, (ast.FunctionDef, ast.AsyncFunctionDef))
+    found = innermost_node(parsed_file(filename), lineno, (ast.FunctionDef, ast.AsyncFunctionDef))
     return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
 def enclosing_class(filename: str, lineno: int) -> str:
     """The name of the innermost ``class`` of ``filename`` around line ``lineno``, or ""."""
-    found = innermost_node(_parsed(filename), lineno, (ast.ClassDef,))
+    found = innermost_node(parsed_file(filename), lineno, (ast.ClassDef,))
     return found.name if isinstance(found, ast.ClassDef) else ""
 
 
@@ -132,7 +133,8 @@ def innermost_node(
     return best
 
 
-def _parsed(filename: str) -> ast.Module | None:
+def parsed_file(filename: str) -> ast.Module | None:
+    """The cell (file) ``filename`` parsed, None when it has no source or does not parse."""
     source = "".join(linecache.getlines(filename))
     if not source:
         return None
@@ -140,3 +142,9 @@ def _parsed(filename: str) -> ast.Module | None:
         return ast.parse(source)
     except SyntaxError:
         return None
+
+
+def cell_text(frames: list[Any]) -> str:
+    """The source of the cell (file) the innermost of ``frames`` runs in, "" when none: what
+    the cell wrote, for the readers that look for a name or an argument in it."""
+    return "".join(linecache.getlines(frames[-1].filename)) if frames else ""

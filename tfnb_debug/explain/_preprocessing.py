@@ -25,7 +25,8 @@ from tfnb_debug.explain._violation import Violation, fmt, shape_of
 _STRING_LAYERS = ("StringLookup", "TextVectorization")
 
 
-def _dtype(value: Any) -> str:
+def value_dtype(value: Any) -> str:
+    """A value's dtype name, "string" for any kind of text (tf.string, NumPy <U/object/bytes)."""
     dtype = getattr(value, "dtype", None)
     name = getattr(dtype, "name", None) or str(dtype or "")
     if name.startswith(("<U", "<S", "|S", "object", "str", "bytes")) or name in ("O", "U", "S"):
@@ -58,7 +59,7 @@ def string_input_declared_numeric(call: LiveCall, exc: BaseException) -> Violati
         if _kind(layer) not in _STRING_LAYERS:
             continue
         tensor = _source_input(getattr(layer, "input", None), inputs)
-        if tensor is not None and _dtype(tensor) != "string":
+        if tensor is not None and value_dtype(tensor) != "string":
             break
     else:
         return None
@@ -70,10 +71,10 @@ def string_input_declared_numeric(call: LiveCall, exc: BaseException) -> Violati
         "S11",
         "keras.Input",
         f"the model's Input{f' {name!r}' if name else ''} {fmt(shape_of(tensor))} is "
-        f"{_dtype(tensor)} (Keras' default), but it feeds {type(layer).__name__} "
+        f"{value_dtype(tensor)} (Keras' default), but it feeds {type(layer).__name__} "
         f"'{layer.name}', which takes strings: the text is cast to numbers on the way in and fails",
         f"declare the input as text: `keras.Input(shape={shape}{named}, dtype='string')`",
-        f"Input dtype {_dtype(tensor)}; {type(layer).__name__} '{layer.name}' after it",
+        f"Input dtype {value_dtype(tensor)}; {type(layer).__name__} '{layer.name}' after it",
     )
 
 
@@ -127,7 +128,7 @@ def lookup_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
     inputs = call.values.get("inputs", UNREAD)
     if inputs is UNREAD:
         return None
-    return _kind_against_dtype(call.receiver, inputs, _dtype(inputs), call.text("inputs"))
+    return _kind_against_dtype(call.receiver, inputs, value_dtype(inputs), call.text("inputs"))
 
 
 def adapt_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -139,11 +140,11 @@ def adapt_dtype(call: LiveCall, exc: BaseException) -> Violation | None:
     if spec is not None:
         if isinstance(spec, tuple | dict | list):
             return None  # pairs or several inputs: adapt_pairs names what to map to
-        dtype = _dtype(spec)
+        dtype = value_dtype(spec)
     elif data is UNREAD or isinstance(data, list | tuple):
         return None
     else:
-        dtype = _dtype(data)
+        dtype = value_dtype(data)
     if dtype == "string" and spec is None and _kind(call.receiver) in _NUMERIC_LAYERS:
         return None  # a text array given to a numeric adapt: adapt_text_values reads it
     text = call.text("data") if "data" in call.values else call.text("arg0")

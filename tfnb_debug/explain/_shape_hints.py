@@ -12,7 +12,6 @@ moved, a projection) come from :mod:`tfnb_debug.diagnostics.shape_hints`.
 
 from __future__ import annotations
 
-import linecache
 import math
 import re
 
@@ -32,6 +31,7 @@ from tfnb_debug.explain._context import (
 from tfnb_debug.explain._data_origin import fed_by_data
 from tfnb_debug.explain._image_axes import channel_hint
 from tfnb_debug.explain._layer_made import layer_sized_hint
+from tfnb_debug.explain._operands import cell_text
 from tfnb_debug.explain._traceback_objects import SequentialBuild
 
 
@@ -424,8 +424,7 @@ def failing_layer(ctx: ErrorContext, class_name: str) -> str:
 def written_argument(ctx: ErrorContext) -> bool:
     """Keras' message names an argument with the value the user wrote in the cell ("Received
     groups=4, but the input has 3 channels" for ``Conv2D(32, 3, groups=4)``)."""
-    frames = ctx.user_frames()
-    source = "".join(linecache.getlines(frames[-1].filename)).replace(" ", "") if frames else ""
+    source = cell_text(ctx.user_frames()).replace(" ", "")
     named = re.findall(r"Received:? `?(\w+)=([\w.]+)", ctx.text)
     return any(f"{name}={value}" in source for name, value in named)
 

@@ -9,11 +9,8 @@ from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
 from tfnb_debug.explain._output_axes import dataset_labels
+from tfnb_debug.explain._preprocessing import value_dtype
 from tfnb_debug.explain._violation import Violation, features_spec, fmt, shape_of
-
-
-def _dtype(value: Any) -> str:
-    return str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
 
 
 def string_labels(call: LiveCall, exc: BaseException) -> Violation | None:
@@ -25,8 +22,8 @@ def string_labels(call: LiveCall, exc: BaseException) -> Violation | None:
     if y is not UNREAD and y is not None:
         return None  # labels given as an array: the label rules read their values
     labels = dataset_labels(x)
-    dtype = _dtype(labels)
-    if labels is UNREAD or not (dtype == "string" or dtype.startswith(("<U", "str", "object"))):
+    dtype = value_dtype(labels)
+    if labels is UNREAD or dtype != "string":
         return None
     return Violation(
         "S11",
@@ -48,9 +45,9 @@ def vectorized_twice(call: LiveCall, exc: BaseException) -> Violation | None:
         inputs = list(call.receiver.inputs)
     except Exception:
         return None
-    if len(inputs) != 1 or _dtype(inputs[0]) != "string" or features is None:
+    if len(inputs) != 1 or value_dtype(inputs[0]) != "string" or features is None:
         return None
-    dtype = _dtype(features)
+    dtype = value_dtype(features)
     if not dtype.startswith("int"):
         return None
     text = call.text("x")

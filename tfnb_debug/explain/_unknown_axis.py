@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._operands import parsed_file
 from tfnb_debug.explain._violation import Violation, fmt, shape_of
 
 _UNDEFINED = re.compile(
@@ -161,13 +162,9 @@ def unknown_axis_weight(call: LiveCall, exc: BaseException) -> Violation | None:
 def _backbone_without_size(filename: str) -> str:
     """``keras.applications.VGG16`` when the cell builds such a backbone without input_shape."""
     import ast
-    import linecache
 
-    try:
-        tree = ast.parse("".join(linecache.getlines(filename)))
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
+    tree = parsed_file(filename)
+    for node in ast.walk(tree) if tree is not None else ():
         if not isinstance(node, ast.Call) or ".applications." not in ast.unparse(node.func):
             continue
         if not any(k.arg in ("input_shape", "input_tensor") for k in node.keywords):

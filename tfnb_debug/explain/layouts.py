@@ -11,10 +11,10 @@ transpose on the array, which the Input copies when it was made from the array's
 
 from __future__ import annotations
 
-import linecache
 import re
 
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain._operands import cell_text
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -27,8 +27,7 @@ def channels_first_data(ctx: ErrorContext) -> Explained | None:
     """S01: the data is (N, C, H, W) with C in 1, 3, 4, and the model reads channels last."""
     if not re.search(_SHRUNK, ctx.text):
         return None
-    frames = ctx.user_frames()
-    source = "".join(linecache.getlines(frames[-1].filename)) if frames else ""
+    source = cell_text(ctx.user_frames())
     if "channels_first" in source or not re.search(r"Conv[23]D|Pooling[23]D", source):
         return None
     candidates = [(d.name, d.expression, d.shape) for d in ctx.input_data]

@@ -12,12 +12,12 @@ with the scaling that a ``uint8`` image needs; otherwise on the line itself.
 from __future__ import annotations
 
 import ast
-import linecache
 import re
 import textwrap
 from collections import Counter
 
 from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._operands import parsed_file
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -99,9 +99,8 @@ def _listed(source: str, count: int) -> list[str] | None:
 
 def _step_parameter(filename: str, lineno: int, name: str) -> bool:
     """``name`` is the data parameter of the user's ``train_step``/``test_step`` around the line."""
-    try:
-        tree = ast.parse("".join(linecache.getlines(filename)))
-    except SyntaxError:
+    tree = parsed_file(filename)
+    if tree is None:
         return False
     for node in ast.walk(tree):
         if (

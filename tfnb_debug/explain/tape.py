@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from tfnb_debug.explain._context import ErrorContext, Frame
-from tfnb_debug.explain._operands import call_name
+from tfnb_debug.explain._operands import call_name, cell_text
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -526,11 +526,7 @@ def _line(source: list[str], lineno: int) -> str:
 
 def gradient_target(ctx: ErrorContext) -> str | None:
     """The name the cell passes to ``tape.gradient`` first (``error_rate``), or None."""
-    import linecache
-
-    frames = ctx.user_frames()
-    cell = "".join(linecache.getlines(frames[-1].filename)) if frames else ""
-    found = re.search(r"\.gradient\(\s*(\w+)", cell)
+    found = re.search(r"\.gradient\(\s*(\w+)", cell_text(ctx.user_frames()))
     return found.group(1) if found else None
 
 
