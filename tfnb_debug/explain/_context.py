@@ -13,19 +13,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from tfnb_debug.explain._applications import Backbone, read_backbone
 from tfnb_debug.explain._batch_fixers import BatchFixer, batch_fixing_layer
 from tfnb_debug.explain._condition import condition_rank
 from tfnb_debug.explain._contracts import ContractReport, read_contract
-from tfnb_debug.explain._data_makers import DataMaker, read_data_makers
 from tfnb_debug.explain._distribution import DistributionInfo, read_distribution
 from tfnb_debug.explain._diverged_fit import DivergedFit, read_diverged
 from tfnb_debug.explain._evidence import Evidence, _keras_layer_class, read_evidence
-from tfnb_debug.explain._input_data import InputData, read_input_data
 from tfnb_debug.explain._library_results import Misuse, misused_result
 from tfnb_debug.explain._line_origins import FailedCheck, read_failed_line
 from tfnb_debug.explain._loss_targets import read_target_range
@@ -140,9 +137,8 @@ class ErrorContext:
     type_names: tuple[str, ...]  # the exception's class and its bases, innermost first
     messages: tuple[str, ...]  # the exception's message, then its causes/contexts; ANSI-free
     frames: tuple[Frame, ...]  # outermost first
-    layers: tuple[
-        tuple[str, str], ...
-    ]  # (name, class) of Keras layers seen as ``self``, innermost first
+    #: (name, class) of Keras layers seen as ``self``, innermost first
+    layers: tuple[tuple[str, str], ...]
     cells: Mapping[str, int]
     inputs: tuple[InputInfo, ...] = ()  # what a Keras layer's input check received
     trained: tuple[TrainedModel, ...] = ()  # compiled models whose training step raised
@@ -152,9 +148,8 @@ class ErrorContext:
     evidence: Evidence = Evidence()  # the failing call, pipelines, embeddings, dtype policies
     producers: tuple[tuple[str, str, str], ...] = ()  # (layer, producer, class) in that model
     distribution: DistributionInfo | None = None  # tf.distribute facts, when the error is about it
-    contract: ContractReport | None = (
-        None  # the failing call into the library, its contract checked
-    )
+    #: the failing call into the library, its contract checked
+    contract: ContractReport | None = None
     user_layers: tuple[UserLayer, ...] = ()  # the user's own layer classes running, innermost first
     silent_calls: tuple[tuple[str, str], ...] = ()  # (class, kind) whose call returns nothing
     # an AttributeError's (attribute, class of the object, names of that class and its bases)
@@ -179,9 +174,16 @@ class ErrorContext:
     step_data: StepData | None = None
     negative_ids: tuple[NegativeIds, ...] = ()  # integer arrays with negatives (user frames)
     failed_check: FailedCheck | None = None  # what the user's failed check compared
-    data_makers: tuple[DataMaker, ...] = ()  # the keras.utils builders of the line's data
-    input_data: tuple[InputData, ...] = ()  # Inputs shaped by an array: Input(x.shape[1:])
-    backbone: Backbone | None = None  # a keras.applications model of a minimum size, called
+    #: the exception itself, for the readers a rule asks for when it needs them (:meth:`read`)
+    exc: BaseException | None = field(default=None, compare=False, repr=False)
+    _read: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def read(self, reader: Callable[..., Any], *args: Any) -> Any:
+        """``reader(exc, *args)``, run once per error and only when a rule asks for it; a
+        reader that fails on half-built objects reads as None."""
+        if (reader, args) not in self._read:
+            self._read[reader, args] = _safely(reader, self.exc, *args) if self.exc else None
+        return self._read[reader, args]
 
     def variable_of(self, layer: str) -> str:
         """The user's variable bound to the layer or model of that name, "" when none or
@@ -389,7 +391,6 @@ def fmt_shape(shape: tuple[int | None, ...]) -> str:
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
-_SHRUNK = r"zero or negative|Negative dimension"
 _CHECKS = r"did not hold|must have rank|Tensor \w+ must|not compatible|[Dd]imension|shape|[Ll]ength|float16"
 
 
@@ -401,7 +402,8 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         current = current.__cause__ or current.__context__
     messages = tuple(strip_ansi(_message(e)) for e in chain)
     frames, layers = _frames(exc)
-    nan_words = bool(re.search(r"(?i)\bnan\b|\binf\b|not finite|non-finite", "\n".join(messages)))
+    text = "\n".join(messages)
+    nan_words = bool(re.search(r"(?i)\bnan\b|\binf\b|not finite|non-finite", text))
     # Each reader looks at live objects the error left behind, some half-built (a Functional
     # whose __init__ raised has no name yet): one that fails leaves its piece empty.
     return ErrorContext(
@@ -410,6 +412,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         frames=frames,
         layers=layers,
         cells=dict(cells or {}),
+        exc=exc,
         inputs=_safely(_checked_inputs, exc) or (),
         trained=_safely(_trained_models, exc) or (),
         sequential_build=_safely(_sequential_build, exc),
@@ -417,13 +420,13 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         model_inputs=_safely(_model_inputs, exc) or (),
         producers=_safely(_producers, exc) or (),
         evidence=_safely(read_evidence, exc, is_user_file) or Evidence(),
-        distribution=_safely(read_distribution, exc, "\n".join(messages), is_user_file),
+        distribution=_safely(read_distribution, exc, text, is_user_file),
         contract=_safely(read_contract, exc, is_user_file),
         user_layers=_safely(read_user_layers, exc, is_user_file) or (),
         # only when a None is what failed: the scan reads the source of the user's layer classes
         silent_calls=(
             _safely(read_silent_calls, exc, is_user_file) or ()
-            if re.search(NONE_INPUT, "\n".join(messages))
+            if re.search(NONE_INPUT, text)
             else ()
         ),
         missing_attribute=_safely(_missing_attribute, exc),
@@ -433,12 +436,12 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         diverged=(
             _safely(read_diverged, exc)
             if type(exc).__name__ == "AssertionError"
-            or re.search(r"had (?:NaN|Inf) values|not finite|All-NaN", "\n".join(messages))
+            or re.search(r"had (?:NaN|Inf) values|not finite|All-NaN", text)
             else None
         ),
         nonfinite_source=(
             _safely(read_nonfinite_source, exc)
-            if re.search(r"Tensor had [^\n]*values", "\n".join(messages))
+            if re.search(r"Tensor had [^\n]*values", text)
             else None
         ),
         consequence=(
@@ -451,7 +454,7 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         ),
         probability_source=(
             _safely(read_probability_source, exc)
-            if re.search(r"did not hold|to be true|tolerance|probabilities", "\n".join(messages))
+            if re.search(r"did not hold|to be true|tolerance|probabilities", text)
             or type(exc).__name__ == "AssertionError"
             else None
         ),
@@ -463,28 +466,23 @@ def build_context(exc: BaseException, *, cells: Mapping[str, int] | None = None)
         ),
         failed_check=(
             _safely(read_failed_line, exc)
-            if type(exc).__name__ == "AssertionError" or re.search(_CHECKS, "\n".join(messages))
+            if type(exc).__name__ == "AssertionError" or re.search(_CHECKS, text)
             else None
         ),
-        data_makers=_safely(read_data_makers, exc) or (),
-        input_data=_safely(read_input_data, exc) or (),
-        backbone=_safely(read_backbone, exc) if re.search(_SHRUNK, "\n".join(messages)) else None,
         negative_ids=(
-            _safely(read_negative_ids, exc) or ()
-            if "Condition x >= 0 did not hold" in "\n".join(messages)
-            else ()
+            _safely(read_negative_ids, exc) or () if "Condition x >= 0 did not hold" in text else ()
         ),
         step_data=(
             _safely(read_step_data, exc)
             if re.search(
                 r"_step|Iterating over|values to unpack|of type <class 'str'>|Tensors in list passed",
-                "\n".join(messages),
+                text,
             )
             else None
         ),
         batch_fixer=(
             _safely(batch_fixing_layer, exc)
-            if re.search(r"[Ii]ncompatible shapes|Input to reshape is", "\n".join(messages))
+            if re.search(r"[Ii]ncompatible shapes|Input to reshape is", text)
             else None
         ),
     )

@@ -22,6 +22,7 @@ from tfnb_debug.explain._context import (
     fmt_shape,
     same_shape,
 )
+from tfnb_debug.explain._data_makers import read_data_makers
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -170,7 +171,7 @@ def shifted_ids(
 def label_mode(ctx: ErrorContext) -> tuple[str, str] | None:
     """(dataset, label_mode) when the failing line's data is a dataset the cell made with a
     directory builder: its ``label_mode=`` as written, or the builder's default "int"."""
-    for maker in ctx.data_makers:
+    for maker in ctx.read(read_data_makers) or ():
         if maker.used and maker.api.endswith("_dataset_from_directory"):
             mode = maker.keyword("label_mode")
             if mode is None:

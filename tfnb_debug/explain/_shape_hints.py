@@ -30,6 +30,7 @@ from tfnb_debug.explain._context import (
 )
 from tfnb_debug.explain._data_origin import fed_by_data
 from tfnb_debug.explain._image_axes import channel_hint
+from tfnb_debug.explain._input_data import read_input_data
 from tfnb_debug.explain._layer_made import layer_sized_hint
 from tfnb_debug.explain._operands import cell_text
 from tfnb_debug.explain._traceback_objects import SequentialBuild
@@ -88,7 +89,7 @@ def sequence_rank_hint(
         f"give them their feature axis (the channel axis): `x[..., None]` and "
         f"`keras.Input(({steps}, 1))`"
     )
-    copied = next((d for d in ctx.input_data if d.shape[1:] == (steps,)), None)
+    copied = next((d for d in ctx.read(read_input_data) or () if d.shape[1:] == (steps,)), None)
     if copied is not None:  # the Input copies the array's shape: the axis goes on the array
         name = copied.name
         features = (

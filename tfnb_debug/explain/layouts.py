@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 
+from tfnb_debug.explain._applications import read_backbone
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain._input_data import read_input_data
 from tfnb_debug.explain._operands import cell_text
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -30,7 +32,7 @@ def channels_first_data(ctx: ErrorContext) -> Explained | None:
     source = cell_text(ctx.user_frames())
     if "channels_first" in source or not re.search(r"Conv[23]D|Pooling[23]D", source):
         return None
-    candidates = [(d.name, d.expression, d.shape) for d in ctx.input_data]
+    candidates = [(d.name, d.expression, d.shape) for d in ctx.read(read_input_data) or ()]
     call = ctx.evidence.call
     x = call.arg(0, "x") if call is not None else None
     if x is not None and x.shape and all(isinstance(d, int) for d in x.shape):
@@ -69,8 +71,10 @@ def channels_first_data(ctx: ErrorContext) -> Explained | None:
 def backbone_too_small(ctx: ErrorContext) -> Explained | None:
     """S01: images smaller than the keras.applications backbone's documented minimum shrink
     to nothing inside it."""
-    backbone = ctx.backbone
-    if backbone is None or not re.search(_SHRUNK, ctx.text):
+    if not re.search(r"zero or negative|Negative dimension", ctx.text):
+        return None
+    backbone = ctx.read(read_backbone)
+    if backbone is None:
         return None
     given = backbone.given
     sides = [d for d in (given or ())[1:3] if d is not None]

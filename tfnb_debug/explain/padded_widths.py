@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext
-from tfnb_debug.explain._data_makers import DataMaker
+from tfnb_debug.explain._data_makers import DataMaker, read_data_makers
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -91,7 +91,9 @@ def padded_arrays_differ(ctx: ErrorContext) -> Explained | None:
     another length than the model was built for (one of them without ``maxlen``, which pads to
     the longest sequence of that call's data)."""
     makers = [
-        m for m in ctx.data_makers if m.api == "pad_sequences" and m.shape and len(m.shape) == 2
+        m
+        for m in ctx.read(read_data_makers) or ()
+        if m.api == "pad_sequences" and m.shape and len(m.shape) == 2
     ]
     given = [m for m in makers if m.used]
     shape = given[0].shape if len(given) == 1 else None
