@@ -97,6 +97,8 @@ def _lookup(node: ast.expr, namespaces: Sequence[Mapping[str, Any]]) -> Any:
             if node.id in space:
                 return space[node.id]
         return None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return _dropped(node, _lookup(node.func.value, namespaces))
     if isinstance(node, ast.Subscript):
         base = _lookup(node.value, namespaces)
         if not _is_frame(base):
@@ -112,6 +114,32 @@ def _lookup(node: ast.expr, namespaces: Sequence[Mapping[str, Any]]) -> Any:
         except Exception:
             return None
     return None
+
+
+def _dropped(node: ast.Call, base: Any) -> Any:
+    """``base.drop(columns=[...])`` or ``base.drop([...], axis=1)`` with constant names: the
+    frame without those columns (a new frame; ``base`` is not changed), else None."""
+    if not _is_frame(base) or getattr(node.func, "attr", "") != "drop":
+        return None
+    keywords = {k.arg: k.value for k in node.keywords}
+    axis = keywords.get("axis")
+    names = keywords.get("columns")
+    if (
+        names is None
+        and node.args
+        and isinstance(axis, ast.Constant)
+        and axis.value in (1, "columns")
+    ):
+        names = node.args[0]
+    try:
+        columns = ast.literal_eval(names) if names is not None else None
+    except ValueError:
+        return None
+    if isinstance(columns, str):
+        columns = [columns]
+    if not isinstance(columns, list | tuple) or not all(c in base.columns for c in columns):
+        return None
+    return base.drop(columns=list(columns))
 
 
 def _is_frame(value: Any) -> bool:

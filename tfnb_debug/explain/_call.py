@@ -48,7 +48,8 @@ class Arg:
     text_example: str = ""
     #: a DataFrame's (or Series') date and time columns: (name, dtype), e.g. ('sold', 'datetime64[ns]')
     time_columns: tuple[tuple[str, str], ...] = ()
-    #: a DataFrame's columns that hold only 0/1 (or bool): one-hot (get_dummies) columns
+    #: a DataFrame's columns that hold only 0/1 (or bool): one-hot (get_dummies) columns; for an
+    #: object array made from a DataFrame, the frame's bool columns (mixed with numbers)
     binary_columns: tuple[str, ...] = ()
     #: columns of pandas' nullable or extension dtypes Keras cannot convert: (name, dtype)
     extension_columns: tuple[tuple[str, str], ...] = ()
@@ -386,8 +387,13 @@ def _with_frame_columns(
     times = tuple(
         (str(c), str(frame[c].dtype)) for c in frame.columns if frame[c].dtype.kind in "mM"
     )
+    bools = () if texts else tuple(str(c) for c in frame.columns if frame[c].dtype.kind == "b")
     return dataclasses.replace(
-        arg, text_columns=texts or arg.text_columns, time_columns=times, frame=frame_text
+        arg,
+        text_columns=texts or arg.text_columns,
+        time_columns=times,
+        frame=frame_text,
+        binary_columns=bools,
     )
 
 

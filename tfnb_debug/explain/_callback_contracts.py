@@ -57,7 +57,19 @@ def logs_key(call: LiveCall, exc: BaseException) -> Violation | None:
         problem = f"`{key}` is the Keras 2 name of a log key: Keras 3 logs it as `{new}`"
         hint = f"read `{new}` (`logs[{new!r}]`, or `{{{new}}}` in a filepath / monitor='{new}')"
     elif key.startswith("val_") and not any(k.startswith("val_") for k in keys):
-        if validated:
+        freq = call.value("validation_freq")
+        at_epoch_end = frame.f_code.co_name == "on_epoch_end"
+        if validated and at_epoch_end and freq not in (UNREAD, None, 1):
+            problem = (
+                f"`{key}` is logged only at the end of the epochs that validate, and "
+                f"validation_freq={freq!r} makes fit validate only on some: the other epochs' "
+                "logs hold no `val_` keys"
+            )
+            hint = (
+                f"read it with `logs.get({key!r})` and skip None in {where}, or set "
+                "validation_freq=1"
+            )
+        elif validated:
             problem = (
                 f"`{key}` is logged only at an epoch's end, after validation; {where} reads the "
                 "logs of a batch, which hold no `val_` keys"

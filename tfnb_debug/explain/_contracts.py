@@ -41,8 +41,8 @@ from tfnb_debug.explain._argument_contracts import (
 )
 from tfnb_debug.explain._call import describe_value
 from tfnb_debug.explain._callback_contracts import logs_key, schedule_return
-from tfnb_debug.explain._config_contracts import CONFIG_CONTRACTS
 from tfnb_debug.explain._confusion_contracts import confusion_matrix_ids
+from tfnb_debug.explain._contract_tables import FAMILY_CONTRACTS
 from tfnb_debug.explain._data_contracts import (
     class_weight_type,
     fit_argument_kinds,
@@ -95,7 +95,6 @@ from tfnb_debug.explain._layer_inputs import (
     key_value_sources,
     steps_axis_dropped,
 )
-from tfnb_debug.explain._loop_contracts import LOOP_CONTRACTS
 from tfnb_debug.explain._map_contracts import (
     binary_metric_two_columns,
     map_after_batch,
@@ -151,7 +150,6 @@ from tfnb_debug.explain._tape_results import (
     numpy_target,
 )
 from tfnb_debug.explain._tensor_ops import TENSOR_OPS
-from tfnb_debug.explain._text_data_contracts import TEXT_DATA_CONTRACTS
 from tfnb_debug.explain._unbuilt_weights import load_weights_unbuilt
 from tfnb_debug.explain._unknown_axis import unknown_axis_weight
 from tfnb_debug.explain._value_kinds import (
@@ -562,7 +560,7 @@ CONTRACTS: tuple[Contract, ...] = (
     *(Contract(*spec) for spec in INFERENCE_NOISE),
     *(Contract(*spec) for spec in MODEL_OUTPUTS),
     *(Contract(*spec) for spec in TENSOR_OPS),
-    *(Contract(*spec) for spec in (*CONFIG_CONTRACTS, *LOOP_CONTRACTS, *TEXT_DATA_CONTRACTS)),
+    *(Contract(*spec) for spec in FAMILY_CONTRACTS),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.predict", "Model.train_on_batch", "keras.Model"),
         widened_by_normalization,

@@ -46,8 +46,8 @@ def class_count(
     return (
         finding(
             "M04",
-            f"the labels hold {count} classes (ids 0..{high}) but the output layer has "
-            f"{classes} units",
+            f"the labels hold {count} classes (ids 0..{high}) but the output layer"
+            f"{output_head(ctx)} has {classes} units",
             place=place,
             evidence=f"`{labels.name}` runs from 0 to {high}; the loss rejected label {value} "
             f"against [0, {classes})",
@@ -179,6 +179,33 @@ def label_mode(ctx: ErrorContext) -> tuple[str, str] | None:
             if mode[:1] in "'\"":
                 return maker.name, mode.strip("'\"")
     return None
+
+
+def single_unit(ctx: ErrorContext, batch: list[int], place: str) -> Explained | None:
+    """M03: a sparse categorical loss over a 1-unit output (one class: its softmax is always 1)
+    with 0/1 labels, a binary task given a categorical loss."""
+    labels = ctx.labels
+    seen = {int(v) for v in labels.values} if labels is not None and labels.values else set()
+    if not batch or not set(batch) | seen <= {0, 1} or len(ctx.trained) != 1:
+        return None
+    model = ctx.trained[0]
+    activation = model.output_activation or "linear"
+    layer = output_head(ctx) or " of the model"
+    return (
+        finding(
+            "M03",
+            f"sparse_categorical_crossentropy over the 1-unit {activation} output{layer}: a "
+            "categorical loss over a single unit has one class, and the 0/1 labels name two",
+            place=place,
+            evidence=f"output layer{layer}: 1 unit, activation {activation}; loss "
+            f"{model.loss}; labels in this batch: {' '.join(map(str, batch[:16]))}",
+            hint=f"for a yes/no label keep the 1-unit output{layer} "
+            + ("" if activation == "sigmoid" else "with activation='sigmoid' ")
+            + "and use loss='binary_crossentropy'; or give it 2 units with "
+            "activation='softmax' and keep the sparse loss",
+        ),
+        (),
+    )
 
 
 def output_head(ctx: ErrorContext) -> str:
@@ -313,3 +340,98 @@ def odd_named_operand(
         ),
         (),
     )
+
+
+def binary_labels(
+    labels: tuple[int | None, ...],
+    output: tuple[int | None, ...],
+    units: int,
+    loss: str,
+    activation: str,
+    place: str,
+    evidence: str,
+    info: LabelInfo | None,
+    layer: str = "",
+) -> Explained | None:
+    """M03, M04 or M05: a binary cross-entropy's labels against the output layer (``layer``):
+    one label per example for several softmax units, label columns of another count than the
+    sigmoid units, or one-hot rows for one unit."""
+    # one value per example: (batch,) or a column (batch, 1) against (batch, units)
+    per_example = same_shape(labels, output[:-1]) or (
+        len(labels) == len(output) > 1 and labels[-1] == 1 and same_shape(labels[:-1], output[:-1])
+    )
+    if per_example and units > 1:
+        classes = int(info.high) + 1 if info and info.whole and info.high is not None else None
+        multiclass = classes is not None and classes > 2
+        if multiclass and "focal" in loss:
+            fix = (
+                f"the labels hold {classes} classes: keep Dense({units}, activation='softmax') "
+                "with keras.losses.CategoricalFocalCrossentropy() and one-hot labels "
+                f"(`keras.utils.to_categorical({(info.name if info else 'y')}, {classes})`), or with "
+                "loss='sparse_categorical_crossentropy' and the ids as they are"
+            )
+        elif multiclass:
+            fix = (
+                f"the labels hold {classes} classes: use Dense({units}, activation='softmax') "
+                "with loss='sparse_categorical_crossentropy'"
+            )
+        else:
+            fix = (
+                "for two classes use one output unit, Dense(1, activation='sigmoid'), with this "
+                f"loss; or keep {units} units with softmax and loss="
+                "'sparse_categorical_crossentropy'"
+            )
+        if activation == "softmax":
+            return _pair(
+                finding(
+                    "M03",
+                    f"{loss} on a {units}-unit softmax: a binary loss scores each unit on its own, "
+                    "and the labels have one value per example",
+                    place=place,
+                    evidence=evidence,
+                    hint=fix,
+                )
+            )
+        return _pair(
+            finding(
+                "M04",
+                f"{loss} got one label per example {fmt_shape(labels)} but the output layer has "
+                f"{units} units",
+                place=place,
+                evidence=evidence,
+                hint=fix,
+            )
+        )
+    columns = labels[-1] if len(labels) == len(output) > 1 else None
+    binary_rows = info is not None and info.whole and info.low == 0 and info.high == 1
+    if units > 1 and columns not in (None, 1, units) and binary_rows and activation != "softmax":
+        layer = f" '{layer}'" if layer else ""
+        return _pair(  # 0/1 columns, one per label, against another count of sigmoid units
+            finding(
+                "M04",
+                f"the labels `{(info.name if info else 'y')}` have {columns} 0/1 columns (one per label), but "
+                f"the output layer{layer} has {units} units",
+                place=place,
+                evidence=evidence,
+                hint=f"give the output layer{layer} {columns} units, one per label column "
+                f"(`Dense({(info.name if info else 'y')}.shape[1], activation='sigmoid')`), or drop the label "
+                "columns the model is not meant to predict",
+            )
+        )
+    if len(labels) == len(output) and units == 1 and labels[-1] not in (None, 1):
+        return _pair(
+            finding(
+                "M05",
+                f"{loss} got one-hot labels {fmt_shape(labels)} for a 1-unit output: it wants one "
+                "0/1 value per example",
+                place=place,
+                evidence=evidence,
+                hint=f"pass the class ids (`np.argmax({(info.name if info else 'y')}, axis=-1)`), or use "
+                f"Dense({labels[-1]}, activation='softmax') with loss='categorical_crossentropy'",
+            )
+        )
+    return None
+
+
+def _pair(found: Finding) -> Explained:
+    return (found, ())

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug.explain._assignments import assigned_from
+from tfnb_debug.explain._result_keys import Found, evaluate_unpacked, missing_key, short_history
 from tfnb_debug.explain._violation import is_a
 
 # NumPy array methods and attributes a tensor lacks: the TensorFlow call that does the same
@@ -67,6 +68,7 @@ class Misuse:
     hint: str
     filename: str
     lineno: int
+    code: str = "S12"  # G05 when the value is short because the loss went non-finite
 
 
 def misused_result(exc: BaseException, is_user_file: Any) -> Misuse | None:
@@ -90,11 +92,31 @@ def misused_result(exc: BaseException, is_user_file: Any) -> Misuse | None:
     while last.tb_next is not None:
         last = last.tb_next
     here = user.tb_next is None or last.tb_frame.f_code.co_name == "__getattr__"
-    found = _classify(exc, line, spaces, lines[: user.tb_lineno - 1], here)
+    found = _classify(exc, line, spaces, lines[: user.tb_lineno - 1], here) or _results(
+        exc, line, spaces, lines, here
+    )
     if found is None:
         return None
-    name, kind, problem, hint = found
-    return Misuse(name, kind, problem, hint, frame.f_code.co_filename, user.tb_lineno)
+    name, kind, problem, hint = found[:4]
+    code = found[4] if len(found) > 4 else "S12"
+    return Misuse(name, kind, problem, hint, frame.f_code.co_filename, user.tb_lineno, code)
+
+
+def _results(
+    exc: BaseException, line: str, spaces: tuple[Any, ...], lines: list[str], here: bool
+) -> Found | None:
+    """Training results (History, logs, evaluate's values) read in a way they do not allow."""
+    if isinstance(exc, KeyError) and here:
+        return missing_key(exc, _subscripted(line, spaces), lines)
+    if isinstance(exc, IndexError) and here:
+        return short_history(_subscripted(line, spaces), spaces)
+    if isinstance(exc, TypeError | ValueError) and here and "unpack" in str(exc):
+        return evaluate_unpacked(exc, line, spaces)
+    if isinstance(exc, TypeError) and "'History'" in str(exc):
+        for node in _nodes(line):
+            if isinstance(node, ast.Name) and type(_value(node, spaces)).__name__ == "History":
+                return _history(node.id, "a function that takes numbers")
+    return None
 
 
 def _classify(
@@ -113,7 +135,7 @@ def _classify(
         assigned = _ITEM_ASSIGNMENT.search(text)
         if subscript or _STR_INDEX in text:
             for name, value, key in _subscripted(line, spaces):
-                found = _subscript(value, name, key, before)
+                found = _subscript(value, name, key, before, spaces)
                 if found is not None:
                     return found
         if assigned:
@@ -197,7 +219,7 @@ def _attribute(
 
 
 def _subscript(
-    value: Any, name: str, key: str, before: list[str]
+    value: Any, name: str, key: str, before: list[str], spaces: tuple[Any, ...]
 ) -> tuple[str, str, str, str] | None:
     cls = type(value).__name__
     if cls == "History":
@@ -218,6 +240,18 @@ def _subscript(
             f"take a layer by name with `{name.rpartition('.')[0] or 'model'}.get_layer({key})`",
         )
     origin = assigned_from(name, before)
+    outputs = re.match(r"(\w+)\.predict\(", origin)
+    if outputs is not None and isinstance(value, list) and key[:1] in "'\"":
+        names = [str(n) for n in _output_names(outputs.group(1), spaces)]
+        at = names.index(key.strip("'\"")) if key.strip("'\"") in names else -1
+        return (
+            name,
+            "what predict returned",
+            f"`{name}` is the list `{origin}` returned, one array per output in the order "
+            f"the model was built with ({names}): a list is indexed by position, not by name",
+            (f"take `{name}[{at}]` for {key}" if at >= 0 else f"index `{name}` by position")
+            + "; or build the model with a dict of outputs ({name: tensor}) to get a dict",
+        )
     if ".evaluate(" in origin and isinstance(value, float | list):
         what = "the loss, a float" if isinstance(value, float) else "a list [loss, *metrics]"
         return (
@@ -229,6 +263,11 @@ def _subscript(
             "position (model.metrics_names)",
         )
     return None
+
+
+def _output_names(model: str, spaces: tuple[Any, ...]) -> list[Any]:
+    found = next((sp[model] for sp in spaces if model in sp), None)
+    return list(getattr(found, "output_names", None) or [])
 
 
 def _history(name: str, how: str) -> tuple[str, str, str, str]:

@@ -6,22 +6,28 @@ accuracy over ids), and a batch size the model fixes (a stateful RNN's last shor
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from tfnb_debug.explain._call import CallInfo
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain._frame_peers import frame_against_peer
 
 
 def table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...]) -> str:
     """The columns of a DataFrame ``x`` that make it wider than the model's input: the target
     column(s) of ``y`` left in, or the saved index of a CSV (``Unnamed: 0``); "" when no
     column of the table accounts for the extra width."""
-    call = ctx.evidence.call
-    if call is None or not received or received[-1] is None:
+    if not received or received[-1] is None:
         return ""
+    # else the table the model was fit on, in the namespace, against this one
+    peer = ctx.read(frame_against_peer, value, received[-1]) or ""
+    call = ctx.evidence.call
+    if call is None:
+        return peer
     x, y = call.arg(0, "x"), call.arg(1, "y")
     if x is None or x.kind != "dataframe" or not x.keys or len(x.keys) != received[-1]:
-        return ""
+        return peer
     extra = len(x.keys) - value
     targets = [k for k in (y.keys if y is not None and y.kind in ("series", "dataframe") else ())]
     left_in = [k for k in targets if k in x.keys]
@@ -69,7 +75,7 @@ def table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...])
             f"`{x.text} = {x.text}.reindex(columns=train_columns, fill_value=0)` (train_columns: "
             "the columns the model was fit on), or encode train and test together"
         )
-    return ""
+    return peer
 
 
 def _dims_of(text: str) -> tuple[int, ...] | None:
@@ -128,6 +134,21 @@ def class_axis(
             place=f"loss '{own_loss}'",
         )
     one_hot = _one_hot_argument(call, rows)
+    op = re.sub(r"_\d+$", "", op)  # Equal_1: the second Equal of the graph
+    sparse = [m for t in ctx.trained for m in t.metrics if re.search(r"(?i)sparse.*accuracy", m)]
+    rows_given = one_hot or _one_hot_argument(call, rows, any_count=True)
+    if op == "Equal" and rows_given and len(sparse) == 1:
+        return ClassAxis(
+            "M05",
+            f"the metric `{sparse[0]}` takes class ids, but the labels `{rows_given}` are "
+            f"one-hot (a row of {classes} 0/1 values per example): it compares each row with "
+            "the predicted class id",
+            f"shapes {shapes}; `{rows_given}` holds only 0 and 1; metrics={list(sparse)}",
+            f"keep the one-hot labels and use metrics=['categorical_accuracy'] (or "
+            f"'accuracy', which Keras matches to the labels and the loss) instead of "
+            f"'{sparse[0]}'",
+            place=f"metric '{sparse[0]}'",
+        )
     if op == "Equal" and one_hot:
         return ClassAxis(
             "S07",
@@ -149,13 +170,20 @@ def class_axis(
     return None
 
 
-def _one_hot_argument(call: CallInfo | None, rows: tuple[int, ...]) -> str:
-    """The failing call's argument of shape ``rows`` that holds only whole values in [0, 1]
-    (one-hot labels), by its text; "" when none."""
+def _one_hot_argument(
+    call: CallInfo | None, rows: tuple[int, ...], *, any_count: bool = False
+) -> str:
+    """The failing call's argument of shape ``rows`` (of any sample count with ``any_count``,
+    a batch's rows being a part of it) that holds only whole values in [0, 1] (one-hot
+    labels), by its text; "" when none."""
     found = (
         a.text
         for a in (call.nested_args() if call is not None else ())
-        if a.shape == rows and a.whole and a.low == 0 and a.high == 1
+        if a.shape is not None
+        and (a.shape == rows or (any_count and a.shape[1:] == rows[1:] and len(a.shape) > 1))
+        and a.whole
+        and a.low == 0
+        and a.high == 1
     )
     return next(found, "")
 

@@ -435,6 +435,21 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         )
         hint = f"stack them into one numeric array: `np.stack(list({text_arg.text})).astype('float32')`"
         evidence = text_arg.describe()
+    elif text_arg is not None and text_arg.frame and text_arg.binary_columns:
+        bools = ", ".join(f"'{c}'" for c in text_arg.binary_columns[:4]) + (
+            ", ..." if len(text_arg.binary_columns) > 4 else ""
+        )
+        message = (
+            f"`{text_arg.text}` has dtype object: `{text_arg.frame}` mixes bool columns "
+            f"({bools}) with numeric ones, and the array of a table of mixed dtypes holds Python "
+            "objects"
+        )
+        hint = (
+            f"give the table one numeric dtype before taking the array: "
+            f"`{text_arg.frame}.astype('float32')` (pd.get_dummies makes bool columns unless "
+            "given dtype='float32')"
+        )
+        evidence = f"{text_arg.describe()}; bool columns of `{text_arg.frame}`: {bools}"
     elif text_arg is not None:
         message = f"`{text_arg.text}` has dtype object: its values are Python objects, not numbers"
         hint = f"convert it to a numeric array: {text_arg.text}.astype('float32')"

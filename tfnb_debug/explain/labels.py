@@ -18,6 +18,7 @@ from tfnb_debug.explain._context import (
     target_output_shapes,
 )
 from tfnb_debug.explain._label_count import (
+    binary_labels,
     categorical_labels,
     class_count,
     dropped_class,
@@ -26,6 +27,7 @@ from tfnb_debug.explain._label_count import (
     odd_named_operand,
     output_head,
     shifted_ids,
+    single_unit,
 )
 from tfnb_debug.explain._operands import enclosing_parameters, odd_operand
 from tfnb_debug.explain.report import NextStep
@@ -60,7 +62,9 @@ def label_out_of_range(ctx: ErrorContext) -> Explained | None:
     place = _loss_place(ctx, "SparseSoftmaxCrossEntropyWithLogits")
     low, high = (min(labels), max(labels)) if labels else (value, value)
     lookup = _label_lookup(ctx)
-    counted = class_count(ctx, value, classes, place)
+    counted = (single_unit(ctx, labels, place) if classes == 1 else None) or class_count(
+        ctx, value, classes, place
+    )
     if counted is not None:
         return counted
     if lookup is not None and labels and low >= 1 and high == classes:
@@ -348,8 +352,11 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
             f"; labels `{info.name}`: {info.dtype} {fmt_shape(info.shape)}, values "
             f"{_num(info.low)}..{_num(info.high)}"
         )
+    # a focal loss raises from the cross-entropy it wraps: name the one the user compiled
+    focal = model is not None and "focal" in model.loss and "focal" not in loss
+    shown = model.loss if model is not None and focal else loss
     place = (
-        f"loss '{loss}'"
+        f"loss '{shown}'"
         + (f" of output '{head[0]}'" if head else "")
         + (f" of model '{model.name}'" if model else "")
     )
@@ -452,7 +459,8 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
             )
         )
     if loss in _BINARY:
-        return _binary(labels, output, units, loss, activation, place, evidence, info)
+        layer = head[0] if head else (model.output_layer if model else "")
+        return binary_labels(labels, output, units, shown, activation, place, evidence, info, layer)
     return None
 
 
@@ -493,67 +501,6 @@ def _validation_y(ctx: ErrorContext) -> str:
     ):
         return validation.items[1].text
     return "y_val"
-
-
-def _binary(
-    labels: tuple[int | None, ...],
-    output: tuple[int | None, ...],
-    units: int,
-    loss: str,
-    activation: str,
-    place: str,
-    evidence: str,
-    info: LabelInfo | None,
-) -> Explained | None:
-    per_example = same_shape(labels, output[:-1])
-    if per_example and units > 1:
-        classes = int(info.high) + 1 if info and info.whole and info.high is not None else None
-        multiclass = classes is not None and classes > 2
-        if multiclass:
-            fix = (
-                f"the labels hold {classes} classes: use Dense({units}, activation='softmax') "
-                "with loss='sparse_categorical_crossentropy'"
-            )
-        else:
-            fix = (
-                "for two classes use one output unit, Dense(1, activation='sigmoid'), with this "
-                f"loss; or keep {units} units with softmax and loss="
-                "'sparse_categorical_crossentropy'"
-            )
-        if activation == "softmax":
-            return _explained(
-                finding(
-                    "M03",
-                    f"{loss} on a {units}-unit softmax: a binary loss scores each unit on its own, "
-                    "and the labels have one value per example",
-                    place=place,
-                    evidence=evidence,
-                    hint=fix,
-                )
-            )
-        return _explained(
-            finding(
-                "M04",
-                f"{loss} got one label per example {fmt_shape(labels)} but the output layer has "
-                f"{units} units",
-                place=place,
-                evidence=evidence,
-                hint=fix,
-            )
-        )
-    if len(labels) == len(output) and units == 1 and labels[-1] not in (None, 1):
-        return _explained(
-            finding(
-                "M05",
-                f"{loss} got one-hot labels {fmt_shape(labels)} for a 1-unit output: it wants one "
-                "0/1 value per example",
-                place=place,
-                evidence=evidence,
-                hint=f"pass the class ids (`np.argmax({_name(info)}, axis=-1)`), or use "
-                f"Dense({labels[-1]}, activation='softmax') with loss='categorical_crossentropy'",
-            )
-        )
-    return None
 
 
 def _explained(found: Finding) -> Explained:
