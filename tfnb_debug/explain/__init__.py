@@ -69,6 +69,7 @@ from tfnb_debug.explain.shapes import (
     spatial_and_size,
 )
 from tfnb_debug.explain.step_data import step_data_structure
+from tfnb_debug.explain.tables import table_column
 from tfnb_debug.explain.tape import tape_misuse
 from tfnb_debug.explain.targets import targets_outside_loss
 from tfnb_debug.ground.reports import Finding, sort_findings
@@ -120,6 +121,7 @@ RULES: tuple[Rule, ...] = (
     python_function_dtype,
     symbolic_value,
     library_result,
+    table_column,
     nonfinite_check,
     nonfinite_consequence,
     targets_outside_loss,

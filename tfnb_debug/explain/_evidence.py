@@ -176,7 +176,7 @@ def _id_count(layer: Any) -> int | None:
             return len(bounds) + 1 if bounds is not None else int(layer.num_bins)
         if cls in _LOOKUPS:
             return int(layer.vocabulary_size())
-        if cls == "Hashing":
+        if cls in ("Hashing", "HashedCrossing"):
             return int(layer.num_bins)
     except Exception:
         return None

@@ -6,8 +6,10 @@ import re
 
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._evidence import Arg, CallInfo
+from tfnb_debug.explain._id_makers import cell_id_maker
 from tfnb_debug.explain._operands import enclosing_class, enclosing_parameters
 from tfnb_debug.explain.report import NextStep
+from tfnb_debug.ground.files import is_user_file
 from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
@@ -105,15 +107,24 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
         (n, v) for n, v in ctx.evidence.vocabularies if v > size and (high is None or v > high)
     ]
     made = [s for s in ctx.evidence.id_sources if s[0] == layer]
+    if not made and data is not None:  # the ids made in the cell: `ids = hasher(words)`
+        cell = ctx.read(cell_id_maker, data.text, is_user_file)
+        made = [(layer, *cell)] if cell is not None else []
     if made:
         _, producer, cls, count = made[0]
-        evidence += f"; its input comes from {cls} '{producer}', which makes ids 0..{count - 1}"
+        evidence += f"; its ids come from {cls} '{producer}', which makes ids 0..{count - 1}"
         before_adapt = _EMPTY_VOCABULARY.get(cls)
-        if cls == "Hashing":
+        if cls in ("Hashing", "HashedCrossing"):
             hint = (
-                f"Hashing '{producer}' makes ids 0..{count - 1} (one per bin), but '{layer}' has "
-                f"{size} rows: set input_dim = num_bins = {count}, or give the Hashing "
+                f"{cls} '{producer}' makes ids 0..{count - 1} (one per bin), but '{layer}' has "
+                f"{size} rows: set input_dim = num_bins = {count}, or give the {cls} "
                 f"num_bins={size}"
+            )
+        elif cls.startswith("tf.strings.to_hash"):
+            hint = (
+                f"`{producer}` makes ids 0..{count - 1} (one per bucket, whatever the number "
+                f"of distinct values), but '{layer}' has {size} rows: set input_dim = "
+                f"num_buckets = {count}, or hash into {size} buckets"
             )
         elif before_adapt is not None and size == before_adapt and count > size:
             hint = (
