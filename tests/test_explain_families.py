@@ -68,6 +68,12 @@ KNOWN_GENERIC = {
     "td_fixedlen_feature_scalar_shape_for_vector": "names 'pixels' but not the stored 64",
     "td_parse_tensor_out_type_float32_for_float64": "silent: parse_tensor's out_type not read",
     "td_interleave_indexes_python_list": "S12 (internal error) where T02 was asked",
+    # the first families of this pass (binary_heads, metric_state): the loss called as
+    # loss(logits, class_ids) is S07 naming both and the swap (the writer asked M05: no catalog
+    # code names an argument order); a metric's update_state without sample_weight gets the S12
+    # of the Keras hook's signature, where the writer ruled Python's own message enough
+    "bh_swapped_loss_arguments_in_tape": "S07 naming the swap, where M05 was asked",
+    "ms_update_state_without_sample_weight_argument": "S12 on the hook, where silence was asked",
 }
 CASES = all_cases()
 PARAMS = [

@@ -30,6 +30,7 @@ from tfnb_debug.explain.data_functions import generator_structure, python_functi
 from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
 from tfnb_debug.explain.diverged import diverged_fit
 from tfnb_debug.explain.dtypes import dtype_mismatch
+from tfnb_debug.explain.fit_weights import class_weight_form
 from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.keras2_methods import removed_keras2_method
 from tfnb_debug.explain.keras2_modules import removed_keras2_module_attribute
@@ -52,6 +53,7 @@ from tfnb_debug.explain.pipelines import (
     unknown_shape_in_map,
 )
 from tfnb_debug.explain.probabilities import doubled_outputs, probabilities_checked
+from tfnb_debug.explain.reductions import reduced_missing_axis
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.results import library_result
 from tfnb_debug.explain.runtime import (
@@ -100,6 +102,7 @@ RULES: tuple[Rule, ...] = (
     call_returns_nothing,
     cell_state_count,
     static_batch_in_call,
+    class_weight_form,
     label_out_of_range,
     index_out_of_range,
     loss_output_mismatch,
@@ -122,6 +125,7 @@ RULES: tuple[Rule, ...] = (
     symbolic_value,
     library_result,
     table_column,
+    reduced_missing_axis,
     nonfinite_check,
     nonfinite_consequence,
     targets_outside_loss,

@@ -21,6 +21,7 @@ contract; :mod:`tfnb_debug.explain._contracts` registers them.
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -107,7 +108,7 @@ def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
             "a closure)",
         )
     function = call.callee
-    specs = getattr(function, "input_signature", None)
+    specs, named, params = _declared(function)
     if not specs or call.method != "__call__":
         return None
     values = [v for k, v in call.values.items() if k.startswith("arg")] or list(
@@ -118,16 +119,37 @@ def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
         return Violation(
             "S12",
             call.source,
-            f"the tf.function's input_signature declares {len(specs)} argument(s), the call passes {len(values)}",
+            f"{named}'s input_signature declares {len(specs)} argument(s), the call passes {len(values)}",
             "pass exactly the declared arguments, or change input_signature",
         )
     for i, (value, spec) in enumerate(zip(values, specs, strict=True)):
+        text = texts[i] if i < len(texts) else f"argument {i}"
+        param = f"`{params[i]}`" if i < len(params) else f"argument {i}"
+        declared = str(getattr(getattr(spec, "dtype", None), "name", ""))
+        if isinstance(value, float | int) and not isinstance(value, bool) and declared:
+            kind = type(value).__name__
+            if (kind == "float") != declared.startswith(("float", "half", "bfloat")):
+                fix = f"int({text})" if kind == "float" else f"float({text})"
+                return Violation(
+                    "S11",
+                    text,
+                    f"`{text}` is the Python {kind} {value!r}, and {named}'s input_signature "
+                    f"declares {param} as {declared}",
+                    f"pass {param} as {declared}: `{fix}`",
+                )
         shape = shape_of(value)
         want = getattr(spec, "shape", None)
         if shape is None or want is None or want.rank is None:
             continue
         wanted = tuple(want.as_list())
-        text = texts[i] if i < len(texts) else f"argument {i}"
+        if len(shape) == len(wanted) - 1 and wanted[-1] == 1 and shape[1:] == tuple(wanted[1:-1]):
+            return Violation(
+                "S12",
+                text,
+                f"`{text}` {fmt(shape)} has no channel axis; {named}'s input_signature declares "
+                f"{param} as {fmt(wanted)}",
+                f"add the channel axis: `{text}[..., None]` (or declare {param} without it)",
+            )
         if len(shape) == len(wanted) - 1 and all(
             need is None or need == have for have, need in zip(shape, wanted[1:], strict=True)
         ):
@@ -143,8 +165,8 @@ def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
             return Violation(
                 "S12",
                 text,
-                f"`{text}` has rank {len(shape)} {fmt(shape)}; the input_signature declares "
-                f"{fmt(wanted)}",
+                f"`{text}` has rank {len(shape)} {fmt(shape)}; {named}'s input_signature "
+                f"declares {param} as {fmt(wanted)}",
                 "reshape the data to the declared rank, or declare the shape the data has (None for an axis that varies)",
             )
         for axis, (have, need) in enumerate(zip(shape, wanted, strict=True)):
@@ -152,20 +174,39 @@ def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
                 return Violation(
                     "S12",
                     text,
-                    f"`{text}` has {have} on axis {axis} {fmt(shape)}; the input_signature "
-                    f"declares {need} there {fmt(wanted)}",
+                    f"`{text}` has {have} on axis {axis} {fmt(shape)}; {named}'s "
+                    f"input_signature declares {need} there for {param} {fmt(wanted)}",
                     f"declare the shape the data has (TensorSpec({fmt(tuple(None if j == 0 else d for j, d in enumerate(shape)))}), None for an axis that varies) or fix the data",
                 )
         dtype = str(getattr(getattr(value, "dtype", None), "name", getattr(value, "dtype", "")))
-        declared = str(getattr(spec.dtype, "name", spec.dtype))
         if dtype and declared and dtype != declared:
             return Violation(
                 "S11",
                 text,
-                f"`{text}` is {dtype}; the input_signature declares {declared}",
+                f"`{text}` is {dtype}; {named}'s input_signature declares {param} as {declared}",
                 f"cast it first: `tf.cast({text}, tf.{declared})`, or declare {dtype}",
             )
     return None
+
+
+def _declared(function: Any) -> tuple[tuple[Any, ...], str, tuple[str, ...]]:
+    """(specs, "`name`", parameter names) of a tf.function with an input_signature, or of a
+    concrete function (its traced signature); no specs when it has neither."""
+    specs = getattr(function, "input_signature", None)
+    python = getattr(function, "python_function", None) or getattr(
+        function, "_python_function", None
+    )
+    if not specs:
+        structured = getattr(function, "structured_input_signature", None)
+        specs = structured[0] if isinstance(structured, tuple) and structured else None
+    traced = getattr(function, "name", "") or ""
+    traced = traced.decode() if isinstance(traced, bytes) else str(traced)
+    name = getattr(python, "__name__", "") or re.sub(r"^__inference_|_\d+$", "", traced)
+    try:
+        params = tuple(inspect.signature(python).parameters) if python is not None else ()
+    except (TypeError, ValueError):
+        params = ()
+    return tuple(specs or ()), f"`{name}`" if name else "the tf.function", params
 
 
 # argument kinds --------------------------------------------------------------------------

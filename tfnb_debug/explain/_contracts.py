@@ -406,7 +406,9 @@ CONTRACTS: tuple[Contract, ...] = (
         (r"must have compatible element specs", r"same type"),
     ),
     Contract(
-        ("tf.function",), function_signature, (r"Can not cast TensorSpec", r"input_signature")
+        ("tf.function", "ConcreteFunction"),
+        function_signature,
+        (r"Can not cast TensorSpec", r"input_signature"),
     ),
     Contract(
         ("Model.fit", "Model.evaluate", "Model.train_on_batch", "Model.compile"),

@@ -394,14 +394,23 @@ def _shared_optimizer(
 
 
 def _owner_of(call: LiveCall, variable: Any) -> str:
-    """The name of the model in the user's namespace that holds ``variable``, or ""."""
+    """The name of the smallest model in the user's namespace (or held by one as an
+    attribute: ``self.generator``) that holds ``variable``, or ""."""
+    found: list[tuple[int, str]] = []
     for name, model in models_in(call):
-        try:
-            if any(w is variable for w in model.trainable_variables):
-                return name
-        except Exception:
-            continue
-    return ""
+        parts = [(name, model)] + [
+            (f"{name}.{attr}", sub)
+            for attr, sub in list(vars(model).items())[:50]
+            if not attr.startswith("_") and sub is not model and hasattr(sub, "trainable_variables")
+        ]
+        for label, candidate in parts:
+            try:
+                weights = list(candidate.trainable_variables)
+            except Exception:
+                continue
+            if any(w is variable for w in weights):
+                found.append((len(weights), label))
+    return min(found)[1] if found else ""
 
 
 def _grown_model(

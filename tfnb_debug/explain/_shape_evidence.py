@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from tfnb_debug.explain._call import CallInfo
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
 from tfnb_debug.explain._frame_peers import frame_against_peer
+from tfnb_debug.ground.reports import Finding, finding
 
 
 def table_width(ctx: ErrorContext, value: int, received: tuple[int | None, ...]) -> str:
@@ -211,3 +212,44 @@ def fixed_batch(ctx: ErrorContext, a_text: str, b_text: str) -> str | None:
         f"batch of {last}: feed a multiple of {size} samples ({cut} and the same for y), or "
         "batch a dataset with drop_remainder=True"
     )
+
+
+def sample_counts(
+    ctx: ErrorContext, labels: tuple[int | None, ...], output: tuple[int | None, ...]
+) -> tuple[Finding, tuple[()]] | None:
+    """S12: labels and output that differ only in their first axis, because the call's x and y
+    hold different numbers of samples (``train_on_batch`` does not compare them first)."""
+    call = ctx.evidence.call
+    if call is None or labels[1:] != output[1:] or None in (labels[0], output[0]):
+        return None
+    x, y = call.arg(0, "x"), call.arg(1, "y")
+    rows = [a.shape[0] if a is not None and a.shape else None for a in (x, y)]
+    if (
+        x is None
+        or y is None
+        or None in rows
+        or rows[0] == rows[1]
+        or rows != [output[0], labels[0]]
+    ):
+        return None
+    return (
+        finding(
+            "S12",
+            f"`{x.text}` holds {rows[0]} samples and `{y.text}` {rows[1]}: the labels must have "
+            f"one row per sample of x",
+            place=ctx.where(call.filename, call.lineno),
+            evidence=f"`{x.text}` {fmt_shape(x.shape or ())}, `{y.text}` {fmt_shape(y.shape or ())}"
+            f"; target.shape={fmt_shape(labels)}, output.shape={fmt_shape(output)}",
+            hint=f"build `{y.text}` with as many rows as `{x.text}` (one label per sample, in "
+            "the same order), or give the call as many samples as labels",
+        ),
+        (),
+    )
+
+
+def strip_op_scope(scope: str, op: str) -> str:
+    """TF nests an op in a scope of its own name (``mse/sub/sub``); drop that repeat."""
+    parts = scope.split("/")
+    if parts and parts[-1].lower() == op.lower():
+        parts = parts[:-1]
+    return "/".join(parts)

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._violation import Violation, fmt, is_a, shape_of
 
 
@@ -32,7 +34,21 @@ def op_shapes(call: LiveCall, exc: BaseException) -> Violation | None:
         return None
     layer = _enclosing_layer(exc) or (f"Lambda '{n}'" if (n := _lambda_on_line(call)) else "")
     keras = any(_is_keras_tensor(v) for v in _operands(call.values))
-    return _violation(found, call.source, layer, keras or bool(layer))
+    problem, hint = found
+    made = _made_by(problem, call)
+    return _violation((problem + made, hint), call.source, layer, keras or bool(layer))
+
+
+def _made_by(problem: str, call: LiveCall) -> str:
+    """`` (`fake` = `generator(z)`)``: where the operands the problem names were assigned
+    above the call, so the finding names the layer or model that made the odd shape."""
+    names = dict.fromkeys(re.findall(r"`(\w+)` \(", problem))
+    made = [
+        f"`{name}` = `{rhs}`"
+        for name in names
+        if (rhs := assigned_before(name, call.filename, call.lineno)) and "(" in rhs
+    ]
+    return f" ({'; '.join(made[:3])})" if made else ""
 
 
 def lambda_op(call: LiveCall, exc: BaseException) -> Violation | None:

@@ -7,11 +7,13 @@ import re
 
 from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext, fmt_shape, same_shape
+from tfnb_debug.explain._data_keys import missing_key
 from tfnb_debug.explain._evidence import Arg, CallInfo
 from tfnb_debug.explain._input_order import flat_element
 from tfnb_debug.explain._operands import enclosing_parameters
 from tfnb_debug.explain._several_tensors import several_tensors_hint
 from tfnb_debug.explain._target_columns import TARGET_NAME, columns_for_one_input
+from tfnb_debug.explain._validation_data import validation_flat, validation_unlabeled
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -132,7 +134,7 @@ def input_structure(ctx: ErrorContext) -> Explained | None:
         return _cardinality(ctx, call, cardinality)
     missing = _MISSING_KEY.search(text)
     if missing is not None:
-        return _missing_key(missing)
+        return missing_key(missing)
     count = _COUNT.search(text)
     if count is not None:
         return _input_count(ctx, call, count)
@@ -140,7 +142,11 @@ def input_structure(ctx: ErrorContext) -> Explained | None:
     if columns is not None:
         return _columns_for_one_input(ctx, call, columns)
     bad_form = _FORMAT.search(text) is not None or _NONE_VALUES in text
-    unlabeled = _unlabeled_dataset(ctx, call) if _NONE_VALUES in text else None
+    unlabeled = (
+        _unlabeled_dataset(ctx, call) or validation_unlabeled(ctx, call)
+        if _NONE_VALUES in text
+        else None
+    )
     if unlabeled is not None:
         return unlabeled
     if call is not None and call.method in ("fit", "evaluate") and bad_form:
@@ -280,51 +286,6 @@ def _call_place(ctx: ErrorContext, call: CallInfo | None) -> str:
     return f"`{call.func}(...)` at {ctx.where(call.filename, call.lineno)}"
 
 
-def _missing_key(match: re.Match[str]) -> Explained | None:
-    """S12 when the dict's keys are near the input names (a rename), or Keras 2's automatic
-    names; None when they are simply other names: Keras' message lists both already."""
-    missing = match.group(1)
-    given = _NAMES.findall(match.group(2))
-    expected = _NAMES.findall(match.group(3))
-    extra = [k for k in given if k not in expected]
-    absent = [k for k in expected if k not in given]
-    renames = []
-    for name in absent:
-        near = [k for k in extra if _plain(k) == _plain(name)]
-        if near:
-            renames.append((near[0], name))
-    automatic = extra and all(re.fullmatch(r"input_\d+", k) for k in extra)
-    if automatic:
-        hint = (
-            f"{extra} are Keras 2's automatic input names; Keras 3 names unnamed Inputs "
-            f"{absent}: name the Inputs (`keras.Input(..., name='{extra[0]}')`) or pass a list in "
-            "the order of model.inputs"
-        )
-    elif renames:
-        hint = (
-            "rename "
-            + ", ".join(f"the dict key '{a}' to '{b}'" for a, b in renames)
-            + (" (the keys must be the names of the model's Input layers, case included)")
-        )
-    else:
-        return None
-    return (
-        finding(
-            "S12",
-            f"the data dict has no key for input '{missing}'",
-            place=f"input '{missing}'",
-            evidence=f"keys given {given}, inputs {expected}",
-            hint=hint,
-        ),
-        (),
-    )
-
-
-def _plain(name: str) -> str:
-    """A name without case and separators: 'BMI', 'bmi' and 'b_m_i' are one name."""
-    return re.sub(r"[\s_\-.]", "", name.lower())
-
-
 _MODEL_CLASSES = ("Functional", "Sequential", "Model")
 _STEPS = ("train_step", "test_step", "predict_step")
 
@@ -424,7 +385,9 @@ def _input_count(
     ctx: ErrorContext, call: CallInfo | None, match: re.Match[str]
 ) -> Explained | None:
     model, expected, received = match.group(1), int(match.group(2)), int(match.group(4))
-    layered = _layer_inputs(ctx, call, model, expected, received)
+    layered = _layer_inputs(ctx, call, model, expected, received) or validation_flat(
+        ctx, call, expected, received
+    )
     if layered is not None:
         return layered
     keys = _NAMES.findall(match.group(3) or "")

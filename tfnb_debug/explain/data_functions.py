@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext, dtype_name
+from tfnb_debug.explain._operands import cell_text
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -25,6 +26,7 @@ Explained = tuple[Finding, tuple[NextStep, ...]]
 _PYFUNC = re.compile(
     r"(\d+)-th value returned by (?:pyfunc|EagerPyFunc)_?\d* is (\w+), but expects (\w+)"
 )
+_PY_CONVERT = re.compile(r"Tensor conversion requested dtype (\w+) for Tensor with dtype (\w+)")
 _YIELDED = re.compile(
     r"`generator` yielded an element that could not be converted to the expected type\. The "
     r"expected type was (\w+), but the yielded element was (.+?)\.\n",
@@ -36,9 +38,14 @@ def python_function_dtype(ctx: ErrorContext) -> Explained | None:
     """S11: a ``tf.numpy_function``/``tf.py_function`` whose Python function returns another
     dtype than its ``Tout``."""
     found = _PYFUNC.search(ctx.text)
-    if found is None:
+    converted = _PY_CONVERT.search(ctx.text) if "script_ops" in ctx.text else None
+    if found is not None:
+        index, got, want = found.group(1), dtype_name(found.group(2)), dtype_name(found.group(3))
+    elif converted is not None:  # tf.py_function converts the returned tensor to Tout
+        index, got, want = "0", dtype_name(converted.group(2)), dtype_name(converted.group(1))
+    else:
         return None
-    index, got, want = found.group(1), dtype_name(found.group(2)), dtype_name(found.group(3))
+    wrapped = re.search(r"(?:numpy|py)_function\(\s*(?:func=)?(\w+)", cell_text(ctx.user_frames()))
     stage = next(
         (
             (ds.name, st)
@@ -53,8 +60,9 @@ def python_function_dtype(ctx: ErrorContext) -> Explained | None:
     return (
         finding(
             "S11",
-            f"the Python function wrapped by {stage[1].python if stage else 'tf.numpy_function'} "
-            f"returns {got} as value {index}, and its Tout declares {want}{why}",
+            f"the Python function {f'`{wrapped.group(1)}` ' if wrapped else ''}wrapped by "
+            f"{stage[1].python if stage else 'tf.numpy_function'} returns {got} as value "
+            f"{index}, and its Tout declares {want}{why}",
             place=f"{stage[1].python}{where}" if stage else "tf.numpy_function",
             evidence=f"returned {got}, Tout {want}",
             hint=f"make the function return {want}, as its Tout declares: "
@@ -64,7 +72,8 @@ def python_function_dtype(ctx: ErrorContext) -> Explained | None:
                 # tf.py_function's function may return an eager tensor or a NumPy value:
                 # np.asarray converts either
                 else f"`return np.asarray(result, np.{want})` at its end"
-            ),
+            )
+            + (f", or declare Tout=tf.{got}" if converted is not None else ""),
         ),
         (),
     )

@@ -10,7 +10,9 @@ from tfnb_debug.ground.reports import Finding, finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 
-_NO_INPUTS = re.compile(r"Sequential model '([^']+)' has no defined inputs yet")
+_NO_INPUTS = re.compile(
+    r"Sequential model '([^']+)' has no defined (inputs|input shape|output shape|outputs) yet"
+)
 _NOT_BUILT = re.compile(r"You tried to call `(\w+)` on layer '([^']+)', but the layer isn't built")
 # export refuses an unbuilt model or layer without saying how to build it
 _EXPORT_UNBUILT = re.compile(
@@ -30,8 +32,8 @@ def unbuilt_model(ctx: ErrorContext) -> Explained | None:
         name = match.group(1)
         return _s04(
             name,
-            f"Sequential model '{name}' was created without an Input, so it has no inputs "
-            "(nor outputs) to build another model from",
+            f"Sequential model '{name}' was created without an Input, so it has no "
+            f"{match.group(2)} yet (a Sequential knows its shapes once it is built)",
             f'{line}Keras: "{match.group(0)}"',
             legacy
             + "start the Sequential with `keras.Input(shape=...)` (the shape of one example), "

@@ -6,6 +6,7 @@ import re
 
 from tfnb_debug.explain._context import ErrorContext, fmt_shape, parse_shape
 from tfnb_debug.explain._evidence import DatasetStage
+from tfnb_debug.explain._operands import cell_text
 from tfnb_debug.explain._traceback_objects import DatasetInfo
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -97,6 +98,12 @@ def _s10(
         step = f"{stage.kind}({stage.function or '...'})" + (
             f" with {stage.python}" if stage.python else ""
         )
+        wrapped = re.search(
+            r"(?:numpy|py)_function\(\s*(?:func=)?(\w+)", cell_text(ctx.user_frames())
+        )
+        if shape is None and stage.python and wrapped is not None:
+            shown = f"<the shape {wrapped.group(1)} returns>"
+            cause = f"{stage.python}({wrapped.group(1)}, ...) returns"
         hint = (
             f"{cause} tensors of unknown shape: in {func_text}, restore the shape after it, "
             f"e.g. `{var} = tf.ensure_shape({var}, {shown})` (or {var}.set_shape({shown}))"
@@ -147,6 +154,8 @@ def _element_shape(
     if component == 0 and len(ctx.model_inputs) == 1 and ctx.model_inputs[0]:
         expected = ctx.model_inputs[0]
         return expected[1:] if batched else expected
+    if stage is not None and stage.python in ("tf.py_function", "tf.numpy_function"):
+        return None  # a Python function returns what it returns: the shape before is no guide
     if previous is not None and component < len(previous.shapes):
         return previous.shapes[component]
     return None

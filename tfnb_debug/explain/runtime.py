@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tfnb_debug.explain._context import ErrorContext, scope_owner, split_node
+from tfnb_debug.explain._none_sizes import none_axis
 from tfnb_debug.explain._nonfinite_findings import gradient_hint, sourced
 from tfnb_debug.explain._symbolic_escapes import PY_CONVERT, conversion, escaped, layer_place
 from tfnb_debug.explain._traced_checks import as_loss, traced_check_source
@@ -92,6 +93,14 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
             "tf.config.run_functions_eagerly(True)"
         )
         outside = escaped(ctx, attr.group(2))
+        statement = (ctx.user_code_line() or ("", 0, "", ""))[3]
+        logged = re.search(r"(?:append|print|write|format)\(.*\b(\w+)\.numpy\(\)", statement)
+        if logged is not None and not outside:  # a value kept or shown for the user: a log
+            hint = (
+                f"to log `{logged.group(1)}` from a traced function, return it and call "
+                f"`.numpy()` on the result outside (`{logged.group(1)} = step(...)`), or print "
+                f"it from the graph with `tf.print({logged.group(1)})`"
+            )
         hint = outside or hint
         if attr.group(1) == "KerasTensor":
             hint = (
@@ -126,6 +135,8 @@ def symbolic_value(ctx: ErrorContext) -> Explained | None:
                 "; an `and`/`or` of element-wise conditions is `&`/`|` "
                 "(tf.logical_and / tf.logical_or)"
             )
+    elif (axis := none_axis(ctx)) is not None:
+        what, hint = axis
     elif (converted := PY_CONVERT.search(text)) is not None:
         what, hint = conversion(ctx, converted)
     elif (formatted := _FORMAT.search(text)) is not None:

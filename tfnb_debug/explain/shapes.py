@@ -36,7 +36,13 @@ from tfnb_debug.explain._image_axes import full_shape
 from tfnb_debug.explain._input_order import input_order
 from tfnb_debug.explain._op_hints import batch_axis_hint, matmul_hint
 from tfnb_debug.explain._returned_tuples import returned_tuple
-from tfnb_debug.explain._shape_evidence import class_axis, fixed_batch, table_width
+from tfnb_debug.explain._shape_evidence import (
+    class_axis,
+    fixed_batch,
+    sample_counts,
+    strip_op_scope,
+    table_width,
+)
 from tfnb_debug.explain._shape_hints import (
     _feature_hint,
     _label_width_hint,
@@ -350,7 +356,7 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
     if dims is not None:
         node, op, inputs, in_shapes = dims.group(3), dims.group(4), dims.group(5), dims.group(6)
         scope, _ = split_node(node)
-        owner = scope_owner(_strip_op_scope(scope, op))
+        owner = scope_owner(strip_op_scope(scope, op))
         pair = re.findall(r"\[[^\]]*\]", in_shapes)[:2]
         kernel = _kernel_width(ctx, op, scope, inputs, in_shapes) or weight_operand(ctx, pair)
         if kernel is not None:
@@ -435,7 +441,7 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             return None  # M03/M04/M05 name the cause; one problem, one finding
         labels, output = shapes
         loss = keras_loss_function(ctx)
-        return _s07(
+        return sample_counts(ctx, labels, output) or _s07(
             ctx,
             loss or "the loss",
             f"the loss '{loss}'" if loss else "the loss",
@@ -477,14 +483,6 @@ def _kernel_width(
         hint=f"declare the Input with the data's {got} features (e.g. keras.Input((steps, {got}))"
         f" for a sequence), or feed data with {built} features per step",
     )
-
-
-def _strip_op_scope(scope: str, op: str) -> str:
-    """TF nests an op in a scope of its own name (``mse/sub/sub``); drop that repeat."""
-    parts = scope.split("/")
-    if parts and parts[-1].lower() == op.lower():
-        parts = parts[:-1]
-    return "/".join(parts)
 
 
 def _s07(

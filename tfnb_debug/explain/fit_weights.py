@@ -1,0 +1,66 @@
+"""``class_weight`` given to ``fit`` in a form it does not take: keys that are not integer
+class ids (floats from ``np.unique`` of float labels: S11), or one weight per sample for
+labels with one class per time step (S07: the loss multiplies (batch, steps) by (batch,)).
+Read from the call's ``class_weight`` and labels, and the message's types and shapes."""
+
+from __future__ import annotations
+
+import re
+
+from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain.report import NextStep
+from tfnb_debug.ground.reports import Finding, finding
+
+Explained = tuple[Finding, tuple[NextStep, ...]]
+
+_NOT_INT = re.compile(r"'(numpy\.\w+|float)' object cannot be interpreted as an integer")
+_PER_SAMPLE = re.compile(r"Incompatible shapes: \[(\d+),(\d+)\] vs\. \[(\d+)\]")
+
+
+def class_weight_form(ctx: ErrorContext) -> Explained | None:
+    """S11 or S07: the class_weight of the failing fit does not fit its contract."""
+    call = ctx.evidence.call
+    weights = call.arg(99, "class_weight") if call is not None else None
+    if call is None or weights is None or weights.kind != "dict" or call.method != "fit":
+        return None
+    place = ctx.where(call.filename, call.lineno)
+    keys = ", ".join(weights.keys[:6])
+    if (kind := _NOT_INT.search(ctx.text)) is not None and any("." in k for k in weights.keys):
+        return (
+            finding(
+                "S11",
+                f"the keys of class_weight `{weights.text}` are {kind.group(1)} values "
+                f"({keys}), and fit takes integer class ids as its keys",
+                place=place,
+                evidence=f"class_weight keys: {keys}; {ctx.key_sentence()}",
+                hint=f"make the keys ints: `{{int(k): w for k, w in {weights.text}.items()}}` "
+                "(keys taken from float labels are floats)",
+            ),
+            (),
+        )
+    found = _PER_SAMPLE.search(ctx.text)
+    y = call.arg(1, "y")
+    if found is None or "loss" not in ctx.text or found.group(1) != found.group(3):
+        return None
+    steps = (
+        y is not None
+        and y.shape is not None
+        and len(y.shape) == 2
+        and y.shape[1] == int(found.group(2))
+    )
+    if not steps or y is None:
+        return None
+    return (
+        finding(
+            "S07",
+            f"class_weight `{weights.text}` gives one weight per sample ([{found.group(3)}]), "
+            f"but the labels `{y.text}` {fmt_shape(y.shape or ())} hold a class per time step, "
+            f"and the loss has one value per step ([{found.group(1)},{found.group(2)}])",
+            place=place,
+            evidence=f"class_weight keys: {keys}; labels {fmt_shape(y.shape or ())}; "
+            f"shapes [{found.group(1)},{found.group(2)}] and [{found.group(3)}]",
+            hint=f"weigh each step instead: drop class_weight and pass `sample_weight="
+            f"np.vectorize({weights.text}.get)({y.text})`, one weight per label",
+        ),
+        (),
+    )
