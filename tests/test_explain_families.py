@@ -74,6 +74,13 @@ KNOWN_GENERIC = {
     # of the Keras hook's signature, where the writer ruled Python's own message enough
     "bh_swapped_loss_arguments_in_tape": "S07 naming the swap, where M05 was asked",
     "ms_update_state_without_sample_weight_argument": "S12 on the hook, where silence was asked",
+    # the second families of this pass: one optimizer for a GAN's two models names both (as
+    # tape_one_optimizer_two_models, where silence was asked); a list appended in a tf.range
+    # loop gets T03 with tf.TensorArray, where T02 was asked; a tf.numpy_function under
+    # jit_compile gets T03 with jit_compile=False, where TensorFlow's message was ruled enough
+    "gen_gan_one_optimizer_for_both_models": "S12 naming both models, where silence was asked",
+    "tfs_python_list_appended_in_tf_range_loop": "T03 with TensorArray, where T02 was asked",
+    "tfs_jit_compile_with_numpy_function_median": "T03 naming the op, where silence was asked",
 }
 CASES = all_cases()
 PARAMS = [

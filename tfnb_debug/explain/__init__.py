@@ -53,7 +53,11 @@ from tfnb_debug.explain.pipelines import (
     unknown_shape_in_map,
 )
 from tfnb_debug.explain.probabilities import doubled_outputs, probabilities_checked
-from tfnb_debug.explain.reductions import reduced_missing_axis
+from tfnb_debug.explain.reductions import (
+    asserted_other_type,
+    ensured_other_shape,
+    reduced_missing_axis,
+)
 from tfnb_debug.explain.report import ExplainReport, NextStep
 from tfnb_debug.explain.results import library_result
 from tfnb_debug.explain.runtime import (
@@ -71,7 +75,7 @@ from tfnb_debug.explain.shapes import (
     spatial_and_size,
 )
 from tfnb_debug.explain.step_data import step_data_structure
-from tfnb_debug.explain.tables import table_column
+from tfnb_debug.explain.tables import check_made_wrong, numpy_line, table_column
 from tfnb_debug.explain.tape import tape_misuse
 from tfnb_debug.explain.targets import targets_outside_loss
 from tfnb_debug.ground.reports import Finding, sort_findings
@@ -92,6 +96,7 @@ RULES: tuple[Rule, ...] = (
     channels_first_data,
     backbone_too_small,
     diverged_fit,
+    check_made_wrong,
     checked_upstream,
     failed_check,
     label_range_check,
@@ -125,7 +130,10 @@ RULES: tuple[Rule, ...] = (
     symbolic_value,
     library_result,
     table_column,
+    numpy_line,
     reduced_missing_axis,
+    ensured_other_shape,
+    asserted_other_type,
     nonfinite_check,
     nonfinite_consequence,
     targets_outside_loss,

@@ -88,6 +88,7 @@ class FailedCheck:
     feeds: tuple[tuple[str, str, str, str], ...] = ()
     loss: str = ""  # the loss class a traced step gives the checked labels to
     function: str = ""  # the traced step that holds the check
+    bound_layer: str = ""  # the output layer whose size the bound reads (``model.output_shape``)
 
 
 def read_failed_check(exc: BaseException) -> FailedCheck | None:
@@ -111,9 +112,13 @@ def read_failed_check(exc: BaseException) -> FailedCheck | None:
     if ranged is not None:
         operand, bound, bound_text, is_output = ranged
         feeds = _feeds(operand.name, after, spaces)
+        owner = re.match(r"(\w+)\.output_shape", bound_text) if is_output else None
+        model = evaluate(ast.Name(id=owner.group(1)), spaces) if owner else None
+        layer = str(getattr((getattr(model, "layers", None) or [None])[-1], "name", "") or "")
         return FailedCheck(
-            "range", filename, where[0], text, (operand,), bound, bound_text, is_output, feeds
-        )
+            "range", filename, where[0], text, (operand,), bound, bound_text, is_output, feeds,
+            bound_layer=layer,
+        )  # fmt: skip
     shaped = _shape_check(statement, spaces, before)
     if shaped is not None:
         return FailedCheck("shape", filename, where[0], text, (shaped,))

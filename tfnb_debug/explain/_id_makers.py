@@ -47,4 +47,5 @@ def cell_id_maker(exc: BaseException, name: str, is_user_file: Any) -> tuple[str
         return (text, f"tf.strings.{op}", int(count)) if isinstance(count, int) else None
     maker = evaluate(made.func, spaces)
     count = _id_count(maker) if maker is not UNREAD else None
-    return (text, type(maker).__name__, count) if count is not None else None
+    layer = ast.unparse(made.func)  # the layer as the user names it: `vectorize`
+    return (layer, type(maker).__name__, count) if count is not None else None

@@ -59,6 +59,7 @@ class TrainedModel:
     #: its optimizer's learning-rate schedule when a list in its config mixes Python ints with
     #: floats: ("PiecewiseConstantDecay", "values", "[0.01, 0.001, 0]")
     schedule_ints: tuple[str, str, str] | None = None
+    output_shape: tuple[int | None, ...] | None = None  # of its (one) output, batch axis first
 
     def output_of_shape(self, shape: tuple[int | None, ...]) -> tuple[str, str] | None:
         """(name, activation) of the one output of a multi-output model with ``shape``'s rank
@@ -108,6 +109,14 @@ class DatasetInfo:
     name: str  # the user's variable bound to it ("" when none was found)
     shapes: tuple[tuple[int | None, ...] | None, ...]  # per top-level component (None: unknown)
     stages: tuple[DatasetStage, ...] = ()  # its pipeline, source first
+
+
+def _one_output_shape(model: Any) -> tuple[int | None, ...] | None:
+    try:
+        shape = model.output_shape
+        return tuple(None if d is None else int(d) for d in shape)
+    except Exception:  # several outputs, or not built
+        return None
 
 
 def _checked_inputs(exc: BaseException) -> tuple[InputInfo, ...]:
@@ -190,6 +199,7 @@ def _trained_models(exc: BaseException) -> tuple[TrainedModel, ...]:
             _compiled_metrics(m),
             _output_layer(m),
             _schedule_ints(m),
+            _one_output_shape(m),
         )
         for m in models
     )

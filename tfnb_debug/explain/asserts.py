@@ -50,6 +50,10 @@ _LABELS = re.compile(
 def label_range_check(ctx: ErrorContext) -> Explained | None:
     """P12: the user's own range check on labels failed (``assert_non_negative(labels)``,
     ``assert_less(labels, num_classes)``): ids outside [0, n) that a sparse loss cannot take."""
+    from tfnb_debug.explain.checks import checked_upstream
+
+    if checked_upstream(ctx) is not None:
+        return None  # the checked values' origin explains it (one cause, one finding)
     user = ctx.user_code_line()
     defined = ctx.defined_at()
     if defined is not None:  # a check in traced code: the line that defined the failing op

@@ -102,6 +102,18 @@ def _range(check: FailedCheck, place: str) -> Finding | None:
             hint=f"give the Embedding input_dim={n + 1} (row 0 left for padding), or shift the "
             f"ids to start at 0, `{ids.name} - 1`",
         )
+    if as_labels and ids.low == 0 and ids.high >= bound:
+        layer = f" '{check.bound_layer}'" if check.bound_layer else ""
+        return finding(
+            "M04",
+            f"{shown}: the labels hold {int(ids.high) + 1} classes, and the output layer{layer} "
+            f"has {n} units (class ids 0..{n - 1})",
+            place=place,
+            evidence=f"{shown} ({ids.distinct} distinct values); the bound `{check.bound_text}` "
+            f"is {n}",
+            hint=f"give the output layer{layer} {int(ids.high) + 1} units, one per class: the "
+            f"number of classes is `{ids.name}.max() + 1`, not the largest id",
+        )
     if as_labels and ids.low >= 0 and ids.high >= bound:
         causes = [f"give the output layer {int(ids.high) + 1} units (one per class id)"]
         if ids.low >= 1:

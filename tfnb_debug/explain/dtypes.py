@@ -447,7 +447,7 @@ def _object_data(ctx: ErrorContext, match: re.Match[str]) -> Explained | None:
         hint = (
             f"give the table one numeric dtype before taking the array: "
             f"`{text_arg.frame}.astype('float32')` (pd.get_dummies makes bool columns unless "
-            "given dtype='float32')"
+            f"given dtype='float32'), or convert the array: `{text_arg.text}.astype('float32')`"
         )
         evidence = f"{text_arg.describe()}; bool columns of `{text_arg.frame}`: {bools}"
     elif text_arg is not None:

@@ -142,7 +142,7 @@ def index_out_of_range(ctx: ErrorContext) -> Explained | None:
             hint = (
                 f"{cls} '{producer}' makes ids 0..{count - 1} (vocabulary_size() counts the "
                 f"padding and OOV ids), but '{layer}' has {size} rows: set input_dim = "
-                f"{producer}.vocabulary_size() = {count}"
+                f"max id + 1 = {producer}.vocabulary_size() = {count}"
             )
     elif len(vocab) == 1:
         name, v = vocab[0]

@@ -460,6 +460,8 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
         )
     if loss in _BINARY:
         layer = head[0] if head else (model.output_layer if model else "")
+        if model is not None and model.output_shape and model.output_shape[-1] != units:
+            return None  # Keras dropped a 1-unit output's last axis: the size is not units
         return binary_labels(labels, output, units, shown, activation, place, evidence, info, layer)
     return None
 

@@ -1,14 +1,19 @@
-"""A reduction over an axis its operand does not have (S07): ``ops.sum(x, axis=(1, 2))`` on
-a value of rank 1, often a Keras loss function's result (it averages the last axis, so a
-per-example vector is left) where image-shaped data was assumed.  Read from the message's
-dimension and rank, and the user's statement (parsed): the reducing call, its operand, the
-name the result is assigned to."""
+"""An op of the user's traced code whose operand has another shape than the op takes (S07),
+read from the message and the user's statement (parsed) with the line that made the operand:
+
+- a reduction over an axis its operand does not have (``ops.sum(x, axis=(1, 2))`` on a value
+  of rank 1, often a Keras loss function's result, which averages the last axis);
+- ``tf.ensure_shape`` of a value an earlier line made in another shape (a resize to another
+  size than the one declared);
+- ``tf.debugging.assert_type`` of a value an earlier line made in another dtype (S11:
+  ``tf.strings.to_number`` gives float32 unless told ``out_type``)."""
 
 from __future__ import annotations
 
 import ast
 import re
 
+from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._operands import innermost_node, parsed_file
 from tfnb_debug.explain.report import NextStep
@@ -88,3 +93,75 @@ def _target(statement: ast.AST) -> str:
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         return f"`{ast.unparse(statement.targets[0])}`: "
     return ""
+
+
+_ENSURE = re.compile(r"Shapes are \[([\d, ]*)\] and \[([\d, ]*)\]\. for '\{\{node EnsureShape")
+
+
+def ensured_other_shape(ctx: ErrorContext) -> Explained | None:
+    """S07: ``tf.ensure_shape(x, shape)`` in a traced function, where the line that made ``x``
+    gave it another shape."""
+    found = _ENSURE.search(ctx.text)
+    user = ctx.user_code_line()
+    if found is None or user is None:
+        return None
+    statement = innermost_node(parsed_file(user[0]), user[1], (ast.stmt,))
+    call = next(
+        (
+            n
+            for n in ast.walk(statement or ast.Module(body=[], type_ignores=[]))
+            if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("ensure_shape") and n.args
+        ),
+        None,
+    )
+    if call is None or not isinstance(call.args[0], ast.Name):
+        return None
+    name, declared = call.args[0].id, ast.unparse(call.args[1]) if len(call.args) > 1 else ""
+    made = assigned_before(name, user[0], user[1])
+    if not made:
+        return None
+    want, have = found.group(1), found.group(2)
+    return (
+        finding(
+            "S07",
+            f"`tf.ensure_shape({name}, {declared})` declares [{want}], but `{name}` = `{made}` "
+            f"made it [{have}]",
+            place=ctx.where(user[0], user[1], user[2]),
+            evidence=f"shapes [{want}] (declared) and [{have}] (made)",
+            hint=f"make `{name}` the declared shape where it is made (the sizes in `{made}`), "
+            f"or declare the shape it has, [{have}], if the model takes that",
+        ),
+        (),
+    )
+
+
+_TYPE = re.compile(r"must be of type tf\.(\w+); got tf\.(\w+)")
+
+
+def asserted_other_type(ctx: ErrorContext) -> Explained | None:
+    """S11: ``assert_type(x, dtype)`` where the line that made ``x`` gave it another dtype."""
+    found = _TYPE.search(ctx.text)
+    user = ctx.user_code_line()
+    if found is None or user is None:
+        return None
+    checked = re.search(r"assert_type\(\s*(\w+)", user[3])
+    made = assigned_before(checked.group(1), user[0], user[1]) if checked else ""
+    if checked is None or not made:
+        return None
+    name, want, got = checked.group(1), found.group(1), found.group(2)
+    parsed = re.fullmatch(r"((?:tf\.strings\.)?to_number)\((.*)\)", made)
+    if parsed is not None and "out_type" not in made:
+        why = " (tf.strings.to_number returns float32 unless given out_type)"
+        fix = f"`{parsed.group(1)}({parsed.group(2)}, out_type=tf.{want})`"
+    else:
+        why, fix = "", f"`tf.cast({made}, tf.{want})`"
+    return (
+        finding(
+            "S11",
+            f"`{name}` = `{made}` is {got}{why}, and the check asks for {want}",
+            place=ctx.where(user[0], user[1], user[2]),
+            evidence=f"`{name}`: {got}; assert_type: {want}",
+            hint=f"make it {want} where it is made: {fix}",
+        ),
+        (),
+    )
