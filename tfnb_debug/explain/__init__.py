@@ -30,7 +30,7 @@ from tfnb_debug.explain.data_functions import generator_structure, python_functi
 from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
 from tfnb_debug.explain.diverged import diverged_fit
 from tfnb_debug.explain.dtypes import dtype_mismatch
-from tfnb_debug.explain.fit_weights import class_weight_form
+from tfnb_debug.explain.fit_weights import class_weight_form, outputs_paired
 from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.keras2_methods import removed_keras2_method
 from tfnb_debug.explain.keras2_modules import removed_keras2_module_attribute
@@ -108,6 +108,7 @@ RULES: tuple[Rule, ...] = (
     cell_state_count,
     static_batch_in_call,
     class_weight_form,
+    outputs_paired,
     label_out_of_range,
     index_out_of_range,
     loss_output_mismatch,

@@ -196,9 +196,15 @@ def _cardinality(ctx: ErrorContext, call: CallInfo | None, match: re.Match[str])
     else:
         x_name = f"`{x_names[0]}`" if len(x_names) == 1 else "x"
         y_shown = f"`{y_name}`" if y_name != "y" else "y"
+        ys = _flat(y_arg) if y_arg is not None and y_arg.kind in ("tuple", "list") else []
+        counts = (  # the targets of several outputs, each named
+            ", ".join(f"`{a.text}` has {n}" for a, n in zip(ys, y_sizes, strict=True))
+            if len(ys) == len(y_sizes) > 1
+            else f"{y_shown} has {', '.join(map(str, y_sizes))}"
+        )
         message = (
             f"x and y in {where} have different numbers of samples: {x_name} has "
-            f"{x_sizes[0] if x_sizes else '?'}, {y_shown} has {', '.join(map(str, y_sizes))}"
+            f"{x_sizes[0] if x_sizes else '?'}, {counts}"
         )
         y_shape = y_arg.shape if y_arg is not None and y_arg.kind != "tuple" else None
         if (

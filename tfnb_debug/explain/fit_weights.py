@@ -1,13 +1,17 @@
-"""``class_weight`` given to ``fit`` in a form it does not take: keys that are not integer
-class ids (floats from ``np.unique`` of float labels: S11), or one weight per sample for
-labels with one class per time step (S07: the loss multiplies (batch, steps) by (batch,)).
-Read from the call's ``class_weight`` and labels, and the message's types and shapes."""
+"""What ``fit`` is given besides x, read against how Keras uses it:
+
+- ``class_weight`` in a form it does not take: keys that are not integer class ids (S11), or
+  one weight per sample for labels with one class per time step (S07: the loss multiplies
+  (batch, steps) by (batch,)); read from the call's ``class_weight`` and labels;
+- the targets, losses and metrics of a model with several outputs, paired with the outputs
+  otherwise than meant (:mod:`._output_pairing`)."""
 
 from __future__ import annotations
 
 import re
 
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
+from tfnb_debug.explain._output_pairing import output_pairing
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -64,3 +68,20 @@ def class_weight_form(ctx: ErrorContext) -> Explained | None:
         ),
         (),
     )
+
+
+def outputs_paired(ctx: ErrorContext) -> Explained | None:
+    """S12 or S07: targets, losses or metrics paired with a multi-output model's outputs
+    otherwise than the user meant."""
+    if len(ctx.trained) > 1:
+        return None
+    found = ctx.read(output_pairing)
+    if found is None:
+        return None
+    call = ctx.evidence.call
+    place = ctx.where(call.filename, call.lineno) if call is not None else "the call"
+    if found.code == "S07":
+        return finding(
+            "S07", found.problem, place=place, evidence=found.evidence, hint=found.hint
+        ), ()
+    return finding("S12", found.problem, place=place, evidence=found.evidence, hint=found.hint), ()

@@ -30,6 +30,7 @@ from tfnb_debug.explain._label_count import (
     single_unit,
 )
 from tfnb_debug.explain._operands import enclosing_parameters, odd_operand
+from tfnb_debug.explain._output_pairing import output_pairing
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -55,7 +56,7 @@ _LOSS_WORDS = re.compile(r"loss|label|y_true|crossentropy|target", re.I)
 def label_out_of_range(ctx: ErrorContext) -> Explained | None:
     """P12: a sparse loss got a class id outside [0, number of outputs)."""
     match = _OUT_OF_RANGE.search(ctx.text)
-    if match is None:
+    if match is None or _paired_otherwise(ctx):
         return None
     value, classes = int(match.group(1)), int(match.group(2))
     labels = [int(v) for v in match.group(3).split() if v.lstrip("-").isdigit()]
@@ -331,7 +332,7 @@ def loss_output_mismatch(ctx: ErrorContext) -> Explained | None:
     is missing) is left to S07.
     """
     shapes = target_output_shapes(ctx)
-    if shapes is None:
+    if shapes is None or _paired_otherwise(ctx):
         return None
     labels, output = shapes
     model = ctx.trained[0] if len(ctx.trained) == 1 else None
@@ -503,6 +504,15 @@ def _validation_y(ctx: ErrorContext) -> str:
     ):
         return validation.items[1].text
     return "y_val"
+
+
+def _paired_otherwise(ctx: ErrorContext) -> bool:
+    """The targets or losses meet other outputs than meant (one cause: that finding only)."""
+    return (
+        len(ctx.trained) == 1
+        and bool(ctx.trained[0].outputs)
+        and (ctx.read(output_pairing) is not None)
+    )
 
 
 def _explained(found: Finding) -> Explained:
