@@ -358,8 +358,9 @@ def width_hint(
     if producer and producer_class not in ("", "InputLayer") and producer != "input":
         return (
             f"'{layer}' was built for {value} features but layer '{producer}' "
-            f"({producer_class}) now gives {got}: the model was changed after '{layer}' was "
-            f"built; rebuild it (or '{producer}') so the widths agree"
+            f"({producer_class}) now gives {got}: either the model was changed after '{layer}' "
+            f"was built (rebuild it), or '{producer}' gives another width than Keras read for "
+            "it when the model was built (a custom layer's compute_output_shape)"
         )
     return (
         f"'{layer}' was built for {value} features but the data's last axis has {got}: either "

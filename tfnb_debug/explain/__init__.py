@@ -30,7 +30,11 @@ from tfnb_debug.explain.data_functions import generator_structure, python_functi
 from tfnb_debug.explain.distribute import outside_scope, unsupported_distribution
 from tfnb_debug.explain.diverged import diverged_fit
 from tfnb_debug.explain.dtypes import dtype_mismatch
-from tfnb_debug.explain.fit_weights import class_weight_form, outputs_paired
+from tfnb_debug.explain.fit_weights import (
+    class_weight_form,
+    outputs_paired,
+    validation_split_on_dataset,
+)
 from tfnb_debug.explain.indices import index_out_of_range
 from tfnb_debug.explain.keras2_methods import removed_keras2_method
 from tfnb_debug.explain.keras2_modules import removed_keras2_module_attribute
@@ -44,17 +48,20 @@ from tfnb_debug.explain.list_dtypes import list_dtypes
 from tfnb_debug.explain.list_input import list_into_one_input
 from tfnb_debug.explain.model import unbuilt_model
 from tfnb_debug.explain.padded_widths import padded_arrays_differ, padded_to_longest
+from tfnb_debug.explain.pair_inputs import one_tensor_for_pair
 from tfnb_debug.explain.pipelines import (
     generator_shape,
     padded_too_small,
     parsed_example,
     ragged_batch,
+    unknown_channels,
     unknown_shape,
     unknown_shape_in_map,
 )
 from tfnb_debug.explain.probabilities import doubled_outputs, probabilities_checked
 from tfnb_debug.explain.reductions import (
     asserted_other_type,
+    crop_larger_than_image,
     ensured_other_shape,
     reduced_missing_axis,
 )
@@ -92,6 +99,7 @@ RULES: tuple[Rule, ...] = (
     outside_scope,
     unsupported_distribution,
     broken_contract,
+    one_tensor_for_pair,
     step_data_structure,
     channels_first_data,
     backbone_too_small,
@@ -109,6 +117,7 @@ RULES: tuple[Rule, ...] = (
     static_batch_in_call,
     class_weight_form,
     outputs_paired,
+    validation_split_on_dataset,
     label_out_of_range,
     index_out_of_range,
     loss_output_mismatch,
@@ -122,6 +131,7 @@ RULES: tuple[Rule, ...] = (
     list_into_one_input,
     unknown_shape,
     unknown_shape_in_map,
+    unknown_channels,
     ragged_batch,
     padded_too_small,
     parsed_example,
@@ -135,6 +145,7 @@ RULES: tuple[Rule, ...] = (
     reduced_missing_axis,
     ensured_other_shape,
     asserted_other_type,
+    crop_larger_than_image,
     nonfinite_check,
     nonfinite_consequence,
     targets_outside_loss,

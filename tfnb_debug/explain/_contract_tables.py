@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfnb_debug.explain._config_contracts import CONFIG_CONTRACTS
+from tfnb_debug.explain._dataset_structure import fit_on_windows
 from tfnb_debug.explain._loop_contracts import LOOP_CONTRACTS
 from tfnb_debug.explain._state_contracts import STATE_CONTRACTS
 from tfnb_debug.explain._text_data_contracts import TEXT_DATA_CONTRACTS
@@ -15,4 +16,5 @@ FAMILY_CONTRACTS: tuple[tuple[Any, ...], ...] = (
     *LOOP_CONTRACTS,
     *TEXT_DATA_CONTRACTS,
     *STATE_CONTRACTS,
+    (("Model.fit", "Model.evaluate", "Model.predict"), fit_on_windows, (r"_NestedVariant",)),
 )

@@ -213,6 +213,33 @@ def windows_of(dataset: Any) -> bool:
     return spec is not None and any(type(s).__name__ == "DatasetSpec" for _, s in _components(spec))
 
 
+def fit_on_windows(call: LiveCall, exc: BaseException) -> Violation | None:
+    """S12: fit/evaluate/predict given a dataset whose elements hold datasets (windows that
+    were never turned into tensors: ``window()`` without ``flat_map``)."""
+    data = call.value("x")
+    if not windows_of(data):
+        return None
+    text = call.text("x")
+    spec = data.element_spec
+    parts = len(spec) if isinstance(spec, tuple) else 1
+    windows = [i for i, (_, s) in enumerate(_components(spec)) if type(s).__name__ == "DatasetSpec"]
+    hint = (
+        windows_hint(data, parts)
+        if len(windows) == parts
+        else "make the windowed dataset yield tensors before it is zipped with the others: "
+        "`windows = windows.flat_map(lambda w: w.batch(window_size))` (window_size: the "
+        "size given to window())"
+    )
+    return Violation(
+        "S12",
+        text,
+        f"`{text}` holds datasets, not tensors: {len(windows)} of the {parts} part(s) of "
+        "each element is a window that Dataset.window made (a dataset per window), which a "
+        "model cannot take",
+        hint,
+    )
+
+
 def _mapped_dataset(exc: BaseException) -> Any:
     """The dataset of windows ``Dataset.map`` ran on, from its own frame (the receiver was
     written as a call, ``ds.window(4).map(f)``, which is not evaluated again)."""

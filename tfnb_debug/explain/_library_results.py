@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfnb_debug.explain._assignments import assigned_from
-from tfnb_debug.explain._result_keys import Found, evaluate_unpacked, missing_key, short_history
+from tfnb_debug.explain._result_keys import (
+    Found,
+    evaluate_unpacked,
+    missing_key,
+    short_history,
+    weights_unpacked,
+)
 from tfnb_debug.explain._violation import is_a
 
 # NumPy array methods and attributes a tensor lacks: the TensorFlow call that does the same
@@ -68,7 +74,7 @@ class Misuse:
     hint: str
     filename: str
     lineno: int
-    code: str = "S12"  # G05 when the value is short because the loss went non-finite
+    code: str = "S12"  # G05: a value cut short by a non-finite loss; S04: an unbuilt layer
 
 
 def misused_result(exc: BaseException, is_user_file: Any) -> Misuse | None:
@@ -111,7 +117,7 @@ def _results(
     if isinstance(exc, IndexError) and here:
         return short_history(_subscripted(line, spaces), spaces)
     if isinstance(exc, TypeError | ValueError) and here and "unpack" in str(exc):
-        return evaluate_unpacked(exc, line, spaces)
+        return evaluate_unpacked(exc, line, spaces) or weights_unpacked(line, spaces)
     if isinstance(exc, TypeError) and "'History'" in str(exc):
         for node in _nodes(line):
             if isinstance(node, ast.Name) and type(_value(node, spaces)).__name__ == "History":

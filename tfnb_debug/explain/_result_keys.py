@@ -180,3 +180,33 @@ def _metric_class(logged: str) -> str:
     base = re.sub(r"_\d+$", "", logged.removeprefix("val_"))
     known = {"auc": "AUC", "precision": "Precision", "recall": "Recall"}
     return f"keras.metrics.{known.get(base, base.title().replace('_', ''))}"
+
+
+_WEIGHTS = re.compile(r"^\s*([\w\s,()]+?)\s*=\s*(.+?)\.get_weights\(\)\s*$")
+
+
+def weights_unpacked(line: str, spaces: tuple[Any, ...]) -> Found | None:
+    """``w, b = layer.get_weights()`` on a layer that has no weights yet (never built)."""
+    from tfnb_debug.explain._api import UNREAD, evaluate
+
+    found = _WEIGHTS.match(line)
+    if found is None:
+        return None
+    try:
+        import ast
+
+        owner = evaluate(ast.parse(found.group(2), mode="eval").body, spaces)
+    except SyntaxError:
+        return None
+    if owner is UNREAD or getattr(owner, "built", True) or not hasattr(owner, "get_weights"):
+        return None
+    name = str(getattr(owner, "name", found.group(2)))
+    return (
+        found.group(2),
+        "an unbuilt layer",
+        f"`{found.group(2)}` (layer '{name}') has no weights yet: its model was never built "
+        "(compile does not build it, and it has no Input), so get_weights() returns []",
+        "build the model first: start the Sequential with `keras.Input(shape=...)`, or call "
+        "`model.build((None, n_features))` or fit it once, then read the weights",
+        "S04",
+    )

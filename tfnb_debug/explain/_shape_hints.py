@@ -31,6 +31,7 @@ from tfnb_debug.explain._context import (
 from tfnb_debug.explain._data_origin import fed_by_data
 from tfnb_debug.explain._image_axes import channel_hint
 from tfnb_debug.explain._input_data import read_input_data
+from tfnb_debug.explain._layer_declared import declared_output
 from tfnb_debug.explain._layer_made import layer_sized_hint
 from tfnb_debug.explain._operands import cell_text
 from tfnb_debug.explain._traceback_objects import SequentialBuild
@@ -63,6 +64,15 @@ def _feature_hint(
     if moved:
         return moved
     producer = (source.producer, source.producer_class) if source is not None else ("", "")
+    declared = ctx.read(declared_output, producer[0]) if producer[0] else None
+    if declared is not None:
+        return (
+            f"layer '{producer[0]}' ({producer[1]}) declares its output with "
+            f"compute_output_shape, `{declared}`, and Keras built '{layer}' for that width "
+            f"({value}); its call returns {received[-1] if received else '?'}: make "
+            "compute_output_shape return the shape call gives (or drop it and let Keras "
+            "trace call)"
+        )
     return width_hint(layer, value, received, *producer)
 
 

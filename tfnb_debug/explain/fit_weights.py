@@ -85,3 +85,25 @@ def outputs_paired(ctx: ErrorContext) -> Explained | None:
             "S07", found.problem, place=place, evidence=found.evidence, hint=found.hint
         ), ()
     return finding("S12", found.problem, place=place, evidence=found.evidence, hint=found.hint), ()
+
+
+def validation_split_on_dataset(ctx: ErrorContext) -> Explained | None:
+    """S12: ``validation_split`` with a dataset or generator (it splits arrays only)."""
+    if "`validation_split` is only supported for tensors or NumPy arrays" not in ctx.text:
+        return None
+    call = ctx.evidence.call
+    x = call.arg(0, "x") if call is not None else None
+    name = f"`{x.text}`" if x is not None else "the data"
+    return (
+        finding(
+            "S12",
+            f"validation_split cuts arrays, and {name} is a dataset (or generator), which it "
+            "cannot split",
+            place=ctx.where(call.filename, call.lineno) if call is not None else "fit",
+            evidence=ctx.key_sentence(),
+            hint=f"split it yourself and pass the part: `val_ds = {name.strip('`')}.take(k)`, "
+            f"`train_ds = {name.strip('`')}.skip(k)` (k batches), then "
+            "`fit(train_ds, validation_data=val_ds)`; or fit the arrays with validation_split",
+        ),
+        (),
+    )

@@ -68,6 +68,17 @@ def unbuilt_model(ctx: ErrorContext) -> Explained | None:
         )
     if (match := _NEVER_CALLED.search(text)) is not None:
         name, what = match.group(1), match.group(2)
+        if user is not None and user[2].endswith("__init__"):  # a layer reading its input early
+            return _s04(
+                name,
+                f"layer '{name}' reads its `.{what}` in `{user[2]}`, before it has ever been "
+                "called: a layer gets its input only when it is called (built)",
+                f'{line}Keras: "{match.group(0)}"',
+                "create what depends on the input in `build(self, input_shape)`, which Keras "
+                "calls with the input's shape before the first call (e.g. `n = input_shape[-1]` "
+                "and `self.add_weight(shape=(n,), ...)` there)",
+                place_line,
+            )
         return _s04(
             name,
             f"model '{name}' has never been called, so it has no {what}: a subclassed model "

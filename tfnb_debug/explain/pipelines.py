@@ -185,6 +185,53 @@ _SHAPE_LOSERS = (
 )
 
 
+_UNDEFINED_SIZE = re.compile(
+    r"Shapes used to initialize variables must be fully-defined|last dimension of the inputs"
+    r" to a Dense layer should be defined"
+)
+_DECODER = re.compile(r"\b(decode_(?:png|jpeg|image))\(([^()]*(?:\([^()]*\))?[^()]*)\)")
+
+
+def unknown_channels(ctx: ErrorContext) -> Explained | None:
+    """S10: a dataset's images have an unknown size on an axis after a map that decodes them
+    without ``channels=`` (the decoder cannot know the channels before reading a file)."""
+    if _UNDEFINED_SIZE.search(ctx.text) is None:
+        return None
+    for ds in ctx.datasets:
+        first = ds.shapes[0] if ds.shapes else None
+        if not first or None not in first[1:]:
+            continue
+        made = next(
+            (st for st in ds.stages if st.shapes and st.shapes[0] and None in st.shapes[0][1:]),
+            None,
+        )
+        decoders = [
+            d
+            for d in _DECODER.finditer(cell_text(ctx.user_frames()))
+            if "channels" not in d.group(2)
+        ]
+        if made is None or made.kind != "map" or not decoders:
+            continue
+        call = decoders[0].group(1)
+        name = f"dataset `{ds.name}`" if ds.name else "the dataset"
+        return (
+            finding(
+                "S10",
+                f"the images of {name} have shape {fmt_shape(first)}: `tf.io.{call}` in "
+                f"`{made.function or 'the mapped function'}` was given no `channels=`, so their "
+                "channel count is unknown until a file is read, and the model cannot size its "
+                "weights",
+                place=f"{name}, map({made.function or '...'})",
+                evidence=f"element shape {fmt_shape(first)} after map({made.function or '...'}); "
+                f"`{decoders[0].group(0)}`",
+                hint=f"tell the decoder the channels: `tf.io.{call}(..., channels=3)` (1 for "
+                "grayscale), which also makes every image that many channels",
+            ),
+            (),
+        )
+    return None
+
+
 def unknown_shape_in_map(ctx: ErrorContext) -> Explained | None:
     """S10 raised inside a mapped function: an image op got a tensor of unknown rank."""
     match = _NO_SHAPE.search(ctx.text)

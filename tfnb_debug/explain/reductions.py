@@ -5,6 +5,7 @@ read from the message and the user's statement (parsed) with the line that made 
   of rank 1, often a Keras loss function's result, which averages the last axis);
 - ``tf.ensure_shape`` of a value an earlier line made in another shape (a resize to another
   size than the one declared);
+- ``tf.image.random_crop`` to a size larger than the images;
 - ``tf.debugging.assert_type`` of a value an earlier line made in another dtype (S11:
   ``tf.strings.to_number`` gives float32 unless told ``out_type``)."""
 
@@ -15,7 +16,7 @@ import re
 
 from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext
-from tfnb_debug.explain._operands import innermost_node, parsed_file
+from tfnb_debug.explain._operands import cell_text, innermost_node, parsed_file
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -162,6 +163,33 @@ def asserted_other_type(ctx: ErrorContext) -> Explained | None:
             place=ctx.where(user[0], user[1], user[2]),
             evidence=f"`{name}`: {got}; assert_type: {want}",
             hint=f"make it {want} where it is made: {fix}",
+        ),
+        (),
+    )
+
+
+_CROP = re.compile(r"Need value\.shape >= size, got \] \[([\d ]+)\] \[([\d ]+)\]")
+
+
+def crop_larger_than_image(ctx: ErrorContext) -> Explained | None:
+    """S07: ``tf.image.random_crop(x, size)`` with a size past the image's on some axis."""
+    found = _CROP.search(ctx.text)
+    if found is None:
+        return None
+    have = tuple(int(d) for d in found.group(1).split())
+    want = tuple(int(d) for d in found.group(2).split())
+    call = re.search(r"random_crop\([^\n]*", cell_text(ctx.user_frames()))
+    shown = f"`{call.group(0).strip()}`" if call else "tf.image.random_crop"
+    return (
+        finding(
+            "S07",
+            f"{shown} asks for a crop of {want} from images of {have}: a crop cannot be larger "
+            "than the image on any axis",
+            place=ctx.node() or "tf.image.random_crop",
+            evidence=f"image {have}, crop size {want}",
+            hint=f"crop to a size within {have}, or resize or pad the images to at least "
+            f"{want} first "
+            "(tf.image.resize, tf.image.resize_with_crop_or_pad)",
         ),
         (),
     )

@@ -20,6 +20,17 @@ def library_result(ctx: ErrorContext) -> Explained | None:
     misuse = ctx.misuse
     if misuse is None:
         return None
+    if misuse.code == "S04":  # the weights of a layer that was never built
+        return (
+            finding(
+                "S04",
+                misuse.problem,
+                place=ctx.where(misuse.filename, misuse.lineno),
+                evidence=f"`{misuse.name}`: {misuse.kind}",
+                hint=misuse.hint,
+            ),
+            (),
+        )
     if misuse.code == "G05":  # a per-epoch list cut short by a non-finite loss
         return (
             finding(
