@@ -52,6 +52,9 @@ def several_tensors_hint(
             f"(a training pair): {cls} takes the inputs only, `{on}({inputs[0].text})`; the "
             "labels go to the loss (or to fit as y)"
         )
+    returned = _layer_tuple(texts, filename, lineno)
+    if returned is not None:
+        return returned
     shapes = [item.shape for item in items]
     known = all(s is not None for s in shapes)
     same = known and len(set(shapes)) == 1
@@ -79,6 +82,12 @@ def several_tensors_hint(
             "the result; or call it on each one separately"
         )
     both = "both" if len(items) == 2 else f"all {len(items)}"
+    if known and len({len(sh or ()) for sh in shapes}) > 1:
+        ranks = " vs ".join(fmt_shape(sh or ()) for sh in shapes)
+        return (
+            f"the tensors differ in rank ({ranks}), so they are not parts of one input: call "
+            f"{cls} on the one it is meant for"
+        )
     if same:
         each = ", ".join(f"`{on}({t})`" for t in texts)
         return (
@@ -92,6 +101,33 @@ def several_tensors_hint(
         f"`keras.layers.Concatenate()({merged})`, and call '{layer}' on the result (or call it "
         "on each one separately)"
     )
+
+
+_MADE_TUPLE = (
+    ("return_attention_scores=True", "MultiHeadAttention with return_attention_scores=True "
+     "returns (output, scores)", "out, scores"),
+    ("return_state=True", "a recurrent layer with return_state=True returns (output, *states)",
+     "out, *states"),
+)  # fmt: skip
+
+
+def _layer_tuple(texts: list[str], filename: str, lineno: int) -> str | None:
+    """The items are the parts of one name (``x[0]``, ``x[1]``): the tuple a layer returned,
+    named by the argument that makes the layer return several tensors when the cell shows it."""
+    from tfnb_debug.explain._assignments import assigned_before
+
+    bases = {m.group(1) for t in texts if (m := re.fullmatch(r"(\w+)\[\d+\]", t))}
+    if len(bases) != 1 or not all(re.fullmatch(r"\w+\[\d+\]", t) for t in texts):
+        return None
+    base = bases.pop()
+    made = assigned_before(base, filename, lineno) if filename else ""
+    for flag, returns, unpack in _MADE_TUPLE:
+        if flag in made:
+            return (
+                f"`{base}` is a tuple: `{made}` — {returns}; unpack it, "
+                f"`{unpack} = ...`, and pass the output alone on"
+            )
+    return None
 
 
 def _mask_pair(items: tuple[Arg, ...], cls: str) -> tuple[Arg, Arg] | None:

@@ -19,6 +19,7 @@ Explained = tuple[Finding, tuple[NextStep, ...]]
 
 _NOT_INT = re.compile(r"'(numpy\.\w+|float)' object cannot be interpreted as an integer")
 _PER_SAMPLE = re.compile(r"Incompatible shapes: \[(\d+),(\d+)\] vs\. \[(\d+)\]")
+_PER_SAMPLE_FIRST = re.compile(r"Incompatible shapes: \[(\d+)\] vs\. \[(\d+),(\d+)\]")
 
 
 def class_weight_form(ctx: ErrorContext) -> Explained | None:
@@ -42,27 +43,29 @@ def class_weight_form(ctx: ErrorContext) -> Explained | None:
             ),
             (),
         )
-    found = _PER_SAMPLE.search(ctx.text)
+    pair = _PER_SAMPLE.search(ctx.text)
+    flipped = _PER_SAMPLE_FIRST.search(ctx.text) if pair is None else None
     y = call.arg(1, "y")
-    if found is None or "loss" not in ctx.text or found.group(1) != found.group(3):
+    if pair is not None:
+        batch, step, per_sample = pair.group(1), pair.group(2), pair.group(3)
+    elif flipped is not None:  # the weights first: [batch] vs [batch, steps]
+        per_sample, batch, step = flipped.group(1), flipped.group(2), flipped.group(3)
+    else:
         return None
-    steps = (
-        y is not None
-        and y.shape is not None
-        and len(y.shape) == 2
-        and y.shape[1] == int(found.group(2))
-    )
+    if "loss" not in ctx.text or batch != per_sample:
+        return None
+    steps = y is not None and y.shape is not None and len(y.shape) == 2 and y.shape[1] == int(step)
     if not steps or y is None:
         return None
     return (
         finding(
             "S07",
-            f"class_weight `{weights.text}` gives one weight per sample ([{found.group(3)}]), "
+            f"class_weight `{weights.text}` gives one weight per sample ([{per_sample}]), "
             f"but the labels `{y.text}` {fmt_shape(y.shape or ())} hold a class per time step, "
-            f"and the loss has one value per step ([{found.group(1)},{found.group(2)}])",
+            f"and the loss has one value per step ([{batch},{step}])",
             place=place,
             evidence=f"class_weight keys: {keys}; labels {fmt_shape(y.shape or ())}; "
-            f"shapes [{found.group(1)},{found.group(2)}] and [{found.group(3)}]",
+            f"shapes [{batch},{step}] and [{per_sample}]",
             hint=f"weigh each step instead: drop class_weight and pass `sample_weight="
             f"np.vectorize({weights.text}.get)({y.text})`, one weight per label",
         ),
