@@ -22,7 +22,7 @@ import re
 from typing import Any, NamedTuple
 
 from tfnb_debug.explain._array_frames import frame_behind
-from tfnb_debug.ground.files import is_user_file
+from tfnb_debug.ground.files import innermost_user_traceback
 
 _TEXT = re.compile(r"could not convert string to float: '([^']*)'")
 _MISSING_INPUT = re.compile(r'Missing data for input "([^"]+)"')
@@ -39,11 +39,7 @@ class ColumnFault(NamedTuple):
 
 def column_fault(exc: BaseException) -> ColumnFault | None:
     """The column behind the error, or None when the failing line names no such table."""
-    tb, user = exc.__traceback__, None
-    while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            user = tb
-        tb = tb.tb_next
+    user = innermost_user_traceback(exc)
     if user is None:
         return None
     frame, lineno = user.tb_frame, user.tb_lineno

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from tfnb_debug.explain._api import UNREAD, evaluate
 from tfnb_debug.explain._assignments import assigned_from
 from tfnb_debug.explain._operands import innermost_node, parsed_file
-from tfnb_debug.ground.files import is_user_file
+from tfnb_debug.ground.files import innermost_user_traceback
 
 _CAST = re.compile(r"Cannot cast ufunc '(\w+)' output from dtype\('(\w+)'\) to dtype\('(\w+)'\)")
 _RESHAPE = re.compile(r"cannot reshape array of size (\d+) into shape \(([^)]*)\)")
@@ -56,11 +56,7 @@ class _Line(NamedTuple):
 
 def numpy_fault(exc: BaseException) -> NumpyFault | None:
     """The array and dimension behind a NumPy error on the user's line, or None."""
-    tb, user = exc.__traceback__, None
-    while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            user = tb
-        tb = tb.tb_next
+    user = innermost_user_traceback(exc)
     if user is None:
         return None
     filename, lineno = user.tb_frame.f_code.co_filename, user.tb_lineno

@@ -20,35 +20,10 @@ def library_result(ctx: ErrorContext) -> Explained | None:
     misuse = ctx.misuse
     if misuse is None:
         return None
+    place = ctx.where(misuse.filename, misuse.lineno)
+    evidence = f"`{misuse.name}`: {misuse.kind}"
     if misuse.code == "S04":  # the weights of a layer that was never built
-        return (
-            finding(
-                "S04",
-                misuse.problem,
-                place=ctx.where(misuse.filename, misuse.lineno),
-                evidence=f"`{misuse.name}`: {misuse.kind}",
-                hint=misuse.hint,
-            ),
-            (),
-        )
+        return finding("S04", misuse.problem, place=place, evidence=evidence, hint=misuse.hint), ()
     if misuse.code == "G05":  # a per-epoch list cut short by a non-finite loss
-        return (
-            finding(
-                "G05",
-                misuse.problem,
-                place=ctx.where(misuse.filename, misuse.lineno),
-                evidence=f"`{misuse.name}`: {misuse.kind}",
-                hint=misuse.hint,
-            ),
-            (),
-        )
-    return (
-        finding(
-            "S12",
-            misuse.problem,
-            place=ctx.where(misuse.filename, misuse.lineno),
-            evidence=f"`{misuse.name}`: {misuse.kind}",
-            hint=misuse.hint,
-        ),
-        (),
-    )
+        return finding("G05", misuse.problem, place=place, evidence=evidence, hint=misuse.hint), ()
+    return finding("S12", misuse.problem, place=place, evidence=evidence, hint=misuse.hint), ()
