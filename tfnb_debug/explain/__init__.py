@@ -74,7 +74,7 @@ from tfnb_debug.explain.runtime import (
     symbolic_value,
     variable_shape,
 )
-from tfnb_debug.explain.saving import unregistered_custom_object
+from tfnb_debug.explain.saving import restored_other_shape, unregistered_custom_object
 from tfnb_debug.explain.shapes import (
     layer_rejects_input,
     op_shapes,
@@ -82,7 +82,7 @@ from tfnb_debug.explain.shapes import (
     spatial_and_size,
 )
 from tfnb_debug.explain.step_data import step_data_structure
-from tfnb_debug.explain.tables import check_made_wrong, numpy_line, table_column
+from tfnb_debug.explain.tables import check_made_wrong, map_over_pairs, numpy_line, table_column
 from tfnb_debug.explain.tape import tape_misuse
 from tfnb_debug.explain.targets import targets_outside_loss
 from tfnb_debug.ground.reports import Finding, sort_findings
@@ -127,6 +127,7 @@ RULES: tuple[Rule, ...] = (
     list_dtypes,
     dtype_mismatch,
     unregistered_custom_object,
+    restored_other_shape,
     input_structure,
     list_into_one_input,
     unknown_shape,
@@ -142,6 +143,7 @@ RULES: tuple[Rule, ...] = (
     library_result,
     table_column,
     numpy_line,
+    map_over_pairs,
     reduced_missing_axis,
     ensured_other_shape,
     asserted_other_type,

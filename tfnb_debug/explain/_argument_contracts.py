@@ -108,6 +108,21 @@ def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
             "a closure)",
         )
     function = call.callee
+    keywords = _signature_keywords(function)
+    binding = re.search(
+        r"missing a required argument: '(\w+)'|too many positional arguments", str(exc)
+    )
+    if keywords and binding is not None and call.method == "__call__":
+        given = [k for k in call.texts if not k.startswith("arg")]
+        pairs = ", ".join(f"{k}={_matching_value(function, k, call)}" for k in keywords)
+        return Violation(
+            "S12",
+            call.source,
+            "a SavedModel signature takes its inputs by keyword, named as at export: "
+            f"{', '.join(repr(k) for k in keywords)}; the call passes "
+            + (f"{', '.join(repr(k) for k in given)}" if given else "them by position"),
+            f"call it with the input names: `{call.source.split('(')[0]}({pairs})`",
+        )
     specs, named, params = _declared(function)
     if not specs or call.method != "__call__":
         return None
@@ -187,6 +202,36 @@ def function_signature(call: LiveCall, exc: BaseException) -> Violation | None:
                 f"cast it first: `tf.cast({text}, tf.{declared})`, or declare {dtype}",
             )
     return None
+
+
+def _matching_value(function: Any, keyword: str, call: LiveCall) -> str:
+    """The argument text whose shape fits input ``keyword``'s spec and no other's; "..." when
+    the shapes do not tell (a keyword's value is never guessed from the order)."""
+    specs = function.structured_input_signature[1]
+
+    def fits(value: Any, spec: Any) -> bool:
+        have, want = shape_of(value), getattr(spec, "shape", None)
+        if have is None or want is None or want.rank != len(have):
+            return False
+        return all(w is None or w == h for w, h in zip(want.as_list(), have, strict=True))
+
+    texts = [t for k, t in call.texts.items()]
+    values = [call.values.get(k, UNREAD) for k in call.texts]
+    own = [t for t, v in zip(texts, values, strict=True) if fits(v, specs[keyword])]
+    if len(own) != 1:
+        return "..."
+    chosen = values[texts.index(own[0])]
+    others = [k for k in specs if k != keyword and fits(chosen, specs[k])]
+    return own[0] if not others else "..."
+
+
+def _signature_keywords(function: Any) -> list[str]:
+    """The keyword input names of a concrete function that takes keywords only (a
+    SavedModel's ``signatures[...]``), else []."""
+    structured = getattr(function, "structured_input_signature", None)
+    if not isinstance(structured, tuple) or len(structured) != 2 or structured[0]:
+        return []
+    return [str(k) for k in structured[1]] if isinstance(structured[1], dict) else []
 
 
 def _declared(function: Any) -> tuple[tuple[Any, ...], str, tuple[str, ...]]:

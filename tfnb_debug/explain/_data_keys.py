@@ -42,6 +42,13 @@ def missing_key(match: re.Match[str]) -> Explained | None:
             + ", ".join(f"`keras.Input(..., name='{k}')`" for k in extra[: len(absent)])
             + ", or pass a list in the order of model.inputs"
         )
+    elif len(extra) == 1 and len(absent) == 1 and not renames:
+        hint = (
+            f"'{extra[0]}' is the one key no Input takes and '{absent[0]}' the one Input "
+            f"without a key: if they are the same feature, rename one of them (the data's "
+            f"column, e.g. `df.rename(columns={{'{extra[0]}': '{absent[0]}'}})`, or the Input's "
+            "name=)"
+        )
     elif renames:
         hint = (
             "rename "

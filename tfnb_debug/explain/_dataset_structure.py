@@ -240,6 +240,46 @@ def fit_on_windows(call: LiveCall, exc: BaseException) -> Violation | None:
     )
 
 
+def _map_receiver(exc: BaseException) -> Any:
+    """The dataset ``Dataset.map`` ran on, from its own frame (a receiver written as a call)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        own = tb.tb_frame.f_locals.get("self") if tb.tb_frame.f_code.co_name == "map" else None
+        if own is not None and hasattr(own, "element_spec"):
+            return own
+        tb = tb.tb_next
+    return None
+
+
+def library_function_over_pairs(exc: BaseException) -> tuple[str, str, str] | None:
+    """(problem, hint, evidence) when ``Dataset.map`` was given a library function (such as
+    an application's ``preprocess_input``) over (x, y) elements: the labels land in its second,
+    optional parameter."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        own, func = frame.f_locals.get("self"), frame.f_locals.get("map_func")
+        if frame.f_code.co_name == "map" and hasattr(own, "element_spec") and func is not None:
+            spec = getattr(own, "element_spec", None)
+            parts = len(spec) if isinstance(spec, tuple) else 1
+            second = _second_part_into_option(func, parts)
+            if second is None:
+                return None
+            name = f"{getattr(func, '__module__', '')}.{getattr(func, '__name__', '')}".strip(".")
+            short = name.replace("keras.src.", "keras.")
+            return (
+                f"`map` passes the {parts} parts of each (image, label) element as {parts} "
+                f"arguments, so `{short}` gets the labels as its `{second}` argument: it takes "
+                "the images alone",
+                f"apply it to the images only: `.map(lambda x, y: ({getattr(func, '__name__', 'f')}"
+                "(x), y))`",
+                "element parts of shapes "
+                + ", ".join(str(tuple(getattr(p, "shape", ()))) for p in spec or ()),
+            )
+        tb = tb.tb_next
+    return None
+
+
 def _mapped_dataset(exc: BaseException) -> Any:
     """The dataset of windows ``Dataset.map`` ran on, from its own frame (the receiver was
     written as a call, ``ds.window(4).map(f)``, which is not evaluated again)."""
@@ -290,9 +330,26 @@ def _positional_count(func: Any) -> tuple[int, int, bool] | None:
     return len(required), len(positional), varargs
 
 
+def _second_part_into_option(func: Any, parts: int) -> str | None:
+    """The name of the optional parameter of a library function (``preprocess_input(x,
+    data_format=None)``) that the second part of a (x, y) element lands in."""
+    import inspect
+
+    if parts != 2 or not getattr(func, "__module__", "").startswith(("keras", "tensorflow")):
+        return None
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) < 2 or positional[1].default is inspect.Parameter.empty:
+        return None
+    return positional[1].name
+
+
 def dataset_map(call: LiveCall, exc: BaseException) -> Violation | None:
     func = call.value("map_func")
-    dataset = call.receiver
+    dataset = call.receiver if call.receiver is not None else _map_receiver(exc)
     if func is UNREAD or dataset is None or not isinstance(exc, TypeError):
         return None
     spec = getattr(dataset, "element_spec", None)
@@ -301,6 +358,16 @@ def dataset_map(call: LiveCall, exc: BaseException) -> Violation | None:
         return None
     required, positional, varargs = count
     parts = len(spec) if isinstance(spec, tuple) else 1
+    second = _second_part_into_option(func, parts)
+    if second is not None:
+        name = getattr(func, "__name__", "the function")
+        return Violation(
+            "S12",
+            call.text("map_func"),
+            f"`map` passes the {parts} parts of each element as {parts} arguments, so "
+            f"`{name}` gets the labels as its `{second}` argument: it takes the images alone",
+            f"apply it to the images only: `.map(lambda x, y: ({call.text('map_func')}(x), y))`",
+        )
     if varargs or required <= parts <= positional:
         return None
     name = getattr(func, "__name__", "the function")

@@ -10,7 +10,10 @@ import re
 from tfnb_debug.explain._assignments import assigned_before
 from tfnb_debug.explain._context import ErrorContext
 
-_NONE_INT = re.compile(r"'NoneType' object cannot be interpreted as an integer|NoneType' and 'int'")
+_NONE_INT = re.compile(
+    r"'NoneType' object cannot be interpreted as an integer|NoneType' and 'int'"
+    r"|None values not supported"
+)
 _CONVERT = re.compile(r"Failed to convert elements of \((?:None|\d+)[^)]*\) to Tensor")
 _SIZE = re.compile(r"\b(\w+)\.shape\[(-?\d+)\]")
 
@@ -30,13 +33,17 @@ def none_axis(ctx: ErrorContext) -> tuple[str, str] | None:
         if made is not None:  # `batch = z.shape[0]` above the line that needs the number
             found, via = made, f" (`{word}` on this line)"
             break
-    if found is None or not (traced or converted or "in user code" in ctx.text):
+    if found is None:  # a None on the line, and a static size read on it (or for a name on it)
         return None
     name, axis = found.group(1), found.group(2)
     return (
         f"`{name}.shape[{axis}]`{via} is None while the function is traced (the static shape "
         "has None for an axis that varies, such as the batch), and Python needs a number there",
         f"use the size at run time, `tf.shape({name})[{axis}]` (keras.ops.shape({name}) in a "
-        f"layer), with TensorFlow ops in place of NumPy (e.g. "
-        f"`tf.random.normal(tf.shape({name}))`)",
+        "layer)"
+        + (
+            f", with TensorFlow ops in place of NumPy (e.g. `tf.random.normal(tf.shape({name}))`)"
+            if re.search(r"\bnp\.|random", statement)
+            else ""
+        ),
     )

@@ -153,6 +153,39 @@ def _squeeze(values: dict[str, Any], texts: dict[str, str]) -> tuple[str, str] |
     return problem, f"`{name}` has no axis of size 1: reshape or reduce it instead"
 
 
+def _transpose(values: dict[str, Any], texts: dict[str, str]) -> tuple[str, str] | None:
+    shape = shape_of(values.get("x", values.get("a", UNREAD)))
+    perm = values.get("axes", values.get("perm", UNREAD))
+    if shape is None or not isinstance(perm, tuple | list) or len(perm) == len(shape):
+        return None
+    name = texts.get("x", texts.get("a", "the tensor"))
+    full = None
+    if len(perm) == len(shape) - 1 and len(set(perm)) == len(perm):
+        # the example's axes numbered with the batch axis (1..) or without it (0..)
+        full = (0, *perm) if 0 not in perm else (0, *(p + 1 for p in perm))
+    return (
+        f"a transpose permutation names every axis, and `{name}` {fmt(shape)} has "
+        f"{len(shape)}, the batch axis first; {tuple(perm)} names {len(perm)}",
+        f"keep the batch axis first: {full}" if full else f"give all {len(shape)} axes",
+    )
+
+
+def _stack(values: dict[str, Any], texts: dict[str, str]) -> tuple[str, str] | None:
+    items = values.get("x", values.get("values", UNREAD))
+    if not isinstance(items, list | tuple) or len(items) < 2:
+        return None
+    shapes = [shape_of(t) for t in items]
+    if any(s is None for s in shapes) or len(set(shapes)) == 1:
+        return None
+    names = _item_names(items, texts.get("x", texts.get("values", "")))
+    listed = ", ".join(f"{n} {fmt(s)}" for n, s in zip(names, shapes, strict=True))
+    return (
+        f"stack puts tensors of one shape side by side on a new axis, and {listed} differ",
+        "give them one shape first (a Dense of one width on each), or join them along their "
+        "last axis with concatenate, which takes other widths",
+    )
+
+
 def _reshape(values: dict[str, Any], texts: dict[str, str]) -> tuple[str, str] | None:
     shape = shape_of(values.get("x", values.get("tensor", UNREAD)))
     target = values.get("newshape", values.get("shape", UNREAD))
@@ -227,6 +260,8 @@ _CHECKS = {
     "reshape": _reshape,
     "einsum": _einsum,
     "split": _split,
+    "transpose": _transpose,
+    "stack": _stack,
 }
 
 
@@ -268,6 +303,8 @@ _POSITIONAL = {
     "reshape": ("x", "newshape"),
     "split": ("x", "indices_or_sections", "axis"),
     "einsum": ("subscripts", "arg1", "arg2", "arg3"),
+    "transpose": ("x", "axes"),
+    "stack": ("x", "axis"),
 }
 
 

@@ -10,6 +10,7 @@ the size ``build`` reads from ``input_shape``.
 
 from __future__ import annotations
 
+import linecache
 import re
 
 from tfnb_debug.explain._context import ErrorContext, fmt_shape, parse_shape
@@ -66,3 +67,38 @@ def _sized_by(source: str, attr: str) -> str:
         source,
     )
     return f"shape={match.group(1)}" if match else ""
+
+
+def constant_operand(exc: BaseException, shapes: tuple[str, ...]) -> str | None:
+    """The hint for a constant the user's failing line names (a weight vector in a loss)
+    whose shape is one of the op's two: a (n, 1) column where (n,) would broadcast over the
+    last axis of the other operand; None when no name on the line holds such a value."""
+    from tfnb_debug.explain._violation import shape_of
+    from tfnb_debug.ground.files import innermost_user_traceback
+
+    parsed = [parse_shape(s.replace("?", "None")) for s in shapes]
+    user = innermost_user_traceback(exc)
+    if user is None or len(parsed) != 2 or any(not p for p in parsed):
+        return None
+    frame = user.tb_frame
+    line = linecache.getline(frame.f_code.co_filename, user.tb_lineno)
+    params = set(frame.f_code.co_varnames[: frame.f_code.co_argcount])
+    for name in dict.fromkeys(re.findall(r"\b([A-Za-z_]\w*)\b", line)):
+        value = frame.f_locals.get(name, frame.f_globals.get(name))
+        if name in params or value is None or callable(value):
+            continue
+        shape = shape_of(value) or ()
+        if not shape or shape not in [tuple(p or ()) for p in parsed]:
+            continue
+        other = next(tuple(p or ()) for p in parsed if tuple(p or ()) != shape)
+        if len(shape) == 2 and shape[1] == 1 and other and shape[0] == other[-1]:
+            return (
+                f"`{name}` has shape {fmt_shape(shape)}: a column, so its {shape[0]} values "
+                f"lie on the first axis and meet the batch of {fmt_shape(other)}; one value per "
+                f"class broadcasts from shape ({shape[0]},): `{name} = tf.reshape({name}, [-1])`"
+            )
+        return (
+            f"`{name}` has shape {fmt_shape(shape)}, which does not broadcast against "
+            f"{fmt_shape(other)}: give it a shape that does"
+        )
+    return None

@@ -156,3 +156,44 @@ def _extra_config(ctx: ErrorContext, cls: str, key: str) -> Explained:
         ),
         (),
     )
+
+
+_RESTORE = re.compile(
+    r"Received incompatible tensor with shape \(([^)]*)\) when attempting to restore variable "
+    r"with shape \(([^)]*)\)"
+)
+
+
+def restored_other_shape(ctx: ErrorContext) -> Explained | None:
+    """C04: a checkpoint restored into a model whose variables have other shapes (it was
+    saved from a model built for other sizes)."""
+    found = _RESTORE.search(ctx.text)
+    if found is None:
+        return None
+    saved, built = found.group(1), found.group(2)
+    a = [d.strip() for d in saved.split(",") if d.strip()]
+    b = [d.strip() for d in built.split(",") if d.strip()]
+    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y]
+    axis = (
+        f" (axis {differ[0]}: {a[differ[0]]} saved, {b[differ[0]]} now"
+        + (
+            "; a Dense kernel's first axis is the layer's input width)"
+            if differ == [0] and len(a) == 2 and "kernel" in ctx.text
+            else ")"
+        )
+        if len(differ) == 1 and len(a) == len(b)
+        else ""
+    )
+    user = ctx.user_code_line()
+    return (
+        finding(
+            "C04",
+            f"the checkpoint holds a variable of shape ({saved}) and the model's is ({built}){axis}: "
+            "it was saved from a model built for other sizes",
+            place=ctx.where(user[0], user[1], user[2]) if user else "the restore",
+            evidence=ctx.key_sentence(),
+            hint="build the model with the sizes it was saved with (the same Input width and "
+            "layer units) before restoring, or train the new model instead of restoring",
+        ),
+        (),
+    )

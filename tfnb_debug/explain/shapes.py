@@ -59,7 +59,7 @@ from tfnb_debug.explain._shape_hints import (
     with_user_line,
     written_argument,
 )
-from tfnb_debug.explain._weight_operand import weight_operand
+from tfnb_debug.explain._weight_operand import constant_operand, weight_operand
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
 
@@ -369,7 +369,8 @@ def op_shapes(ctx: ErrorContext) -> Explained | None:
             f"{op} got inputs with shapes {in_shapes} ({dims.group(1)} vs {dims.group(2)} on one axis)",
             evidence=f"inputs {inputs.strip()}",
             loss=owner.startswith("the loss") or owner.startswith("the metric"),
-            hint=batch_axis_hint(ctx, *pair)
+            hint=ctx.read(constant_operand, tuple(pair))
+            or batch_axis_hint(ctx, *pair)
             or frame_target_hint(ctx, pair)
             or _label_width_hint(inputs, pair, owner),
         )

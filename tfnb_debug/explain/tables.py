@@ -6,7 +6,9 @@ the failing line, and the value it made:
 - :func:`numpy_line` (:mod:`._numpy_lines`): a NumPy error on the user's line, with the
   array and the dimension or dtype at fault;
 - :func:`check_made_wrong` (:mod:`._check_makers`): a failed check whose operand a
-  statement above made wrong.
+  statement above made wrong;
+- :func:`map_over_pairs`: a library function mapped over (x, y) elements, which gets the
+  labels as its second, optional parameter.
 
 Each reader returns plain parts (code, problem, hint, evidence, line); the finding is made
 here, its code written literally for the catalog test."""
@@ -16,6 +18,7 @@ from __future__ import annotations
 from tfnb_debug.explain._check_makers import made_wrong
 from tfnb_debug.explain._column_history import column_fault
 from tfnb_debug.explain._context import ErrorContext
+from tfnb_debug.explain._dataset_structure import library_function_over_pairs
 from tfnb_debug.explain._numpy_lines import numpy_fault
 from tfnb_debug.explain.report import NextStep
 from tfnb_debug.ground.reports import Finding, finding
@@ -51,6 +54,18 @@ def check_made_wrong(ctx: ErrorContext) -> Explained | None:
         return None
     place = ctx.where(user[0], fault.lineno or user[1], user[2])
     return _finding(fault.code, fault.problem, place, fault.evidence, fault.hint), ()
+
+
+def map_over_pairs(ctx: ErrorContext) -> Explained | None:
+    """S12: a library function mapped over (x, y) elements gets the labels as an option."""
+    if not ctx.is_a("TypeError") and not ctx.is_a("ValueError"):
+        return None
+    found = ctx.read(library_function_over_pairs)
+    user = ctx.user_code_line()
+    if found is None:
+        return None
+    place = ctx.where(user[0], user[1], user[2]) if user else "Dataset.map"
+    return _finding("S12", found[0], place, found[2], found[1]), ()
 
 
 def _finding(code: str, problem: str, place: str, evidence: str, hint: str) -> Finding:
