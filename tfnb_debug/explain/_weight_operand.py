@@ -71,8 +71,8 @@ def _sized_by(source: str, attr: str) -> str:
 
 def constant_operand(exc: BaseException, shapes: tuple[str, ...]) -> str | None:
     """The hint for a constant the user's failing line names (a weight vector in a loss)
-    whose shape is one of the op's two: a (n, 1) column where (n,) would broadcast over the
-    last axis of the other operand; None when no name on the line holds such a value."""
+    that is a (n, 1) column where (n,) would broadcast over the last axis of the op's other
+    operand; None otherwise."""
     from tfnb_debug.explain._violation import shape_of
     from tfnb_debug.ground.files import innermost_user_traceback
 
@@ -97,8 +97,4 @@ def constant_operand(exc: BaseException, shapes: tuple[str, ...]) -> str | None:
                 f"lie on the first axis and meet the batch of {fmt_shape(other)}; one value per "
                 f"class broadcasts from shape ({shape[0]},): `{name} = tf.reshape({name}, [-1])`"
             )
-        return (
-            f"`{name}` has shape {fmt_shape(shape)}, which does not broadcast against "
-            f"{fmt_shape(other)}: give it a shape that does"
-        )
-    return None
+    return None  # another shape: the other readers (the labels, the head) say more
