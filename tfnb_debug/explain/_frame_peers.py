@@ -50,10 +50,10 @@ def frame_against_peer(exc: BaseException, width: int, given_width: int | None) 
         target = [c for c in lacks if c in targets]
         if target:
             return (
-                f"`{name}` lacks {listed}, which `{peer_name}` (the {width} columns the model "
-                f"was built for) has; {_listed(target)} is also the target `{targets[target[0]]}`"
-                ": the model was fit with its own label among the features. Drop it from "
-                f"`{peer_name}` (`.drop(columns=[{_listed(target)}])`) and fit again"
+                f"`{name}` lacks {listed}, which `{peer_name}` ({width} columns, the model's "
+                f"width) has; {_listed(target)} is also the target `{targets[target[0]]}`: if "
+                f"the model was fit on `{peer_name}`, it had its own label among the features. "
+                f"Drop it from `{peer_name}` (`.drop(columns=[{_listed(target)}])`) and fit again"
             )
         kinds = {str(peer_frame_dtype(peer_name, c, call.namespaces)) for c in lacks}
         why = (
@@ -63,13 +63,13 @@ def frame_against_peer(exc: BaseException, width: int, given_width: int | None) 
             else ""
         )
         return (
-            f"`{name}` lacks {listed}, which `{peer_name}` (the {width} columns the model was "
-            f"built for) has{why}: give the model the same columns"
+            f"`{name}` lacks {listed}, which `{peer_name}` ({width} columns, the model's width) "
+            f"has{why}: give the model the same columns"
         )
     if extra and not lacks:
         return (
-            f"`{name}` has {_listed(extra)}, which `{peer_name}` (the {width} columns the model "
-            f"was built for) has not: drop {'it' if len(extra) == 1 else 'them'} as for "
+            f"`{name}` has {_listed(extra)}, which `{peer_name}` ({width} columns, the model's "
+            f"width) has not: drop {'it' if len(extra) == 1 else 'them'} as for "
             f"`{peer_name}`, `{name}.drop(columns=[{_listed(extra)}])`"
         )
     return None
