@@ -42,9 +42,11 @@ def missing_key(
         problem = f"{what} has no key {key!r}: it holds {shown}"
         source = "".join(lines)
         if isinstance(key, int):
+            order = ["loss", *(k for k in keys if k != "loss")] if "loss" in keys else keys
+            meant = f"`{name}['{order[key]}']`" if 0 <= key < len(order) else "its keys"
             hint = (
-                f"it is a dict keyed by metric name, not a list: `{name}['{keys[-1]}']` "
-                "(without return_dict=True evaluate returns the list [loss, *metrics])"
+                f"it is a dict keyed by metric name, not a list: read {meant} (position {key} "
+                "of the list [loss, *metrics] that evaluate returns without return_dict=True)"
             )
         elif "compile_metrics" in keys:
             hint = (
@@ -100,8 +102,9 @@ def evaluate_unpacked(exc: BaseException, line: str, spaces: tuple[Any, ...]) ->
     if "non-iterable float" in str(exc) or not given:
         returned = "one float, the loss, because compile was given no metrics"
         hint = (
-            f"add the metric to compile, `{found.group(2)}.compile(..., metrics=['mae'])`, to get "
-            f"[loss, mae]; or take the one value: `{names[0]} = {found.group(2)}.evaluate(...)`"
+            f"give compile the metric(s) the line expects (`{found.group(2)}.compile(..., "
+            f"metrics=[...])`) to get [loss, *metrics]; or take the one value: "
+            f"`{names[0]} = {found.group(2)}.evaluate(...)`"
         )
     else:
         returned = f"[loss, *metrics]: {1 + len(given)} values for the metrics {given}"
@@ -133,7 +136,8 @@ def short_history(subscripts: list[tuple[str, Any, str]], spaces: tuple[Any, ...
                 name,
                 "a per-epoch list",
                 f"fit ran {ran} of {asked} epochs: the loss was {losses[bad[0]]} at epoch "
-                f"{bad[0] + 1} and training stopped there (TerminateOnNaN), so `{name}` has "
+                f"{bad[0] + 1} and training stopped there (a callback such as TerminateOnNaN), "
+                f"so `{name}` has "
                 f"{len(value)} values",
                 "find why the loss became non-finite (a learning rate too high for unscaled "
                 "inputs and targets is the usual cause: scale x and y, lower the learning "
