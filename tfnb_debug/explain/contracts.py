@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from tfnb_debug.explain._coded import coded_finding
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._contracts import INTERNAL
 from tfnb_debug.explain.report import NextStep
@@ -79,36 +80,4 @@ def internal_error(ctx: ErrorContext) -> Explained | None:
 
 
 def _finding(code: str, problem: str, api: str, evidence: str, hint: str) -> Finding:
-    # finding() takes the code as a literal so the catalog test can read it
-    place = f"`{api}`"
-    if code == "S01":
-        return finding("S01", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S07":
-        return finding("S07", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S11":
-        return finding("S11", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S13":
-        return finding("S13", problem, place=place, evidence=evidence, hint=hint)
-    if code == "P12":
-        return finding("P12", problem, place=place, evidence=evidence, hint=hint)
-    if code == "T02":
-        return finding("T02", problem, place=place, evidence=evidence, hint=hint)
-    if code == "T03":
-        return finding("T03", problem, place=place, evidence=evidence, hint=hint)
-    if code == "C04":
-        return finding("C04", problem, place=place, evidence=evidence, hint=hint)
-    if code == "G04":
-        return finding("G04", problem, place=place, evidence=evidence, hint=hint)
-    if code == "C05":
-        return finding("C05", problem, place=place, evidence=evidence, hint=hint)
-    if code == "M05":
-        return finding("M05", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S04":
-        return finding("S04", problem, place=place, evidence=evidence, hint=hint)
-    if code == "D01":
-        return finding("D01", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S09":
-        return finding("S09", problem, place=place, evidence=evidence, hint=hint)
-    if code == "C01":
-        return finding("C01", problem, place=place, evidence=evidence, hint=hint)
-    return finding("S12", problem, place=place, evidence=evidence, hint=hint)
+    return coded_finding(code, problem, f"`{api}`", evidence, hint)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from tfnb_debug.explain._coded import coded_finding
 from tfnb_debug.explain._context import ErrorContext, fmt_shape
 from tfnb_debug.explain._output_pairing import output_pairing
 from tfnb_debug.explain.report import NextStep
@@ -83,11 +84,7 @@ def outputs_paired(ctx: ErrorContext) -> Explained | None:
         return None
     call = ctx.evidence.call
     place = ctx.where(call.filename, call.lineno) if call is not None else "the call"
-    if found.code == "S07":
-        return finding(
-            "S07", found.problem, place=place, evidence=found.evidence, hint=found.hint
-        ), ()
-    return finding("S12", found.problem, place=place, evidence=found.evidence, hint=found.hint), ()
+    return coded_finding(found.code, found.problem, place, found.evidence, found.hint), ()
 
 
 def validation_split_on_dataset(ctx: ErrorContext) -> Explained | None:

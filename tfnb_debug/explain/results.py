@@ -8,9 +8,10 @@ finding.
 
 from __future__ import annotations
 
+from tfnb_debug.explain._coded import coded_finding
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.ground.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 
@@ -22,8 +23,5 @@ def library_result(ctx: ErrorContext) -> Explained | None:
         return None
     place = ctx.where(misuse.filename, misuse.lineno)
     evidence = f"`{misuse.name}`: {misuse.kind}"
-    if misuse.code == "S04":  # the weights of a layer that was never built
-        return finding("S04", misuse.problem, place=place, evidence=evidence, hint=misuse.hint), ()
-    if misuse.code == "G05":  # a per-epoch list cut short by a non-finite loss
-        return finding("G05", misuse.problem, place=place, evidence=evidence, hint=misuse.hint), ()
-    return finding("S12", misuse.problem, place=place, evidence=evidence, hint=misuse.hint), ()
+    # S12; S04 for an unbuilt layer's weights; G05 for a per-epoch list cut short by NaN
+    return coded_finding(misuse.code, misuse.problem, place, evidence, misuse.hint), ()

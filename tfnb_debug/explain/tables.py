@@ -11,17 +11,18 @@ the failing line, and the value it made:
   labels as its second, optional parameter.
 
 Each reader returns plain parts (code, problem, hint, evidence, line); the finding is made
-here, its code written literally for the catalog test."""
+here by :func:`._coded.coded_finding`."""
 
 from __future__ import annotations
 
 from tfnb_debug.explain._check_makers import made_wrong
+from tfnb_debug.explain._coded import coded_finding
 from tfnb_debug.explain._column_history import column_fault
 from tfnb_debug.explain._context import ErrorContext
 from tfnb_debug.explain._dataset_structure import library_function_over_pairs
 from tfnb_debug.explain._numpy_lines import numpy_fault
 from tfnb_debug.explain.report import NextStep
-from tfnb_debug.ground.reports import Finding, finding
+from tfnb_debug.ground.reports import Finding
 
 Explained = tuple[Finding, tuple[NextStep, ...]]
 
@@ -34,7 +35,7 @@ def table_column(ctx: ErrorContext) -> Explained | None:
     if fault is None:
         return None
     place = ctx.where(fault.filename, fault.lineno)
-    return _finding(fault.code, fault.problem, place, fault.evidence, fault.hint), ()
+    return coded_finding(fault.code, fault.problem, place, fault.evidence, fault.hint), ()
 
 
 def numpy_line(ctx: ErrorContext) -> Explained | None:
@@ -43,7 +44,7 @@ def numpy_line(ctx: ErrorContext) -> Explained | None:
     if fault is None:
         return None
     place = ctx.where(fault.filename, fault.lineno)
-    return _finding(fault.code, fault.problem, place, fault.evidence, fault.hint), ()
+    return coded_finding(fault.code, fault.problem, place, fault.evidence, fault.hint), ()
 
 
 def check_made_wrong(ctx: ErrorContext) -> Explained | None:
@@ -53,7 +54,7 @@ def check_made_wrong(ctx: ErrorContext) -> Explained | None:
     if fault is None or user is None:
         return None
     place = ctx.where(user[0], fault.lineno or user[1], user[2])
-    return _finding(fault.code, fault.problem, place, fault.evidence, fault.hint), ()
+    return coded_finding(fault.code, fault.problem, place, fault.evidence, fault.hint), ()
 
 
 def map_over_pairs(ctx: ErrorContext) -> Explained | None:
@@ -65,23 +66,4 @@ def map_over_pairs(ctx: ErrorContext) -> Explained | None:
     if found is None:
         return None
     place = ctx.where(user[0], user[1], user[2]) if user else "Dataset.map"
-    return _finding("S12", found[0], place, found[2], found[1]), ()
-
-
-def _finding(code: str, problem: str, place: str, evidence: str, hint: str) -> Finding:
-    # finding() takes the code as a literal so the catalog test can read it
-    if code == "S11":
-        return finding("S11", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S12":
-        return finding("S12", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S13":
-        return finding("S13", problem, place=place, evidence=evidence, hint=hint)
-    if code == "P12":
-        return finding("P12", problem, place=place, evidence=evidence, hint=hint)
-    if code == "N05":
-        return finding("N05", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S08":
-        return finding("S08", problem, place=place, evidence=evidence, hint=hint)
-    if code == "S09":
-        return finding("S09", problem, place=place, evidence=evidence, hint=hint)
-    return finding("S07", problem, place=place, evidence=evidence, hint=hint)
+    return coded_finding("S12", found[0], place, found[2], found[1]), ()
