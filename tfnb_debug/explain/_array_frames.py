@@ -17,7 +17,7 @@ from typing import Any
 
 from tfnb_debug.explain._assignments import assigned_from
 
-__all__ = ["column_names", "frame_behind"]
+__all__ = ["column_names", "frame_behind", "is_frame"]
 
 _TO_ARRAY = frozenset({"to_numpy", "astype", "copy", "squeeze"})
 _NUMPY = frozenset({"np", "numpy"})
@@ -44,7 +44,7 @@ def frame_behind(
         base = _array_base(node)
         target = base if base is not None else node
         value = _lookup(target, namespaces)
-        if _is_frame(value):
+        if is_frame(value):
             return ast.unparse(target), value
         if not isinstance(target, ast.Name):
             return None
@@ -101,7 +101,7 @@ def _lookup(node: ast.expr, namespaces: Sequence[Mapping[str, Any]]) -> Any:
         return _dropped(node, _lookup(node.func.value, namespaces))
     if isinstance(node, ast.Subscript):
         base = _lookup(node.value, namespaces)
-        if not _is_frame(base):
+        if not is_frame(base):
             return None
         key = node.slice
         try:
@@ -119,7 +119,7 @@ def _lookup(node: ast.expr, namespaces: Sequence[Mapping[str, Any]]) -> Any:
 def _dropped(node: ast.Call, base: Any) -> Any:
     """``base.drop(columns=[...])`` or ``base.drop([...], axis=1)`` with constant names: the
     frame without those columns (a new frame; ``base`` is not changed), else None."""
-    if not _is_frame(base) or getattr(node.func, "attr", "") != "drop":
+    if not is_frame(base) or getattr(node.func, "attr", "") != "drop":
         return None
     keywords = {k.arg: k.value for k in node.keywords}
     axis = keywords.get("axis")
@@ -142,5 +142,6 @@ def _dropped(node: ast.Call, base: Any) -> Any:
     return base.drop(columns=list(columns))
 
 
-def _is_frame(value: Any) -> bool:
+def is_frame(value: Any) -> bool:
+    """A pandas DataFrame (read by its type's name and module: pandas is not imported)."""
     return type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pandas")

@@ -26,6 +26,7 @@ from tfnb_debug.explain._assignments import assigned_from
 from tfnb_debug.explain._checked_values import _user_filename
 from tfnb_debug.explain._nonfinite_source import failing_statement
 from tfnb_debug.explain._operands import innermost_node, parsed_file
+from tfnb_debug.explain._violation import shape_of
 
 
 class MadeWrong(NamedTuple):
@@ -152,7 +153,7 @@ def _broadcast(made: dict[str, str], spaces: Any) -> Parts:
             continue
         for op in (n for n in ast.walk(node) if isinstance(n, ast.BinOp)):
             a, b = evaluate(op.left, spaces), evaluate(op.right, spaces)
-            sa, sb = _shape(a), _shape(b)
+            sa, sb = shape_of(a), shape_of(b)
             if sa is None or sb is None or {len(sa), len(sb)} != {1, 2}:
                 continue
             flat, column = (sa, sb) if len(sa) == 1 else (sb, sa)
@@ -225,11 +226,3 @@ def _unbatched_loop(statement: ast.stmt, filename: str, spaces: Any) -> Parts:
         f"batch it before the loop: `{source} = {source}.batch(32)`",
         f"element_spec of `{source}`: {shape}; its steps: {', '.join(steps)}",
     )
-
-
-def _shape(value: Any) -> tuple[int, ...] | None:
-    shape = getattr(value, "shape", None)
-    try:
-        return tuple(int(d) for d in shape) if shape is not None else None
-    except (TypeError, ValueError):
-        return None

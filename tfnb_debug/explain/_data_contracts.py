@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._operands import item_texts
 from tfnb_debug.explain._output_axes import dataset_labels
 from tfnb_debug.explain._returned_lists import listed_item
 from tfnb_debug.explain._sequence_lists import sequence_lists
@@ -263,7 +264,7 @@ def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
     ):
         # several 1-D targets for one output: one model predicting them all, or one output each
         width = tuple(getattr(outputs[0], "shape", ()) or ())
-        parts = f"[{', '.join(_item_texts(call.text('y'), len(y)))}]"
+        parts = f"[{', '.join(item_texts(call.text('y'), len(y)))}]"
         fix = (
             f"to fit the {len(y)} targets with this one output, stack them into one "
             f"({len(y[0])}, {len(y)}) array, `np.stack({parts}, axis=1)`, and give the output "
@@ -281,16 +282,6 @@ def fit_targets(call: LiveCall, exc: BaseException) -> Violation | None:
         f"{text} give{'s' if not from_dataset else ''} {what}",
         fix,
     )
-
-
-def _item_texts(text: str, count: int) -> list[str]:
-    """The items of a list literal as written (``[price, volume]``), else ``y[0]``, ``y[1]``."""
-    inner = text.strip()
-    if inner[:1] in "[(" and inner[-1:] in "])":
-        items = [t.strip() for t in inner[1:-1].split(",") if t.strip()]
-        if len(items) == count:
-            return items
-    return [f"{text}[{i}]" for i in range(count)]
 
 
 def target_keys(call: LiveCall, exc: BaseException) -> Violation | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, LiveCall
+from tfnb_debug.explain._operands import item_texts
 from tfnb_debug.explain._violation import Violation
 
 __all__ = [
@@ -68,26 +69,13 @@ def sampled_datasets(call: LiveCall, exc: BaseException) -> Violation | None:
         return None
     if not all(hasattr(d, "element_spec") for d in datasets):
         return None
-    names = _item_texts(call.text("datasets"), len(datasets))
+    names = item_texts(call.text("datasets"), len(datasets))
     api = call.api.rsplit(".", 1)[-1]
     for name, dataset in zip(names[1:], datasets[1:], strict=True):
         found = _compare(names[0], datasets[0], name, dataset, api)
         if found is not None:
             return found
     return None
-
-
-def _item_texts(text: str, count: int) -> list[str]:
-    """The items of a list written in the call (``[cats, dogs]``), else ``datasets[i]``."""
-    import ast
-
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        node = None
-    if isinstance(node, ast.List | ast.Tuple) and len(node.elts) == count:
-        return [ast.unparse(e) for e in node.elts]
-    return [f"{text}[{i}]" for i in range(count)]
 
 
 def _compare(own: str, first: Any, other: str, second: Any, api: str) -> Violation | None:

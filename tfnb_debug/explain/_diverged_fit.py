@@ -20,6 +20,7 @@ from typing import Any
 
 from tfnb_debug.collect.model_config import optimizer_defaults
 from tfnb_debug.explain._api import evaluate
+from tfnb_debug.explain._array_frames import is_frame
 from tfnb_debug.explain._batch_fixers import is_keras_model
 from tfnb_debug.explain._string_values import source_tensors
 from tfnb_debug.ground.files import innermost_user_traceback
@@ -101,7 +102,7 @@ def _diverged(name: str, model: Any, source: str, space: dict[str, Any]) -> Dive
         data=data,
         nonfinite_values=count or sum(n for _, n in names),
         columns=columns,
-        data_read=checked or bool(names) or _is_frame(value),
+        data_read=checked or bool(names) or is_frame(value),
         optimizer=type(optimizer).__name__ if optimizer is not None else "",
         learning_rate=learning_rate,
         labels=ast.unparse(y_node) if y_node is not None else "",
@@ -178,13 +179,9 @@ def _dataset_source_nonfinite(ds: Any) -> int:
     return total
 
 
-def _is_frame(value: Any) -> bool:
-    return type(value).__name__ == "DataFrame"
-
-
 def _frame_columns(value: Any) -> list[tuple[str, int]]:
     """(column, NaN/Inf count) of a DataFrame's numeric columns that hold any."""
-    if not _is_frame(value):
+    if not is_frame(value):
         return []
     import numpy as np
 

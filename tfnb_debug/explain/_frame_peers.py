@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfnb_debug.explain._api import UNREAD, user_call
-from tfnb_debug.explain._array_frames import frame_behind
+from tfnb_debug.explain._array_frames import frame_behind, is_frame
 from tfnb_debug.ground.files import is_user_file
 
 _DATA = ("fit", "predict", "evaluate", "predict_on_batch", "train_on_batch", "test_on_batch")
@@ -29,7 +29,7 @@ def frame_against_peer(exc: BaseException, width: int, given_width: int | None) 
     if call is None or call.method not in _DATA:
         return None
     text, value = call.text("x"), call.value("x")
-    frame = (text, value) if _is_frame(value) else None
+    frame = (text, value) if is_frame(value) else None
     if frame is None and value is not UNREAD:
         frame = frame_behind(text, call.namespaces, call.filename, call.lineno)
     if frame is None:
@@ -104,7 +104,7 @@ def _peer(
             if key.startswith("_") or value is given or id(value) in seen:
                 continue
             seen.add(id(value))
-            if not _is_frame(value):
+            if not is_frame(value):
                 if type(value).__name__ != "ndarray" or value.ndim != 2 or value.shape[1] != width:
                     continue
                 behind = frame_behind(key, namespaces, filename, lineno)
@@ -135,7 +135,3 @@ def _series_names(namespaces: Any, limit: int = 400) -> dict[str, str]:
 
 def _listed(columns: list[str]) -> str:
     return ", ".join(repr(c) for c in columns[:6]) + (", ..." if len(columns) > 6 else "")
-
-
-def _is_frame(value: Any) -> bool:
-    return type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pandas")

@@ -73,6 +73,18 @@ def call_name(func: ast.expr) -> str:
     return ""
 
 
+def item_texts(text: str, count: int) -> list[str]:
+    """The items of a list or tuple written in a call (``[cats, dogs]``) when it has ``count``
+    of them, else ``text[0]``, ``text[1]``..."""
+    try:
+        node: ast.expr | None = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        node = None
+    if isinstance(node, ast.List | ast.Tuple) and len(node.elts) == count:
+        return [ast.unparse(e) for e in node.elts]
+    return [f"{text}[{i}]" for i in range(count)]
+
+
 def listed_operand(source: str, index: int) -> str:
     """Item ``index`` of the one list literal the line passes to a call (``tf.stack([a, b])``,
     input #1 is ``b``), "" when the line has not exactly one such list or the item is not a name."""

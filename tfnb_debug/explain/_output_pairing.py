@@ -19,6 +19,7 @@ import itertools
 from typing import Any, NamedTuple
 
 from tfnb_debug.explain._api import user_call
+from tfnb_debug.explain._operands import item_texts
 from tfnb_debug.ground.files import is_user_file
 
 
@@ -110,7 +111,7 @@ def _target_order(y: Any, text: str, heads: list[Any], call: Any) -> Pairing | N
     best, order = scored[0]
     if best <= given or (len(scored) > 1 and scored[1][0] == best):
         return None
-    items = _item_texts(text, len(y))
+    items = item_texts(text, len(y))
     wanted = ", ".join(items[i] for i in order)
     return Pairing(
         "S12",
@@ -194,12 +195,3 @@ def _activation(output: Any) -> str:
     layer = getattr(getattr(output, "_keras_history", None), "operation", None)
     function = getattr(layer, "activation", None)
     return str(getattr(function, "__name__", "") or "")
-
-
-def _item_texts(text: str, count: int) -> list[str]:
-    inner = text.strip()
-    if inner[:1] in "[(" and inner[-1:] in "])":
-        parts = [p.strip() for p in inner[1:-1].split(",") if p.strip()]
-        if len(parts) == count:
-            return parts
-    return [f"{text}[{i}]" for i in range(count)]
