@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 # Quiet TensorFlow's C++ logs before anything imports it (level alone is not enough).
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -13,6 +14,19 @@ from collections.abc import Iterator  # noqa: E402
 import pytest  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
+
+
+def _open_figures() -> set[int]:
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    return set(pyplot.get_fignums()) if pyplot is not None else set()
+
+
+def _close_figures_opened_since(before: set[int]) -> None:
+    """Close the pyplot figures a test's user cells opened (a case that plots its history)."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        for number in set(pyplot.get_fignums()) - before:
+            pyplot.close(number)
 
 
 @pytest.fixture(scope="session")
@@ -27,10 +41,12 @@ def shell(bare_shell: InteractiveShell) -> Iterator[InteractiveShell]:
     with capture_output():
         bare_shell.run_line_magic("load_ext", "tfnb_debug")
     user_keys = set(bare_shell.user_ns)
+    figures = _open_figures()
     try:
         yield bare_shell
     finally:
         for key in set(bare_shell.user_ns) - user_keys:
             bare_shell.user_ns.pop(key, None)
+        _close_figures_opened_since(figures)
         with capture_output():
             bare_shell.run_line_magic("unload_ext", "tfnb_debug")
