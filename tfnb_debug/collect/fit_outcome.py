@@ -309,11 +309,15 @@ def predict_classes(
     fewer examples).  ``examples_of`` names the rows in :attr:`Predictions.source`."""
     from tfnb_debug.collect._patching import preserved
 
+    if isinstance(data, tuple | list):
+        labels = np.asarray(data[1])
+        if class_ids(head, labels if limit is None else labels[: max(int(limit), 0)]) is None:
+            return None  # not one class per example (a mask, a sequence): nothing to predict
     with preserved(model):
         if isinstance(data, tuple | list):
             read = _from_arrays(model, data[0], data[1], limit, examples, max_seconds, examples_of)
         else:
-            read = _from_dataset(model, data, examples, max_seconds)
+            read = _from_dataset(model, data, head, examples, max_seconds)
     if read is None:
         return None
     all_labels, sample_labels, outputs, peak, source = read
@@ -358,7 +362,9 @@ def _from_arrays(
     return y[:n], y[idx[:done]], np.concatenate(outputs), input_peak(xs), what
 
 
-def _from_dataset(model: Any, dataset: Any, examples: int, max_seconds: float) -> _Read | None:
+def _from_dataset(
+    model: Any, dataset: Any, head: ClassifierHead, examples: int, max_seconds: float
+) -> _Read | None:
     import keras
 
     labels, outputs, peaks = [], [], []
@@ -368,6 +374,8 @@ def _from_dataset(model: Any, dataset: Any, examples: int, max_seconds: float) -
         if not isinstance(element, tuple | list) or len(element) < 2 or element[1] is None:
             return None
         x, y = element[0], element[1]
+        if not batches and class_ids(head, np.asarray(y)) is None:
+            return None  # not one class per example: nothing to predict
         outputs.append(_single_output(model(x, training=False)))
         labels.append(np.asarray(y))
         peak = input_peak(keras.tree.map_structure(np.asarray, x))
