@@ -43,7 +43,7 @@ from tfnb_debug.records.gradients import (
     STAT_COLUMNS,
 )
 
-__all__ = ["SAMPLE", "STACK_ELEMENTS", "gradient_stats", "hist_sample", "in_xla"]
+__all__ = ["SAMPLE", "STACK_ELEMENTS", "gradient_stats", "hist_sample", "in_xla", "norm"]
 
 #: most values the histogram of one gradient reads (a larger gradient is sampled)
 SAMPLE = HIST_SAMPLE
@@ -54,22 +54,32 @@ STACK_ELEMENTS = 1 << 22
 
 def gradient_stats(
     grads: Sequence[tf.Tensor],
-    w_old: Sequence[tf.Tensor] | None,
-    w_new: Sequence[tf.Tensor] | None,
+    w_old: Sequence[tf.Tensor | None] | None,
+    w_new: Sequence[tf.Tensor | None] | None,
+    norms: Sequence[tuple[tf.Tensor, tf.Tensor] | None] | None = None,
 ) -> tuple[tf.Tensor, tf.Tensor]:
     """The statistics rows ``(k, STAT_COLUMNS)`` and histograms ``(k, HIST_BINS)`` of ``k``
     gradients, as TensorFlow ops.
 
     ``w_old``/``w_new`` give the weight and update norms (NaN when not given,
-    as in a dry probe).
+    as in a dry probe).  ``norms[i]``, where given, is gradient ``i``'s (weight norm,
+    update norm) measured elsewhere (:mod:`~tfnb_debug.collect.update_deltas`); its
+    ``w_old[i]``/``w_new[i]`` are then not read.
     """
     k = len(grads)
     if k == 0:
         return tf.zeros([0, len(STAT_COLUMNS)]), tf.zeros([0, HIST_BINS])
     sizes = [g.shape.num_elements() for g in grads]
+    known = {i for i in range(k) if norms is not None and norms[i] is not None}
     xla = not tf.executing_eagerly() and in_xla(tf.compat.v1.get_default_graph())
     # sorted segment sums drop an empty variable at the end, and need static sizes
-    small = set() if xla else {i for i, n in enumerate(sizes) if n is not None and 0 < n <= SAMPLE}
+    small = (
+        set()
+        if xla
+        else {
+            i for i, n in enumerate(sizes) if n is not None and 0 < n <= SAMPLE and i not in known
+        }
+    )
     own = [i for i in range(k) if i not in small]
     groups: list[list[int]] = []
     total = 0
@@ -84,7 +94,17 @@ def gradient_stats(
         return None if values is None else [values[i] for i in indices]
 
     parts = (
-        [_own_stats(pick(grads, own) or [], pick(w_old, own), pick(w_new, own), xla)] if own else []
+        [
+            _own_stats(
+                pick(grads, own) or [],
+                pick(w_old, own),
+                pick(w_new, own),
+                xla,
+                pick(norms, own),
+            )
+        ]
+        if own
+        else []
     )
     parts += [_stacked_stats(pick(grads, g) or [], pick(w_old, g), pick(w_new, g)) for g in groups]
     indices = ([own] if own else []) + groups
@@ -117,7 +137,7 @@ class _Part:
     count_nonfinite: Callable[[], tf.Tensor]
 
 
-def _norm(t: tf.Tensor) -> tf.Tensor:
+def norm(t: tf.Tensor) -> tf.Tensor:
     """sqrt(sum(t**2)) as one fused reduction (``l2_loss`` is sum(t**2) / 2)."""
     return tf.sqrt(2.0 * tf.nn.l2_loss(t))
 
@@ -128,9 +148,10 @@ def _flat(t: tf.Tensor) -> tf.Tensor:
 
 def _own_stats(
     grads: Sequence[tf.Tensor],
-    w_old: Sequence[tf.Tensor] | None,
-    w_new: Sequence[tf.Tensor] | None,
+    w_old: Sequence[tf.Tensor | None] | None,
+    w_new: Sequence[tf.Tensor | None] | None,
     xla: bool,
+    norms: Sequence[tuple[tf.Tensor, tf.Tensor] | None] | None = None,
 ) -> _Part:
     """Gradients with ops of their own, each read in place: one fused reduction per
     statistic, and one histogram for all their (sampled) values."""
@@ -144,12 +165,17 @@ def _own_stats(
         absg = tf.abs(g)  # a bit operation: subnormals stay non-zero
         nonzero = tf.reduce_sum(tf.minimum(tf.bitcast(absg, tf.int32), 1))
         square_sum = 2.0 * tf.nn.l2_loss(g)
-        w_norm = nan_value if w_old is None else _norm(w_old[i])
-        u_norm = (
-            nan_value
-            if w_old is None or w_new is None
-            else _norm(tf.cast(w_new[i], tf.float32) - tf.cast(w_old[i], tf.float32))
-        )
+        given = norms[i] if norms is not None else None
+        old, new = (w_old[i] if w_old else None), (w_new[i] if w_new else None)
+        if given is not None:
+            w_norm, u_norm = given
+        else:
+            w_norm = nan_value if old is None else norm(old)
+            u_norm = (
+                nan_value
+                if old is None or new is None
+                else norm(tf.cast(new, tf.float32) - tf.cast(old, tf.float32))
+            )
         none = tf.constant(0.0, tf.float32)
         rows.append(
             tf.stack(

@@ -37,10 +37,11 @@ from typing import Any, Protocol
 import numpy as np
 import tensorflow as tf
 
-from tfnb_debug.collect.grad_stats import gradient_stats, in_xla
+from tfnb_debug.collect.grad_stats import SAMPLE, gradient_stats, in_xla, norm
 from tfnb_debug.collect.keras_access import ResourceVariable
 from tfnb_debug.collect.loss_targets import LossTargets, caller_frame, evidence_names
 from tfnb_debug.collect.trained_models import trained_model_objects
+from tfnb_debug.collect.update_deltas import reads_updates, updates_of
 from tfnb_debug.records.gradients import (
     HIST_BINS,
     STAT_COLUMNS,
@@ -106,6 +107,63 @@ def _read_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
         return [tf.zeros([0], tf.as_dtype(v.dtype)) for v in variables]
 
     return list(tf.cond(due, read, empty))
+
+
+def _read_from_updates(optimizer: Any, variables: Sequence[Any], replicas: int) -> set[int]:
+    """The indices of ``variables`` whose update norm is read from the optimizer's writes
+    (:mod:`~tfnb_debug.collect.update_deltas`) rather than from their values held across
+    the step: those above :data:`~tfnb_debug.collect.grad_stats.SAMPLE` values, whose
+    copy costs, when the optimizer writes only through its own methods and the step runs
+    on one replica."""
+    if replicas > 1 or not reads_updates(optimizer):
+        return set()
+    return {
+        j
+        for j, v in enumerate(variables)
+        if (n := tf.TensorShape(v.shape).num_elements()) is not None and n > SAMPLE
+    }
+
+
+def _norms_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
+    """The variables' norms in a recorded step (NaN in the others), computed inside the
+    ``cond``, so that nothing of the variables is held when the optimizer writes them."""
+    if not variables:
+        return []
+
+    def read() -> tf.Tensor:
+        return tf.stack([norm(_read(v)) for v in variables])
+
+    def skip() -> tf.Tensor:
+        return tf.fill([len(variables)], np.nan)
+
+    return tf.unstack(tf.cond(due, read, skip), num=len(variables))
+
+
+def _traced_apply(
+    optimizer: Any, kept: list[Any], replicas: int, due: tf.Tensor, apply: Any
+) -> tuple[Any, list[tf.Tensor | None], list[tuple[tf.Tensor, tf.Tensor] | None]]:
+    """Run the optimizer's step (``apply``) inside a trace, with what the update norms of
+    ``kept`` need: the result, each variable's value before the step (None where it is
+    not held), and each variable's (weight norm, update norm) where they were measured
+    from the optimizer's writes instead (:func:`_read_from_updates`)."""
+    norms: list[tuple[tf.Tensor, tf.Tensor] | None] = [None] * len(kept)
+    held: list[tf.Tensor | None]  # each read before the step writes it
+    if in_xla(tf.compat.v1.get_default_graph()):  # XLA wants the branches' shapes equal
+        held = [_read(v) for v in kept]
+        return apply(), held, norms
+    large = sorted(_read_from_updates(optimizer, kept, replicas))
+    held = list(_read_when(due, [v for j, v in enumerate(kept) if j not in large]))
+    for j in large:
+        held.insert(j, None)
+    if not large:
+        return apply(), held, norms
+    weight_norms = _norms_when(due, [kept[j] for j in large])
+    with updates_of(optimizer, [kept[j] for j in large]) as updates:
+        result = apply()
+    nan = tf.constant(np.nan, tf.float32)
+    for j, w_norm, change in zip(large, weight_norms, updates.changes(), strict=True):
+        norms[j] = (w_norm, nan if change is None else norm(change))
+    return result, held, norms
 
 
 def _per_replica_batchnorm(models: Sequence[Any]) -> tuple[str, ...]:
@@ -233,9 +291,12 @@ class _Recorder:
             writer = replica_id is None or _first_local_replica(int(replica_id))
         capture = self.capture
 
-        def write(w_old: list[tf.Tensor]) -> tf.Tensor:
+        def write(
+            w_old: list[tf.Tensor | None], norms: list[tuple[tf.Tensor, tf.Tensor] | None]
+        ) -> tf.Tensor:
             n = len(self.meta)
-            rows, hists = gradient_stats(dense, w_old, [_read(variables[i]) for i in present])
+            w_new = [None if norms[j] else _read(variables[i]) for j, i in enumerate(present)]
+            rows, hists = gradient_stats(dense, w_old, w_new, norms)
             if len(present) < n:  # variables without a gradient keep NaN rows, empty histograms
                 where = [[i] for i in present]
                 rows = tf.tensor_scatter_nd_update(
@@ -265,10 +326,10 @@ class _Recorder:
                 int(self.count.numpy()) < capture.max_steps
                 and int(self.step.numpy()) % capture.every == 0
             )
-            w_old = [tf.identity(_read(variables[i])) for i in present] if due else []
+            held = [tf.identity(_read(variables[i])) for i in present] if due else []
             result = apply()
             if due:
-                write(w_old)
+                write(list(held), [None] * len(present))
             self.step.assign_add(1)
             return result
         self.traced = True
@@ -277,13 +338,9 @@ class _Recorder:
             tf.equal(self.step % capture.every, 0),
         )
         kept = [variables[i] for i in present] if writer else []
-        if in_xla(tf.compat.v1.get_default_graph()):  # XLA wants the branches' shapes equal
-            w_old = [_read(v) for v in kept]
-        else:
-            w_old = _read_when(due_t, kept)
-        result = apply()
+        result, w_old, norms = _traced_apply(optimizer, kept, replicas, due_t, apply)
         if writer:
-            tf.cond(due_t, lambda: write(w_old), lambda: tf.constant(False))
+            tf.cond(due_t, lambda: write(w_old, norms), lambda: tf.constant(False))
             self.step.assign_add(1)
         return result
 
