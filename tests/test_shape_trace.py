@@ -415,6 +415,37 @@ def test_host_stats_count_negative_zero_as_zero_and_nan_apart() -> None:
     assert stats.mean == pytest.approx(-0.25)
 
 
+@pytest.mark.parametrize("nonfinite", [False, True])
+def test_host_stats_of_a_large_array_read_in_pieces_match_numpy(nonfinite: bool) -> None:
+    """Above the threaded size the array is read in pieces of whole rows on several threads:
+    the combined figures are the whole array's, a ReLU unit alive only in the last piece
+    is alive, and the values near a sigmoid's bounds are all counted."""
+    from tfnb_debug.collect import tensor_stats
+
+    rng = np.random.default_rng(0)
+    rows, units = 2 * tensor_stats._THREADED // 48 + 7, 48
+    relu = np.maximum(rng.standard_normal((rows, units)), 0).astype("float32")
+    relu[:, 5] = 0.0  # dead throughout
+    relu[:, 9] = 0.0
+    relu[-1, 9] = 3.0  # alive only in the last row, the last piece
+    if nonfinite:
+        relu[rows // 2, 1] = np.nan
+    stats = tensor_stats.host_stats(relu, "relu")
+    finite = relu[np.isfinite(relu)].astype(np.float64)
+    assert stats is not None and relu.size >= tensor_stats._THREADED
+    assert (stats.dead_units, stats.units) == (1, units)
+    assert stats.nonfinite == int(nonfinite)
+    assert stats.zero_fraction == np.count_nonzero(relu == 0) / relu.size
+    assert stats.mean == pytest.approx(finite.mean(), rel=1e-5)
+    assert stats.std == pytest.approx(finite.std(), rel=1e-4)
+    assert (stats.min, stats.max) == (finite.min(), finite.max())
+
+    squashed = (1 / (1 + np.exp(-6 * rng.standard_normal(relu.size)))).astype("float32")
+    sig = tensor_stats.host_stats(squashed, "sigmoid", epsilon=1e-3)
+    near = np.count_nonzero(squashed <= 1e-3) + np.count_nonzero(squashed >= 1 - 1e-3)
+    assert sig is not None and sig.saturated_fraction == near / squashed.size
+
+
 def test_an_rnn_is_one_row_with_its_cells_parameters_and_steps() -> None:
     """Keras' summary puts an LSTM's parameters on the LSTM; the table did not fold its cell's
     24 per-step calls into it (25 identical LSTMCell rows and 0 parameters on the LSTM)."""

@@ -14,6 +14,10 @@ sigmoid/tanh output near its bounds, a ReLU's dead units.
 from __future__ import annotations
 
 import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,13 +30,97 @@ _SATURATING = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0), "hard_sigmoid": (0.0,
 _RECTIFYING = frozenset({"relu", "relu6"})
 
 
+#: values per piece of a large host array: a piece's passes read it from the cache
+_PIECE = 1 << 18
+#: a host array of at least this many values is read in pieces by several threads
+_THREADED = 1 << 20
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Threads for the pieces of large arrays (NumPy's reductions release the GIL): made
+    on first use, as many as the machine's cores up to 4."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(
+                max_workers=max(1, min(4, os.cpu_count() or 1)),
+                thread_name_prefix="tfnb_debug-stats",
+            )
+        return _POOL
+
+
+@dataclass
+class _Sums:
+    """What one piece of a flat array adds up to (the host statistics' single pass)."""
+
+    zeros: int
+    total: float
+    squares: float
+    low: float
+    high: float
+    near: int  # values within epsilon of a sigmoid/tanh's bounds
+    alive: np.ndarray | None  # per ReLU unit: non-zero somewhere in the piece
+
+
+def _piece_sums(piece: np.ndarray, units: int, bounds: tuple[float, float] | None) -> _Sums:
+    zero = piece == 0
+    near = 0
+    if bounds is not None:
+        near = int(np.count_nonzero(piece <= bounds[0])) + int(np.count_nonzero(piece >= bounds[1]))
+    return _Sums(
+        zeros=int(np.count_nonzero(zero)),  # 3x faster than counting non-zero floats
+        total=float(piece.sum(dtype=np.float64)) if piece.size < 4096 else float(piece.sum()),
+        squares=float(np.dot(piece, piece)),
+        low=float(piece.min()),
+        high=float(piece.max()),
+        near=near,
+        alive=~zero.reshape(-1, units).all(axis=0) if units else None,
+    )
+
+
+def _sums(flat: np.ndarray, units: int, bounds: tuple[float, float] | None) -> _Sums:
+    """The sums of ``flat``, read in pieces of whole rows of ``units`` values (several
+    threads for a large array), and combined."""
+    count = int(flat.size)
+    if count < _THREADED:
+        return _piece_sums(flat, units, bounds)
+    step = max(units, (_PIECE // units) * units) if units else _PIECE
+    pieces = [flat[i : i + step] for i in range(0, count, step)]
+    workers = max(1, min(4, os.cpu_count() or 1))
+    share = -(-len(pieces) // workers)
+
+    def run(group: list[np.ndarray]) -> list[_Sums]:
+        return [_piece_sums(piece, units, bounds) for piece in group]
+
+    groups = [pieces[i : i + share] for i in range(0, len(pieces), share)]
+    futures = [_pool().submit(run, group) for group in groups[1:]]
+    parts = run(groups[0]) + [part for future in futures for part in future.result()]
+    alive = None
+    if units:
+        alive = np.zeros(units, bool)
+        for part in parts:
+            alive |= part.alive
+    return _Sums(
+        zeros=sum(p.zeros for p in parts),
+        total=math.fsum(p.total for p in parts),
+        squares=math.fsum(p.squares for p in parts),
+        low=min(p.low for p in parts),
+        high=max(p.high for p in parts),
+        near=sum(p.near for p in parts),
+        alive=alive,
+    )
+
+
 def host_stats(
     array: np.ndarray, saturating: str | None = None, epsilon: float = 1e-3
 ) -> TensorStats | None:
     """Statistics of a host array (a zero-copy view of a CPU tensor).
 
-    Five passes (sum, dot, min, max, a count of zeros);
-    the NaN/Inf count is taken only when the sums say there is one.
+    One read of each piece (zeros, sum, dot, min, max, and the bounds or the dead units),
+    pieces of a large array on several threads; the NaN/Inf count is taken only when the
+    sums say there is one.
     ``saturating`` names a sigmoid/tanh (the share near its bounds is counted) or
     is ``"relu"`` (the units of the last axis that are zero throughout are counted).
     """
@@ -44,32 +132,35 @@ def host_stats(
     count = int(flat.size)
     if count == 0:
         return TensorStats(0, None, None, None, None, 0.0, 0)
-    zeros = int(np.count_nonzero(flat == 0))  # 3x faster than counting non-zero floats
-    total = float(flat.sum(dtype=np.float64)) if count < 4096 else float(flat.sum())
-    squares = float(np.dot(flat, flat))
+    units = 0
+    if saturating == "relu" and array.ndim >= 2 and array.shape[-1]:
+        units = int(array.shape[-1])
+    bounds = None
+    if saturating in _SATURATING:
+        low, high = _SATURATING[saturating]
+        bounds = (low + epsilon, high - epsilon)
+    sums = _sums(flat, units, bounds)
+    zeros, total, squares = sums.zeros, sums.total, sums.squares
+    low_value, high_value = sums.low, sums.high
     nonfinite = 0
-    values = flat
+    n = count
     if not (math.isfinite(total) and math.isfinite(squares)):
         finite = np.isfinite(flat)
         nonfinite = count - int(np.count_nonzero(finite))
         if nonfinite:
             values = flat[finite]
+            n = int(values.size)
             total = float(values.sum(dtype=np.float64))
             squares = float(np.dot(values.astype(np.float64), values.astype(np.float64)))
-    saturated = None
-    dead = units = None
-    if saturating == "relu":
-        if array.ndim >= 2 and array.shape[-1]:
-            units = int(array.shape[-1])
-            dead = units - int(np.count_nonzero(np.any(flat.reshape(-1, units) != 0, axis=0)))
-    elif saturating is not None:
-        low, high = _SATURATING[saturating]
-        near = np.count_nonzero(flat <= low + epsilon) + np.count_nonzero(flat >= high - epsilon)
-        saturated = float(near) / count
-    n = int(values.size)
+            if n:
+                low_value, high_value = float(values.min()), float(values.max())
+    saturated = float(sums.near) / count if bounds is not None else None
+    dead = None
+    if units and sums.alive is not None:
+        dead = units - int(np.count_nonzero(sums.alive))
     if n == 0:
         return TensorStats(
-            count, None, None, None, None, zeros / count, nonfinite, saturated, dead, units
+            count, None, None, None, None, zeros / count, nonfinite, saturated, dead, units or None
         )
     mean = total / n
     variance = max(squares / n - mean * mean, 0.0)
@@ -77,13 +168,13 @@ def host_stats(
         count=count,
         mean=mean,
         std=math.sqrt(variance),
-        min=float(values.min()),
-        max=float(values.max()),
+        min=low_value,
+        max=high_value,
         zero_fraction=zeros / count,
         nonfinite=nonfinite,
         saturated_fraction=saturated,
         dead_units=dead,
-        units=units,
+        units=units or None,
     )
 
 
