@@ -11,6 +11,8 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
 
 from tfnb_debug import TfnbDebugError, layer_for_path, record_shapes, trace_shapes
 from tfnb_debug.collect import _patching
@@ -469,3 +471,18 @@ def test_an_rnn_is_one_row_with_its_cells_parameters_and_steps() -> None:
     assert rows["lstm"].steps == 24 and rows["out"].steps == 0
     assert sum(c.params or 0 for c in report.calls) == model.count_params()
     assert "LSTM (24 steps)" in report.to_text()
+
+
+def test_unload_ends_the_statistics_threads(shell: InteractiveShell) -> None:
+    from tfnb_debug.collect import tensor_stats
+
+    def stats_threads() -> list[str]:
+        return [t.name for t in threading.enumerate() if t.name.startswith("tfnb_debug-stats")]
+
+    assert tensor_stats.host_stats(np.ones(2 * tensor_stats._THREADED, "float32")) is not None
+    assert stats_threads()  # the pieces were read on the pool's threads
+    with capture_output():
+        shell.run_line_magic("unload_ext", "tfnb_debug")
+    assert stats_threads() == []
+    with capture_output():
+        shell.run_line_magic("load_ext", "tfnb_debug")  # as the fixture expects to find it

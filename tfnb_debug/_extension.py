@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Any
 
 from tfnb_debug.ground.startup import (
@@ -80,6 +81,9 @@ def unload(shell: Any) -> None:
     forget the instrumented train functions kept for reuse."""
     state = state_for(shell)
     clear_train_functions()
+    stats = sys.modules.get("tfnb_debug.collect.tensor_stats")
+    if stats is not None:  # its threads, if a large array was read
+        stats.stop_stats_threads()
     manager = shell.magics_manager
     for kind, name in state.magics:
         manager.magics[kind].pop(name, None)

@@ -51,6 +51,15 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL
 
 
+def stop_stats_threads() -> None:
+    """End the statistics threads (``%unload_ext``); the next large array makes new ones."""
+    global _POOL
+    with _POOL_LOCK:
+        pool, _POOL = _POOL, None
+    if pool is not None:
+        pool.shutdown(wait=True)
+
+
 @dataclass
 class _Sums:
     """What one piece of a flat array adds up to (the host statistics' single pass)."""
