@@ -188,11 +188,18 @@ def group_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
     identical findings count once.
     """
     groups: dict[tuple[str, str, str], list[Finding]] = {}
+    seen: set[Finding] = set()  # a membership test per group was quadratic (1,000 layers)
     for f in findings:
         for member in f.members:
             group = groups.setdefault(cause_key(member), [])
-            if member not in group:  # the same finding twice is still one place
-                group.append(member)
+            try:
+                if member in seen:  # the same finding twice is still one place
+                    continue
+                seen.add(member)
+            except TypeError:  # an unhashable target: compare within the group
+                if member in group:
+                    continue
+            group.append(member)
     out = []
     for members in groups.values():
         if len(members) == 1:
