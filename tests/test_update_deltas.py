@@ -155,3 +155,27 @@ def test_optimizers_whose_writes_are_not_all_seen_keep_the_held_copy() -> None:
     assert not reads_updates(keras.optimizers.Adam(use_ema=True))
     assert not reads_updates(keras.optimizers.Adam(gradient_accumulation_steps=2))
     assert not reads_updates(keras.optimizers.AdamW())
+
+
+def test_one_device_strategy_and_mixed_precision_agree_with_the_weights() -> None:
+    """Under a strategy the optimizer writes the device's own copy of each variable (the
+    change is read there too); under ``mixed_float16`` the inner optimizer of the
+    ``LossScaleOptimizer`` writes inside the loss scale's ``cond``."""
+    x, y = data()
+    with tf.distribute.MirroredStrategy(["/cpu:0"]).scope():
+        model = wide_model(keras.optimizers.Adam(1e-3))
+    snapshots = Snapshots()
+    with GradientCapture() as capture:
+        model.fit(x, y, batch_size=16, epochs=1, verbose=0, callbacks=[snapshots])
+    assert_norms_match(capture.data[0].stats, snapshots.weights)
+
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        model = wide_model(keras.optimizers.Adam(1e-3))
+        assert isinstance(model.optimizer, keras.mixed_precision.LossScaleOptimizer)
+        snapshots = Snapshots()
+        with GradientCapture() as capture:
+            model.fit(x, y, batch_size=16, epochs=1, verbose=0, callbacks=[snapshots])
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert_norms_match(capture.data[0].stats, snapshots.weights)

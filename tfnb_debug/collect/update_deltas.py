@@ -77,7 +77,14 @@ class UpdateDeltas:
     """The summed change each of ``variables`` got from the optimizer's writes."""
 
     def __init__(self, variables: Sequence[Any]) -> None:
-        self._slots = {_key(v): j for j, v in enumerate(variables)}
+        self._slots: dict[Any, int] = {}
+        for j, v in enumerate(variables):
+            target = _target(v)
+            self._slots[_key(target)] = j
+            # under a strategy the optimizer writes each device's own copy of the variable
+            if isinstance(target, tf.distribute.DistributedValues):
+                for component in target.values:
+                    self._slots[_key(component)] = j
         self._dtypes = [tf.as_dtype(_target(v).dtype) for v in variables]
         self._changes: list[tf.Tensor | None] = [None] * len(variables)
         self._unread: set[int] = set()
