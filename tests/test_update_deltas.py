@@ -179,3 +179,18 @@ def test_one_device_strategy_and_mixed_precision_agree_with_the_weights() -> Non
     finally:
         keras.mixed_precision.set_global_policy("float32")
     assert_norms_match(capture.data[0].stats, snapshots.weights)
+
+
+def test_every_other_step_records_the_steps_it_names() -> None:
+    """With ``every=2`` the update is still the recorded step's own (its norm is taken in
+    the recorded step's ``cond``; an unrecorded step only writes the variable)."""
+    x, y = data()
+    model = wide_model(keras.optimizers.Adam(1e-3))
+    snapshots = Snapshots()
+    with GradientCapture(every=2) as capture:
+        model.fit(x, y, batch_size=8, epochs=1, verbose=0, callbacks=[snapshots])
+    history = capture.data[0]
+    assert history.steps.tolist() == [0, 2]
+    for row, step in enumerate(history.steps.tolist()):
+        pair = [snapshots.weights[step], snapshots.weights[step + 1]]
+        assert_norms_match(history.stats[row : row + 1], pair)

@@ -139,14 +139,20 @@ def _norms_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
     return tf.unstack(tf.cond(due, read, skip), num=len(variables))
 
 
+#: a variable's weight norm before the step and the change the step made (None: not seen
+#: whole), for those read from the optimizer's writes
+_Measured = tuple[tf.Tensor, tf.Tensor | None]
+
+
 def _traced_apply(
     optimizer: Any, kept: list[Any], replicas: int, due: tf.Tensor, apply: Any
-) -> tuple[Any, list[tf.Tensor | None], list[tuple[tf.Tensor, tf.Tensor] | None]]:
+) -> tuple[Any, list[tf.Tensor | None], list[_Measured | None]]:
     """Run the optimizer's step (``apply``) inside a trace, with what the update norms of
     ``kept`` need: the result, each variable's value before the step (None where it is
-    not held), and each variable's (weight norm, update norm) where they were measured
-    from the optimizer's writes instead (:func:`_read_from_updates`)."""
-    norms: list[tuple[tf.Tensor, tf.Tensor] | None] = [None] * len(kept)
+    not held), and each variable's weight norm and change where they were measured from
+    the optimizer's writes instead (:func:`_read_from_updates`; the change's norm is taken
+    in the recorded step's ``cond``, not in every step)."""
+    norms: list[_Measured | None] = [None] * len(kept)
     held: list[tf.Tensor | None]  # each read before the step writes it
     if in_xla(tf.compat.v1.get_default_graph()):  # XLA wants the branches' shapes equal
         held = [_read(v) for v in kept]
@@ -160,9 +166,8 @@ def _traced_apply(
     weight_norms = _norms_when(due, [kept[j] for j in large])
     with updates_of(optimizer, [kept[j] for j in large]) as updates:
         result = apply()
-    nan = tf.constant(np.nan, tf.float32)
     for j, w_norm, change in zip(large, weight_norms, updates.changes(), strict=True):
-        norms[j] = (w_norm, nan if change is None else norm(change))
+        norms[j] = (w_norm, change)
     return result, held, norms
 
 
@@ -291,10 +296,12 @@ class _Recorder:
             writer = replica_id is None or _first_local_replica(int(replica_id))
         capture = self.capture
 
-        def write(
-            w_old: list[tf.Tensor | None], norms: list[tuple[tf.Tensor, tf.Tensor] | None]
-        ) -> tf.Tensor:
+        def write(w_old: list[tf.Tensor | None], measured: list[_Measured | None]) -> tf.Tensor:
             n = len(self.meta)
+            nan = tf.constant(np.nan, tf.float32)
+            norms = [
+                None if m is None else (m[0], nan if m[1] is None else norm(m[1])) for m in measured
+            ]
             w_new = [None if norms[j] else _read(variables[i]) for j, i in enumerate(present)]
             rows, hists = gradient_stats(dense, w_old, w_new, norms)
             if len(present) < n:  # variables without a gradient keep NaN rows, empty histograms
