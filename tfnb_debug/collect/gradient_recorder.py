@@ -41,7 +41,7 @@ from tfnb_debug.collect.grad_stats import SAMPLE, gradient_stats, in_xla, norm
 from tfnb_debug.collect.keras_access import ResourceVariable
 from tfnb_debug.collect.loss_targets import LossTargets, caller_frame, evidence_names
 from tfnb_debug.collect.trained_models import trained_model_objects
-from tfnb_debug.collect.update_deltas import reads_updates, updates_of
+from tfnb_debug.collect.update_deltas import Change, reads_updates, updates_of
 from tfnb_debug.records.gradients import (
     HIST_BINS,
     STAT_COLUMNS,
@@ -141,7 +141,7 @@ def _norms_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
 
 #: a variable's weight norm before the step and the change the step made (None: not seen
 #: whole), for those read from the optimizer's writes
-_Measured = tuple[tf.Tensor, tf.Tensor | None]
+_Measured = tuple[tf.Tensor, Change | None]
 
 
 def _traced_apply(
@@ -300,7 +300,8 @@ class _Recorder:
             n = len(self.meta)
             nan = tf.constant(np.nan, tf.float32)
             norms = [
-                None if m is None else (m[0], nan if m[1] is None else norm(m[1])) for m in measured
+                None if m is None else (m[0], nan if m[1] is None else m[1].norm())
+                for m in measured
             ]
             w_new = [None if norms[j] else _read(variables[i]) for j, i in enumerate(present)]
             rows, hists = gradient_stats(dense, w_old, w_new, norms)

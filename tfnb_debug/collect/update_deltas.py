@@ -32,8 +32,9 @@ from typing import Any
 import tensorflow as tf
 
 from tfnb_debug.collect._patching import patched
+from tfnb_debug.collect.grad_stats import norm
 
-__all__ = ["UpdateDeltas", "reads_updates", "updates_of"]
+__all__ = ["Change", "UpdateDeltas", "reads_updates", "updates_of"]
 
 #: the optimizer methods whose code must be Keras' own for :func:`reads_updates`
 _KERAS_OWN = (
@@ -73,6 +74,33 @@ def _key(variable: Any) -> Any:
     return ref() if callable(ref) else id(target)
 
 
+class Change:
+    """What one variable's writes in a step add up to, as the terms the optimizer passed;
+    made into ops only when asked, inside the recorded step's ``cond`` (an unrecorded
+    step pays nothing for it)."""
+
+    def __init__(self, dtype: tf.DType) -> None:
+        self._dtype = dtype
+        self._terms: list[tuple[float, Any]] = []  # (sign, value written or changed by)
+
+    def add(self, sign: float, value: Any) -> None:
+        self._terms.append((sign, value))
+
+    def in_graph(self, graph: Any) -> bool:
+        return all(getattr(v, "graph", graph) is graph for _, v in self._terms)
+
+    def _term(self, value: Any) -> tf.Tensor:
+        # as the write casts it, then float32 for the norm
+        return tf.cast(tf.cast(tf.convert_to_tensor(value), self._dtype), tf.float32)
+
+    def norm(self) -> tf.Tensor:
+        """|change| (one write: the norm of what it wrote, whatever its sign)."""
+        if len(self._terms) == 1:
+            return norm(self._term(self._terms[0][1]))
+        total = tf.add_n([self._term(v) * sign for sign, v in self._terms])
+        return norm(total)
+
+
 class UpdateDeltas:
     """The summed change each of ``variables`` got from the optimizer's writes."""
 
@@ -85,8 +113,7 @@ class UpdateDeltas:
             if isinstance(target, tf.distribute.DistributedValues):
                 for component in target.values:
                     self._slots[_key(component)] = j
-        self._dtypes = [tf.as_dtype(_target(v).dtype) for v in variables]
-        self._changes: list[tf.Tensor | None] = [None] * len(variables)
+        self._changes = [Change(tf.as_dtype(_target(v).dtype)) for v in variables]
         self._unread: set[int] = set()
 
     def _slot(self, variable: Any) -> int | None:
@@ -94,10 +121,6 @@ class UpdateDeltas:
             return self._slots.get(_key(variable))
         except TypeError:  # not a variable: nothing of ours
             return None
-
-    def _add(self, j: int, change: tf.Tensor) -> None:
-        current = self._changes[j]
-        self._changes[j] = change if current is None else current + change
 
     def hook(self, original: Any, sign: float | None) -> Any:
         """``original`` (a bound ``assign*`` method) with its change to our variables added
@@ -107,30 +130,26 @@ class UpdateDeltas:
             j = self._slot(variable)
             if j is None:
                 return original(variable, value)
-            if isinstance(value, tf.IndexedSlices) and sign is None:
+            if sign is not None:
+                self._changes[j].add(sign, value)
+                return original(variable, value)
+            if isinstance(value, tf.IndexedSlices):
                 self._unread.add(j)  # a scatter of some rows: the change is not the values
                 return original(variable, value)
-            written = tf.cast(tf.convert_to_tensor(value), self._dtypes[j])
-            written = tf.cast(written, tf.float32)
-            if sign is not None:
-                self._add(j, written * sign)
-                return original(variable, value)
-            before = tf.cast(tf.convert_to_tensor(_target(variable)), tf.float32)
-            change = written - before
-            self._add(j, change)
-            with tf.control_dependencies([change]):  # `before` is released before the write
+            written = tf.cast(tf.convert_to_tensor(value), _target(variable).dtype)
+            change = written - tf.convert_to_tensor(_target(variable))
+            self._changes[j].add(1.0, change)
+            with tf.control_dependencies([change]):  # the read is released before the write
                 return original(variable, value)
 
         return hooked
 
-    def changes(self) -> list[tf.Tensor | None]:
+    def changes(self) -> list[Change | None]:
         """Each variable's change, or None where it was not seen whole (or not at all) in
         the graph being built now."""
         graph = tf.compat.v1.get_default_graph()
         return [
-            None
-            if change is None or j in self._unread or getattr(change, "graph", graph) is not graph
-            else change
+            None if not change._terms or j in self._unread or not change.in_graph(graph) else change
             for j, change in enumerate(self._changes)
         ]
 
