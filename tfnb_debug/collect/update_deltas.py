@@ -14,7 +14,9 @@ of a step traced in a ``tf.function``, the recorder
 * reads the update from the optimizer's calls: ``assign_add(v, d)`` adds ``d``,
   ``assign_sub(v, d)`` subtracts it, ``assign(v, x)`` adds ``x - v`` (read just before
   that write, which waits for the difference), each cast to the variable's dtype as the
-  write casts it.
+  write casts it; the terms become ops (casts, sum, norm) only inside the recorded
+  step's ``cond`` (:class:`Change`), so an unrecorded step pays nothing for them.  Under a
+  strategy the optimizer writes each device's copy: those are the variable's too.
 
 Only optimizers whose step writes the model's variables through those three methods
 alone are read this way (:func:`reads_updates`): Keras' own, without weight decay
