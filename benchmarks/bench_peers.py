@@ -58,7 +58,7 @@ median of the repeated ones), not interleaved:
 
 The TensorBoard and summary-recipe rows need the ``tensorboard`` package
 (``pip install tensorboard``, in the ``bench`` extra); without it they are
-skipped.  At the end, one line per claim, on the repeated cell's wall ratio
+skipped.  At the end, one line per claim, on the repeated cell's wall and CPU ratios
 (each tool against its own baseline).  Run::
 
     python benchmarks/bench_peers.py [--model cnn|unet] [--repeats 3] [--steps 128]
@@ -119,7 +119,7 @@ CUSTOM = "custom train_step, no summaries"
 RECIPE = "per-step summary recipe"
 RECIPE_OWN = "per-step summary recipe / custom train_step"
 
-#: (claim, tool row, peer row), on the repeated cell's wall ratio
+#: (claim, tool row, peer row), on the repeated cell's wall and CPU ratios
 CLAIMS = [
     ("%%tfgrad < TensorBoard(histogram_freq=1)", TFGRAD, TENSORBOARD),
     ("%%tfgrad < per-step summary recipe", TFGRAD, RECIPE),
