@@ -34,6 +34,8 @@ _RECTIFYING = frozenset({"relu", "relu6"})
 _PIECE = 1 << 18
 #: a host array of at least this many values is read in pieces by several threads
 _THREADED = 1 << 20
+#: the pool's threads and the groups of pieces one array is split into
+_WORKERS = max(1, min(4, os.cpu_count() or 1))
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
 
@@ -45,7 +47,7 @@ def _pool() -> ThreadPoolExecutor:
     with _POOL_LOCK:
         if _POOL is None:
             _POOL = ThreadPoolExecutor(
-                max_workers=max(1, min(4, os.cpu_count() or 1)),
+                max_workers=_WORKERS,
                 thread_name_prefix="tfnb_debug-stats",
             )
         return _POOL
@@ -97,8 +99,7 @@ def _sums(flat: np.ndarray, units: int, bounds: tuple[float, float] | None) -> _
         return _piece_sums(flat, units, bounds)
     step = max(units, (_PIECE // units) * units) if units else _PIECE
     pieces = [flat[i : i + step] for i in range(0, count, step)]
-    workers = max(1, min(4, os.cpu_count() or 1))
-    share = -(-len(pieces) // workers)
+    share = -(-len(pieces) // _WORKERS)
 
     def run(group: list[np.ndarray]) -> list[_Sums]:
         return [_piece_sums(piece, units, bounds) for piece in group]
