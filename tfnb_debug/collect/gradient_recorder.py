@@ -90,23 +90,30 @@ def _read(variable: Any) -> tf.Tensor:
     return tf.convert_to_tensor(getattr(variable, "value", variable))
 
 
-def _read_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
-    """The variables' values in a recorded step, empty tensors in the others.
+def _read_when(
+    due: tf.Tensor, variables: Sequence[Any], normed: Sequence[Any] = ()
+) -> tuple[list[tf.Tensor], list[tf.Tensor]]:
+    """In a recorded step, the values of ``variables`` and the norms of ``normed`` (empty
+    tensors and NaN in the others), read in one ``cond``.
 
     A value still held when the optimizer updates its variable makes that update copy
     the whole variable first (TensorFlow's copy-on-write), so the weights before the
-    update are read only in a step whose update norm is recorded.
+    update are read only in a step whose update norm is recorded, and of ``normed`` only
+    the norm leaves the ``cond``: nothing of them is held when the optimizer writes them.
     """
-    if not variables:
-        return []
+    if not variables and not normed:
+        return [], []
 
-    def read() -> list[tf.Tensor]:
-        return [tf.identity(_read(v)) for v in variables]
+    def read() -> tuple[list[tf.Tensor], tf.Tensor]:
+        norms = tf.stack([norm(_read(v)) for v in normed]) if normed else tf.zeros([0])
+        return [tf.identity(_read(v)) for v in variables], norms
 
-    def empty() -> list[tf.Tensor]:
-        return [tf.zeros([0], tf.as_dtype(v.dtype)) for v in variables]
+    def empty() -> tuple[list[tf.Tensor], tf.Tensor]:
+        norms = tf.fill([len(normed)], np.nan) if normed else tf.zeros([0])
+        return [tf.zeros([0], tf.as_dtype(v.dtype)) for v in variables], norms
 
-    return list(tf.cond(due, read, empty))
+    values, norms = tf.cond(due, read, empty)
+    return list(values), (tf.unstack(norms, num=len(normed)) if normed else [])
 
 
 def _read_from_updates(optimizer: Any, variables: Sequence[Any], replicas: int) -> set[int]:
@@ -122,21 +129,6 @@ def _read_from_updates(optimizer: Any, variables: Sequence[Any], replicas: int) 
         for j, v in enumerate(variables)
         if (n := tf.TensorShape(v.shape).num_elements()) is not None and n > SAMPLE
     }
-
-
-def _norms_when(due: tf.Tensor, variables: Sequence[Any]) -> list[tf.Tensor]:
-    """The variables' norms in a recorded step (NaN in the others), computed inside the
-    ``cond``, so that nothing of the variables is held when the optimizer writes them."""
-    if not variables:
-        return []
-
-    def read() -> tf.Tensor:
-        return tf.stack([norm(_read(v)) for v in variables])
-
-    def skip() -> tf.Tensor:
-        return tf.fill([len(variables)], np.nan)
-
-    return tf.unstack(tf.cond(due, read, skip), num=len(variables))
 
 
 #: a variable's weight norm before the step and the change the step made (None: not seen
@@ -158,12 +150,14 @@ def _traced_apply(
         held = [_read(v) for v in kept]
         return apply(), held, norms
     large = sorted(_read_from_updates(optimizer, kept, replicas))
-    held = list(_read_when(due, [v for j, v in enumerate(kept) if j not in large]))
+    values, weight_norms = _read_when(
+        due, [v for j, v in enumerate(kept) if j not in large], [kept[j] for j in large]
+    )
+    held = list(values)
     for j in large:
         held.insert(j, None)
     if not large:
         return apply(), held, norms
-    weight_norms = _norms_when(due, [kept[j] for j in large])
     with updates_of(optimizer, [kept[j] for j in large]) as updates:
         result = apply()
     for j, w_norm, change in zip(large, weight_norms, updates.changes(), strict=True):
