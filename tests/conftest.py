@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -27,6 +28,22 @@ def _close_figures_opened_since(before: set[int]) -> None:
     if pyplot is not None:
         for number in set(pyplot.get_fignums()) - before:
             pyplot.close(number)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _older_objects_frozen() -> None:
+    """Each test file starts with what the files before it left collected, then frozen.
+
+    A full garbage collection (``gc.collect()``, which ``keras.backend.clear_session()``
+    runs too) scans every tracked object.  TensorFlow and Keras keep some graphs of every
+    model fitted in the process (18 per ``fit`` of a new model, with or without
+    tfnb_debug), so late in a worker that is millions of objects and several seconds
+    per collection: the tests that collect took 5-40 times as long as alone.  Frozen
+    (``gc.freeze()``), the survivors of the files before are left out of later
+    collections; what this file makes is still collected as before.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(scope="session")

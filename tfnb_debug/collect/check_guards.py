@@ -11,7 +11,8 @@ consumers then use:
   with ``check_numerics``' own message and the failure tag (:data:`TAG`, read
   back by ``NumericsChecks.record_failure``).  The checked copy waits for the
   guard (a control dependency), and a custom gradient guards the gradient
-  flowing back into a layer's output (:meth:`TensorGuards._checked_gradient`);
+  flowing back into a layer's output (:func:`_checked_gradient`, held by
+  nothing but its tag: TensorFlow keeps a graph's custom gradients for good);
 * what Keras reads from a tensor besides its values (its mask, the logits of a
   sigmoid or softmax output) goes over to the checked copy
   (:meth:`TensorGuards._keras_facts`);
@@ -108,7 +109,7 @@ class TensorGuards:
             guard = None
         else:
             guard = self._guard(tensor, tag, copy)
-            checked = self._after(tensor, guard, backward)
+            checked = _after(tensor, guard, backward)
         checked = self._keras_facts(tensor, checked, guard, backward)
         self._checked[id(checked)] = checked
         return checked
@@ -140,9 +141,9 @@ class TensorGuards:
         op = None if tf.executing_eagerly() else getattr(tensor, "op", None)
         remake = _LOGIT_OPS.get(str(getattr(op, "type", "")))
         if logits is not None:
-            checked._keras_logits = self._after(logits, after_guard, backward_tag)
+            checked._keras_logits = _after(logits, after_guard, backward_tag)
         elif op is not None and remake is not None and len(op.inputs) == 1:
-            checked = remake(self._after(op.inputs[0], after_guard, backward_tag))
+            checked = remake(_after(op.inputs[0], after_guard, backward_tag))
         if mask is not None:
             masking.set_keras_mask(checked, mask)
         return checked
@@ -174,50 +175,6 @@ class TensorGuards:
             else_branch=exact,
             output_shapes=[[]],
         )[0]
-
-    def _after(self, tensor: Any, guard: Any, backward_tag: str | None) -> Any:
-        """``tensor`` behind a control dependency on ``guard``; its gradient checked too."""
-        if backward_tag is None:
-            with tf.control_dependencies([guard]):
-                return tf.identity(tensor)
-
-        @tf.custom_gradient
-        def passed(x: Any) -> Any:
-            with tf.control_dependencies([guard]):
-                y = tf.identity(x)
-
-            def grad(dy: Any) -> Any:
-                if not isinstance(dy, tf.Tensor) or not dy.dtype.is_floating:
-                    return dy
-                return self._checked_gradient(dy, backward_tag)
-
-            return y, grad
-
-        return passed(tensor)
-
-    def _checked_gradient(self, dy: Any, tag: str) -> Any:
-        """``dy`` (the gradient flowing back into a checked output) through its guard.
-
-        The value passes through a ``StatelessIf`` (same sum and shared
-        branches as :meth:`_guard`, the exact branch returning ``dy`` once it
-        passed), not behind a control dependency on a stateful op: a graph
-        then runs the check exactly when the gradient is used.  A frozen
-        layer's backward pass, which no trainable variable needs (a frozen
-        base under a trained head), is pruned as in the plain step instead
-        of being computed in every step only to be checked.
-        """
-        wide = dy if dy.dtype in (tf.float32, tf.float64) else tf.cast(dy, tf.float32)
-        fine, exact = _branches(dy.dtype, None, passing=True)
-        out = tf.raw_ops.StatelessIf(
-            cond=tf.math.is_finite(tf.reduce_sum(wide)),
-            input=[dy, tf.constant(tag), tf.constant("")],
-            Tout=[dy.dtype],
-            then_branch=fine,
-            else_branch=exact,
-            output_shapes=[dy.shape],
-        )[0]
-        out.set_shape(dy.shape)
-        return out
 
     def check_gradients(self, grads: list[Any], places: dict[int, str]) -> list[Any]:
         """The gradients (``places``: index -> variable path), checked before they are applied.
@@ -261,6 +218,64 @@ class TensorGuards:
 
     def _is_checked(self, tensor: Any) -> bool:
         return self._checked.get(id(tensor)) is tensor
+
+
+def _after(tensor: Any, guard: Any, backward_tag: str | None) -> Any:
+    """``tensor`` behind a control dependency on ``guard``; with ``backward_tag``, the
+    gradient flowing back into it is checked too (:func:`_checked_gradient`).
+
+    In a graph, ``tf.custom_gradient`` puts the gradient function into TensorFlow's
+    process-wide gradient registry, where it stays for good, with all it holds.  So it
+    holds the tag alone (:func:`_backward_check`), never the run: the run holds every
+    layer and model it checked, which would then never be freed.
+    """
+    if backward_tag is None:
+        with tf.control_dependencies([guard]):
+            return tf.identity(tensor)
+
+    @tf.custom_gradient
+    def passed(x: Any) -> Any:
+        with tf.control_dependencies([guard]):
+            y = tf.identity(x)
+        return y, _backward_check(backward_tag)
+
+    return passed(tensor)
+
+
+def _backward_check(tag: str) -> Callable[[Any], Any]:
+    """The gradient function of a checked output, holding ``tag`` and nothing else."""
+
+    def grad(dy: Any) -> Any:
+        if not isinstance(dy, tf.Tensor) or not dy.dtype.is_floating:
+            return dy
+        return _checked_gradient(dy, tag)
+
+    return grad
+
+
+def _checked_gradient(dy: Any, tag: str) -> Any:
+    """``dy`` (the gradient flowing back into a checked output) through its guard.
+
+    The value passes through a ``StatelessIf`` (same sum and shared
+    branches as :meth:`TensorGuards._guard`, the exact branch returning ``dy`` once it
+    passed), not behind a control dependency on a stateful op: a graph
+    then runs the check exactly when the gradient is used.  A frozen
+    layer's backward pass, which no trainable variable needs (a frozen
+    base under a trained head), is pruned as in the plain step instead
+    of being computed in every step only to be checked.
+    """
+    wide = dy if dy.dtype in (tf.float32, tf.float64) else tf.cast(dy, tf.float32)
+    fine, exact = _branches(dy.dtype, None, passing=True)
+    out = tf.raw_ops.StatelessIf(
+        cond=tf.math.is_finite(tf.reduce_sum(wide)),
+        input=[dy, tf.constant(tag), tf.constant("")],
+        Tout=[dy.dtype],
+        then_branch=fine,
+        else_branch=exact,
+        output_shapes=[dy.shape],
+    )[0]
+    out.set_shape(dy.shape)
+    return out
 
 
 #: a layer's path and its input, copied to the host when the layer's output check fails
