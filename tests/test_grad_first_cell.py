@@ -1,11 +1,11 @@
-"""The first ``%%tfgrad`` cell on a fresh model traces the instrumented step once.
+"""The first ``%%tfgrad`` or ``%%tfcheck`` cell on a fresh model traces the instrumented step once.
 
 Without a strategy Keras builds the optimizer inside the first trace of ``fit``, and a
 ``tf.function`` whose first trace creates variables is traced again without them: the
 plain first ``fit`` traces its step twice, and so did the instrumented one, statistics ops
-and all.  ``%%tfgrad`` builds the optimizer before the trace as Keras does under a strategy
-(and makes its own buffers then), so the step is traced once; the training is bit for bit
-the one without the extension.
+and all.  ``%%tfgrad`` and ``%%tfcheck`` build the optimizer before the trace as Keras does
+under a strategy (``%%tfgrad`` makes its own buffers then), so the step is traced once; the
+training is bit for bit the one without the extension.
 """
 
 from __future__ import annotations
@@ -64,4 +64,34 @@ def test_fresh_model_first_cell_traces_once_and_trains_as_keras(
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     for a, b in zip(plain.optimizer.variables, seen.optimizer.variables, strict=True):
         assert a.path == b.path  # built before the trace, named as Keras names it in the trace
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_fresh_model_first_checked_cell_traces_once_and_trains_as_keras(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``%%tfcheck`` builds the optimizer before its trace too (it did not: its maker
+    compared the wrong name, so a fresh model's checked step was traced twice)."""
+    from tfnb_debug.collect.check_guards import TensorGuards
+
+    run(shell, SETUP)
+    traces = []
+    check_gradients = TensorGuards.check_gradients
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        traces.append(1)  # the gradients' guard is made once per trace of a checked step
+        return check_gradients(self, *args, **kwargs)
+
+    monkeypatch.setattr(TensorGuards, "check_gradients", counted)
+    run(shell, "keras.utils.set_random_seed(2)\nplain.fit(x, y, batch_size=16, verbose=0)")
+    run(
+        shell,
+        "%%tfcheck -q\nkeras.utils.set_random_seed(2)\nseen.fit(x, y, batch_size=16, verbose=0)",
+    )
+    assert len(traces) == 1
+    plain, seen = shell.user_ns["plain"], shell.user_ns["seen"]
+    for a, b in zip(plain.weights, seen.weights, strict=True):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    for a, b in zip(plain.optimizer.variables, seen.optimizer.variables, strict=True):
+        assert a.path == b.path
         np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -458,7 +458,7 @@ def _class_patches(checks: NumericsChecks) -> Iterator[None]:
             checks.adopt(self)
             if getattr(self, name) is None and not force and checks.reuse_kept(self, name):
                 return getattr(self, name)
-            if name == "make_train_function":  # one trace of the checked step, not two
+            if name == "train_function":  # one trace of the checked step, not two
                 optimizer_built_before_trace(self)
             original(self, force=force)
             function = getattr(self, name)
