@@ -40,7 +40,9 @@ def _older_objects_frozen() -> None:
     tfnb_debug), so late in a worker that is millions of objects and several seconds
     per collection: the tests that collect took 5-40 times as long as alone.  Frozen
     (``gc.freeze()``), the survivors of the files before are left out of later
-    collections; what this file makes is still collected as before.
+    collections; what this file makes is still collected as before.  The price: a cycle
+    among objects that were alive at a file's start and die later is never collected
+    (memory only; reference counting still frees the rest).
     """
     gc.collect()
     gc.freeze()
