@@ -36,7 +36,7 @@ def _older_objects_frozen() -> None:
 
     A full garbage collection (``gc.collect()``, which ``keras.backend.clear_session()``
     runs too) scans every tracked object.  TensorFlow and Keras keep some graphs of every
-    model fitted in the process (18 per ``fit`` of a new model, with or without
+    model fitted in the process (18 per ``fit`` of a new two-layer model, with or without
     tfnb_debug), so late in a worker that is millions of objects and several seconds
     per collection: the tests that collect took 5-40 times as long as alone.  Frozen
     (``gc.freeze()``), the survivors of the files before are left out of later
