@@ -40,18 +40,35 @@ def run(shell: InteractiveShell, code: str) -> None:
     result.raise_error()
 
 
+def count_calls(monkeypatch: pytest.MonkeyPatch, owner: type, name: str) -> list[int]:
+    """A list that grows by one on each call of ``owner.name`` (patched for the test)."""
+    calls: list[int] = []
+    original = getattr(owner, name)
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def assert_trained_alike(shell: InteractiveShell) -> None:
+    """``plain`` and ``seen`` hold the same weights and the same optimizer variables."""
+    plain, seen = shell.user_ns["plain"], shell.user_ns["seen"]
+    for a, b in zip(plain.weights, seen.weights, strict=True):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    for a, b in zip(plain.optimizer.variables, seen.optimizer.variables, strict=True):
+        assert a.path == b.path  # built before the trace, named as Keras names it in the trace
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
 def test_fresh_model_first_cell_traces_once_and_trains_as_keras(
     shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run(shell, SETUP)
-    traces = []
-    on_apply = GradientCapture._on_apply
-
-    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        traces.append(1)  # the optimizer-step hook runs once per trace of a compiled step
-        return on_apply(self, *args, **kwargs)
-
-    monkeypatch.setattr(GradientCapture, "_on_apply", counted)
+    # the optimizer-step hook runs once per trace of a compiled step
+    traces = count_calls(monkeypatch, GradientCapture, "_on_apply")
     run(shell, "keras.utils.set_random_seed(2)\nplain.fit(x, y, batch_size=16, verbose=0)")
     assert traces == []  # not recorded: the hook is not installed outside the cell
     run(
@@ -59,12 +76,7 @@ def test_fresh_model_first_cell_traces_once_and_trains_as_keras(
         "%%tfgrad -q\nkeras.utils.set_random_seed(2)\nseen.fit(x, y, batch_size=16, verbose=0)",
     )
     assert len(traces) == 1
-    plain, seen = shell.user_ns["plain"], shell.user_ns["seen"]
-    for a, b in zip(plain.weights, seen.weights, strict=True):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
-    for a, b in zip(plain.optimizer.variables, seen.optimizer.variables, strict=True):
-        assert a.path == b.path  # built before the trace, named as Keras names it in the trace
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert_trained_alike(shell)
 
 
 def test_fresh_model_first_checked_cell_traces_once_and_trains_as_keras(
@@ -75,23 +87,12 @@ def test_fresh_model_first_checked_cell_traces_once_and_trains_as_keras(
     from tfnb_debug.collect.check_guards import TensorGuards
 
     run(shell, SETUP)
-    traces = []
-    check_gradients = TensorGuards.check_gradients
-
-    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        traces.append(1)  # the gradients' guard is made once per trace of a checked step
-        return check_gradients(self, *args, **kwargs)
-
-    monkeypatch.setattr(TensorGuards, "check_gradients", counted)
+    # the gradients' guard is made once per trace of a checked step
+    traces = count_calls(monkeypatch, TensorGuards, "check_gradients")
     run(shell, "keras.utils.set_random_seed(2)\nplain.fit(x, y, batch_size=16, verbose=0)")
     run(
         shell,
         "%%tfcheck -q\nkeras.utils.set_random_seed(2)\nseen.fit(x, y, batch_size=16, verbose=0)",
     )
     assert len(traces) == 1
-    plain, seen = shell.user_ns["plain"], shell.user_ns["seen"]
-    for a, b in zip(plain.weights, seen.weights, strict=True):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
-    for a, b in zip(plain.optimizer.variables, seen.optimizer.variables, strict=True):
-        assert a.path == b.path
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert_trained_alike(shell)
