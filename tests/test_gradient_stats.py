@@ -1,7 +1,7 @@
 """The per-step gradient statistics against NumPy on the same values: the stacked form
-(one set of ops for the small variables), the per-variable form of large variables (a
-sampled histogram, NaN/Inf counted only when a norm is not finite) and the XLA form
-(one set per variable, inside ``jit_compile=True``)."""
+(one set of ops for the small variables), the per-variable form of larger variables
+(read whole, or a sampled histogram above SAMPLE values; NaN/Inf counted only when a
+norm is not finite) and the XLA form (one set per variable, inside ``jit_compile=True``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,14 @@ from tfnb_debug.records.gradients import (
 )
 
 SHAPES = [(3, 3, 1, 4), (4,), (10, 7), (7,), (1,), (5, 2), (300, 256)]
-FORMS = ["eager", "graph", "graph in groups", "xla"]
+FORMS = ["eager", "graph", "graph in groups", "graph in place", "xla"]
+
+
+def set_form(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if form == "graph in groups":  # flattened in groups of at most 70 values
+        monkeypatch.setattr(grad_stats_module, "STACK_ELEMENTS", 70)
+    if form == "graph in place":  # above 8 values each reduced in place, read whole
+        monkeypatch.setattr(grad_stats_module, "STACKED", 8)
 
 
 def floor_log2(a: np.ndarray) -> np.ndarray:
@@ -104,8 +111,7 @@ def check(rows: np.ndarray, hists: np.ndarray, gs: list[np.ndarray], w0, w1) -> 
 @pytest.mark.parametrize("form", FORMS)
 def test_statistics_match_numpy(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(grad_stats_module, "SAMPLE", 2000)  # the last variable is sampled
-    if form == "graph in groups":  # flattened in groups of at most 70 values
-        monkeypatch.setattr(grad_stats_module, "STACK_ELEMENTS", 70)
+    set_form(form, monkeypatch)
     gs = gradients(0)
     rng = np.random.default_rng(1)
     w0 = [rng.normal(size=s).astype(np.float32) for s in SHAPES]
@@ -119,9 +125,10 @@ def test_statistics_match_numpy(form: str, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_finite_gradients_and_exact_bins(form: str) -> None:
+def test_finite_gradients_and_exact_bins(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """No NaN or Inf (the counts come from the finite branch), every variable read whole:
     the bin counts are exact integers, also at the bin edges and for subnormals."""
+    set_form(form, monkeypatch)
     edges = [2.0 ** (HIST_LOG2_LO + HIST_LOG2_WIDTH * i) for i in range(HIST_BINS + 1)]
     at_edges = np.array(
         [e * f for e in edges for f in (1.0, -1.0, 0.999999, 1.000001)], dtype=np.float32
@@ -202,3 +209,19 @@ def test_an_empty_variable_last_keeps_every_row() -> None:
     np.testing.assert_array_equal(rows.numpy()[-1, :6], [0, 0, 0, 0, 0, 0])
     reference_row, _ = reference(gradients(3)[0], np.zeros(1), np.zeros(1))
     np.testing.assert_allclose(rows.numpy()[0, :6], reference_row[:6], rtol=1e-4, equal_nan=True)
+
+
+def test_gradients_of_unknown_shape() -> None:
+    """Sizes known only when the step runs: each reduced in place, a large one sampled;
+    its zeros are counted from all of its values, subnormals as non-zero."""
+    signature = [tf.TensorSpec(None, tf.float32), tf.TensorSpec([None, 3], tf.float32)]
+    stats = tf.function(
+        lambda a, b: gradient_stats([a, b], [a, b], [a, b]), input_signature=signature
+    )
+    a = np.array([0.0, 1.0, -2.0, 0.0, 1e-40, np.nan], np.float32)
+    b = np.zeros((40_000, 3), np.float32)  # above SAMPLE: a strided sample
+    b[1, 1] = 3.0  # outside the sample (stride 9)
+    rows, hists = (t.numpy() for t in stats(a, b))
+    for i, g in enumerate([a, b]):
+        np.testing.assert_allclose(rows[i], reference(g, g, g)[0], rtol=1e-5, equal_nan=True)
+        np.testing.assert_allclose(hists[i], reference_hist(g), rtol=1e-6)

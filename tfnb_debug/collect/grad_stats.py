@@ -4,22 +4,24 @@ For each gradient: the norm, mean and max |g|, exact NaN, Inf and zero counts, t
 weight and update norms (STAT_COLUMNS), and a histogram of floor(log2|g|) over the
 finite, non-zero entries in bins of two binary exponents (HIST_EDGES).
 
-What a step pays:
+What a step pays (on a CPU each op costs a few microseconds whatever its size, and a
+copy or a segment sum costs per value read: both were measured, see docs/performance.md):
 
-* a gradient larger than :data:`SAMPLE` values gets ops of its own, read in place: the
-  norms are one fused reduction each (``l2_loss``), mean and max |g| read one ``abs``,
-  zeros are counted from the bits of ``|g|`` (``min(bits, 1)`` summed: a bit test that
-  TensorFlow's flushing of subnormals to zero does not touch);
+* a gradient larger than :data:`STACKED` values gets reductions of its own, read in
+  place: its sum of squares is one fused reduction (``l2_loss``, also for the weight
+  and update norms), mean and max |g| read one ``abs``;
 * smaller gradients are flattened into one vector (per group of :data:`STACK_ELEMENTS`)
   and reduced with sorted segment sums: one set of ops for all of them, where one set
   per variable made tracing a model of 80 variables take seconds;
 * NaN and Inf are counted exactly, but only in a step where some gradient's sum of
   squares is not finite (one ``cond`` for all: a finite sum has neither);
-* the histogram reads the float32 exponent field from the bits (a shift: no ``log``)
-  and counts (variable, exponent field) pairs with one ``bincount``, folded into the
-  bins by a small matmul; a gradient above :data:`SAMPLE` values is counted on a strided
-  sample (an odd stride, so it walks every column of a power-of-two-wide kernel) whose
-  counts are scaled to its size.
+* the histogram reads the float32 exponent field from the bits of ``|g|`` (a shift: no
+  ``log``) and counts (variable, exponent field or zero) pairs with one ``bincount``,
+  folded into the bins by a small matmul; its zeros column is the exact zero count (a
+  bit test that TensorFlow's flushing of subnormals to zero does not touch).  A
+  gradient above :data:`SAMPLE` values is counted on a strided sample (an odd stride,
+  so it walks every column of a power-of-two-wide kernel) whose counts are scaled to
+  its size, and counts its zeros from its bits in full (``min(bits, 1)`` summed).
 
 Inside an XLA-compiled function (``jit_compile=True``, which Keras picks on a GPU)
 every gradient gets ops of its own, XLA-safe: no ``SegmentSum``, no ``Bincount``
@@ -48,6 +50,10 @@ __all__ = ["SAMPLE", "STACK_ELEMENTS", "gradient_stats", "hist_sample", "in_xla"
 #: most values the histogram of one gradient reads (a larger gradient is sampled)
 SAMPLE = HIST_SAMPLE
 
+#: most values a gradient may have to be flattened with others (a larger one is reduced in
+#: place: a copy into the shared vector and a segment sum cost more than its own ops)
+STACKED = 1 << 12
+
 #: most values flattened into one vector by :func:`gradient_stats` (16 MB of float32)
 STACK_ELEMENTS = 1 << 22
 
@@ -73,12 +79,11 @@ def gradient_stats(
     known = {i for i in range(k) if norms is not None and norms[i] is not None}
     xla = not tf.executing_eagerly() and in_xla(tf.compat.v1.get_default_graph())
     # sorted segment sums drop an empty variable at the end, and need static sizes
+    limit = min(STACKED, SAMPLE)
     small = (
         set()
         if xla
-        else {
-            i for i, n in enumerate(sizes) if n is not None and 0 < n <= SAMPLE and i not in known
-        }
+        else {i for i, n in enumerate(sizes) if n is not None and 0 < n <= limit and i not in known}
     )
     own = [i for i in range(k) if i not in small]
     groups: list[list[int]] = []
@@ -90,17 +95,13 @@ def gradient_stats(
         groups[-1].append(i)
         total += int(sizes[i] or 0)
 
-    def pick(values: Sequence[tf.Tensor] | None, indices: list[int]) -> list[Any] | None:
+    def pick(values: Sequence[Any] | None, indices: list[int]) -> list[Any] | None:
         return None if values is None else [values[i] for i in indices]
 
     parts = (
         [
             _own_stats(
-                pick(grads, own) or [],
-                pick(w_old, own),
-                pick(w_new, own),
-                xla,
-                pick(norms, own),
+                pick(grads, own) or [], pick(w_old, own), pick(w_new, own), xla, pick(norms, own)
             )
         ]
         if own
@@ -108,17 +109,21 @@ def gradient_stats(
     )
     parts += [_stacked_stats(pick(grads, g) or [], pick(w_old, g), pick(w_new, g)) for g in groups]
     indices = ([own] if own else []) + groups
-    # NaN and Inf are counted only in a step where some sum of squares is not finite
-    squares = tf.concat([p.squares for p in parts], 0)
-    nonfinite = tf.cond(
-        tf.reduce_all(tf.math.is_finite(squares)),
-        lambda: tf.zeros([k, 2]),
-        lambda: tf.concat([p.count_nonfinite() for p in parts], 0),
-    )
-    rows = tf.concat([p.rows for p in parts], 0)
-    hists = tf.concat([p.hists for p in parts], 0)
-    max_abs = tf.where(nonfinite[:, 0] > 0, tf.fill([k], np.nan), rows[:, 2])
-    rows = tf.concat([rows[:, :2], max_abs[:, None], nonfinite, rows[:, 5:]], axis=1)
+
+    def join(tensors: list[tf.Tensor]) -> tf.Tensor:
+        return tf.concat(tensors, 0) if len(tensors) > 1 else tensors[0]
+
+    rows, hists = join([p.rows for p in parts]), join([p.hists for p in parts])
+
+    def with_nonfinite() -> tf.Tensor:
+        # NaN and Inf counted exactly; max |g| is NaN where a value is NaN
+        counts = join([p.count_nonfinite() for p in parts])
+        max_abs = tf.where(counts[:, 0] > 0, tf.fill([k], np.nan), rows[:, 2])
+        return tf.concat([rows[:, :2], max_abs[:, None], counts, rows[:, 5:]], axis=1)
+
+    # a finite sum of squares has neither NaN nor Inf: the counts are made in no other step
+    squares = join([p.squares for p in parts])
+    rows = tf.cond(tf.reduce_all(tf.math.is_finite(squares)), lambda: rows, with_nonfinite)
     order = [i for part in indices for i in part]
     if order != list(range(k)):
         back = np.argsort(order)  # where each variable's row landed in the concatenation
@@ -128,7 +133,7 @@ def gradient_stats(
 
 @dataclass(frozen=True)
 class _Part:
-    """The statistics of some of the variables: rows (NaN/Inf columns 0 and max |g| not yet
+    """The statistics of some of the variables: rows (NaN and Inf counts 0, max |g| not yet
     NaN), histograms, sums of squares, and how to count their NaN and Inf entries."""
 
     rows: tf.Tensor
@@ -142,8 +147,12 @@ def norm(t: tf.Tensor) -> tf.Tensor:
     return tf.sqrt(2.0 * tf.nn.l2_loss(t))
 
 
+def _float32(t: tf.Tensor) -> tf.Tensor:
+    return t if t.dtype == tf.float32 else tf.cast(t, tf.float32)
+
+
 def _flat(t: tf.Tensor) -> tf.Tensor:
-    return tf.reshape(tf.cast(t, tf.float32), [-1])
+    return tf.reshape(_float32(t), [-1])
 
 
 def _own_stats(
@@ -153,68 +162,87 @@ def _own_stats(
     xla: bool,
     norms: Sequence[tuple[tf.Tensor, tf.Tensor] | None] | None = None,
 ) -> _Part:
-    """Gradients with ops of their own, each read in place: one fused reduction per
-    statistic, and one histogram for all their (sampled) values."""
-    rows, squares, samples, scales = [], [], [], []
+    """Gradients with reductions of their own, each read in place (no copy): per gradient
+    its sum of squares (``l2_loss``), sum and max of |g|; one histogram for all their
+    (sampled) values, whose zeros column gives the exact zero count of a gradient read
+    whole (a sampled one counts its zeros from its bits)."""
+    m = len(grads)
+    halves, abs_sums, maxes, samples, scales = [], [], [], [], []
+    w_halves: list[tf.Tensor] = []
+    u_halves: list[tf.Tensor] = []
+    counts: list[Any] = []
+    exact_zeros: dict[int, tf.Tensor] = {}  # the zero counts of the sampled gradients
     nan_value = tf.constant(np.nan, tf.float32)
     for i, grad in enumerate(grads):
-        g = _flat(grad)
+        g = _float32(grad)
         n = g.shape.num_elements()  # static where known: fewer ops to trace
-        count = tf.size(g) if n is None else n
-        size = tf.maximum(tf.cast(count, tf.float32), 1.0) if n is None else float(max(n, 1))
+        counts.append(tf.size(g) if n is None else n)
         absg = tf.abs(g)  # a bit operation: subnormals stay non-zero
-        nonzero = tf.reduce_sum(tf.minimum(tf.bitcast(absg, tf.int32), 1))
-        square_sum = 2.0 * tf.nn.l2_loss(g)
+        halves.append(tf.nn.l2_loss(g))
+        abs_sums.append(tf.reduce_sum(absg))
+        maxes.append(tf.reduce_max(absg))
+        flat_abs = tf.reshape(absg, [-1])
+        sample, scale = hist_sample(flat_abs)
+        samples.append(sample)
+        scales.append(scale)
+        if n is None or n > SAMPLE:
+            bits = tf.bitcast(flat_abs, tf.int32)
+            nonzero = tf.reduce_sum(tf.minimum(bits, 1))
+            exact_zeros[i] = tf.cast(counts[-1] - nonzero, tf.float32)
         given = norms[i] if norms is not None else None
         old, new = (w_old[i] if w_old else None), (w_new[i] if w_new else None)
         if given is not None:
-            w_norm, u_norm = given
+            w_halves.append(tf.square(given[0]) / 2.0)
+            u_halves.append(tf.square(given[1]) / 2.0)
         else:
-            w_norm = nan_value if old is None else norm(old)
-            u_norm = (
+            w_halves.append(nan_value if old is None else tf.nn.l2_loss(_float32(old)))
+            u_halves.append(
                 nan_value
                 if old is None or new is None
-                else norm(tf.cast(new, tf.float32) - tf.cast(old, tf.float32))
+                else tf.nn.l2_loss(_float32(new) - _float32(old))
             )
-        none = tf.constant(0.0, tf.float32)
-        rows.append(
-            tf.stack(
-                [
-                    tf.sqrt(square_sum),
-                    tf.reduce_sum(absg) / size,
-                    tf.maximum(tf.reduce_max(absg), 0.0),  # 0 for an empty gradient
-                    none,
-                    none,
-                    tf.cast(count - nonzero, tf.float32) / size,
-                    w_norm,
-                    u_norm,
-                ]
-            )
-        )
-        squares.append(square_sum)
-        sample, scale = hist_sample(absg)
-        samples.append(sample)
-        scales.append(tf.cast(scale, tf.float32))
-    m = len(grads)
+    static = all(isinstance(c, int) for c in counts)
+    size = (
+        tf.constant([float(max(c, 1)) for c in counts])
+        if static
+        else tf.maximum(tf.cast(tf.stack(counts), tf.float32), 1.0)
+    )
     lengths = [s.shape.num_elements() for s in samples]
     repeats: Any = lengths if None not in lengths else tf.stack([tf.size(s) for s in samples])
     segment = tf.repeat(tf.range(m), repeats)
-    flat_samples = tf.concat(samples, 0) if m > 1 else samples[0]
-    hists = _histograms(tf.bitcast(flat_samples, tf.int32), segment, m, xla=xla)
+    hists, zeros = _histograms(
+        tf.bitcast(tf.concat(samples, 0) if m > 1 else samples[0], tf.int32), segment, m, xla=xla
+    )
+    if exact_zeros:  # a sampled gradient's zeros column is a count of its sample
+        zeros = tf.tensor_scatter_nd_update(
+            zeros, [[i] for i in exact_zeros], tf.stack(list(exact_zeros.values()))
+        )
+    if any(not isinstance(s, float) or s != 1.0 for s in scales):
+        hists = hists * tf.stack([tf.cast(s, tf.float32) for s in scales])[:, None]
+    squares = 2.0 * tf.stack(halves)
+    none = tf.zeros([m])
+    rows = tf.stack(
+        [
+            tf.sqrt(squares),
+            tf.stack(abs_sums) / size,
+            tf.maximum(tf.stack(maxes), 0.0),  # 0 for an empty gradient
+            none,
+            none,
+            zeros / size,
+            tf.sqrt(2.0 * tf.stack(w_halves)),
+            tf.sqrt(2.0 * tf.stack(u_halves)),
+        ],
+        axis=1,
+    )
 
     def count_nonfinite() -> tf.Tensor:
         return tf.stack([_nonfinite_counts(g) for g in grads])
 
-    return _Part(
-        rows=tf.stack(rows),
-        hists=hists * tf.stack(scales)[:, None],
-        squares=tf.stack(squares),
-        count_nonfinite=count_nonfinite,
-    )
+    return _Part(rows=rows, hists=hists, squares=squares, count_nonfinite=count_nonfinite)
 
 
 def _nonfinite_counts(grad: tf.Tensor) -> tf.Tensor:
-    g = tf.cast(grad, tf.float32)
+    g = _float32(grad)
     nan = tf.reduce_sum(tf.cast(tf.math.is_nan(g), tf.float32))
     inf = tf.reduce_sum(tf.cast(tf.math.is_inf(g), tf.float32))
     return tf.stack([nan, inf])
@@ -262,10 +290,13 @@ def _fold() -> np.ndarray:
 _FOLD = _fold()
 
 
-def _histograms(abs_bits: tf.Tensor, segment: tf.Tensor, k: int, *, xla: bool) -> tf.Tensor:
-    """(k, HIST_BINS) counts of finite non-zero values, from the int32 bits of their absolute
-    values (a sign-free float32 bit pattern) and their segment ids in ``[0, k)``: one count
-    per (segment, exponent field) with integer ops, then folded into the bins."""
+def _histograms(
+    abs_bits: tf.Tensor, segment: tf.Tensor, k: int, *, xla: bool
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """(k, HIST_BINS) counts of finite non-zero values and (k,) counts of zeros, from the
+    int32 bits of their absolute values (a sign-free float32 bit pattern: -0.0 is 0) and
+    their segment ids in ``[0, k)``: one count per (segment, exponent field or zero) with
+    integer ops, then folded into the bins."""
     column = tf.where(tf.equal(abs_bits, 0), _COLUMNS - 1, tf.bitwise.right_shift(abs_bits, 23))
     key = segment * _COLUMNS + column
     if xla:  # XLA wants bincount's size constant: a segment sum
@@ -274,7 +305,8 @@ def _histograms(abs_bits: tf.Tensor, segment: tf.Tensor, k: int, *, xla: bool) -
         counts = tf.cast(
             tf.math.bincount(key, minlength=k * _COLUMNS, maxlength=k * _COLUMNS), tf.float32
         )
-    return tf.matmul(tf.reshape(counts, [k, _COLUMNS]), tf.constant(_FOLD))
+    counts = tf.reshape(counts, [k, _COLUMNS])
+    return tf.matmul(counts, tf.constant(_FOLD)), counts[:, _COLUMNS - 1]
 
 
 def _stacked_stats(
@@ -283,7 +315,7 @@ def _stacked_stats(
     w_new: Sequence[tf.Tensor] | None,
 ) -> _Part:
     """Small variables with static, non-zero sizes, flattened into one vector and reduced
-    with sorted segment sums (each histogram reads all its values)."""
+    with sorted segment sums (each histogram reads all its values, and counts the zeros)."""
     k = len(grads)
 
     def flat(tensors: Sequence[tf.Tensor]) -> tf.Tensor:
@@ -292,30 +324,27 @@ def _stacked_stats(
 
     sizes = [int(g.shape.num_elements()) for g in grads]
     g = flat(grads)
-    segment = tf.repeat(tf.range(k), sizes)
+    segment = tf.constant(np.repeat(np.arange(k, dtype=np.int32), sizes))
     absg = tf.abs(g)  # a bit operation: subnormals stay non-zero
-    abs_bits = tf.bitcast(absg, tf.int32)
-    columns = [tf.square(g), absg, tf.cast(tf.minimum(abs_bits, 1), tf.float32)]
+    hists, zeros = _histograms(tf.bitcast(absg, tf.int32), segment, k, xla=False)
+    squares = tf.math.segment_sum(tf.square(g), segment)
+    count = tf.constant([float(n) for n in sizes])
+    missing = tf.fill([k], np.nan)
+    w_norm = u_norm = missing
     if w_old is not None:
         w0 = flat(w_old)
-        columns.append(tf.square(w0))
+        w_norm = tf.sqrt(tf.math.segment_sum(tf.square(w0), segment))
         if w_new is not None:
-            columns.append(tf.square(flat(w_new) - w0))
-    # one segment sum per column: on a stacked (n, 5) matrix it takes twice as long
-    sums = tf.stack([tf.math.segment_sum(column, segment) for column in columns], axis=1)
-    count = tf.maximum(tf.cast(sizes, tf.float32), 1.0)
-    missing = tf.fill([k], np.nan)
-    w_norm = tf.sqrt(sums[:, 3]) if w_old is not None else missing
-    u_norm = tf.sqrt(sums[:, 4]) if w_old is not None and w_new is not None else missing
+            u_norm = tf.sqrt(tf.math.segment_sum(tf.square(flat(w_new) - w0), segment))
     none = tf.zeros([k])
     rows = tf.stack(
         [
-            tf.sqrt(sums[:, 0]),
-            sums[:, 1] / count,
-            tf.maximum(tf.math.segment_max(absg, segment), 0.0),
+            tf.sqrt(squares),
+            tf.math.segment_sum(absg, segment) / count,
+            tf.math.segment_max(absg, segment),
             none,
             none,
-            (count - sums[:, 2]) / count,
+            zeros / count,
             w_norm,
             u_norm,
         ],
@@ -326,12 +355,7 @@ def _stacked_stats(
         flags = tf.stack([tf.math.is_nan(g), tf.math.is_inf(g)], axis=1)
         return tf.math.segment_sum(tf.cast(flags, tf.float32), segment)
 
-    return _Part(
-        rows=rows,
-        hists=_histograms(abs_bits, segment, k, xla=False),
-        squares=sums[:, 0],
-        count_nonfinite=count_nonfinite,
-    )
+    return _Part(rows=rows, hists=hists, squares=squares, count_nonfinite=count_nonfinite)
 
 
 def in_xla(graph: Any) -> bool:
