@@ -225,3 +225,26 @@ def test_gradients_of_unknown_shape() -> None:
     for i, g in enumerate([a, b]):
         np.testing.assert_allclose(rows[i], reference(g, g, g)[0], rtol=1e-5, equal_nan=True)
         np.testing.assert_allclose(hists[i], reference_hist(g), rtol=1e-6)
+
+
+@pytest.mark.parametrize("form", ["eager", "graph"])
+def test_norms_measured_elsewhere_are_kept_as_given(form: str) -> None:
+    """A weight and update norm measured from the optimizer's writes (update_deltas) is
+    put in as measured, also one whose square is beyond float32; the other variable's
+    norms come from its weights."""
+    g = np.full((70, 70), 1e-3, np.float32)  # reduced in place (above STACKED values)
+    w = np.ones((3,), np.float32)
+
+    def stats() -> tuple[tf.Tensor, tf.Tensor]:
+        given = (tf.constant(3e30), tf.constant(2e25))
+        return gradient_stats(
+            [tf.constant(g), tf.constant(w)],
+            [None, tf.constant(w)],
+            [None, tf.constant(2 * w)],
+            [given, None],
+        )
+
+    rows = (tf.function(stats) if form == "graph" else stats)()[0].numpy()
+    np.testing.assert_allclose(rows[0, 6:], [3e30, 2e25], rtol=1e-6)
+    np.testing.assert_allclose(rows[1, 6:], [np.sqrt(3), np.sqrt(3)], rtol=1e-6)
+    np.testing.assert_allclose(rows[0, 0], np.sqrt(g.size) * 1e-3, rtol=1e-5)
