@@ -168,13 +168,11 @@ def _own_stats(
     whole (a sampled one counts its zeros from its bits)."""
     m = len(grads)
     halves, abs_sums, maxes, samples, scales = [], [], [], [], []
-    w_halves: list[tf.Tensor] = []
-    u_halves: list[tf.Tensor] = []
+    w_norms: list[tf.Tensor] = []
+    u_norms: list[tf.Tensor] = []
     counts: list[Any] = []
     exact_zeros: dict[int, tf.Tensor] = {}  # the zero counts of the sampled gradients
-    given_norms: dict[int, tuple[tf.Tensor, tf.Tensor]] = {}
     nan_value = tf.constant(np.nan, tf.float32)
-    zero = tf.constant(0.0, tf.float32)
     for i, grad in enumerate(grads):
         g = _float32(grad)
         n = g.shape.num_elements()  # static where known: fewer ops to trace
@@ -193,16 +191,13 @@ def _own_stats(
             exact_zeros[i] = tf.cast(counts[-1] - nonzero, tf.float32)
         given = norms[i] if norms is not None else None
         old, new = (w_old[i] if w_old else None), (w_new[i] if w_new else None)
-        if given is not None:  # put in below, as measured (a square could overflow)
-            given_norms[i] = given
-            w_halves.append(zero)
-            u_halves.append(zero)
+        if given is not None:  # as measured (not squared again: that could overflow)
+            w_norms.append(tf.cast(given[0], tf.float32))
+            u_norms.append(tf.cast(given[1], tf.float32))
         else:
-            w_halves.append(nan_value if old is None else tf.nn.l2_loss(_float32(old)))
-            u_halves.append(
-                nan_value
-                if old is None or new is None
-                else tf.nn.l2_loss(_float32(new) - _float32(old))
+            w_norms.append(nan_value if old is None else norm(_float32(old)))
+            u_norms.append(
+                nan_value if old is None or new is None else norm(_float32(new) - _float32(old))
             )
     static = all(isinstance(c, int) for c in counts)
     size = (
@@ -223,15 +218,6 @@ def _own_stats(
     if any(not isinstance(s, float) or s != 1.0 for s in scales):
         hists = hists * tf.stack([tf.cast(s, tf.float32) for s in scales])[:, None]
     squares = 2.0 * tf.stack(halves)
-    w_norms, u_norms = tf.sqrt(2.0 * tf.stack(w_halves)), tf.sqrt(2.0 * tf.stack(u_halves))
-    if given_norms:
-        where = [[i] for i in given_norms]
-        w_norms = tf.tensor_scatter_nd_update(
-            w_norms, where, tf.stack([tf.cast(w, tf.float32) for w, _ in given_norms.values()])
-        )
-        u_norms = tf.tensor_scatter_nd_update(
-            u_norms, where, tf.stack([tf.cast(u, tf.float32) for _, u in given_norms.values()])
-        )
     none = tf.zeros([m])
     rows = tf.stack(
         [
@@ -241,8 +227,8 @@ def _own_stats(
             none,
             none,
             zeros / size,
-            w_norms,
-            u_norms,
+            tf.stack(w_norms),
+            tf.stack(u_norms),
         ],
         axis=1,
     )
