@@ -24,7 +24,7 @@ from IPython.utils.capture import capture_output
 
 from tests._support import run_magic
 from tfnb_debug.collect._patching import Patches, patched, preserve, preserved
-from tfnb_debug.collect.snapshot import global_seed_generator
+from tfnb_debug.collect.snapshot import VariableSnapshot, global_seed_generator, same_bits
 
 # -- Patches / patched: the attributes -------------------------------------------------
 
@@ -266,6 +266,40 @@ def test_preserve_changed_names_the_variables() -> None:
     assert "guarded/bn/moving_mean" in saved.changed()
     saved.restore()
     assert saved.changed() == []
+
+
+def test_restore_assigns_back_exactly_the_variables_whose_bits_changed() -> None:
+    """Only what differs is assigned (the rest is left alone); a value that compares
+    equal but differs in bits (``-0.0`` for ``0.0``) counts as changed, a NaN kept as
+    the same NaN does not."""
+    v = tf.Variable([0.0, np.nan, 1.5])
+    kept = tf.Variable([1.0, 2.0])
+    snapshot = VariableSnapshot.take([v, kept])
+    v.assign([-0.0, np.nan, 1.5])
+    assert snapshot.changed() == [v.name]
+    writes: list[str] = []
+    for variable in (v, kept):
+        assign = variable.assign
+        variable.assign = lambda value, a=assign, n=variable.name: (writes.append(n), a(value))
+    snapshot.restore()
+    assert writes == [v.name]
+    assert np.array_equal(v.numpy().view(np.uint32), np.float32([0.0, np.nan, 1.5]).view(np.uint32))
+    assert snapshot.changed() == []
+
+
+@pytest.mark.parametrize(
+    ("now", "saved", "same"),
+    [
+        (np.float32([np.nan, 1.0]), np.float32([np.nan, 1.0]), True),
+        (np.float32([-0.0]), np.float32([0.0]), False),
+        (np.float32(3.0), np.float32(3.0), True),  # a 0-d value
+        (np.float32([1.0, 2.0]), np.float32([[1.0, 2.0]]), False),  # same bits, other shape
+        (np.float32([1.0]), np.float64([1.0]), False),
+        (np.array([b"a"]), np.array([b"a"]), True),
+    ],
+)
+def test_same_bits(now: np.ndarray, saved: np.ndarray, same: bool) -> None:
+    assert same_bits(now, np.asarray(saved)) is same
 
 
 # -- every feature ---------------------------------------------------------------------

@@ -32,6 +32,7 @@ __all__ = [
     "layer_paths",
     "relative_difference",
     "require_keras_model",
+    "same_bits",
     "state_variables",
 ]
 
@@ -87,17 +88,34 @@ class VariableSnapshot:
         return cls(vars_, tuple(np.array(v.numpy(), copy=True) for v in vars_))
 
     def restore(self) -> None:
+        """Assign the saved value back to every variable whose bits differ from it now.
+
+        Reading a variable costs far less than assigning it (an assignment is a Keras
+        call and an op each), and most guarded blocks write few variables or none."""
         for var, value in zip(self.variables, self.values, strict=True):
-            var.assign(value)
+            if not same_bits(var.numpy(), value):
+                var.assign(value)
 
     def changed(self) -> list[str]:
         """Paths of the variables whose value is no longer bit-identical to the snapshot."""
-        out = []
-        for var, value in zip(self.variables, self.values, strict=True):
-            now = var.numpy()
-            if now.shape != value.shape or now.tobytes() != value.tobytes():
-                out.append(str(getattr(var, "path", var.name)))
-        return out
+        return [
+            str(getattr(var, "path", var.name))
+            for var, value in zip(self.variables, self.values, strict=True)
+            if not same_bits(var.numpy(), value)
+        ]
+
+
+def same_bits(now: Any, saved: np.ndarray) -> bool:
+    """``now`` has ``saved``'s shape, dtype and every bit (a NaN equals the same NaN,
+    ``-0.0`` differs from ``0.0``)."""
+    now = np.asarray(now)
+    if now.shape != saved.shape or now.dtype != saved.dtype:
+        return False
+    try:
+        bits = np.ascontiguousarray(now).reshape(-1).view(np.uint8)
+        return bool(np.array_equal(bits, np.ascontiguousarray(saved).reshape(-1).view(np.uint8)))
+    except (TypeError, ValueError):  # a dtype without a fixed width (strings): compare bytes
+        return now.tobytes() == saved.tobytes()
 
 
 def flat_arrays(outputs: Any) -> list[np.ndarray]:
