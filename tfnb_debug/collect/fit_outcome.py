@@ -11,8 +11,9 @@ output is a classifier (a :class:`ClassifierHead`, from the compiled loss).  Bot
 * the predictions of the trained model on at most 256 of those examples
   (evenly spaced over the arrays, so sorted data is sampled across), in
   inference mode (``model(x, training=False)``), under
-  :func:`~tfnb_debug.collect._patching.preserved`, which puts every weight,
-  metric, optimizer and random state back bit for bit;
+  :func:`~tfnb_debug.collect._patching.preserved`, which puts every variable of
+  the model, its metrics' variables and the random states back bit for bit (an
+  inference call writes no optimizer variable: those are not read);
 * the history ``fit`` returned (each metric per epoch).
 
 Only single-output classifiers are read (binary with one unit, sparse or
@@ -303,8 +304,8 @@ def predict_classes(
     examples_of: str = "training examples",
 ) -> Predictions | None:
     """Predicted classes of ``model``'s ``head`` on ``data`` (``(x, y)`` arrays or a dataset of
-    ``(x, y)``), inference mode, every state restored; None when the labels are not one class
-    per example.  ``limit``: only the first ``limit`` rows of the arrays are the training part.
+    ``(x, y)``), inference mode, every state it could write restored; None when the labels are
+    not one class per example.  ``limit``: only the first ``limit`` rows of the arrays are the training part.
     Predicting stops after the batch that passes ``max_seconds`` (a large model is read on
     fewer examples).  ``examples_of`` names the rows in :attr:`Predictions.source`."""
     from tfnb_debug.collect._patching import preserved
@@ -313,7 +314,7 @@ def predict_classes(
         labels = np.asarray(data[1])
         if class_ids(head, labels if limit is None else labels[: max(int(limit), 0)]) is None:
             return None  # not one class per example (a mask, a sequence): nothing to predict
-    with preserved(model):
+    with preserved(model, optimizer=False):  # an inference call never writes the optimizer
         if isinstance(data, tuple | list):
             read = _from_arrays(model, data[0], data[1], limit, examples, max_seconds, examples_of)
         else:

@@ -4,7 +4,8 @@
 probe over the model's hidden sigmoid/tanh layers (the same layers, called on the model's
 own inputs: nothing is copied or changed), runs it in inference mode on at most
 :data:`MAX_EXAMPLES` training examples (evenly spaced over arrays; the first batches of a
-dataset) under :func:`~tfnb_debug.collect._patching.preserved`, and counts per layer the
+dataset) under :func:`~tfnb_debug.collect._patching.preserved` (the optimizer left out: an
+inference call never writes it), and counts per layer the
 share of outputs within ``epsilon`` of the activation's bounds: the units a trained model
 keeps pinned, which pass almost no gradient (N03 after training, not on one probe batch of
 a fresh model).  It also reads the scale of the inputs that reach the first weighted layer
@@ -86,7 +87,7 @@ def saturation_after_fit(
         probe = keras.Model(inputs, [layer.output for layer in layers])
     except Exception:
         return None
-    with preserved(model):
+    with preserved(model, optimizer=False):
         read = _run(probe, x, max_seconds)
     if read is None:
         return None
