@@ -283,7 +283,8 @@ def test_restore_assigns_back_exactly_the_variables_whose_bits_changed() -> None
         variable.assign = lambda value, a=assign, n=variable.name: (writes.append(n), a(value))
     snapshot.restore()
     assert writes == [v.name]
-    assert np.array_equal(v.numpy().view(np.uint32), np.float32([0.0, np.nan, 1.5]).view(np.uint32))
+    expected = np.float32([0.0, np.nan, 1.5])
+    assert np.array_equal(v.numpy().view(np.uint32), expected.view(np.uint32))
     assert snapshot.changed() == []
 
 
@@ -296,6 +297,8 @@ def test_restore_assigns_back_exactly_the_variables_whose_bits_changed() -> None
         (np.float32([1.0, 2.0]), np.float32([[1.0, 2.0]]), False),  # same bits, other shape
         (np.float32([1.0]), np.float64([1.0]), False),
         (np.array([b"a"]), np.array([b"a"]), True),
+        (np.array([b"ab", b"c"], object), np.array([b"ab", b"c"], object), True),  # no bit view
+        (np.array([b"ab"], object), np.array([b"ac"], object), False),
     ],
 )
 def test_same_bits(now: np.ndarray, saved: np.ndarray, same: bool) -> None:

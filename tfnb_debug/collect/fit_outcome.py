@@ -305,9 +305,10 @@ def predict_classes(
 ) -> Predictions | None:
     """Predicted classes of ``model``'s ``head`` on ``data`` (``(x, y)`` arrays or a dataset of
     ``(x, y)``), inference mode, every state it could write restored; None when the labels are
-    not one class per example.  ``limit``: only the first ``limit`` rows of the arrays are the training part.
-    Predicting stops after the batch that passes ``max_seconds`` (a large model is read on
-    fewer examples).  ``examples_of`` names the rows in :attr:`Predictions.source`."""
+    not one class per example.  ``limit``: only the first ``limit`` rows of the arrays are the
+    training part.  Predicting stops after the batch that passes ``max_seconds`` (a large
+    model is read on fewer examples).  ``examples_of`` names the rows in
+    :attr:`Predictions.source`."""
     from tfnb_debug.collect._patching import preserved
 
     if isinstance(data, tuple | list):

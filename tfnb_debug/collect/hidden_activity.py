@@ -5,10 +5,9 @@ probe over the model's hidden sigmoid/tanh layers (the same layers, called on th
 own inputs: nothing is copied or changed), runs it in inference mode on at most
 :data:`MAX_EXAMPLES` training examples (evenly spaced over arrays; the first batches of a
 dataset) under :func:`~tfnb_debug.collect._patching.preserved` (the optimizer left out: an
-inference call never writes it), and counts per layer the
-share of outputs within ``epsilon`` of the activation's bounds: the units a trained model
-keeps pinned, which pass almost no gradient (N03 after training, not on one probe batch of
-a fresh model).  It also reads the scale of the inputs that reach the first weighted layer
+inference call never writes it), and counts per layer the share of outputs within
+``epsilon`` of the activation's bounds: the units a trained model keeps pinned, which pass
+almost no gradient (N03 after training, not on one probe batch of a fresh model).  It also reads the scale of the inputs that reach the first weighted layer
 and, per saturated layer, the initializers of that layer and of the weighted layers before
 it that cannot start learning, so the finding can name the cause.
 

@@ -114,8 +114,8 @@ def same_bits(now: Any, saved: np.ndarray) -> bool:
     try:
         bits = np.ascontiguousarray(now).reshape(-1).view(np.uint8)
         return bool(np.array_equal(bits, np.ascontiguousarray(saved).reshape(-1).view(np.uint8)))
-    except (TypeError, ValueError):  # a dtype without a fixed width (strings): compare bytes
-        return now.tobytes() == saved.tobytes()
+    except (TypeError, ValueError):  # objects (a string variable's bytes): compare values
+        return bool(np.array_equal(now, saved))
 
 
 def flat_arrays(outputs: Any) -> list[np.ndarray]:
