@@ -8,8 +8,8 @@ interleaved repeats, in ms:
 * ``guard, optimizer left out``: what P16 and the hidden-layer probe take around it;
 * ``guard, optimizer too``: what a guard around training (``%tfoverfit``, ``%tflint``) takes
   when nothing was written;
-* ``assign every variable back``: what the put-back cost when it assigned every variable
-  (before it compared), for reference;
+* ``old guard, all assigned back``: the guard with the optimizer as it was before the
+  put-back compared (the same snapshot, then every variable assigned back), for reference;
 
 and the ratio of forward plus guard to the plain forward.  Models: the small CNN, the
 Transformer and the U-Net of ``bench_tfgrad_cells.py``; ``--mobilenet`` adds MobileNetV2.
@@ -33,7 +33,7 @@ from typing import Any  # noqa: E402
 from bench_tfgrad_cells import data_for, mobilenet, small_cnn, transformer, unet  # noqa: E402
 
 
-def _assign_all(model: Any) -> None:
+def _old_guard(model: Any) -> None:
     from tfnb_debug.collect._patching import preserve
 
     saved = preserve(model)
@@ -50,7 +50,7 @@ def measure(model: Any, x: Any, repeats: int) -> dict[str, float]:
         "forward": lambda: np.asarray(model(x, training=False)),
         "guard, optimizer left out": lambda: preserve(model, optimizer=False).restore(),
         "guard, optimizer too": lambda: preserve(model).restore(),
-        "assign every variable back": lambda: _assign_all(model),
+        "old guard, all assigned back": lambda: _old_guard(model),
     }
     for run in rows.values():
         run()  # first-call costs
