@@ -107,7 +107,8 @@ class VariableSnapshot:
 
 def same_bits(now: Any, saved: np.ndarray) -> bool:
     """``now`` has ``saved``'s shape, dtype and every bit (a NaN equals the same NaN,
-    ``-0.0`` differs from ``0.0``)."""
+    ``-0.0`` differs from ``0.0``); an array of objects, which has no bits to compare,
+    equal values."""
     now = np.asarray(now)
     if now.shape != saved.shape or now.dtype != saved.dtype:
         return False
