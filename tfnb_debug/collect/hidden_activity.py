@@ -7,9 +7,10 @@ own inputs: nothing is copied or changed), runs it in inference mode on at most
 dataset) under :func:`~tfnb_debug.collect._patching.preserved` (the optimizer left out: an
 inference call never writes it), and counts per layer the share of outputs within
 ``epsilon`` of the activation's bounds: the units a trained model keeps pinned, which pass
-almost no gradient (N03 after training, not on one probe batch of a fresh model).  It also reads the scale of the inputs that reach the first weighted layer
-and, per saturated layer, the initializers of that layer and of the weighted layers before
-it that cannot start learning, so the finding can name the cause.
+almost no gradient (N03 after training, not on one probe batch of a fresh model).  It also
+reads the scale of the inputs that reach the first weighted layer and, per saturated layer,
+the initializers of that layer and of the weighted layers before it that cannot start
+learning, so the finding can name the cause.
 
 Only models with symbolic inputs (Sequential with an ``Input``, Functional) can be probed
 layer by layer; anything else gives nothing.  A failure while reading gives nothing:

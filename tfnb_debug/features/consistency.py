@@ -311,8 +311,9 @@ def _compare_state(model: Any, loaded: Any, kind: str, steps: int) -> Checkpoint
 
 def _tf_checkpoint_round_trip(model: Any, folder: str) -> CheckpointObservation:
     """Write a ``tf.train.Checkpoint`` of model and optimizer, overwrite everything, read it back."""
-    import numpy as np
     import tensorflow as tf
+
+    from tfnb_debug.collect.snapshot import VariableSnapshot
 
     kind = "tf.train.Checkpoint"
     steps = _optimizer_steps(model)
@@ -323,7 +324,7 @@ def _tf_checkpoint_round_trip(model: Any, folder: str) -> CheckpointObservation:
     variables = [v for v in model.variables if not _is_seed_state(v)]
     if opt is not None:
         variables += list(opt.variables)
-    saved = [np.array(v.numpy(), copy=True) for v in variables]
+    saved = VariableSnapshot.take(variables)
     try:
         ckpt = tf.train.Checkpoint(**objects)
         path = ckpt.write(os.path.join(folder, "ckpt", "state"))
@@ -332,12 +333,7 @@ def _tf_checkpoint_round_trip(model: Any, folder: str) -> CheckpointObservation:
         ckpt.read(path).expect_partial()
     except Exception as err:
         return CheckpointObservation(kind, 0, (), steps, f"{type(err).__name__}: {first_line(err)}")
-    lost = tuple(
-        _var_path(v)
-        for v, old in zip(variables, saved, strict=True)
-        if v.numpy().tobytes() != old.tobytes()
-    )
-    return CheckpointObservation(kind, len(variables), lost, steps)
+    return CheckpointObservation(kind, len(variables), tuple(saved.changed()), steps)
 
 
 def _saved_model_round_trip(model: Any, x: Any, reference: Any, folder: str) -> ExportObservation:
